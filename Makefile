@@ -1,0 +1,48 @@
+# The interface to this repository. `make test` is what CI runs.
+GO ?= go
+BIN := bin/audiobookshelf-mcp
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+
+.PHONY: all build generate check-generated test test-short vet bench run demo clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/audiobookshelf-mcp
+
+# Regenerate everything generated: the typed client (oapi-codegen, from
+# spec/), then the argument decoders, registrations and docs (cmd/toolgen,
+# from tools.yaml and spec/).
+generate:
+	$(GO) generate ./gen/abs
+	$(GO) run ./cmd/toolgen
+
+# Fails when a generated file is not what the generators make now. The test
+# run checks the same (internal/toolgen and gen/abs drift tests).
+check-generated:
+	$(GO) run ./cmd/toolgen -check
+
+vet:
+	$(GO) vet ./...
+
+# The whole suite, with the race detector.
+test: vet
+	$(GO) test -race -count=1 ./...
+
+test-short:
+	$(GO) test -count=1 ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Serve over stdio with the configuration from the environment.
+run: build
+	./$(BIN)
+
+# Serve the built-in sample library over stdio.
+demo: build
+	./$(BIN) --demo
+
+clean:
+	rm -rf bin

@@ -1,0 +1,112 @@
+// Package app assembles the server: configuration → Audiobookshelf client →
+// guard → the generated tool registry → a go-sdk server. cmd/audiobookshelf-mcp
+// runs it over stdio or streamable HTTP; tests build it in process.
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
+)
+
+// Instructions tell a model how the tools fit together.
+const Instructions = `Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail "full" for the raw object. Tools that take something out that cannot be put back (deleting collections, playlists, progress or bookmarks, removing entries, reordering) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again.`
+
+// Options configure a server.
+type Options struct {
+	Config  *config.Config
+	Version string
+	// Logger receives structured logs (stderr in the binary).
+	Logger *slog.Logger
+	// Stateless is true for streamable HTTP without sessions.
+	Stateless bool
+	// Transport replaces the HTTP transport to Audiobookshelf (tests).
+	Transport http.RoundTripper
+}
+
+// Server is an assembled server.
+type Server struct {
+	MCP   *mcp.Server
+	Deps  *tools.Deps
+	Tools []registry.Tool // the registered tools, in manifest order
+}
+
+// New assembles a server from a parsed configuration.
+func New(o Options) (*Server, error) {
+	cfg := o.Config
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	g, err := guard.New(guard.Config{
+		Elicitation: cfg.Elicitation,
+		Key:         cfg.StateKey,
+		Stateless:   o.Stateless,
+		ServerName:  registry.ServerName,
+		Logger:      logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	deps, err := tools.NewDeps(tools.Options{
+		URL: cfg.URL, APIKey: cfg.APIKey, Timeout: cfg.Timeout, InsecureTLS: cfg.InsecureTLS,
+		Guard: g, Transport: o.Transport,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: registry.ServerName, Title: registry.ServerTitle, Version: o.Version},
+		&mcp.ServerOptions{Instructions: Instructions, Logger: logger})
+	s.AddReceivingMiddleware(g.Middleware())
+	selected := Select(cfg.ReadOnly, cfg.Toolsets)
+	for _, t := range selected {
+		s.AddTool(t.Definition, wrap(t, deps, logger))
+	}
+	return &Server{MCP: s, Deps: deps, Tools: selected}, nil
+}
+
+// Select returns the tools that read-only mode and the toolsets allow.
+func Select(readOnly bool, toolsets []string) []registry.Tool {
+	var out []registry.Tool
+	for _, t := range registry.All {
+		if readOnly && !t.ReadOnly {
+			continue
+		}
+		if toolsets != nil && !slices.Contains(toolsets, t.Toolset) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// wrap adds what every tool shares: the setup check and a recover that turns
+// a panic into a tool error instead of a crash.
+func wrap(t registry.Tool, deps *tools.Deps, logger *slog.Logger) mcp.ToolHandler {
+	h := t.Handler(deps)
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				logger.Error("tool panicked", "tool", t.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
+					Text: fmt.Sprintf("internal error in %s; nothing more is known. The server keeps running; please report this.", t.Name)}}}
+				err = nil
+			}
+		}()
+		if r := deps.Ready(t.NeedsAuth); r != nil {
+			return r, nil
+		}
+		return h(ctx, req)
+	}
+}

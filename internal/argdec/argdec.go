@@ -1,0 +1,450 @@
+// Package argdec decodes and checks tool arguments. The generated decoders
+// in gen/toolargs call it, one call per parameter, with the bounds declared in
+// tools.yaml; every failure names the argument and says what is allowed.
+//
+// It is strict on purpose: a wrong type is an error, never coerced, so that
+// nothing unintended reaches Audiobookshelf (whose server dies on a string
+// where a list belongs, and stores a string time that can never be deleted).
+package argdec
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxArgumentBytes bounds the raw arguments of one call.
+const MaxArgumentBytes = 1 << 20
+
+// IDPattern is what an Audiobookshelf id may look like here: letters,
+// digits, '_' and '-', starting with a letter or digit, at most 128 long.
+// Audiobookshelf 2.x uses UUIDs and older "li_..." style ids; both fit.
+var IDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+
+// Error is one argument's problem.
+type Error struct {
+	Arg string // the argument's name, or "" for the arguments as a whole
+	Msg string // what is wrong and what is allowed
+}
+
+func (e *Error) Error() string {
+	if e.Arg == "" {
+		return "arguments: " + e.Msg
+	}
+	return fmt.Sprintf("argument %q: %s", e.Arg, e.Msg)
+}
+
+// PlaylistItem is one playlist entry as a tool takes it.
+type PlaylistItem struct {
+	LibraryItemID string `json:"library_item_id"`
+	EpisodeID     string `json:"episode_id,omitempty"`
+}
+
+// Decoder holds one call's arguments while the generated code reads them.
+type Decoder struct {
+	args map[string]json.RawMessage
+	errs []error
+}
+
+// New parses raw (a JSON object, or empty for none) and refuses names
+// outside allowed.
+func New(raw json.RawMessage, allowed ...string) (*Decoder, error) {
+	d := &Decoder{args: map[string]json.RawMessage{}}
+	if len(raw) > MaxArgumentBytes {
+		return nil, &Error{Msg: fmt.Sprintf("too large (%d bytes; at most %d)", len(raw), MaxArgumentBytes)}
+	}
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return d, nil
+	}
+	if trimmed[0] != '{' {
+		return nil, &Error{Msg: "must be a JSON object"}
+	}
+	if err := json.Unmarshal(trimmed, &d.args); err != nil {
+		return nil, &Error{Msg: "must be a JSON object: " + err.Error()}
+	}
+	var unknown []string
+	for name := range d.args {
+		found := false
+		for _, a := range allowed {
+			if a == name {
+				found = true
+				break
+			}
+		}
+		if !found {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		for i, u := range unknown {
+			unknown[i] = strconv.Quote(clip(u, 64))
+		}
+		allowedText := "none"
+		if len(allowed) > 0 {
+			allowedText = strings.Join(allowed, ", ")
+		}
+		return nil, &Error{Msg: fmt.Sprintf("unknown argument %s; this tool takes: %s", strings.Join(unknown, ", "), allowedText)}
+	}
+	return d, nil
+}
+
+// Err is every problem found so far, joined, or nil.
+func (d *Decoder) Err() error { return errors.Join(d.errs...) }
+
+func (d *Decoder) fail(arg, format string, a ...any) {
+	d.errs = append(d.errs, &Error{Arg: arg, Msg: fmt.Sprintf(format, a...)})
+}
+
+// raw returns the value of name, or nil when absent or JSON null.
+func (d *Decoder) raw(name string, required bool) json.RawMessage {
+	v, ok := d.args[name]
+	if !ok || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+		if required {
+			d.fail(name, "is required")
+		}
+		return nil
+	}
+	return v
+}
+
+func kind(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "a list"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		return "a number"
+	}
+}
+
+// StringRule bounds a string. Lengths count characters; zero MaxLen means
+// no bound beyond MaxArgumentBytes.
+type StringRule struct {
+	Required       bool
+	MinLen, MaxLen int
+	Enum           []string
+}
+
+// String reads a string argument; nil when absent.
+func (d *Decoder) String(name string, r StringRule) *string {
+	v := d.raw(name, r.Required)
+	if v == nil {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		d.fail(name, "must be a string, got %s", kind(v))
+		return nil
+	}
+	if len(r.Enum) > 0 {
+		for _, e := range r.Enum {
+			if s == e {
+				return &s
+			}
+		}
+		d.fail(name, "must be one of %s, got %s", strings.Join(r.Enum, ", "), strconv.Quote(clip(s, 64)))
+		return nil
+	}
+	n := utf8.RuneCountInString(s)
+	if n < r.MinLen {
+		if r.MinLen == 1 {
+			d.fail(name, "must not be empty")
+		} else {
+			d.fail(name, "must be at least %d characters long, got %d", r.MinLen, n)
+		}
+		return nil
+	}
+	if r.MaxLen > 0 && n > r.MaxLen {
+		d.fail(name, "must be at most %d characters long, got %d", r.MaxLen, n)
+		return nil
+	}
+	for _, c := range s {
+		if c != '\n' && c != '\t' && unicode.IsControl(c) {
+			d.fail(name, "must not contain control characters")
+			return nil
+		}
+	}
+	return &s
+}
+
+// ID reads an Audiobookshelf id; "" when absent.
+func (d *Decoder) ID(name string, required bool) *string {
+	v := d.raw(name, required)
+	if v == nil {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		d.fail(name, "must be an id string, got %s", kind(v))
+		return nil
+	}
+	if err := CheckID(s); err != "" {
+		d.fail(name, "%s", err)
+		return nil
+	}
+	return &s
+}
+
+// CheckID says what is wrong with an id, or "" when it is fine.
+func CheckID(s string) string {
+	if s == "" {
+		return "must not be empty"
+	}
+	if !IDPattern.MatchString(s) {
+		if len(s) > 128 {
+			return fmt.Sprintf("must be an id of at most 128 characters, got %d", len(s))
+		}
+		return fmt.Sprintf("must be an id of letters, digits, '_' and '-' (as list and search tools return them), got %s", strconv.Quote(clip(s, 64)))
+	}
+	return ""
+}
+
+// IntRule bounds an integer.
+type IntRule struct {
+	Required bool
+	Min, Max int64
+}
+
+// Integer reads a whole number; nil when absent.
+func (d *Decoder) Integer(name string, r IntRule) *int64 {
+	v := d.raw(name, r.Required)
+	if v == nil {
+		return nil
+	}
+	f, ok := number(v)
+	if !ok || f != math.Trunc(f) {
+		d.fail(name, "must be a whole number from %d to %d, got %s", r.Min, r.Max, describe(v))
+		return nil
+	}
+	if f < float64(r.Min) || f > float64(r.Max) {
+		d.fail(name, "must be a whole number from %d to %d, got %s", r.Min, r.Max, describe(v))
+		return nil
+	}
+	i := int64(f)
+	return &i
+}
+
+// NumRule bounds a number.
+type NumRule struct {
+	Required bool
+	Min, Max float64
+}
+
+// Number reads a finite number; nil when absent.
+func (d *Decoder) Number(name string, r NumRule) *float64 {
+	v := d.raw(name, r.Required)
+	if v == nil {
+		return nil
+	}
+	f, ok := number(v)
+	if !ok || math.IsNaN(f) || math.IsInf(f, 0) || f < r.Min || f > r.Max {
+		d.fail(name, "must be a number from %s to %s, got %s", fmtNum(r.Min), fmtNum(r.Max), describe(v))
+		return nil
+	}
+	return &f
+}
+
+// Bool reads true or false; nil when absent.
+func (d *Decoder) Bool(name string, required bool) *bool {
+	v := d.raw(name, required)
+	if v == nil {
+		return nil
+	}
+	var b bool
+	if err := json.Unmarshal(v, &b); err != nil {
+		d.fail(name, "must be true or false, got %s", describe(v))
+		return nil
+	}
+	return &b
+}
+
+// ListRule bounds a list.
+type ListRule struct {
+	Required           bool
+	MinItems, MaxItems int
+}
+
+func (d *Decoder) list(name string, r ListRule) []json.RawMessage {
+	v := d.raw(name, r.Required)
+	if v == nil {
+		return nil
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(v, &elems); err != nil {
+		d.fail(name, "must be a list, got %s", kind(v))
+		return nil
+	}
+	if len(elems) < r.MinItems {
+		if r.MinItems == 1 {
+			d.fail(name, "must not be empty")
+		} else {
+			d.fail(name, "must have at least %d entries, got %d", r.MinItems, len(elems))
+		}
+		return nil
+	}
+	if r.MaxItems > 0 && len(elems) > r.MaxItems {
+		d.fail(name, "must have at most %d entries, got %d", r.MaxItems, len(elems))
+		return nil
+	}
+	if elems == nil {
+		elems = []json.RawMessage{}
+	}
+	return elems
+}
+
+// IDList reads a list of distinct ids; nil when absent.
+func (d *Decoder) IDList(name string, r ListRule) []string {
+	elems := d.list(name, r)
+	if elems == nil {
+		return nil
+	}
+	out := make([]string, 0, len(elems))
+	seen := make(map[string]int, len(elems))
+	for i, e := range elems {
+		var s string
+		if err := json.Unmarshal(e, &s); err != nil {
+			d.fail(fmt.Sprintf("%s[%d]", name, i), "must be an id string, got %s", kind(e))
+			return nil
+		}
+		if msg := CheckID(s); msg != "" {
+			d.fail(fmt.Sprintf("%s[%d]", name, i), "%s", msg)
+			return nil
+		}
+		if j, dup := seen[s]; dup {
+			d.fail(name, "lists %s twice (entries %d and %d); give each id once", s, j, i)
+			return nil
+		}
+		seen[s] = i
+		out = append(out, s)
+	}
+	return out
+}
+
+// PlaylistItems reads a list of {library_item_id, episode_id?}; nil when
+// absent. Entries must be distinct and either all carry an episode_id or none.
+func (d *Decoder) PlaylistItems(name string, r ListRule) []PlaylistItem {
+	elems := d.list(name, r)
+	if elems == nil {
+		return nil
+	}
+	out := make([]PlaylistItem, 0, len(elems))
+	seen := make(map[PlaylistItem]int, len(elems))
+	for i, e := range elems {
+		at := fmt.Sprintf("%s[%d]", name, i)
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(e, &m); err != nil || m == nil {
+			d.fail(at, "must be an object {library_item_id, episode_id?}, got %s", kind(e))
+			return nil
+		}
+		sub := &Decoder{args: m}
+		for k := range m {
+			if k != "library_item_id" && k != "episode_id" {
+				d.fail(at, "unknown field %s; an entry takes library_item_id and, for a podcast episode, episode_id", strconv.Quote(clip(k, 64)))
+				return nil
+			}
+		}
+		item := sub.ID("library_item_id", true)
+		ep := sub.ID("episode_id", false)
+		if err := sub.Err(); err != nil {
+			for _, e := range sub.errs {
+				var ae *Error
+				if errors.As(e, &ae) {
+					d.fail(at+"."+ae.Arg, "%s", ae.Msg)
+				}
+			}
+			return nil
+		}
+		p := PlaylistItem{LibraryItemID: *item}
+		if ep != nil {
+			p.EpisodeID = *ep
+		}
+		if j, dup := seen[p]; dup {
+			d.fail(name, "lists the same entry twice (entries %d and %d)", j, i)
+			return nil
+		}
+		seen[p] = i
+		out = append(out, p)
+	}
+	withEp := 0
+	for _, p := range out {
+		if p.EpisodeID != "" {
+			withEp++
+		}
+	}
+	if withEp != 0 && withEp != len(out) {
+		d.fail(name, "mixes books and podcast episodes: give episode_id on every entry (podcast playlist) or on none (book playlist)")
+		return nil
+	}
+	return out
+}
+
+// Or returns *p, or def when p is nil.
+func Or[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// Val returns *p, or the zero value when p is nil (a required argument that
+// was missing, already reported).
+func Val[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func number(v json.RawMessage) (float64, bool) {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || !(v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil {
+		return 0, false
+	}
+	return f, true
+}
+
+func describe(v json.RawMessage) string {
+	if _, ok := number(v); ok {
+		return clip(string(bytes.TrimSpace(v)), 32)
+	}
+	return kind(v)
+}
+
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,196 @@
+// Package config reads the server's configuration from the environment,
+// strictly: a value that is not one of the documented forms stops the server
+// with a message naming the variable and what is allowed. The table Vars is
+// the one source of the configuration reference.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
+)
+
+// Var documents one environment variable.
+type Var struct {
+	Name, Default, Allowed, Meaning string
+}
+
+// Vars is every variable the server reads, in the order of the reference.
+var Vars = []Var{
+	{"AUDIOBOOKSHELF_URL", "(none)", "http:// or https:// URL, no user:password@, no query", "Base URL of the Audiobookshelf server, e.g. https://abs.example.org or http://127.0.0.1:13378. Trailing slashes are dropped. Plain http to a host other than loopback works but warns: the API key would travel unencrypted. Unset: the server starts, lists its tools, and every call explains the setup."},
+	{"AUDIOBOOKSHELF_API_KEY", "(none)", "an Audiobookshelf API key", "Sent as a bearer token. Create one in Audiobookshelf under Settings → Users → API keys. Read once at start and removed from the environment; never logged or shown."},
+	{"AUDIOBOOKSHELF_READ_ONLY", "false", "true or false", "true registers only the 29 read tools."},
+	{"AUDIOBOOKSHELF_TOOLSETS", "(all)", "comma-separated toolset names", "Only these toolsets' tools are registered (combined with read-only mode)."},
+	{"ELICITATION", "true", "true or false", "true: guarded tools ask through a dialog where the client can show one. false: they take the two-call confirm_token path, and the server says so on stderr at start. Not prefixed, on purpose: one export reaches every MCP server in that environment."},
+	{"AUDIOBOOKSHELF_STATE_KEY", "(random per process)", "base64 of exactly 32 bytes", "Key that seals the state of a pending question (HMAC-SHA256). Set the same key on every instance behind a load balancer so any of them can open a question another asked."},
+	{"AUDIOBOOKSHELF_TIMEOUT", "30s", "a Go duration from 1s to 10m", "How long one request to Audiobookshelf may take before the call fails with a clear error."},
+	{"AUDIOBOOKSHELF_INSECURE_TLS", "false", "true or false", "true skips certificate verification for the Audiobookshelf connection only (self-signed servers), with a warning at start."},
+}
+
+// Config is the parsed configuration.
+type Config struct {
+	URL         string // "" when not configured
+	APIKey      string // "" when not configured
+	ReadOnly    bool
+	Toolsets    []string // nil: all
+	Elicitation bool
+	StateKey    []byte // nil: random
+	Timeout     time.Duration
+	InsecureTLS bool
+	// Warnings are printed on stderr at start.
+	Warnings []string
+}
+
+// FromEnv reads the configuration from getenv and removes the API key from
+// the process environment (unsetenv may be nil in tests).
+func FromEnv(getenv func(string) string, lookup func(string) (string, bool), unsetenv func(string) error) (*Config, error) {
+	c := &Config{Elicitation: true, Timeout: 30 * time.Second}
+	var errs []error
+	if v := getenv("AUDIOBOOKSHELF_URL"); v != "" {
+		u, warn, err := ParseURL(v)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		c.URL = u
+		if warn != "" {
+			c.Warnings = append(c.Warnings, warn)
+		}
+	}
+	c.APIKey = strings.TrimSpace(getenv("AUDIOBOOKSHELF_API_KEY"))
+	if unsetenv != nil {
+		_ = unsetenv("AUDIOBOOKSHELF_API_KEY")
+	}
+	var err error
+	if c.ReadOnly, err = parseBool(lookup, "AUDIOBOOKSHELF_READ_ONLY", false); err != nil {
+		errs = append(errs, err)
+	}
+	if c.InsecureTLS, err = parseBool(lookup, "AUDIOBOOKSHELF_INSECURE_TLS", false); err != nil {
+		errs = append(errs, err)
+	}
+	if c.InsecureTLS {
+		c.Warnings = append(c.Warnings, "AUDIOBOOKSHELF_INSECURE_TLS=true: the certificate of the Audiobookshelf server is not verified")
+	}
+	if c.Elicitation, err = parseBool(lookup, "ELICITATION", true); err != nil {
+		errs = append(errs, err)
+	}
+	if v, ok := lookup("AUDIOBOOKSHELF_TOOLSETS"); ok {
+		if c.Toolsets, err = ParseToolsets(v); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if v, ok := lookup("AUDIOBOOKSHELF_STATE_KEY"); ok {
+		if c.StateKey, err = guard.ParseKey(v); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if v, ok := lookup("AUDIOBOOKSHELF_TIMEOUT"); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second || d > 10*time.Minute {
+			errs = append(errs, fmt.Errorf("AUDIOBOOKSHELF_TIMEOUT=%q: must be a duration from 1s to 10m, such as 30s or 2m", clip(v)))
+		} else {
+			c.Timeout = d
+		}
+	}
+	return c, errors.Join(errs...)
+}
+
+// parseBool takes exactly "true" or "false"; unset gives def. Anything else,
+// the empty string included, is an error naming both values.
+func parseBool(lookup func(string) (string, bool), name string, def bool) (bool, error) {
+	v, ok := lookup(name)
+	if !ok {
+		return def, nil
+	}
+	switch v {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return def, fmt.Errorf("%s=%q: must be exactly true or false", name, clip(v))
+}
+
+// ParseURL checks and normalises AUDIOBOOKSHELF_URL. It returns a warning
+// for plain http to a host that is not loopback.
+func ParseURL(v string) (string, string, error) {
+	u, err := url.Parse(strings.TrimSpace(v))
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", "", fmt.Errorf("AUDIOBOOKSHELF_URL: must be an http:// or https:// URL such as http://127.0.0.1:13378 (got %q)", redactURL(v))
+	}
+	if u.User != nil {
+		return "", "", errors.New("AUDIOBOOKSHELF_URL: must not contain user:password@; put the API key in AUDIOBOOKSHELF_API_KEY")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", "", errors.New("AUDIOBOOKSHELF_URL: must not contain a query or fragment (never put a token in the URL)")
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	warn := ""
+	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+		warn = fmt.Sprintf("AUDIOBOOKSHELF_URL uses plain http to %s: the API key travels unencrypted; use https unless this is a trusted network", u.Hostname())
+	}
+	return u.String(), warn, nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// redactURL drops any user info and query from a URL for an error message.
+func redactURL(v string) string {
+	if u, err := url.Parse(v); err == nil {
+		u.User = nil
+		u.RawQuery = ""
+		return clip(u.String())
+	}
+	return "(unparsable)"
+}
+
+// ParseToolsets checks a comma-separated list against the manifest's toolsets.
+func ParseToolsets(v string) ([]string, error) {
+	valid := map[string]bool{}
+	var names []string
+	for _, ts := range registry.Toolsets {
+		valid[ts.Name] = true
+		names = append(names, ts.Name)
+	}
+	var out, bad []string
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if !valid[part] {
+			bad = append(bad, clip(part))
+			continue
+		}
+		out = append(out, part)
+	}
+	if len(bad) > 0 || len(out) == 0 {
+		return nil, fmt.Errorf("AUDIOBOOKSHELF_TOOLSETS=%q: unknown toolset %s; valid toolsets: %s", clip(v), strings.Join(bad, ", "), strings.Join(names, ", "))
+	}
+	return out, nil
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+// Getenv bundles the real environment for FromEnv.
+func Getenv() (func(string) string, func(string) (string, bool), func(string) error) {
+	return os.Getenv, os.LookupEnv, os.Unsetenv
+}

@@ -1,0 +1,237 @@
+package toolgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// Operation is what the checks need to know of one spec operation.
+type Operation struct {
+	ID, Method, Path string
+	Path_, Query     map[string]bool // parameter names by location
+	Body             map[string]bool // top-level JSON body properties
+	Secured          bool            // needs the bearer key
+}
+
+// Spec indexes a spec's operations by operationId.
+type Spec map[string]*Operation
+
+// LoadSpec reads an OpenAPI 3 description.
+func LoadSpec(path string) (Spec, error) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	spec := Spec{}
+	globalSecured := len(doc.Security) > 0
+	for _, path := range doc.Paths.InMatchingOrder() {
+		item := doc.Paths.Value(path)
+		for method, op := range item.Operations() {
+			o := &Operation{ID: op.OperationID, Method: method, Path: path,
+				Path_: map[string]bool{}, Query: map[string]bool{}, Body: map[string]bool{}}
+			params := append(openapi3.Parameters{}, item.Parameters...)
+			params = append(params, op.Parameters...)
+			for _, p := range params {
+				if p.Value == nil {
+					continue
+				}
+				switch p.Value.In {
+				case "path":
+					o.Path_[p.Value.Name] = true
+				case "query":
+					o.Query[p.Value.Name] = true
+				}
+			}
+			if op.RequestBody != nil && op.RequestBody.Value != nil {
+				if mt := op.RequestBody.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
+					for name := range mt.Schema.Value.Properties {
+						o.Body[name] = true
+					}
+				}
+			}
+			o.Secured = globalSecured
+			if op.Security != nil {
+				o.Secured = len(*op.Security) > 0
+			}
+			if o.ID != "" {
+				spec[o.ID] = o
+			}
+		}
+	}
+	return spec, nil
+}
+
+var (
+	toolNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	paramRE    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	mapsRE     = regexp.MustCompile(`^(path|query|body):([A-Za-z][A-Za-z0-9_]*)$`)
+	paramTypes = map[string]bool{"id": true, "string": true, "integer": true, "number": true, "boolean": true, "id_list": true, "playlist_items": true}
+)
+
+// Check validates the manifest against the spec. Every refusal names the
+// tool and the field.
+func Check(m *Manifest, spec Spec) error {
+	var errs []error
+	fail := func(tool, field, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("tools.yaml: tool %s: %s: %s", tool, field, fmt.Sprintf(format, a...)))
+	}
+	if m.Server.Name == "" {
+		errs = append(errs, errors.New("tools.yaml: server.name is missing"))
+	}
+	toolsets := map[string]bool{}
+	for _, ts := range m.Toolsets {
+		toolsets[ts.Name] = true
+	}
+	seen := map[string]bool{}
+	for i := range m.Tools {
+		t := &m.Tools[i]
+		name := t.Name
+		if name == "" {
+			name = fmt.Sprintf("#%d", i+1)
+		}
+		if !toolNameRE.MatchString(t.Name) {
+			fail(name, "name", "must be snake_case letters and digits")
+		}
+		if seen[t.Name] {
+			fail(name, "name", "declared twice")
+		}
+		seen[t.Name] = true
+		if t.Title == "" {
+			fail(name, "title", "is missing")
+		}
+		if strings.TrimSpace(t.Description) == "" {
+			fail(name, "description", "is missing")
+		}
+		if !toolsets[t.Toolset] {
+			fail(name, "toolset", "%q is not one of the toolsets", t.Toolset)
+		}
+		if len(t.Operations) == 0 {
+			fail(name, "operations", "names no operationId")
+		}
+		var ops []*Operation
+		for _, id := range t.Operations {
+			op, ok := spec[id]
+			if !ok {
+				fail(name, "operations", "operationId %s is not in spec/audiobookshelf.yaml", id)
+				continue
+			}
+			ops = append(ops, op)
+		}
+		// annotations
+		a := t.Annotations
+		for _, h := range []struct {
+			field string
+			v     *bool
+		}{{"readOnly", a.ReadOnly}, {"destructive", a.Destructive}, {"idempotent", a.Idempotent}, {"openWorld", a.OpenWorld}} {
+			if h.v == nil {
+				fail(name, "annotations."+h.field, "is missing: state all four hints explicitly")
+			}
+		}
+		if a.ReadOnly != nil && a.Destructive != nil && *a.ReadOnly && *a.Destructive {
+			fail(name, "annotations.destructive", "a read-only tool cannot be destructive")
+		}
+		if a.ReadOnly != nil && !*a.ReadOnly && strings.TrimSpace(a.Reason) == "" {
+			fail(name, "annotations.reason", "a write tool must give a one-line reason for its hints")
+		}
+		// params
+		params := map[string]*Param{}
+		for j := range t.Params {
+			p := &t.Params[j]
+			field := fmt.Sprintf("params[%d]", j)
+			if p.Name != "" {
+				field = "params." + p.Name
+			}
+			if !paramRE.MatchString(p.Name) {
+				fail(name, field, "name must be snake_case")
+				continue
+			}
+			if params[p.Name] != nil {
+				fail(name, field, "declared twice")
+			}
+			params[p.Name] = p
+			if !paramTypes[p.Type] {
+				fail(name, field+".type", "%q is not one of id, string, integer, number, boolean, id_list, playlist_items", p.Type)
+			}
+			if strings.TrimSpace(p.Description) == "" {
+				fail(name, field+".description", "is missing")
+			}
+			if p.Required && p.Default != nil {
+				fail(name, field, "a required parameter cannot have a default")
+			}
+			if (p.Type == "integer" || p.Type == "number") && (p.Min == nil || p.Max == nil) {
+				fail(name, field, "a %s needs min and max", p.Type)
+			}
+			if p.Maps == "local" {
+				continue
+			}
+			mm := mapsRE.FindStringSubmatch(p.Maps)
+			if mm == nil {
+				fail(name, field+".maps", "%q is not local, path:NAME, query:NAME or body:NAME", p.Maps)
+				continue
+			}
+			found := false
+			for _, op := range ops {
+				switch mm[1] {
+				case "path":
+					found = found || op.Path_[mm[2]]
+				case "query":
+					found = found || op.Query[mm[2]]
+				case "body":
+					found = found || op.Body[mm[2]]
+				}
+			}
+			if !found {
+				fail(name, field+".maps", "%s parameter %s is in none of the operations %s", mm[1], mm[2], strings.Join(t.Operations, ", "))
+			}
+		}
+		// guard
+		g := t.Guard
+		switch {
+		case !g.Set:
+			fail(name, "guard", "is missing: say none, or give condition, binds_to, takes_out and stays")
+		case g.None:
+		default:
+			if a.Destructive != nil && !*a.Destructive {
+				fail(name, "guard", "a guarded tool must be marked destructive")
+			}
+			if a.ReadOnly != nil && *a.ReadOnly {
+				fail(name, "guard", "a read-only tool cannot be guarded")
+			}
+			if g.Condition != "always" {
+				wp := g.WhenParam()
+				switch {
+				case wp == "":
+					fail(name, "guard.condition", "%q is not always or when PARAM present", g.Condition)
+				case params[wp] == nil || wp == "confirm_token":
+					fail(name, "guard.condition", "when %s present names no parameter of the tool", wp)
+				case params[wp].Required:
+					fail(name, "guard.condition", "when %s present names a required parameter, which is always present: say always", wp)
+				}
+			}
+			if len(g.BindsTo) == 0 {
+				fail(name, "guard.binds_to", "is empty: name the parameters the approval is bound to")
+			}
+			for _, b := range g.BindsTo {
+				if params[b] == nil || b == "confirm_token" {
+					fail(name, "guard.binds_to", "%s is not a parameter of the tool", b)
+				}
+			}
+			if strings.TrimSpace(g.TakesOut) == "" {
+				fail(name, "guard.takes_out", "is missing")
+			}
+			if strings.TrimSpace(g.Stays) == "" {
+				fail(name, "guard.stays", "is missing")
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

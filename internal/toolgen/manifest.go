@@ -1,0 +1,198 @@
+// Package toolgen reads tools.yaml, checks it against the OpenAPI
+// description in spec/, and renders what is generated from it: the typed
+// argument decoders (gen/toolargs), the MCP registrations (gen/registry), the
+// tool reference (docs/tools.md) and the guard table (docs/guards.md).
+// cmd/toolgen is its command; a test in this package fails when a generated
+// file on disk is not what Render makes now.
+package toolgen
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Manifest is tools.yaml.
+type Manifest struct {
+	Server struct {
+		Name  string `yaml:"name"`
+		Title string `yaml:"title"`
+	} `yaml:"server"`
+	Toolsets        []Toolset        `yaml:"toolsets"`
+	SharedParams    map[string]Param `yaml:"shared_params"`
+	ReadAnnotations yaml.Node        `yaml:"read_annotations"` // a YAML anchor only
+	Tools           []Tool           `yaml:"tools"`
+}
+
+// Toolset is a named group of tools that can be switched on together.
+type Toolset struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+}
+
+// Tool is one tool's declaration.
+type Tool struct {
+	Name        string      `yaml:"name"`
+	Title       string      `yaml:"title"`
+	Toolset     string      `yaml:"toolset"`
+	Description string      `yaml:"description"`
+	Operations  []string    `yaml:"operations"`
+	Params      []Param     `yaml:"params"`
+	Annotations Annotations `yaml:"annotations"`
+	Guard       Guard       `yaml:"guard"`
+}
+
+// Param is one parameter. With Use set it starts from the shared parameter
+// of that name; fields given beside it override.
+type Param struct {
+	Use         string   `yaml:"use"`
+	Name        string   `yaml:"name"`
+	Type        string   `yaml:"type"`
+	Required    bool     `yaml:"required"`
+	Description string   `yaml:"description"`
+	Maps        string   `yaml:"maps"`
+	Enum        []string `yaml:"enum"`
+	Default     any      `yaml:"default"`
+	Min         *float64 `yaml:"min"`
+	Max         *float64 `yaml:"max"`
+	MinLength   int      `yaml:"min_length"`
+	MaxLength   int      `yaml:"max_length"`
+	MinItems    int      `yaml:"min_items"`
+	MaxItems    int      `yaml:"max_items"`
+
+	// set by resolution, not by the manifest
+	requiredSet bool
+}
+
+// Annotations are the four hints, each of which must be stated.
+type Annotations struct {
+	ReadOnly    *bool  `yaml:"readOnly"`
+	Destructive *bool  `yaml:"destructive"`
+	Idempotent  *bool  `yaml:"idempotent"`
+	OpenWorld   *bool  `yaml:"openWorld"`
+	Reason      string `yaml:"reason"`
+}
+
+// Guard is "none" or the condition under which a person must approve.
+type Guard struct {
+	None      bool
+	Set       bool
+	Condition string   `yaml:"condition"`
+	BindsTo   []string `yaml:"binds_to"`
+	TakesOut  string   `yaml:"takes_out"`
+	Stays     string   `yaml:"stays"`
+}
+
+// UnmarshalYAML takes the scalar "none" or a mapping.
+func (g *Guard) UnmarshalYAML(n *yaml.Node) error {
+	g.Set = true
+	if n.Kind == yaml.ScalarNode {
+		if n.Value != "none" {
+			return fmt.Errorf("line %d: guard must be none or a mapping with condition, binds_to, takes_out, stays; got %q", n.Line, n.Value)
+		}
+		g.None = true
+		return nil
+	}
+	type plain Guard
+	var p plain
+	if err := n.Decode(&p); err != nil {
+		return err
+	}
+	p.Set = true
+	*g = Guard(p)
+	return nil
+}
+
+// Guarded reports whether the tool ever asks.
+func (t *Tool) Guarded() bool { return t.Guard.Set && !t.Guard.None }
+
+var whenRE = regexp.MustCompile(`^when ([a-z_][a-z0-9_]*) present$`)
+
+// WhenParam is the parameter of a "when P present" condition, or "".
+func (g *Guard) WhenParam() string {
+	if m := whenRE.FindStringSubmatch(g.Condition); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// Load reads and decodes a manifest, refusing unknown fields.
+func Load(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(b)
+}
+
+// Parse decodes a manifest from bytes and resolves shared parameters and
+// the confirm_token of guarded tools. It does not check it; see Check.
+func Parse(b []byte) (*Manifest, error) {
+	var m Manifest
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("tools.yaml: %w", err)
+	}
+	for i := range m.Tools {
+		t := &m.Tools[i]
+		for j, p := range t.Params {
+			if p.Use == "" {
+				continue
+			}
+			base, ok := m.SharedParams[p.Use]
+			if !ok {
+				return nil, fmt.Errorf("tools.yaml: tool %s: params[%d]: use: %q is not in shared_params", t.Name, j, p.Use)
+			}
+			base.Name = p.Use
+			if p.Name != "" {
+				base.Name = p.Name
+			}
+			if p.Description != "" {
+				base.Description = p.Description
+			}
+			if p.Maps != "" {
+				base.Maps = p.Maps
+			}
+			if p.Required {
+				base.Required = true
+			}
+			base.Use = p.Use
+			t.Params[j] = base
+		}
+		if t.Guarded() {
+			t.Params = append(t.Params, Param{
+				Name:        "confirm_token",
+				Type:        "string",
+				Maps:        "local",
+				MaxLength:   200,
+				Description: "Only when this server answered with a confirmation token instead of asking: the token, with the same arguments again.",
+			})
+		}
+	}
+	return &m, nil
+}
+
+// GoName turns snake_case into an exported Go name, with Id as ID.
+func GoName(s string) string {
+	var b strings.Builder
+	for _, part := range strings.Split(s, "_") {
+		switch part {
+		case "id":
+			b.WriteString("ID")
+		case "ids":
+			b.WriteString("IDs")
+		case "q":
+			b.WriteString("Q")
+		default:
+			if part != "" {
+				b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,187 @@
+package toolgen
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// testSpec is a small spec the refusal tests check manifests against.
+func testSpec() Spec {
+	return Spec{
+		"getThing":    {ID: "getThing", Method: "GET", Path: "/api/things/{id}", Path_: map[string]bool{"id": true}, Query: map[string]bool{"limit": true}, Body: map[string]bool{}, Secured: true},
+		"updateThing": {ID: "updateThing", Method: "PATCH", Path: "/api/things/{id}", Path_: map[string]bool{"id": true}, Query: map[string]bool{}, Body: map[string]bool{"name": true, "books": true}, Secured: true},
+	}
+}
+
+const baseManifest = `
+server: {name: test-server, title: Test}
+toolsets:
+  - {name: things, description: Things.}
+shared_params:
+  detail: {type: string, enum: [compact, full], default: compact, maps: local, description: Detail.}
+tools:
+  - name: get_thing
+    title: Get thing
+    toolset: things
+    operations: [getThing]
+    description: Get one thing.
+    params:
+      - {name: thing_id, type: id, required: true, maps: "path:id", description: Thing id.}
+      - {name: limit, type: integer, default: 5, min: 1, max: 100, maps: "query:limit", description: Limit.}
+      - use: detail
+    annotations: {readOnly: true, destructive: false, idempotent: true, openWorld: false}
+    guard: none
+  - name: update_thing
+    title: Update thing
+    toolset: things
+    operations: [getThing, updateThing]
+    description: Rename or reorder a thing.
+    params:
+      - {name: thing_id, type: id, required: true, maps: "path:id", description: Thing id.}
+      - {name: name, type: string, maps: "body:name", description: New name.}
+      - {name: book_ids, type: id_list, min_items: 1, maps: "body:books", description: New order.}
+    annotations: {readOnly: false, destructive: true, idempotent: true, openWorld: false, reason: Overwrites the order.}
+    guard:
+      condition: when book_ids present
+      binds_to: [thing_id, book_ids]
+      takes_out: The order.
+      stays: The books.
+`
+
+func check(t *testing.T, manifest string) error {
+	t.Helper()
+	m, err := Parse([]byte(manifest))
+	if err != nil {
+		return err
+	}
+	return Check(m, testSpec())
+}
+
+func TestBaseManifestChecks(t *testing.T) {
+	if err := check(t, baseManifest); err != nil {
+		t.Fatalf("the base manifest must check out: %v", err)
+	}
+}
+
+// TestRefusals: each broken manifest is refused with a message that names
+// the tool and the field.
+func TestRefusals(t *testing.T) {
+	cases := []struct {
+		name, old, new string
+		want           []string
+	}{
+		{"unknown operationId", "operations: [getThing]\n", "operations: [getThingz]\n",
+			[]string{"tool get_thing", "operations", "getThingz is not in spec"}},
+		{"path param does not map", `maps: "path:id", description: Thing id.}
+      - {name: limit`, `maps: "path:thingId", description: Thing id.}
+      - {name: limit`, []string{"tool get_thing", "params.thing_id.maps", "path parameter thingId"}},
+		{"query param does not map", `"query:limit"`, `"query:lim"`, []string{"tool get_thing", "params.limit.maps", "query parameter lim"}},
+		{"body field does not map", `"body:books"`, `"body:bookz"`, []string{"tool update_thing", "params.book_ids.maps", "body parameter bookz"}},
+		{"malformed maps", `"body:books"`, `"books"`, []string{"tool update_thing", "params.book_ids.maps", "is not local"}},
+		{"annotation missing", "{readOnly: true, destructive: false, idempotent: true, openWorld: false}", "{readOnly: true, destructive: false, idempotent: true}",
+			[]string{"tool get_thing", "annotations.openWorld", "is missing"}},
+		{"readOnly missing", "{readOnly: false, destructive: true,", "{destructive: true,",
+			[]string{"tool update_thing", "annotations.readOnly", "is missing"}},
+		{"guarded tool not destructive", "{readOnly: false, destructive: true,", "{readOnly: false, destructive: false,",
+			[]string{"tool update_thing", "guard", "must be marked destructive"}},
+		{"when names no parameter", "condition: when book_ids present", "condition: when books present",
+			[]string{"tool update_thing", "guard.condition", "when books present names no parameter"}},
+		{"when names a required parameter", "condition: when book_ids present", "condition: when thing_id present",
+			[]string{"tool update_thing", "guard.condition", "required parameter"}},
+		{"bad condition", "condition: when book_ids present", "condition: sometimes",
+			[]string{"tool update_thing", "guard.condition", `"sometimes" is not always`}},
+		{"binds to unknown", "binds_to: [thing_id, book_ids]", "binds_to: [thing_id, nope]",
+			[]string{"tool update_thing", "guard.binds_to", "nope is not a parameter"}},
+		{"guard missing", "    guard: none\n", "\n", []string{"tool get_thing", "guard", "is missing"}},
+		{"write tool without reason", ", reason: Overwrites the order.}", "}", []string{"tool update_thing", "annotations.reason"}},
+		{"unknown toolset", "toolset: things\n    operations: [getThing]\n", "toolset: stuff\n    operations: [getThing]\n",
+			[]string{"tool get_thing", "toolset", `"stuff"`}},
+		{"unknown type", "type: id_list", "type: list", []string{"tool update_thing", "params.book_ids.type"}},
+		{"integer without bounds", "min: 1, max: 100, ", "", []string{"tool get_thing", "params.limit", "needs min and max"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(baseManifest, c.old) {
+				t.Fatalf("test bug: %q is not in the base manifest", c.old)
+			}
+			err := check(t, strings.Replace(baseManifest, c.old, c.new, 1))
+			if err == nil {
+				t.Fatal("the manifest was accepted")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestUnknownFieldRefused(t *testing.T) {
+	_, err := Parse([]byte(strings.Replace(baseManifest, "title: Get thing", "title: Get thing\n    titel: typo", 1)))
+	if err == nil || !strings.Contains(err.Error(), "titel") {
+		t.Fatalf("a misspelt field must be refused, got %v", err)
+	}
+}
+
+func TestRenderedSchemaAndHandlers(t *testing.T) {
+	m, err := Parse([]byte(baseManifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render(m, testSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := InputSchema(&m.Tools[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+		Additional *bool                      `json:"additionalProperties"`
+	}
+	if err := json.Unmarshal(s, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if schema.Type != "object" || len(schema.Required) != 1 || schema.Required[0] != "thing_id" || schema.Additional == nil || *schema.Additional {
+		t.Errorf("schema: %s", s)
+	}
+	if _, ok := schema.Properties["confirm_token"]; !ok {
+		t.Errorf("a guarded tool must take confirm_token: %s", s)
+	}
+	reg := string(files[RegistryFile])
+	// The conditional guard is generated from the condition, and the plan
+	// executes only after the guard.
+	for _, want := range []string{"if a.BookIDs != nil {", `d.Guard.Check(ctx, req, guard.Question{`, `Tool: "update_thing"`, "return plan.Execute(ctx)"} {
+		if !strings.Contains(reg, want) {
+			t.Errorf("registry lacks %q", want)
+		}
+	}
+	if i, j := strings.Index(reg, "d.Guard.Check"), strings.Index(reg, "plan.Execute"); i < 0 || j < i {
+		t.Error("the guard must come before the execution")
+	}
+	if strings.Contains(reg, "tools.PlanGetThing") {
+		t.Error("an unguarded tool must not be planned through the guard")
+	}
+	if !strings.Contains(string(files[GuardDocFile]), "| `update_thing` | when `book_ids` is present |") {
+		t.Errorf("guard table: %s", files[GuardDocFile])
+	}
+}
+
+// TestGeneratedFilesAreCurrent is the drift check: the manifest checks out
+// against the real spec, and every generated file on disk is exactly what
+// the generator makes from them now. Run `make generate` when it fails.
+func TestGeneratedFilesAreCurrent(t *testing.T) {
+	root := "../.."
+	files, err := Build(root)
+	if err != nil {
+		t.Fatalf("tools.yaml does not check out against the spec: %v", err)
+	}
+	if stale := Stale(root, files); len(stale) > 0 {
+		t.Fatalf("generated files are not current (run make generate): %s", strings.Join(stale, ", "))
+	}
+}

@@ -1,0 +1,195 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+)
+
+type absBookmark struct {
+	LibraryItemID string     `json:"libraryItemId"`
+	Title         string     `json:"title"`
+	Time          flexString `json:"time"`
+	CreatedAt     int64      `json:"createdAt"`
+}
+
+// Bookmark is one bookmark.
+type Bookmark struct {
+	ItemID  string  `json:"library_item_id"`
+	TimeS   float64 `json:"time_s"`
+	Title   string  `json:"title"`
+	Created string  `json:"created,omitempty"`
+	// Broken is set for a bookmark whose time Audiobookshelf stored as text:
+	// it cannot be deleted or renamed through the API.
+	Broken bool `json:"time_stored_as_text,omitempty"`
+}
+
+func bookmarkOf(b absBookmark) (Bookmark, bool) {
+	t, err := strconv.ParseFloat(string(b.Time), 64)
+	out := Bookmark{ItemID: b.LibraryItemID, TimeS: t, Title: b.Title, Created: stamp(b.CreatedAt)}
+	return out, err == nil
+}
+
+func (d *Deps) itemBookmarks(ctx context.Context, itemID string) ([]absBookmark, *mcp.CallToolResult) {
+	body, res := d.get(ctx, "the bookmarks of library item "+itemID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.ListItemBookmarks(ctx, itemID)
+	})
+	if res != nil {
+		return nil, res
+	}
+	var bms []absBookmark
+	if res := decode(body, &bms); res != nil {
+		return nil, res
+	}
+	return bms, nil
+}
+
+// bookmarkAt finds the bookmark at time t; Audiobookshelf compares the
+// stored time with == against a number.
+func bookmarkAt(bms []absBookmark, t float64) *absBookmark {
+	for i := range bms {
+		if v, err := strconv.ParseFloat(string(bms[i].Time), 64); err == nil && v == t {
+			return &bms[i]
+		}
+	}
+	return nil
+}
+
+func timesOf(bms []absBookmark) string {
+	var ts []float64
+	for _, b := range bms {
+		if v, err := strconv.ParseFloat(string(b.Time), 64); err == nil {
+			ts = append(ts, v)
+		}
+	}
+	sort.Float64s(ts)
+	if len(ts) == 0 {
+		return "it has none"
+	}
+	s := "its bookmarks are at"
+	for i, t := range ts {
+		if i == 10 {
+			s += " …"
+			break
+		}
+		s += " " + strconv.FormatFloat(t, 'f', -1, 64)
+	}
+	return s + " s"
+}
+
+// ListBookmarks is list_bookmarks.
+func ListBookmarks(ctx context.Context, d *Deps, a toolargs.ListBookmarks) (*mcp.CallToolResult, error) {
+	var bms []absBookmark
+	if a.LibraryItemID != nil {
+		var res *mcp.CallToolResult
+		if bms, res = d.itemBookmarks(ctx, *a.LibraryItemID); res != nil {
+			return res, nil
+		}
+	} else {
+		body, res := d.get(ctx, "the bookmarks", func(ctx context.Context) (*http.Response, error) { return d.API.ListAllBookmarks(ctx) })
+		if res != nil {
+			return res, nil
+		}
+		if res := decode(body, &bms); res != nil {
+			return res, nil
+		}
+	}
+	out := make([]Bookmark, 0, len(bms))
+	for _, b := range bms {
+		bm, ok := bookmarkOf(b)
+		bm.Broken = !ok
+		out = append(out, bm)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].ItemID != out[j].ItemID {
+			return out[i].ItemID < out[j].ItemID
+		}
+		return out[i].TimeS < out[j].TimeS
+	})
+	total := len(out)
+	if len(out) > ListCap {
+		out = out[:ListCap]
+	}
+	return jsonResult(map[string]any{"total": total, "returned": len(out), "bookmarks": out}), nil
+}
+
+// CreateBookmark is create_bookmark. Audiobookshelf answers a create at an
+// occupied time by replacing that bookmark's title, so this checks first
+// and refuses.
+func CreateBookmark(ctx context.Context, d *Deps, a toolargs.CreateBookmark) (*mcp.CallToolResult, error) {
+	bms, res := d.itemBookmarks(ctx, a.LibraryItemID)
+	if res != nil {
+		return res, nil
+	}
+	if bookmarkAt(bms, a.Time) != nil {
+		return errorResult("Library item %s already has a bookmark at %s s; creating one there would overwrite its title. To rename it use update_bookmark; to add another, pick another time. Nothing was changed.",
+			a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64)), nil
+	}
+	body, res := d.mutate(ctx, "library item "+a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.CreateBookmark(ctx, a.LibraryItemID, abs.CreateBookmarkJSONRequestBody{Time: a.Time, Title: a.Title})
+	})
+	if res != nil {
+		return res, nil
+	}
+	var b absBookmark
+	if decode(body, &b) != nil {
+		return textResult("Bookmark created at %s s in library item %s.", strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID), nil
+	}
+	bm, _ := bookmarkOf(b)
+	return jsonResult(map[string]any{"created": true, "bookmark": bm}), nil
+}
+
+// UpdateBookmark is update_bookmark.
+func UpdateBookmark(ctx context.Context, d *Deps, a toolargs.UpdateBookmark) (*mcp.CallToolResult, error) {
+	r, res := d.send(ctx, true, func(ctx context.Context) (*http.Response, error) {
+		return d.API.UpdateBookmark(ctx, a.LibraryItemID, abs.UpdateBookmarkJSONRequestBody{Time: a.Time, Title: a.Title})
+	})
+	if res != nil {
+		return res, nil
+	}
+	if r.Status == http.StatusNotFound {
+		return errorResult("Library item %s has no bookmark at %s s (list_bookmarks gives the times; create_bookmark adds one). Nothing was changed.", a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64)), nil
+	}
+	if r.Status/100 != 2 {
+		return statusError(r, "the bookmark at "+strconv.FormatFloat(a.Time, 'f', -1, 64)+" s in library item "+a.LibraryItemID, true), nil
+	}
+	var b absBookmark
+	if decode(r.Body, &b) != nil {
+		return textResult("Bookmark at %s s in library item %s renamed.", strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID), nil
+	}
+	bm, _ := bookmarkOf(b)
+	return jsonResult(map[string]any{"updated": true, "bookmark": bm}), nil
+}
+
+// PlanDeleteBookmark plans delete_bookmark: the bookmark must exist at that
+// exact time, so a wrong time removes nothing else.
+func PlanDeleteBookmark(ctx context.Context, d *Deps, a toolargs.DeleteBookmark) (*Plan, *mcp.CallToolResult) {
+	bms, res := d.itemBookmarks(ctx, a.LibraryItemID)
+	if res != nil {
+		return nil, res
+	}
+	if bookmarkAt(bms, a.Time) == nil {
+		return nil, errorResult(`argument "time": library item %s has no bookmark at %s s; %s. Nothing was changed.`, a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64), timesOf(bms))
+	}
+	ts := strconv.FormatFloat(a.Time, 'f', -1, 64)
+	return &Plan{
+		Targets: []string{a.LibraryItemID},
+		Action:  fmt.Sprintf("This will delete the bookmark at %s s in library item %s (%d bookmark(s) there now).", ts, a.LibraryItemID, len(bms)),
+		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
+			_, res := d.mutate(ctx, "the bookmark at "+ts+" s in library item "+a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
+				return d.API.DeleteBookmark(ctx, a.LibraryItemID, a.Time)
+			})
+			if res != nil {
+				return res, nil
+			}
+			return jsonResult(map[string]any{"deleted": true, "library_item_id": a.LibraryItemID, "time_s": a.Time}), nil
+		},
+	}, nil
+}

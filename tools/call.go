@@ -1,0 +1,309 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// response is one Audiobookshelf answer, read whole within the limit.
+type response struct {
+	Status      int
+	Body        []byte
+	ContentType string
+}
+
+// sender sends one request through the generated client.
+type sender func(ctx context.Context) (*http.Response, error)
+
+// send makes one request with the configured timeout and reads the answer.
+// A transport failure becomes a tool error; every status is returned.
+// mutating says whether the request changes something, so the error can say
+// honestly whether the change may have happened.
+func (d *Deps) send(ctx context.Context, mutating bool, s sender) (*response, *mcp.CallToolResult) {
+	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
+	defer cancel()
+	resp, err := s(ctx)
+	if err != nil {
+		return nil, d.transportError(ctx, mutating, err)
+	}
+	defer resp.Body.Close()
+	limit := d.MaxBody
+	if limit <= 0 {
+		limit = MaxResponseBytes
+	}
+	body, err := readLimited(resp.Body, limit)
+	if err != nil {
+		if errors.Is(err, errTooLarge) {
+			return nil, errorResult("Audiobookshelf sent more than %d MB for one answer; it was not read. Ask for a smaller page (limit) or use detail \"compact\".", limit>>20)
+		}
+		return nil, d.transportError(ctx, mutating, err)
+	}
+	return &response{Status: resp.StatusCode, Body: body, ContentType: resp.Header.Get("Content-Type")}, nil
+}
+
+// get sends a request and expects a 2xx answer; what names the thing asked
+// for in a 404 message ("collection 1234").
+func (d *Deps) get(ctx context.Context, what string, s sender) ([]byte, *mcp.CallToolResult) {
+	r, res := d.send(ctx, false, s)
+	if res != nil {
+		return nil, res
+	}
+	if r.Status/100 != 2 {
+		return nil, statusError(r, what, false)
+	}
+	return r.Body, nil
+}
+
+// mutate sends a changing request and expects a 2xx answer.
+func (d *Deps) mutate(ctx context.Context, what string, s sender) ([]byte, *mcp.CallToolResult) {
+	r, res := d.send(ctx, true, s)
+	if res != nil {
+		return nil, res
+	}
+	if r.Status/100 != 2 {
+		return nil, statusError(r, what, true)
+	}
+	return r.Body, nil
+}
+
+// decode parses a JSON answer into v, or says that it was not JSON.
+func decode(body []byte, v any) *mcp.CallToolResult {
+	if err := json.Unmarshal(body, v); err != nil {
+		return errorResult("Audiobookshelf's answer was not the JSON expected (%s). Is AUDIOBOOKSHELF_URL the Audiobookshelf server, and is it version 2.26 or newer?", clip(err.Error(), 120))
+	}
+	return nil
+}
+
+func (d *Deps) transportError(ctx context.Context, mutating bool, err error) *mcp.CallToolResult {
+	outcome := "Nothing was changed."
+	if mutating {
+		outcome = "It is not known whether Audiobookshelf made the change; read it back before trying again."
+	}
+	var reason string
+	var dnsErr *net.DNSError
+	var urlErr *url.Error
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || os.IsTimeout(err):
+		reason = fmt.Sprintf("did not answer within %s", d.Timeout)
+	case errors.Is(err, context.Canceled):
+		reason = "the call was cancelled"
+	case errors.As(err, &dnsErr):
+		reason = fmt.Sprintf("its host name %q could not be resolved", dnsErr.Name)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		reason = "refused the connection (is it running, and is the port right?)"
+	case strings.Contains(err.Error(), "certificate"):
+		reason = "presented a TLS certificate that could not be verified (for a self-signed server set AUDIOBOOKSHELF_INSECURE_TLS=true)"
+	default:
+		if errors.As(err, &urlErr) {
+			err = urlErr.Err
+		}
+		reason = "could not be reached: " + clip(err.Error(), 160)
+	}
+	return errorResult("Audiobookshelf at %s %s. %s", d.BaseURL, reason, outcome)
+}
+
+// statusError turns a non-2xx answer into a tool error with the status, the
+// server's own message (capped, plain text only) and what to do.
+func statusError(r *response, what string, mutating bool) *mcp.CallToolResult {
+	msg := serverMessage(r)
+	status := fmt.Sprintf("%d %s", r.Status, http.StatusText(r.Status))
+	unchanged := " Nothing was changed."
+	if mutating && r.Status >= 500 {
+		unchanged = " It is not known whether the change was made; read it back before trying again."
+	}
+	switch {
+	case r.Status == http.StatusUnauthorized:
+		return errorResult("Audiobookshelf refused the API key (%s%s). Check AUDIOBOOKSHELF_API_KEY: create a key in Audiobookshelf under Settings → Users → API keys and make sure it is active.%s", status, msg, unchanged)
+	case r.Status == http.StatusForbidden:
+		return errorResult("Audiobookshelf answered %s%s: the user of this API key may not do this (deleting needs the delete permission, changing collections the update permission; playlists belong to their owner).%s", status, msg, unchanged)
+	case r.Status == http.StatusNotFound:
+		return errorResult("Audiobookshelf answered %s%s for %s: check the id (list and search tools give ids).%s", status, msg, what, unchanged)
+	case r.Status/100 == 3:
+		return errorResult("Audiobookshelf answered %s, a redirect, which is not followed so that the API key does not travel to another address. Set AUDIOBOOKSHELF_URL to the address the server is really served at.%s", status, unchanged)
+	case r.Status/100 == 4:
+		return errorResult("Audiobookshelf rejected the request for %s (%s%s).%s", what, status, msg, unchanged)
+	default:
+		return errorResult("Audiobookshelf failed on %s (%s%s). Try again later; if it persists, look at the Audiobookshelf server's log.%s", what, status, msg, unchanged)
+	}
+}
+
+// serverMessage is ": <text>" for a short plain-text or JSON body, or a note
+// for an HTML page; never headers.
+func serverMessage(r *response) string {
+	body := bytes.TrimSpace(r.Body)
+	if len(body) == 0 {
+		return ""
+	}
+	ct := strings.ToLower(r.ContentType)
+	if strings.Contains(ct, "html") || bytes.HasPrefix(bytes.ToLower(body), []byte("<!doctype")) || bytes.HasPrefix(bytes.ToLower(body), []byte("<html")) {
+		return ": the answer was an HTML page, not the API (is AUDIOBOOKSHELF_URL the Audiobookshelf server?)"
+	}
+	var j struct {
+		Error   string `json:"error"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &j) == nil && (j.Error != "" || j.Message != "") {
+		body = []byte(j.Error + j.Message)
+	}
+	return ": " + strconvQuote(clip(cleanText(string(body)), 200))
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// cleanText replaces control, zero-width and bidi-control characters with
+// U+FFFD and folds white space, so text from Audiobookshelf cannot hide or
+// reorder anything in what a model reads.
+func cleanText(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, c := range s {
+		switch {
+		case c == '\n' || c == '\t':
+			b.WriteRune(c)
+		case unicode.IsControl(c) || isInvisible(c):
+			b.WriteRune('\uFFFD')
+		default:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// isInvisible reports format characters that hide or reorder text:
+// zero-width, bidi controls and the like (Unicode category Cf), and tag
+// characters.
+func isInvisible(c rune) bool {
+	return unicode.Is(unicode.Cf, c) || (c >= 0xE0000 && c <= 0xE007F)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// ---------------------------------------------------------------- results
+
+// errorResult is a tool error a model can act on.
+func errorResult(format string, a ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, a...)}}}
+}
+
+// ArgumentError is the result for arguments that do not check out. Nothing
+// was sent to Audiobookshelf.
+func ArgumentError(err error) *mcp.CallToolResult {
+	return errorResult("%s. Nothing was sent to Audiobookshelf.", strings.ReplaceAll(err.Error(), "\n", "; "))
+}
+
+// textResult is a plain successful answer.
+func textResult(format string, a ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, a...)}}}
+}
+
+// jsonResult marshals v as compact JSON text and structured content.
+func jsonResult(v any) *mcp.CallToolResult {
+	b, err := marshal(v)
+	if err != nil {
+		return errorResult("internal error: could not encode the result: %v", err)
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+	}
+}
+
+// rawResult returns Audiobookshelf's JSON as it came (detail "full"),
+// compacted, with invisible characters escaped so that they show.
+func rawResult(body []byte) *mcp.CallToolResult {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, body); err != nil {
+		return errorResult("Audiobookshelf's answer was not JSON (%s).", clip(err.Error(), 120))
+	}
+	b := escapeInvisible(buf.Bytes())
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+	}
+}
+
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return escapeInvisible(bytes.TrimRight(buf.Bytes(), "\n")), nil
+}
+
+// escapeInvisible rewrites zero-width, bidi-control and other invisible
+// format characters inside JSON text as \uXXXX escapes: the JSON means the
+// same, but a reader sees the escape instead of reordered or hidden text.
+func escapeInvisible(b []byte) []byte {
+	clean := true
+	for _, c := range string(b) {
+		if isInvisible(c) || c == '\u2028' || c == '\u2029' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return b
+	}
+	var out bytes.Buffer
+	out.Grow(len(b) + 16)
+	for _, c := range string(b) {
+		if isInvisible(c) || c == '\u2028' || c == '\u2029' {
+			if c > 0xFFFF {
+				r1, r2 := utf16Surrogates(c)
+				fmt.Fprintf(&out, `\u%04x\u%04x`, r1, r2)
+			} else {
+				fmt.Fprintf(&out, `\u%04x`, c)
+			}
+			continue
+		}
+		out.WriteRune(c)
+	}
+	return out.Bytes()
+}
+
+func utf16Surrogates(c rune) (rune, rune) {
+	c -= 0x10000
+	return 0xD800 + (c>>10)&0x3FF, 0xDC00 + c&0x3FF
+}
+
+// Ready is the result for a call that cannot be made because the server is
+// not set up, or nil. needsAuth is false for the status route.
+func (d *Deps) Ready(needsAuth bool) *mcp.CallToolResult {
+	if d.API == nil {
+		return errorResult("This server is not connected to an Audiobookshelf server yet: AUDIOBOOKSHELF_URL is not set. Set AUDIOBOOKSHELF_URL (e.g. http://127.0.0.1:13378) and AUDIOBOOKSHELF_API_KEY (Audiobookshelf → Settings → Users → API keys) in this MCP server's environment in the client's configuration, then restart it.")
+	}
+	if needsAuth && !d.HasKey {
+		return errorResult("AUDIOBOOKSHELF_API_KEY is not set, so Audiobookshelf at %s would refuse this call. Create a key in Audiobookshelf under Settings → Users → API keys, put it in this MCP server's environment in the client's configuration, and restart it.", d.BaseURL)
+	}
+	return nil
+}

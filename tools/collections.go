@@ -1,0 +1,296 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+)
+
+type absCollection struct {
+	ID          string    `json:"id"`
+	LibraryID   string    `json:"libraryId"`
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	Books       []absItem `json:"books"`
+	LastUpdate  int64     `json:"lastUpdate"`
+	CreatedAt   int64     `json:"createdAt"`
+}
+
+func (c *absCollection) bookIDs() []string {
+	ids := make([]string, 0, len(c.Books))
+	for _, b := range c.Books {
+		ids = append(ids, b.ID)
+	}
+	return ids
+}
+
+// CollectionBrief is a collection in a list.
+type CollectionBrief struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	LibraryID string `json:"library_id"`
+	Books     int    `json:"books"`
+}
+
+// CollectionDetail is one collection with its books in order.
+type CollectionDetail struct {
+	ID                string      `json:"id"`
+	Name              string      `json:"name"`
+	LibraryID         string      `json:"library_id"`
+	Description       string      `json:"description,omitempty"`
+	DescriptionLength int         `json:"description_length,omitempty"`
+	Updated           string      `json:"updated,omitempty"`
+	Books             []ItemBrief `json:"books"`
+}
+
+func collectionDetail(c *absCollection) CollectionDetail {
+	out := CollectionDetail{ID: c.ID, Name: c.Name, LibraryID: c.LibraryID, Updated: date(c.LastUpdate), Books: []ItemBrief{}}
+	out.Description, out.DescriptionLength = collapse(c.Description, DescriptionLimit)
+	for i := range c.Books {
+		b := brief(&c.Books[i], nil)
+		b.Added = ""
+		out.Books = append(out.Books, b)
+	}
+	return out
+}
+
+func (d *Deps) getCollection(ctx context.Context, id string) (*absCollection, *mcp.CallToolResult) {
+	body, res := d.get(ctx, "collection "+id, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetCollection(ctx, id)
+	})
+	if res != nil {
+		return nil, res
+	}
+	var c absCollection
+	if res := decode(body, &c); res != nil {
+		return nil, res
+	}
+	return &c, nil
+}
+
+// ListCollections is list_collections.
+func ListCollections(ctx context.Context, d *Deps, a toolargs.ListCollections) (*mcp.CallToolResult, error) {
+	body, res := d.get(ctx, "the collections", func(ctx context.Context) (*http.Response, error) {
+		if a.LibraryID != nil {
+			return d.API.ListLibraryCollections(ctx, *a.LibraryID)
+		}
+		return d.API.ListCollections(ctx)
+	})
+	if res != nil {
+		return res, nil
+	}
+	var v struct {
+		Collections []absCollection `json:"collections"`
+		Results     []absCollection `json:"results"`
+	}
+	if res := decode(body, &v); res != nil {
+		return res, nil
+	}
+	cs := v.Collections
+	if a.LibraryID != nil {
+		cs = v.Results
+	}
+	out := make([]CollectionBrief, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, CollectionBrief{ID: c.ID, Name: c.Name, LibraryID: c.LibraryID, Books: len(c.Books)})
+	}
+	total := len(out)
+	if len(out) > ListCap {
+		out = out[:ListCap]
+	}
+	return jsonResult(map[string]any{"total": total, "returned": len(out), "collections": out}), nil
+}
+
+// GetCollection is get_collection.
+func GetCollection(ctx context.Context, d *Deps, a toolargs.GetCollection) (*mcp.CallToolResult, error) {
+	c, res := d.getCollection(ctx, a.CollectionID)
+	if res != nil {
+		return res, nil
+	}
+	return jsonResult(collectionDetail(c)), nil
+}
+
+// CreateCollection is create_collection.
+func CreateCollection(ctx context.Context, d *Deps, a toolargs.CreateCollection) (*mcp.CallToolResult, error) {
+	body, res := d.mutate(ctx, "a new collection in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.CreateCollection(ctx, abs.CreateCollectionJSONRequestBody{
+			LibraryId: a.LibraryID, Name: a.Name, Description: a.Description, Books: a.LibraryItemIDs,
+		})
+	})
+	if res != nil {
+		return res, nil
+	}
+	var c absCollection
+	if res := decode(body, &c); res != nil {
+		return res, nil
+	}
+	return jsonResult(map[string]any{"created": true, "collection": collectionDetail(&c)}), nil
+}
+
+// sameMembers reports how want differs from have as sets.
+func sameMembers(have, want []string) (missing, extra []string) {
+	in := make(map[string]bool, len(have))
+	for _, h := range have {
+		in[h] = true
+	}
+	wanted := make(map[string]bool, len(want))
+	for _, w := range want {
+		wanted[w] = true
+		if !in[w] {
+			extra = append(extra, w)
+		}
+	}
+	for _, h := range have {
+		if !wanted[h] {
+			missing = append(missing, h)
+		}
+	}
+	return missing, extra
+}
+
+func listIDs(ids []string) string {
+	if len(ids) > 10 {
+		return strings.Join(ids[:10], ", ") + fmt.Sprintf(" and %d more", len(ids)-10)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// PlanUpdateCollection plans update_collection. A new order must list the
+// collection's current books exactly: Audiobookshelf uses it as a sort key,
+// moving omitted books to the front and ignoring unknown ones, so anything
+// else would not do what was asked.
+func PlanUpdateCollection(ctx context.Context, d *Deps, a toolargs.UpdateCollection) (*Plan, *mcp.CallToolResult) {
+	if a.Name == nil && a.Description == nil && a.LibraryItemIDs == nil {
+		return nil, errorResult("arguments: give at least one of name, description, library_item_ids. Nothing was sent to Audiobookshelf.")
+	}
+	body := abs.UpdateCollectionJSONRequestBody{Name: a.Name, Description: a.Description}
+	plan := &Plan{Targets: []string{a.CollectionID}}
+	if a.LibraryItemIDs != nil {
+		c, res := d.getCollection(ctx, a.CollectionID)
+		if res != nil {
+			return nil, res
+		}
+		missing, extra := sameMembers(c.bookIDs(), a.LibraryItemIDs)
+		if len(missing) > 0 || len(extra) > 0 {
+			var why []string
+			if len(missing) > 0 {
+				why = append(why, "it leaves out "+listIDs(missing)+" (to take books out use remove_books_from_collection)")
+			}
+			if len(extra) > 0 {
+				why = append(why, listIDs(extra)+" are not in the collection (to add books use add_books_to_collection)")
+			}
+			return nil, errorResult(`argument "library_item_ids": must list each of the %d books of collection %s exactly once, in the new order; %s. Nothing was changed.`, len(c.Books), a.CollectionID, strings.Join(why, "; "))
+		}
+		books := a.LibraryItemIDs
+		body.Books = &books
+		moved := 0
+		for i, id := range c.bookIDs() {
+			if books[i] != id {
+				moved++
+			}
+		}
+		plan.Targets = append(plan.Targets, books...)
+		plan.Action = fmt.Sprintf("This will reorder the %d book(s) of collection %s; %d of them change place.", len(books), a.CollectionID, moved)
+		plan.Consequences = []string{"New order: " + listIDs(books) + "."}
+		if a.Name != nil || a.Description != nil {
+			plan.Consequences = append(plan.Consequences, "The name or description changes too.")
+		}
+	}
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		rb, res := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.UpdateCollection(ctx, a.CollectionID, body)
+		})
+		if res != nil {
+			return res, nil
+		}
+		var c absCollection
+		if res := decode(rb, &c); res != nil {
+			return res, nil
+		}
+		return jsonResult(map[string]any{"updated": true, "collection": collectionDetail(&c)}), nil
+	}
+	return plan, nil
+}
+
+// AddBooksToCollection is add_books_to_collection.
+func AddBooksToCollection(ctx context.Context, d *Deps, a toolargs.AddBooksToCollection) (*mcp.CallToolResult, error) {
+	rb, res := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.AddBooksToCollection(ctx, a.CollectionID, abs.AddBooksToCollectionJSONRequestBody{Books: a.LibraryItemIDs})
+	})
+	if res != nil {
+		return res, nil
+	}
+	var c absCollection
+	if res := decode(rb, &c); res != nil {
+		return res, nil
+	}
+	return jsonResult(map[string]any{"updated": true, "collection": collectionDetail(&c)}), nil
+}
+
+// PlanRemoveBooksFromCollection plans remove_books_from_collection.
+func PlanRemoveBooksFromCollection(ctx context.Context, d *Deps, a toolargs.RemoveBooksFromCollection) (*Plan, *mcp.CallToolResult) {
+	c, res := d.getCollection(ctx, a.CollectionID)
+	if res != nil {
+		return nil, res
+	}
+	_, extra := sameMembers(c.bookIDs(), a.LibraryItemIDs)
+	if len(extra) > 0 {
+		return nil, errorResult(`argument "library_item_ids": %s not in collection %s (get_collection lists its books). Nothing was changed.`, listIDs(extra)+pluralBe(len(extra)), a.CollectionID)
+	}
+	stay := len(c.Books) - len(a.LibraryItemIDs)
+	plan := &Plan{
+		Targets: append([]string{a.CollectionID}, a.LibraryItemIDs...),
+		Action:  fmt.Sprintf("This will remove %d book(s) from collection %s; %d stay.", len(a.LibraryItemIDs), a.CollectionID, stay),
+	}
+	if stay == 0 {
+		plan.Consequences = []string{"These are all of its books: the collection stays, empty."}
+	}
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		rb, res := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.RemoveBooksFromCollection(ctx, a.CollectionID, abs.RemoveBooksFromCollectionJSONRequestBody{Books: a.LibraryItemIDs})
+		})
+		if res != nil {
+			return res, nil
+		}
+		var c absCollection
+		if res := decode(rb, &c); res != nil {
+			return res, nil
+		}
+		return jsonResult(map[string]any{"removed": len(a.LibraryItemIDs), "collection": collectionDetail(&c)}), nil
+	}
+	return plan, nil
+}
+
+func pluralBe(n int) string {
+	if n == 1 {
+		return " is"
+	}
+	return " are"
+}
+
+// PlanDeleteCollection plans delete_collection.
+func PlanDeleteCollection(ctx context.Context, d *Deps, a toolargs.DeleteCollection) (*Plan, *mcp.CallToolResult) {
+	c, res := d.getCollection(ctx, a.CollectionID)
+	if res != nil {
+		return nil, res
+	}
+	return &Plan{
+		Targets: []string{a.CollectionID},
+		Action:  fmt.Sprintf("This will delete collection %s with its %d book(s) in their order.", a.CollectionID, len(c.Books)),
+		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
+			_, res := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
+				return d.API.DeleteCollection(ctx, a.CollectionID)
+			})
+			if res != nil {
+				return res, nil
+			}
+			return jsonResult(map[string]any{"deleted": true, "collection_id": a.CollectionID, "books_kept_in_library": len(c.Books)}), nil
+		},
+	}, nil
+}

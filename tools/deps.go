@@ -1,0 +1,117 @@
+// Package tools holds the hand-written part of every tool: what to ask
+// Audiobookshelf through the generated client (gen/abs), how to project the
+// answer for a model, and for a guarded tool its plan — the reads that count
+// what would be taken out, and the mutation the generated registry runs only
+// after the guard approves.
+package tools
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
+)
+
+// MaxResponseBytes bounds what is read of one Audiobookshelf response.
+const MaxResponseBytes = 32 << 20
+
+// Deps is what every tool handler needs.
+type Deps struct {
+	// API is the generated Audiobookshelf client; nil when no URL is set.
+	API *abs.Client
+	// Guard decides guarded calls.
+	Guard *guard.Guard
+	// BaseURL is the configured server URL ("" when none).
+	BaseURL string
+	// HasKey is true when an API key is configured.
+	HasKey bool
+	// Timeout bounds one request to Audiobookshelf.
+	Timeout time.Duration
+	// MaxBody bounds one response body; 0 means MaxResponseBytes.
+	MaxBody int64
+}
+
+// Options configure NewDeps.
+type Options struct {
+	URL, APIKey string
+	Timeout     time.Duration
+	InsecureTLS bool
+	Guard       *guard.Guard
+	// Transport replaces the HTTP transport (tests); nil builds one.
+	Transport http.RoundTripper
+}
+
+// NewDeps builds the Audiobookshelf client: one http.Client with connection
+// reuse, no redirects followed (the bearer key must not travel to another
+// host), bounded bodies, and the key added to each request by an editor
+// that holds it — it is in no URL, log or environment.
+func NewDeps(o Options) (*Deps, error) {
+	d := &Deps{Guard: o.Guard, BaseURL: o.URL, HasKey: o.APIKey != "", Timeout: o.Timeout}
+	if d.Timeout == 0 {
+		d.Timeout = 30 * time.Second
+	}
+	if o.URL == "" {
+		return d, nil
+	}
+	rt := o.Transport
+	if rt == nil {
+		tr := &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			ForceAttemptHTTP2:     true,
+			MaxIdleConns:          32,
+			MaxIdleConnsPerHost:   32,
+			IdleConnTimeout:       90 * time.Second,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ResponseHeaderTimeout: d.Timeout,
+			ExpectContinueTimeout: time.Second,
+		}
+		if o.InsecureTLS {
+			tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // opted in by AUDIOBOOKSHELF_INSECURE_TLS=true
+		}
+		rt = tr
+	}
+	hc := &http.Client{
+		Transport: rt,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+	key := o.APIKey
+	c, err := abs.NewClient(o.URL,
+		abs.WithHTTPClient(hc),
+		abs.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+			if key != "" {
+				req.Header.Set("Authorization", "Bearer "+key)
+			}
+			req.Header.Set("Accept", "application/json")
+			return nil
+		}))
+	if err != nil {
+		return nil, fmt.Errorf("AUDIOBOOKSHELF_URL: %w", err)
+	}
+	d.API = c
+	return d, nil
+}
+
+// errTooLarge is returned when a body passes the limit.
+var errTooLarge = errors.New("response too large")
+
+// readLimited reads at most limit bytes of r, failing beyond.
+func readLimited(r io.Reader, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, errTooLarge
+	}
+	return b, nil
+}

@@ -1,0 +1,235 @@
+package tools
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+)
+
+func full(detail string) bool { return detail == "full" }
+
+func ptrOf[T any](v T) *T { return &v }
+
+// LibraryBrief is a library in a list.
+type LibraryBrief struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	MediaType string `json:"media_type"`
+	Folders   int    `json:"folders,omitempty"`
+}
+
+type absLibrary struct {
+	ID           string            `json:"id"`
+	Name         string            `json:"name"`
+	MediaType    string            `json:"mediaType"`
+	Provider     string            `json:"provider"`
+	Folders      []json.RawMessage `json:"folders"`
+	DisplayOrder int               `json:"displayOrder"`
+	Settings     json.RawMessage   `json:"settings"`
+	CreatedAt    int64             `json:"createdAt"`
+	LastUpdate   int64             `json:"lastUpdate"`
+}
+
+// ListLibraries is list_libraries.
+func ListLibraries(ctx context.Context, d *Deps, a toolargs.ListLibraries) (*mcp.CallToolResult, error) {
+	body, res := d.get(ctx, "the library list", func(ctx context.Context) (*http.Response, error) {
+		return d.API.ListLibraries(ctx)
+	})
+	if res != nil {
+		return res, nil
+	}
+	if full(a.Detail) {
+		return rawResult(body), nil
+	}
+	var v struct {
+		Libraries []absLibrary `json:"libraries"`
+	}
+	if res := decode(body, &v); res != nil {
+		return res, nil
+	}
+	out := make([]LibraryBrief, 0, len(v.Libraries))
+	for _, l := range v.Libraries {
+		out = append(out, LibraryBrief{ID: l.ID, Name: l.Name, MediaType: l.MediaType, Folders: len(l.Folders)})
+	}
+	return jsonResult(map[string]any{"libraries": out}), nil
+}
+
+// GetLibrary is get_library.
+func GetLibrary(ctx context.Context, d *Deps, a toolargs.GetLibrary) (*mcp.CallToolResult, error) {
+	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetLibrary(ctx, a.LibraryID)
+	})
+	if res != nil {
+		return res, nil
+	}
+	if full(a.Detail) {
+		return rawResult(body), nil
+	}
+	var l absLibrary
+	if res := decode(body, &l); res != nil {
+		return res, nil
+	}
+	var folders []struct {
+		ID       string `json:"id"`
+		FullPath string `json:"fullPath"`
+	}
+	for _, f := range l.Folders {
+		var x struct {
+			ID       string `json:"id"`
+			FullPath string `json:"fullPath"`
+		}
+		if json.Unmarshal(f, &x) == nil {
+			folders = append(folders, x)
+		}
+	}
+	out := map[string]any{"id": l.ID, "name": l.Name, "media_type": l.MediaType, "provider": l.Provider,
+		"folders": folders, "created": date(l.CreatedAt)}
+	if len(l.Settings) > 0 {
+		out["settings"] = l.Settings
+	}
+	return jsonResult(out), nil
+}
+
+// GetLibraryStats is get_library_stats.
+func GetLibraryStats(ctx context.Context, d *Deps, a toolargs.GetLibraryStats) (*mcp.CallToolResult, error) {
+	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetLibraryStats(ctx, a.LibraryID)
+	})
+	if res != nil {
+		return res, nil
+	}
+	return rawResult(body), nil
+}
+
+// GetLibraryFilterData is get_library_filter_data.
+func GetLibraryFilterData(ctx context.Context, d *Deps, a toolargs.GetLibraryFilterData) (*mcp.CallToolResult, error) {
+	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetLibraryFilterData(ctx, a.LibraryID)
+	})
+	if res != nil {
+		return res, nil
+	}
+	return rawResult(body), nil
+}
+
+// itemSorts maps list_library_items' sort names to Audiobookshelf's keys
+// (libraryItemsBookFilters.getOrder).
+var itemSorts = map[string]string{
+	"title": "media.metadata.title", "author": "media.metadata.authorName", "author_last_first": "media.metadata.authorNameLF",
+	"published_year": "media.metadata.publishedYear", "duration": "media.duration", "added_at": "addedAt",
+	"size": "size", "sequence": "sequence", "progress": "progress",
+}
+
+// seriesSorts maps list_series' sort names (seriesFilters.getFilteredSeries).
+var seriesSorts = map[string]string{
+	"name": "name", "num_books": "numBooks", "total_duration": "totalDuration", "added_at": "addedAt",
+	"last_book_added": "lastBookAdded", "last_book_updated": "lastBookUpdated",
+}
+
+// standaloneFilters take no value (libraryFilters.getFilteredLibraryItems
+// treats a group outside its search groups as the whole filter).
+var standaloneFilters = map[string]bool{"abridged": true, "explicit": true, "issues": true, "feed-open": true}
+
+// EncodeFilter builds Audiobookshelf's filter parameter: group, or
+// group.base64(value) for a group that takes a value (libraryFilters.decode
+// reverses it with decodeURIComponent then base64).
+func EncodeFilter(group string, value *string) (string, *mcp.CallToolResult) {
+	if group == "" {
+		if value != nil {
+			return "", errorResult(`argument "filter_value": needs filter_group. Nothing was sent to Audiobookshelf.`)
+		}
+		return "", nil
+	}
+	if standaloneFilters[group] {
+		if value != nil {
+			return "", errorResult(`argument "filter_value": filter_group %q takes no value; leave filter_value out. Nothing was sent to Audiobookshelf.`, group)
+		}
+		return group, nil
+	}
+	if value == nil || *value == "" {
+		return "", errorResult(`argument "filter_value": filter_group %q needs a value (get_library_filter_data lists them). Nothing was sent to Audiobookshelf.`, group)
+	}
+	return group + "." + base64.StdEncoding.EncodeToString([]byte(*value)), nil
+}
+
+// ListLibraryItems is list_library_items.
+func ListLibraryItems(ctx context.Context, d *Deps, a toolargs.ListLibraryItems) (*mcp.CallToolResult, error) {
+	group := ""
+	if a.FilterGroup != nil {
+		group = *a.FilterGroup
+	}
+	filter, res := EncodeFilter(group, a.FilterValue)
+	if res != nil {
+		return res, nil
+	}
+	params := &abs.ListLibraryItemsParams{Limit: ptrOf(int(a.Limit)), Page: ptrOf(int(a.Page))}
+	if a.Sort != nil {
+		params.Sort = ptrOf(itemSorts[*a.Sort])
+	}
+	if a.Descending {
+		params.Desc = ptrOf(abs.ListLibraryItemsParamsDescN1)
+	}
+	if filter != "" {
+		params.Filter = &filter
+	}
+	if a.CollapseSeries {
+		params.Collapseseries = ptrOf(abs.ListLibraryItemsParamsCollapseseriesN1)
+	}
+	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.ListLibraryItems(ctx, a.LibraryID, params)
+	})
+	if res != nil {
+		return res, nil
+	}
+	if full(a.Detail) {
+		return rawResult(body), nil
+	}
+	var v struct {
+		Results []absItem `json:"results"`
+		Total   *int      `json:"total"`
+	}
+	if res := decode(body, &v); res != nil {
+		return res, nil
+	}
+	progress := d.progressByItem(ctx)
+	out := make([]ItemBrief, 0, len(v.Results))
+	for i := range v.Results {
+		out = append(out, brief(&v.Results[i], progress))
+	}
+	total := len(out)
+	if v.Total != nil {
+		total = *v.Total
+	}
+	return jsonResult(newPage(out, total, int(a.Page), int(a.Limit))), nil
+}
+
+// progressByItem reads the user's book progress once, to show it beside
+// list entries (list pages do not carry it). Failure only leaves it out.
+func (d *Deps) progressByItem(ctx context.Context) map[string]*absProgress {
+	body, res := d.get(ctx, "the current user", func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetMe(ctx)
+	})
+	if res != nil {
+		return nil
+	}
+	var me struct {
+		MediaProgress []absProgress `json:"mediaProgress"`
+	}
+	if json.Unmarshal(body, &me) != nil {
+		return nil
+	}
+	out := make(map[string]*absProgress, len(me.MediaProgress))
+	for i := range me.MediaProgress {
+		p := &me.MediaProgress[i]
+		if p.EpisodeID == nil || *p.EpisodeID == "" {
+			out[p.LibraryItemID] = p
+		}
+	}
+	return out
+}

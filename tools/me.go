@@ -1,0 +1,286 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sort"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+)
+
+type absUser struct {
+	ID                  string          `json:"id"`
+	Username            string          `json:"username"`
+	Type                string          `json:"type"`
+	IsActive            bool            `json:"isActive"`
+	MediaProgress       []absProgress   `json:"mediaProgress"`
+	Bookmarks           []absBookmark   `json:"bookmarks"`
+	Permissions         json.RawMessage `json:"permissions"`
+	LibrariesAccessible []string        `json:"librariesAccessible"`
+	ItemTagsSelected    []string        `json:"itemTagsSelected"`
+	SeriesHideFromCL    []string        `json:"seriesHideFromContinueListening"`
+	LastSeen            int64           `json:"lastSeen"`
+	CreatedAt           int64           `json:"createdAt"`
+}
+
+func (d *Deps) getMe(ctx context.Context) ([]byte, *absUser, *mcp.CallToolResult) {
+	body, res := d.get(ctx, "the current user", func(ctx context.Context) (*http.Response, error) { return d.API.GetMe(ctx) })
+	if res != nil {
+		return nil, nil, res
+	}
+	var u absUser
+	if res := decode(body, &u); res != nil {
+		return nil, nil, res
+	}
+	return body, &u, nil
+}
+
+// GetMe is get_me.
+func GetMe(ctx context.Context, d *Deps, a toolargs.GetMe) (*mcp.CallToolResult, error) {
+	body, u, res := d.getMe(ctx)
+	if res != nil {
+		return res, nil
+	}
+	if full(a.Detail) {
+		return rawResult(body), nil
+	}
+	inProgress, finished := 0, 0
+	for _, p := range u.MediaProgress {
+		switch {
+		case p.IsFinished:
+			finished++
+		case p.Progress > 0 || p.CurrentTime > 0:
+			inProgress++
+		}
+	}
+	out := map[string]any{"id": u.ID, "username": u.Username, "type": u.Type, "active": u.IsActive,
+		"permissions": u.Permissions, "progress_records": len(u.MediaProgress), "in_progress": inProgress,
+		"finished": finished, "bookmarks": len(u.Bookmarks), "created": date(u.CreatedAt)}
+	if len(u.LibrariesAccessible) > 0 {
+		out["libraries_accessible"] = u.LibrariesAccessible
+	}
+	return jsonResult(out), nil
+}
+
+// ListItemsInProgress is list_items_in_progress.
+func ListItemsInProgress(ctx context.Context, d *Deps, a toolargs.ListItemsInProgress) (*mcp.CallToolResult, error) {
+	body, res := d.get(ctx, "the items in progress", func(ctx context.Context) (*http.Response, error) {
+		return d.API.ListItemsInProgress(ctx, &abs.ListItemsInProgressParams{Limit: ptrOf(int(a.Limit))})
+	})
+	if res != nil {
+		return res, nil
+	}
+	if full(a.Detail) {
+		return rawResult(body), nil
+	}
+	var v struct {
+		LibraryItems []struct {
+			absItem
+			ProgressLastUpdate int64 `json:"progressLastUpdate"`
+		} `json:"libraryItems"`
+	}
+	if res := decode(body, &v); res != nil {
+		return res, nil
+	}
+	_, me, _ := d.getMe(ctx)
+	byKey := map[[2]string]*absProgress{}
+	if me != nil {
+		for i := range me.MediaProgress {
+			p := &me.MediaProgress[i]
+			ep := ""
+			if p.EpisodeID != nil {
+				ep = *p.EpisodeID
+			}
+			byKey[[2]string{p.LibraryItemID, ep}] = p
+		}
+	}
+	type entry struct {
+		ItemBrief
+		Episode  *EpisodeBrief `json:"episode,omitempty"`
+		Progress *Progress     `json:"progress,omitempty"`
+	}
+	out := make([]entry, 0, len(v.LibraryItems))
+	for i := range v.LibraryItems {
+		it := &v.LibraryItems[i].absItem
+		e := entry{ItemBrief: brief(it, nil)}
+		ep := ""
+		if it.RecentEpisode != nil {
+			b := episodeBrief(it.RecentEpisode, "")
+			e.Episode = &b
+			ep = it.RecentEpisode.ID
+		}
+		if p := byKey[[2]string{it.ID, ep}]; p != nil {
+			e.Progress = progressOf(p)
+			e.ProgressPct, e.Finished = nil, false
+		}
+		out = append(out, e)
+	}
+	if len(out) > int(a.Limit) {
+		out = out[:a.Limit]
+	}
+	return jsonResult(map[string]any{"total": len(out), "items": out}), nil
+}
+
+// GetListeningStats is get_listening_stats.
+func GetListeningStats(ctx context.Context, d *Deps, a toolargs.GetListeningStats) (*mcp.CallToolResult, error) {
+	body, res := d.get(ctx, "the listening stats", func(ctx context.Context) (*http.Response, error) { return d.API.GetListeningStats(ctx) })
+	if res != nil {
+		return res, nil
+	}
+	if full(a.Detail) {
+		return rawResult(body), nil
+	}
+	var v struct {
+		TotalTime float64 `json:"totalTime"`
+		Items     map[string]struct {
+			ID            string  `json:"id"`
+			TimeListening float64 `json:"timeListening"`
+			MediaItem     *struct {
+				Metadata absMetadata `json:"metadata"`
+			} `json:"mediaItem"`
+		} `json:"items"`
+		Days           map[string]float64 `json:"days"`
+		DayOfWeek      map[string]float64 `json:"dayOfWeek"`
+		Today          float64            `json:"today"`
+		RecentSessions []absSession       `json:"recentSessions"`
+	}
+	if res := decode(body, &v); res != nil {
+		return res, nil
+	}
+	type top struct {
+		ID    string `json:"library_item_id"`
+		Title string `json:"title,omitempty"`
+		TimeS int64  `json:"time_s"`
+	}
+	tops := make([]top, 0, len(v.Items))
+	for _, it := range v.Items {
+		t := top{ID: it.ID, TimeS: seconds(it.TimeListening)}
+		if it.MediaItem != nil {
+			t.Title = it.MediaItem.Metadata.Title
+		}
+		tops = append(tops, t)
+	}
+	sort.Slice(tops, func(i, j int) bool {
+		if tops[i].TimeS != tops[j].TimeS {
+			return tops[i].TimeS > tops[j].TimeS
+		}
+		return tops[i].ID < tops[j].ID
+	})
+	if len(tops) > 10 {
+		tops = tops[:10]
+	}
+	days := make([]string, 0, len(v.Days))
+	for k := range v.Days {
+		days = append(days, k)
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(days)))
+	if len(days) > 7 {
+		days = days[:7]
+	}
+	recentDays := make([]map[string]any, 0, len(days))
+	for _, k := range days {
+		recentDays = append(recentDays, map[string]any{"day": k, "time_s": seconds(v.Days[k])})
+	}
+	sessions := make([]SessionBrief, 0, 5)
+	for i := range v.RecentSessions {
+		if i == 5 {
+			break
+		}
+		sessions = append(sessions, sessionBrief(&v.RecentSessions[i]))
+	}
+	out := map[string]any{"total_time_s": seconds(v.TotalTime), "today_s": seconds(v.Today), "items_listened": len(v.Items),
+		"top_items": tops, "recent_days": recentDays, "recent_sessions": sessions}
+	return jsonResult(out), nil
+}
+
+// GetYearStats is get_year_stats.
+func GetYearStats(ctx context.Context, d *Deps, a toolargs.GetYearStats) (*mcp.CallToolResult, error) {
+	body, res := d.get(ctx, "the year stats", func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetYearStats(ctx, int(a.Year))
+	})
+	if res != nil {
+		return res, nil
+	}
+	var v map[string]json.RawMessage
+	if res := decode(body, &v); res != nil {
+		return res, nil
+	}
+	// Cover lists are file paths for the web UI's collage, no use to a model.
+	delete(v, "booksWithCovers")
+	delete(v, "finishedBooksWithCovers")
+	return jsonResult(v), nil
+}
+
+type absSession struct {
+	ID            string  `json:"id"`
+	LibraryItemID string  `json:"libraryItemId"`
+	EpisodeID     *string `json:"episodeId"`
+	MediaType     string  `json:"mediaType"`
+	DisplayTitle  string  `json:"displayTitle"`
+	DisplayAuthor string  `json:"displayAuthor"`
+	Duration      float64 `json:"duration"`
+	PlayMethod    int     `json:"playMethod"`
+	MediaPlayer   string  `json:"mediaPlayer"`
+	DeviceInfo    *struct {
+		ClientName string `json:"clientName"`
+		DeviceName string `json:"deviceName"`
+	} `json:"deviceInfo"`
+	TimeListening float64 `json:"timeListening"`
+	StartTime     float64 `json:"startTime"`
+	CurrentTime   float64 `json:"currentTime"`
+	StartedAt     int64   `json:"startedAt"`
+	UpdatedAt     int64   `json:"updatedAt"`
+}
+
+// SessionBrief is one listening session.
+type SessionBrief struct {
+	ID        string  `json:"id"`
+	ItemID    string  `json:"library_item_id"`
+	EpisodeID string  `json:"episode_id,omitempty"`
+	Title     string  `json:"title"`
+	Author    string  `json:"author,omitempty"`
+	Started   string  `json:"started"`
+	ListenedS int64   `json:"listened_s"`
+	FromS     float64 `json:"from_s"`
+	ToS       float64 `json:"to_s"`
+	Client    string  `json:"client,omitempty"`
+}
+
+func sessionBrief(s *absSession) SessionBrief {
+	b := SessionBrief{ID: s.ID, ItemID: s.LibraryItemID, Title: s.DisplayTitle, Author: s.DisplayAuthor,
+		Started: stamp(s.StartedAt), ListenedS: seconds(s.TimeListening), FromS: round1(s.StartTime), ToS: round1(s.CurrentTime)}
+	if s.EpisodeID != nil {
+		b.EpisodeID = *s.EpisodeID
+	}
+	if s.DeviceInfo != nil {
+		b.Client = s.DeviceInfo.ClientName
+	}
+	return b
+}
+
+// ListListeningSessions is list_listening_sessions.
+func ListListeningSessions(ctx context.Context, d *Deps, a toolargs.ListListeningSessions) (*mcp.CallToolResult, error) {
+	params := &abs.ListListeningSessionsParams{Page: ptrOf(int(a.Page)), ItemsPerPage: ptrOf(int(a.Limit))}
+	body, res := d.get(ctx, "the listening sessions", func(ctx context.Context) (*http.Response, error) {
+		return d.API.ListListeningSessions(ctx, params)
+	})
+	if res != nil {
+		return res, nil
+	}
+	var v struct {
+		Total    int          `json:"total"`
+		Sessions []absSession `json:"sessions"`
+	}
+	if res := decode(body, &v); res != nil {
+		return res, nil
+	}
+	out := make([]SessionBrief, 0, len(v.Sessions))
+	for i := range v.Sessions {
+		out = append(out, sessionBrief(&v.Sessions[i]))
+	}
+	return jsonResult(newPage(out, v.Total, int(a.Page), int(a.Limit))), nil
+}

@@ -1,0 +1,22 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Plan is a guarded tool's call, prepared but not made: what the guard's
+// question says, and the mutation to run once it is approved. Plan functions
+// only read; everything that changes Audiobookshelf is inside Execute, which
+// the generated registry calls after guard.Check approves.
+type Plan struct {
+	// Targets are the ids acted on.
+	Targets []string
+	// Action is the dialog's first sentence, made of ids and counts only.
+	Action string
+	// Consequences are further sentences that depend on what was read.
+	Consequences []string
+	// Execute makes the change.
+	Execute func(ctx context.Context) (*mcp.CallToolResult, error)
+}

@@ -1,0 +1,386 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
+)
+
+type absPlaylistItem struct {
+	LibraryItemID string      `json:"libraryItemId"`
+	EpisodeID     *string     `json:"episodeId"`
+	LibraryItem   *absItem    `json:"libraryItem"`
+	Episode       *absEpisode `json:"episode"`
+}
+
+func (p *absPlaylistItem) key() argdec.PlaylistItem {
+	k := argdec.PlaylistItem{LibraryItemID: p.LibraryItemID}
+	if p.EpisodeID != nil {
+		k.EpisodeID = *p.EpisodeID
+	}
+	return k
+}
+
+type absPlaylist struct {
+	ID          string            `json:"id"`
+	LibraryID   string            `json:"libraryId"`
+	UserID      string            `json:"userId"`
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	Items       []absPlaylistItem `json:"items"`
+	LastUpdate  int64             `json:"lastUpdate"`
+}
+
+func (p *absPlaylist) keys() []argdec.PlaylistItem {
+	out := make([]argdec.PlaylistItem, 0, len(p.Items))
+	for i := range p.Items {
+		out = append(out, p.Items[i].key())
+	}
+	return out
+}
+
+// PlaylistBrief is a playlist in a list.
+type PlaylistBrief struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	LibraryID string `json:"library_id"`
+	Entries   int    `json:"entries"`
+}
+
+// PlaylistEntry is one entry of a playlist.
+type PlaylistEntry struct {
+	ItemID    string `json:"library_item_id"`
+	EpisodeID string `json:"episode_id,omitempty"`
+	Title     string `json:"title,omitempty"`
+	Podcast   string `json:"podcast,omitempty"`
+	Authors   string `json:"authors,omitempty"`
+	DurationS int64  `json:"duration_s,omitempty"`
+}
+
+// PlaylistDetail is one playlist with its entries in order.
+type PlaylistDetail struct {
+	ID                string          `json:"id"`
+	Name              string          `json:"name"`
+	LibraryID         string          `json:"library_id"`
+	Description       string          `json:"description,omitempty"`
+	DescriptionLength int             `json:"description_length,omitempty"`
+	Entries           []PlaylistEntry `json:"entries"`
+}
+
+func playlistDetail(p *absPlaylist) PlaylistDetail {
+	out := PlaylistDetail{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: []PlaylistEntry{}}
+	out.Description, out.DescriptionLength = collapse(p.Description, DescriptionLimit)
+	for i := range p.Items {
+		it := &p.Items[i]
+		e := PlaylistEntry{ItemID: it.LibraryItemID}
+		if it.EpisodeID != nil {
+			e.EpisodeID = *it.EpisodeID
+		}
+		if it.Episode != nil {
+			e.Title = it.Episode.Title
+			e.DurationS = seconds(it.Episode.duration())
+			if it.LibraryItem != nil {
+				e.Podcast = it.LibraryItem.Media.Metadata.Title
+			}
+		} else if it.LibraryItem != nil {
+			e.Title = it.LibraryItem.Media.Metadata.Title
+			e.Authors = authorNames(&it.LibraryItem.Media.Metadata)
+			e.DurationS = seconds(it.LibraryItem.Media.Duration)
+		}
+		out.Entries = append(out.Entries, e)
+	}
+	return out
+}
+
+func (d *Deps) getPlaylist(ctx context.Context, id string) (*absPlaylist, *mcp.CallToolResult) {
+	body, res := d.get(ctx, "playlist "+id, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetPlaylist(ctx, id)
+	})
+	if res != nil {
+		return nil, res
+	}
+	var p absPlaylist
+	if res := decode(body, &p); res != nil {
+		return nil, res
+	}
+	return &p, nil
+}
+
+func toABSItems(items []argdec.PlaylistItem) []abs.PlaylistItemRef {
+	out := make([]abs.PlaylistItemRef, 0, len(items))
+	for _, it := range items {
+		r := abs.PlaylistItemRef{LibraryItemId: it.LibraryItemID}
+		if it.EpisodeID != "" {
+			ep := it.EpisodeID
+			r.EpisodeId = &ep
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func entryIDs(items []argdec.PlaylistItem) []string {
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		if it.EpisodeID != "" {
+			out = append(out, it.LibraryItemID+":"+it.EpisodeID)
+		} else {
+			out = append(out, it.LibraryItemID)
+		}
+	}
+	return out
+}
+
+// ListPlaylists is list_playlists.
+func ListPlaylists(ctx context.Context, d *Deps, a toolargs.ListPlaylists) (*mcp.CallToolResult, error) {
+	body, res := d.get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) {
+		if a.LibraryID != nil {
+			return d.API.ListLibraryPlaylists(ctx, *a.LibraryID)
+		}
+		return d.API.ListPlaylists(ctx)
+	})
+	if res != nil {
+		return res, nil
+	}
+	var v struct {
+		Playlists []absPlaylist `json:"playlists"`
+		Results   []absPlaylist `json:"results"`
+	}
+	if res := decode(body, &v); res != nil {
+		return res, nil
+	}
+	ps := v.Playlists
+	if a.LibraryID != nil {
+		ps = v.Results
+	}
+	out := make([]PlaylistBrief, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, PlaylistBrief{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: len(p.Items)})
+	}
+	total := len(out)
+	if len(out) > ListCap {
+		out = out[:ListCap]
+	}
+	return jsonResult(map[string]any{"total": total, "returned": len(out), "playlists": out}), nil
+}
+
+// GetPlaylist is get_playlist.
+func GetPlaylist(ctx context.Context, d *Deps, a toolargs.GetPlaylist) (*mcp.CallToolResult, error) {
+	p, res := d.getPlaylist(ctx, a.PlaylistID)
+	if res != nil {
+		return res, nil
+	}
+	return jsonResult(playlistDetail(p)), nil
+}
+
+// CreatePlaylist is create_playlist.
+func CreatePlaylist(ctx context.Context, d *Deps, a toolargs.CreatePlaylist) (*mcp.CallToolResult, error) {
+	req := abs.CreatePlaylistJSONRequestBody{LibraryId: a.LibraryID, Name: a.Name, Description: a.Description}
+	if a.Items != nil {
+		if res := d.checkEntries(ctx, a.LibraryID, a.Items); res != nil {
+			return res, nil
+		}
+		items := toABSItems(a.Items)
+		req.Items = &items
+	}
+	body, res := d.mutate(ctx, "a new playlist in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.CreatePlaylist(ctx, req)
+	})
+	if res != nil {
+		return res, nil
+	}
+	var p absPlaylist
+	if res := decode(body, &p); res != nil {
+		return res, nil
+	}
+	return jsonResult(map[string]any{"created": true, "playlist": playlistDetail(&p)}), nil
+}
+
+// PlanUpdatePlaylist plans update_playlist. A new order must be a
+// permutation of the current entries, checked before anything is sent:
+// Audiobookshelf rejects another length with 400 but saves a new name in
+// the same request anyway.
+func PlanUpdatePlaylist(ctx context.Context, d *Deps, a toolargs.UpdatePlaylist) (*Plan, *mcp.CallToolResult) {
+	if a.Name == nil && a.Description == nil && a.Items == nil {
+		return nil, errorResult("arguments: give at least one of name, description, items. Nothing was sent to Audiobookshelf.")
+	}
+	body := abs.UpdatePlaylistJSONRequestBody{Name: a.Name, Description: a.Description}
+	plan := &Plan{Targets: []string{a.PlaylistID}}
+	if a.Items != nil {
+		p, res := d.getPlaylist(ctx, a.PlaylistID)
+		if res != nil {
+			return nil, res
+		}
+		missing, extra := sameMembers(entryIDs(p.keys()), entryIDs(a.Items))
+		if len(missing) > 0 || len(extra) > 0 || len(a.Items) != len(p.Items) {
+			var why string
+			if len(missing) > 0 {
+				why += "; it leaves out " + listIDs(missing) + " (to take entries out use remove_items_from_playlist)"
+			}
+			if len(extra) > 0 {
+				why += "; " + listIDs(extra) + pluralBe(len(extra)) + " not in the playlist (to add entries use add_items_to_playlist)"
+			}
+			return nil, errorResult(`argument "items": must list each of the %d entries of playlist %s exactly once, in the new order%s. Nothing was changed.`, len(p.Items), a.PlaylistID, why)
+		}
+		items := toABSItems(a.Items)
+		body.Items = &items
+		moved := 0
+		cur := p.keys()
+		for i := range cur {
+			if cur[i] != a.Items[i] {
+				moved++
+			}
+		}
+		plan.Targets = append(plan.Targets, entryIDs(a.Items)...)
+		plan.Action = fmt.Sprintf("This will reorder the %d entries of playlist %s; %d of them change place.", len(a.Items), a.PlaylistID, moved)
+		plan.Consequences = []string{"New order: " + listIDs(entryIDs(a.Items)) + "."}
+		if a.Name != nil || a.Description != nil {
+			plan.Consequences = append(plan.Consequences, "The name or description changes too.")
+		}
+	}
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		rb, res := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.UpdatePlaylist(ctx, a.PlaylistID, body)
+		})
+		if res != nil {
+			return res, nil
+		}
+		var p absPlaylist
+		if res := decode(rb, &p); res != nil {
+			return res, nil
+		}
+		return jsonResult(map[string]any{"updated": true, "playlist": playlistDetail(&p)}), nil
+	}
+	return plan, nil
+}
+
+// AddItemsToPlaylist is add_items_to_playlist.
+func AddItemsToPlaylist(ctx context.Context, d *Deps, a toolargs.AddItemsToPlaylist) (*mcp.CallToolResult, error) {
+	p, res := d.getPlaylist(ctx, a.PlaylistID)
+	if res != nil {
+		return res, nil
+	}
+	if res := d.checkEntries(ctx, p.LibraryID, a.Items); res != nil {
+		return res, nil
+	}
+	rb, res := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.AddItemsToPlaylist(ctx, a.PlaylistID, abs.AddItemsToPlaylistJSONRequestBody{Items: toABSItems(a.Items)})
+	})
+	if res != nil {
+		return res, nil
+	}
+	var updated absPlaylist
+	if res := decode(rb, &updated); res != nil {
+		return res, nil
+	}
+	return jsonResult(map[string]any{"updated": true, "playlist": playlistDetail(&updated)}), nil
+}
+
+// PlanRemoveItemsFromPlaylist plans remove_items_from_playlist. It reads the
+// playlist first: removing its last entries makes Audiobookshelf delete the
+// playlist, and the question says so.
+func PlanRemoveItemsFromPlaylist(ctx context.Context, d *Deps, a toolargs.RemoveItemsFromPlaylist) (*Plan, *mcp.CallToolResult) {
+	p, res := d.getPlaylist(ctx, a.PlaylistID)
+	if res != nil {
+		return nil, res
+	}
+	_, extra := sameMembers(entryIDs(p.keys()), entryIDs(a.Items))
+	if len(extra) > 0 {
+		return nil, errorResult(`argument "items": %s not in playlist %s (get_playlist lists its entries). Nothing was changed.`, listIDs(extra)+pluralBe(len(extra)), a.PlaylistID)
+	}
+	stay := len(p.Items) - len(a.Items)
+	plan := &Plan{
+		Targets: append([]string{a.PlaylistID}, entryIDs(a.Items)...),
+		Action:  fmt.Sprintf("This will remove %d of the %d entries of playlist %s; %d stay.", len(a.Items), len(p.Items), a.PlaylistID, stay),
+	}
+	if stay == 0 {
+		plan.Consequences = []string{fmt.Sprintf("These are all of its entries: Audiobookshelf deletes playlist %s itself when its last entry is removed.", a.PlaylistID)}
+	}
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		rb, res := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.RemoveItemsFromPlaylist(ctx, a.PlaylistID, abs.RemoveItemsFromPlaylistJSONRequestBody{Items: toABSItems(a.Items)})
+		})
+		if res != nil {
+			return res, nil
+		}
+		if stay == 0 {
+			return jsonResult(map[string]any{"removed": len(a.Items), "playlist_deleted": true, "playlist_id": a.PlaylistID,
+				"note": "Audiobookshelf deleted the playlist with its last entry."}), nil
+		}
+		var p absPlaylist
+		if res := decode(rb, &p); res != nil {
+			return res, nil
+		}
+		return jsonResult(map[string]any{"removed": len(a.Items), "playlist": playlistDetail(&p)}), nil
+	}
+	return plan, nil
+}
+
+// PlanDeletePlaylist plans delete_playlist.
+func PlanDeletePlaylist(ctx context.Context, d *Deps, a toolargs.DeletePlaylist) (*Plan, *mcp.CallToolResult) {
+	p, res := d.getPlaylist(ctx, a.PlaylistID)
+	if res != nil {
+		return nil, res
+	}
+	return &Plan{
+		Targets: []string{a.PlaylistID},
+		Action:  fmt.Sprintf("This will delete playlist %s with its %d entries in their order.", a.PlaylistID, len(p.Items)),
+		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
+			_, res := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+				return d.API.DeletePlaylist(ctx, a.PlaylistID)
+			})
+			if res != nil {
+				return res, nil
+			}
+			return jsonResult(map[string]any{"deleted": true, "playlist_id": a.PlaylistID}), nil
+		},
+	}, nil
+}
+
+// checkEntries reads each entry's item before a playlist gets it:
+// Audiobookshelf's create and batch add do not check that an episode
+// belongs to its item, or that a book has no episode id, and its process
+// dies on such an entry (PlaylistController.create / addBatch). Entries
+// must also be of the playlist's library.
+func (d *Deps) checkEntries(ctx context.Context, libraryID string, items []argdec.PlaylistItem) *mcp.CallToolResult {
+	seen := map[string]*absItem{}
+	for i, e := range items {
+		at := fmt.Sprintf("items[%d]", i)
+		it, ok := seen[e.LibraryItemID]
+		if !ok {
+			_, got, res := d.getItem(ctx, e.LibraryItemID)
+			if res != nil {
+				return res
+			}
+			it = got
+			seen[e.LibraryItemID] = it
+		}
+		if libraryID != "" && it.LibraryID != libraryID {
+			return errorResult(`argument "%s": library item %s is in library %s, not in the playlist's library %s. Nothing was changed.`, at, e.LibraryItemID, it.LibraryID, libraryID)
+		}
+		switch {
+		case it.MediaType == "podcast" && e.EpisodeID == "":
+			return errorResult(`argument "%s": library item %s is a podcast; give the episode_id of one of its episodes (get_library_item lists them). Nothing was changed.`, at, e.LibraryItemID)
+		case it.MediaType != "podcast" && e.EpisodeID != "":
+			return errorResult(`argument "%s": library item %s is a book, which has no episodes; leave episode_id out. Nothing was changed.`, at, e.LibraryItemID)
+		case e.EpisodeID != "":
+			found := false
+			for _, ep := range it.Media.Episodes {
+				if ep.ID == e.EpisodeID {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return errorResult(`argument "%s": podcast %s has no episode %s. Nothing was changed.`, at, e.LibraryItemID, e.EpisodeID)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+)
+
+// mediaTarget checks an item/episode pair: a podcast needs an episode id
+// (Audiobookshelf's progress route without one answers the first episode
+// that matches), a book takes none. It returns the item and the episode's
+// duration in seconds (the book's when no episode).
+func (d *Deps) mediaTarget(ctx context.Context, itemID string, episodeID *string) (*absItem, float64, *mcp.CallToolResult) {
+	_, it, res := d.getItem(ctx, itemID)
+	if res != nil {
+		return nil, 0, res
+	}
+	if it.MediaType == "podcast" {
+		if episodeID == nil {
+			ids := make([]string, 0, 5)
+			for i, e := range it.Media.Episodes {
+				if i == 5 {
+					ids = append(ids, "…")
+					break
+				}
+				ids = append(ids, e.ID)
+			}
+			return nil, 0, errorResult(`argument "episode_id": library item %s is a podcast, so episode_id is required (for example %s; get_library_item lists them all). Nothing was sent to Audiobookshelf.`, itemID, strings.Join(ids, ", "))
+		}
+		for i := range it.Media.Episodes {
+			if e := &it.Media.Episodes[i]; e.ID == *episodeID {
+				return it, e.duration(), nil
+			}
+		}
+		return nil, 0, errorResult(`argument "episode_id": podcast %s has no episode %s (get_library_item lists its episodes). Nothing was sent to Audiobookshelf.`, itemID, *episodeID)
+	}
+	if episodeID != nil {
+		return nil, 0, errorResult(`argument "episode_id": library item %s is a book, which has no episodes; leave episode_id out. Nothing was sent to Audiobookshelf.`, itemID)
+	}
+	return it, it.Media.Duration, nil
+}
+
+func (d *Deps) readProgress(ctx context.Context, itemID string, episodeID *string) (*response, *mcp.CallToolResult) {
+	return d.send(ctx, false, func(ctx context.Context) (*http.Response, error) {
+		if episodeID != nil {
+			return d.API.GetEpisodeMediaProgress(ctx, itemID, *episodeID)
+		}
+		return d.API.GetMediaProgress(ctx, itemID)
+	})
+}
+
+func target(itemID string, episodeID *string) string {
+	if episodeID != nil {
+		return fmt.Sprintf("episode %s of item %s", *episodeID, itemID)
+	}
+	return "library item " + itemID
+}
+
+// GetMediaProgress is get_media_progress.
+func GetMediaProgress(ctx context.Context, d *Deps, a toolargs.GetMediaProgress) (*mcp.CallToolResult, error) {
+	if _, _, res := d.mediaTarget(ctx, a.LibraryItemID, a.EpisodeID); res != nil {
+		return res, nil
+	}
+	r, res := d.readProgress(ctx, a.LibraryItemID, a.EpisodeID)
+	if res != nil {
+		return res, nil
+	}
+	if r.Status == http.StatusNotFound {
+		out := map[string]any{"library_item_id": a.LibraryItemID, "started": false, "note": "No progress recorded: never started."}
+		if a.EpisodeID != nil {
+			out["episode_id"] = *a.EpisodeID
+		}
+		return jsonResult(out), nil
+	}
+	if r.Status/100 != 2 {
+		return statusError(r, target(a.LibraryItemID, a.EpisodeID), false), nil
+	}
+	var p absProgress
+	if res := decode(r.Body, &p); res != nil {
+		return res, nil
+	}
+	return jsonResult(progressOf(&p)), nil
+}
+
+// SetMediaProgress is set_media_progress.
+func SetMediaProgress(ctx context.Context, d *Deps, a toolargs.SetMediaProgress) (*mcp.CallToolResult, error) {
+	if a.CurrentTime == nil && a.Progress == nil && a.IsFinished == nil && a.HideFromContinueListening == nil {
+		return errorResult("arguments: give at least one of current_time, progress, is_finished, hide_from_continue_listening. Nothing was sent to Audiobookshelf."), nil
+	}
+	_, duration, res := d.mediaTarget(ctx, a.LibraryItemID, a.EpisodeID)
+	if res != nil {
+		return res, nil
+	}
+	if a.CurrentTime != nil && duration > 0 && *a.CurrentTime > duration+1 {
+		return errorResult(`argument "current_time": %s lasts %d s, so current_time must be from 0 to %d; got %g. Nothing was sent to Audiobookshelf.`,
+			target(a.LibraryItemID, a.EpisodeID), seconds(duration), seconds(duration), *a.CurrentTime), nil
+	}
+	bodies, res := progressBodies(a, duration)
+	if res != nil {
+		return res, nil
+	}
+	for _, body := range bodies {
+		_, res = d.mutate(ctx, target(a.LibraryItemID, a.EpisodeID), func(ctx context.Context) (*http.Response, error) {
+			if a.EpisodeID != nil {
+				return d.API.UpdateEpisodeMediaProgress(ctx, a.LibraryItemID, *a.EpisodeID, body)
+			}
+			return d.API.UpdateMediaProgress(ctx, a.LibraryItemID, body)
+		})
+		if res != nil {
+			return res, nil
+		}
+	}
+	r, res := d.readProgress(ctx, a.LibraryItemID, a.EpisodeID)
+	if res != nil || r.Status/100 != 2 {
+		return textResult("Progress of %s was set; reading it back failed.", target(a.LibraryItemID, a.EpisodeID)), nil
+	}
+	var p absProgress
+	if res := decode(r.Body, &p); res != nil {
+		return res, nil
+	}
+	return jsonResult(map[string]any{"updated": true, "progress": progressOf(&p)}), nil
+}
+
+// finishWindow is how close to the end Audiobookshelf counts a position as
+// finished (MediaProgress.applyProgressUpdate, markAsFinishedTimeRemaining).
+const finishWindow = 10.0
+
+// progressBodies turns set_media_progress's arguments into the PATCH bodies
+// that do what was asked, given how Audiobookshelf applies them
+// (MediaProgress.applyProgressUpdate): with isFinished present it ignores
+// progress; un-finishing drops currentTime and resets the position to 0; a
+// position outside the last 10 s un-finishes a finished record; and it never
+// computes progress from currentTime. So: finishing sends isFinished alone,
+// un-finishing goes first and a new position follows in a second request,
+// and progress and position are always sent together.
+func progressBodies(a toolargs.SetMediaProgress, duration float64) ([]abs.MediaProgressUpdate, *mcp.CallToolResult) {
+	var dur *float64
+	if duration > 0 {
+		dur = &duration
+	}
+	pos := abs.MediaProgressUpdate{Duration: dur}
+	switch {
+	case a.CurrentTime != nil:
+		t := *a.CurrentTime
+		pos.CurrentTime = &t
+		if a.Progress != nil {
+			pos.Progress = a.Progress
+		} else if duration > 0 {
+			p := min(1, t/duration)
+			pos.Progress = &p
+		}
+	case a.Progress != nil:
+		pos.Progress = a.Progress
+		if duration > 0 {
+			t := *a.Progress * duration
+			pos.CurrentTime = &t
+		}
+	}
+	hasPos := pos.CurrentTime != nil || pos.Progress != nil
+	if a.IsFinished != nil && *a.IsFinished {
+		if hasPos && (pos.CurrentTime == nil || duration-*pos.CurrentTime >= finishWindow) {
+			return nil, errorResult(`arguments "is_finished" and "current_time"/"progress": Audiobookshelf un-finishes an item whose position is more than %g s before the end, so give is_finished true alone (or a position within the last %g s). Nothing was sent to Audiobookshelf.`, finishWindow, finishWindow)
+		}
+		return []abs.MediaProgressUpdate{{IsFinished: a.IsFinished, Duration: dur, HideFromContinueListening: a.HideFromContinueListening}}, nil
+	}
+	var bodies []abs.MediaProgressUpdate
+	if a.IsFinished != nil { // false: un-finish first, as its own request
+		bodies = append(bodies, abs.MediaProgressUpdate{IsFinished: a.IsFinished, Duration: dur})
+	}
+	if hasPos || a.HideFromContinueListening != nil {
+		pos.HideFromContinueListening = a.HideFromContinueListening
+		bodies = append(bodies, pos)
+	}
+	return bodies, nil
+}
+
+// PlanDeleteMediaProgress plans delete_media_progress: it finds the record
+// among the user's progress so the question can say whose it is.
+func PlanDeleteMediaProgress(ctx context.Context, d *Deps, a toolargs.DeleteMediaProgress) (*Plan, *mcp.CallToolResult) {
+	_, me, res := d.getMe(ctx)
+	if res != nil {
+		return nil, res
+	}
+	var rec *absProgress
+	for i := range me.MediaProgress {
+		if me.MediaProgress[i].ID == a.MediaProgressID {
+			rec = &me.MediaProgress[i]
+		}
+	}
+	if rec == nil {
+		hint := ""
+		for _, p := range me.MediaProgress {
+			if p.LibraryItemID == a.MediaProgressID {
+				hint = fmt.Sprintf(" %s is a library item id; its progress record id is %s.", a.MediaProgressID, p.ID)
+				break
+			}
+		}
+		return nil, errorResult(`argument "media_progress_id": the user has no progress record %s.%s Take the record id (field id) from get_media_progress. Nothing was changed.`, a.MediaProgressID, hint)
+	}
+	of := "library item " + rec.LibraryItemID
+	if rec.EpisodeID != nil && *rec.EpisodeID != "" {
+		of = fmt.Sprintf("episode %s of library item %s", *rec.EpisodeID, rec.LibraryItemID)
+	}
+	state := fmt.Sprintf("at %d s, %d%%", seconds(rec.CurrentTime), pct(rec.Progress))
+	if rec.IsFinished {
+		state = "finished"
+	}
+	targets := []string{rec.ID, rec.LibraryItemID}
+	return &Plan{
+		Targets: targets,
+		Action:  fmt.Sprintf("This will delete progress record %s of %s (%s).", rec.ID, of, state),
+		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
+			_, res := d.mutate(ctx, "progress record "+rec.ID, func(ctx context.Context) (*http.Response, error) {
+				return d.API.DeleteMediaProgress(ctx, rec.ID)
+			})
+			if res != nil {
+				return res, nil
+			}
+			return jsonResult(map[string]any{"deleted": true, "media_progress_id": rec.ID, "library_item_id": rec.LibraryItemID}), nil
+		},
+	}, nil
+}

@@ -177,8 +177,11 @@ func ParseToolsets(v string) ([]string, error) {
 		}
 		out = append(out, part)
 	}
-	if len(bad) > 0 || len(out) == 0 {
+	if len(bad) > 0 {
 		return nil, fmt.Errorf("AUDIOBOOKSHELF_TOOLSETS=%q: unknown toolset %s; valid toolsets: %s", clip(v), strings.Join(bad, ", "), strings.Join(names, ", "))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("AUDIOBOOKSHELF_TOOLSETS=%q names no toolset; valid toolsets: %s (leave it unset for all)", clip(v), strings.Join(names, ", "))
 	}
 	return out, nil
 }

@@ -1,0 +1,202 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
+)
+
+// listTools builds a server that is not connected to any Audiobookshelf and
+// lists its tools through a real go-sdk client.
+func listTools(t *testing.T, cfg *config.Config) []*mcp.Tool {
+	t.Helper()
+	srv, err := New(Options{Config: cfg, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Tools
+}
+
+func TestToolsListHasAll44WithAllAnnotations(t *testing.T) {
+	tools := listTools(t, &config.Config{Elicitation: true})
+	if len(tools) != 44 {
+		t.Fatalf("tools/list returned %d tools, want 44", len(tools))
+	}
+	reads := 0
+	for _, tool := range tools {
+		b, err := json.Marshal(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw struct {
+			Annotations map[string]any `json:"annotations"`
+		}
+		if err := json.Unmarshal(b, &raw); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+			if _, ok := raw.Annotations[k].(bool); !ok {
+				t.Errorf("%s: annotation %s is not present as a boolean: %s", tool.Name, k, b)
+			}
+		}
+		if tool.Annotations.ReadOnlyHint {
+			reads++
+		}
+		if tool.Annotations.OpenWorldHint == nil || *tool.Annotations.OpenWorldHint {
+			t.Errorf("%s: openWorldHint must be false (one Audiobookshelf server is a closed domain)", tool.Name)
+		}
+	}
+	if reads != 29 {
+		t.Errorf("%d read-only tools, want 29", reads)
+	}
+}
+
+func TestReadOnlyModeRegistersOnlyReadTools(t *testing.T) {
+	tools := listTools(t, &config.Config{Elicitation: true, ReadOnly: true})
+	if len(tools) != 29 {
+		t.Fatalf("read-only mode lists %d tools, want 29", len(tools))
+	}
+	for _, tool := range tools {
+		if !tool.Annotations.ReadOnlyHint {
+			t.Errorf("read-only mode lists the write tool %s", tool.Name)
+		}
+	}
+}
+
+func TestToolsetsSelectTools(t *testing.T) {
+	tools := listTools(t, &config.Config{Elicitation: true, Toolsets: []string{"collections"}, ReadOnly: true})
+	var names []string
+	for _, tool := range tools {
+		names = append(names, tool.Name)
+	}
+	sort.Strings(names)
+	if got := strings.Join(names, ","); got != "get_collection,list_collections" {
+		t.Errorf("collections toolset in read-only mode lists %s", got)
+	}
+}
+
+// TestToolSnapshots keeps one JSON file per tool with its definition as a
+// model sees it, so that any change to a name, description, schema or hint
+// shows in review. UPDATE_TOOLSNAPS=1 rewrites them.
+func TestToolSnapshots(t *testing.T) {
+	update := os.Getenv("UPDATE_TOOLSNAPS") == "1"
+	dir := filepath.Join("testdata", "toolsnaps")
+	seen := map[string]bool{}
+	for _, tool := range listTools(t, &config.Config{Elicitation: true}) {
+		b, err := json.MarshalIndent(tool, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, '\n')
+		path := filepath.Join(dir, tool.Name+".snap")
+		seen[tool.Name+".snap"] = true
+		if update {
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("%s: no snapshot (run UPDATE_TOOLSNAPS=1 go test ./internal/app): %v", tool.Name, err)
+			continue
+		}
+		if !bytes.Equal(want, b) {
+			t.Errorf("%s: the definition differs from its snapshot %s; if intended, rewrite with UPDATE_TOOLSNAPS=1 go test ./internal/app\ngot:\n%s", tool.Name, path, b)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !seen[e.Name()] {
+			if update {
+				os.Remove(filepath.Join(dir, e.Name()))
+			} else {
+				t.Errorf("snapshot %s has no tool", e.Name())
+			}
+		}
+	}
+}
+
+// TestGuardedToolsAreDestructiveAndTakeConfirmToken ties the registry to the
+// guard contract: exactly the eight tools of guard.md ask, each is marked
+// destructive and takes confirm_token.
+func TestGuardedToolsMatchTheContract(t *testing.T) {
+	want := map[string]string{
+		"delete_collection": "always", "delete_playlist": "always", "delete_media_progress": "always",
+		"delete_bookmark": "always", "remove_books_from_collection": "always", "remove_items_from_playlist": "always",
+		"update_collection": "when library_item_ids present", "update_playlist": "when items present",
+	}
+	got := map[string]string{}
+	for _, tool := range registry.All {
+		if tool.Guard == nil {
+			continue
+		}
+		got[tool.Name] = tool.Guard.Condition
+		if !tool.Destructive || tool.ReadOnly {
+			t.Errorf("%s is guarded but not marked destructive", tool.Name)
+		}
+		if !strings.Contains(string(tool.Definition.InputSchema.(json.RawMessage)), `"confirm_token"`) {
+			t.Errorf("%s is guarded but takes no confirm_token", tool.Name)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("guarded tools: %v, want %v", got, want)
+	}
+	for name, cond := range want {
+		if got[name] != cond {
+			t.Errorf("%s: guard %q, want %q", name, got[name], cond)
+		}
+	}
+}
+
+func TestCallsWithoutSetupExplainIt(t *testing.T) {
+	srv, err := New(Options{Config: &config.Config{Elicitation: true}, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, _ := srv.MCP.Connect(ctx, st, nil)
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, name := range []string{"list_libraries", "get_server_status", "delete_collection"} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"collection_id": "c1"}})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if !res.IsError || !strings.Contains(text, "AUDIOBOOKSHELF_URL is not set") || !strings.Contains(text, "AUDIOBOOKSHELF_API_KEY") {
+			t.Errorf("%s without setup: %v %q", name, res.IsError, text)
+		}
+	}
+}

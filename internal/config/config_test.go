@@ -1,0 +1,140 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) (func(string) string, func(string) (string, bool)) {
+	return func(k string) string { return m[k] }, func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func parse(t *testing.T, m map[string]string) (*Config, error) {
+	t.Helper()
+	g, l := env(m)
+	return FromEnv(g, l, nil)
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := parse(t, map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Elicitation || c.ReadOnly || c.URL != "" || c.APIKey != "" || c.Toolsets != nil || c.StateKey != nil || c.InsecureTLS {
+		t.Errorf("defaults: %+v", c)
+	}
+}
+
+func TestBooleansAreExactlyTrueOrFalse(t *testing.T) {
+	for _, name := range []string{"ELICITATION", "AUDIOBOOKSHELF_READ_ONLY", "AUDIOBOOKSHELF_INSECURE_TLS"} {
+		for _, bad := range []string{"1", "0", "off", "on", "yes", "no", "TRUE", "False", "", " true"} {
+			_, err := parse(t, map[string]string{name: bad})
+			if err == nil {
+				t.Errorf("%s=%q was accepted", name, bad)
+				continue
+			}
+			if !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "true or false") {
+				t.Errorf("%s=%q: error %q must name the variable and both values", name, bad, err)
+			}
+		}
+	}
+	c, err := parse(t, map[string]string{"ELICITATION": "false", "AUDIOBOOKSHELF_READ_ONLY": "true"})
+	if err != nil || c.Elicitation || !c.ReadOnly {
+		t.Errorf("ELICITATION=false READ_ONLY=true: %+v %v", c, err)
+	}
+}
+
+func TestURL(t *testing.T) {
+	cases := []struct {
+		in, want, warn, err string
+	}{
+		{"http://127.0.0.1:13378/", "http://127.0.0.1:13378", "", ""},
+		{"https://abs.example.org//", "https://abs.example.org", "", ""},
+		{"https://abs.example.org/audiobookshelf/", "https://abs.example.org/audiobookshelf", "", ""},
+		{"http://localhost:3333", "http://localhost:3333", "", ""},
+		{"http://[::1]:3333", "http://[::1]:3333", "", ""},
+		{"http://abs.lan:13378", "http://abs.lan:13378", "unencrypted", ""},
+		{"ftp://abs.example.org", "", "", "http:// or https://"},
+		{"abs.example.org", "", "", "http:// or https://"},
+		{"https://user:secret@abs.example.org", "", "", "user:password@"},
+		{"https://abs.example.org/?token=abc", "", "", "query"},
+	}
+	for _, c := range cases {
+		got, warn, err := ParseURL(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "abc") {
+				t.Errorf("%q: err %v, want one containing %q and no secret", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want || (c.warn == "") != (warn == "") || !strings.Contains(warn, c.warn) {
+			t.Errorf("%q: got %q warn %q err %v, want %q warn %q", c.in, got, warn, err, c.want, c.warn)
+		}
+	}
+}
+
+func TestAPIKeyIsRemovedFromTheEnvironment(t *testing.T) {
+	t.Setenv("AUDIOBOOKSHELF_API_KEY", "k-123")
+	g, l, u := Getenv()
+	c, err := FromEnv(g, l, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.APIKey != "k-123" {
+		t.Errorf("key not read: %q", c.APIKey)
+	}
+	if _, ok := os.LookupEnv("AUDIOBOOKSHELF_API_KEY"); ok {
+		t.Error("the API key is still in the process environment, where child processes would inherit it")
+	}
+}
+
+func TestToolsets(t *testing.T) {
+	got, err := ParseToolsets("collections, playlists")
+	if err != nil || strings.Join(got, ",") != "collections,playlists" {
+		t.Errorf("got %v %v", got, err)
+	}
+	for _, bad := range []string{"colections", "", ",", "collections,nope"} {
+		_, err := ParseToolsets(bad)
+		if err == nil || !strings.Contains(err.Error(), "libraries, items, me") {
+			t.Errorf("%q: %v must list the valid toolsets", bad, err)
+		}
+	}
+}
+
+func TestStateKeyAndTimeout(t *testing.T) {
+	if _, err := parse(t, map[string]string{"AUDIOBOOKSHELF_STATE_KEY": "c2hvcnQ="}); err == nil || !strings.Contains(err.Error(), "AUDIOBOOKSHELF_STATE_KEY") {
+		t.Errorf("a short key must be refused naming the variable: %v", err)
+	}
+	c, err := parse(t, map[string]string{"AUDIOBOOKSHELF_STATE_KEY": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="})
+	if err != nil || len(c.StateKey) != 32 {
+		t.Errorf("a 32-byte key: %v %d", err, len(c.StateKey))
+	}
+	for _, bad := range []string{"0", "30", "500ms", "11m", "soon"} {
+		if _, err := parse(t, map[string]string{"AUDIOBOOKSHELF_TIMEOUT": bad}); err == nil || !strings.Contains(err.Error(), "AUDIOBOOKSHELF_TIMEOUT") {
+			t.Errorf("timeout %q: %v", bad, err)
+		}
+	}
+}
+
+// TestReadmeConfigurationTable keeps the README's table the same as Vars.
+func TestReadmeConfigurationTable(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i, j := strings.Index(s, "<!-- config:start -->\n"), strings.Index(s, "<!-- config:end -->")
+	if i < 0 || j < i {
+		t.Fatal("README.md lacks the config:start/config:end markers")
+	}
+	var want strings.Builder
+	want.WriteString("| variable | default | allowed | meaning |\n|---|---|---|---|\n")
+	for _, v := range Vars {
+		fmt.Fprintf(&want, "| `%s` | %s | %s | %s |\n", v.Name, v.Default, v.Allowed, v.Meaning)
+	}
+	if got := s[i+len("<!-- config:start -->\n") : j]; got != want.String() {
+		t.Errorf("README.md's configuration table is not internal/config.Vars; it should read:\n%s", want.String())
+	}
+}

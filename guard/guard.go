@@ -8,10 +8,17 @@
 // input_required and comes back as a retry; on older revisions go-sdk's own
 // middleware pushes elicitation/create and re-runs the handler. Clients that
 // cannot show a form get the two-call token instead.
+//
+// Every result that does not let the call go on has IsError set, so that a
+// caller that looks only at isError cannot take "nothing was changed" for
+// "done"; its text says what happened and why.
 package guard
 
 import (
 	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -40,7 +47,21 @@ type Config struct {
 	// store (default 1024, oldest evicted).
 	StateTTL, TokenTTL time.Duration
 	MaxTokens          int
+	// MaxAnswered bounds the set of answered questions (their nonces) kept
+	// until they expire, so that an answered state cannot be replayed
+	// (default 4096). When it is full, the question that expires first is
+	// dropped and every state expiring no later than it is refused from then
+	// on: a full set costs a fresh question, never a replay.
+	MaxAnswered int
 }
+
+const (
+	defaultStateTTL    = 10 * time.Minute
+	defaultTokenTTL    = 5 * time.Minute
+	defaultMaxTokens   = 1024
+	defaultMaxAnswered = 4096
+	defaultServerName  = "audiobookshelf-mcp"
+)
 
 // Question is what a guarded tool asks, built by the tool after it has read
 // what it needs to count. Every string in it must be made of ids and counts
@@ -66,17 +87,165 @@ type Question struct {
 
 // Guard decides guarded calls. It is safe for concurrent use.
 type Guard struct {
-	cfg Config
+	cfg     Config
+	key     []byte
+	log     *slog.Logger
+	now     func() time.Time
+	tokens  *tokenStore
+	answers *nonceSet
 }
 
 // New returns a Guard, or an error for a key of the wrong length.
 func New(cfg Config) (*Guard, error) {
-	return &Guard{cfg: cfg}, nil
+	var key []byte
+	switch len(cfg.Key) {
+	case 0:
+		key = make([]byte, KeySize)
+		rand.Read(key) // never fails (crypto/rand since Go 1.24)
+	case KeySize:
+		key = append([]byte(nil), cfg.Key...)
+	default:
+		return nil, fmt.Errorf("guard: the state key must be exactly %d bytes (or empty for a random key per process), got %d", KeySize, len(cfg.Key))
+	}
+	if cfg.StateTTL < 0 || cfg.TokenTTL < 0 || cfg.MaxTokens < 0 || cfg.MaxAnswered < 0 {
+		return nil, errors.New("guard: StateTTL, TokenTTL, MaxTokens and MaxAnswered must not be negative")
+	}
+	if cfg.StateTTL == 0 {
+		cfg.StateTTL = defaultStateTTL
+	}
+	if cfg.TokenTTL == 0 {
+		cfg.TokenTTL = defaultTokenTTL
+	}
+	if cfg.MaxTokens == 0 {
+		cfg.MaxTokens = defaultMaxTokens
+	}
+	if cfg.MaxAnswered == 0 {
+		cfg.MaxAnswered = defaultMaxAnswered
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = defaultServerName
+	}
+	cfg.Key = nil // the Guard keeps its own copy
+	g := &Guard{
+		cfg:     cfg,
+		key:     key,
+		log:     cfg.Logger,
+		now:     cfg.Now,
+		tokens:  newTokenStore(cfg.MaxTokens, cfg.TokenTTL),
+		answers: newNonceSet(cfg.MaxAnswered),
+	}
+	if g.log == nil {
+		g.log = slog.New(slog.DiscardHandler)
+	}
+	if g.now == nil {
+		g.now = time.Now
+	}
+	return g, nil
 }
 
 // Check reports whether the call may go on. When it returns false, res is the
 // result the tool must return as it is (a question, a token, or a statement
 // that nothing was changed); nothing may be sent to Audiobookshelf then.
 func (g *Guard) Check(ctx context.Context, req *mcp.CallToolRequest, q Question) (approved bool, res *mcp.CallToolResult) {
-	panic("guard: not implemented")
+	path, reason := g.choosePath(req)
+	if err := validTargets(q.Targets); err != nil || !ValidID(q.Tool) {
+		// The bad id is neither shown nor logged: it may be the very text
+		// that must not reach the dialog.
+		g.decision(ctx, q.Tool, nil, path, outcomeNotApproved, "a target is not a plain id")
+		return false, refusedResult(q.Tool, "one of the ids it was given is not a plain id (letters, digits and _ . : - only), so the guard will not put it into a question")
+	}
+	fp, err := fingerprint(q.Tool, q.Args)
+	if err != nil {
+		g.decision(ctx, q.Tool, q.Targets, path, outcomeNotApproved, "arguments cannot be fingerprinted")
+		return false, refusedResult(q.Tool, "its arguments could not be encoded to bind an approval to them")
+	}
+	if path == pathDialog {
+		return g.dialog(ctx, req, q, fp)
+	}
+	return g.tokenPath(ctx, q, fp, reason)
+}
+
+type path string
+
+const (
+	pathDialog path = "dialog"
+	pathToken  path = "token"
+)
+
+// Outcomes, as logged.
+const (
+	outcomeAsked         = "asked"
+	outcomeApproved      = "approved"
+	outcomeDeclined      = "declined"
+	outcomeCancelled     = "cancelled"
+	outcomeNotApproved   = "not approved"
+	outcomeNoAnswer      = "no answer"
+	outcomeStaleState    = "stale state"
+	outcomeTokenIssued   = "token issued"
+	outcomeTokenRejected = "token rejected"
+)
+
+// protocolMRTR is the first revision that carries questions in the result
+// (input_required) instead of pushing elicitation/create.
+const protocolMRTR = "2026-07-28"
+
+// choosePath picks dialog or token for this request, and for the token path
+// the sentence that says why no dialog is shown.
+func (g *Guard) choosePath(req *mcp.CallToolRequest) (path, string) {
+	if !g.cfg.Elicitation {
+		return pathToken, fmt.Sprintf("this server (%s) was started with ELICITATION=false", g.cfg.ServerName)
+	}
+	if !formElicitation(req) {
+		return pathToken, "the client did not declare elicitation (form) support"
+	}
+	if g.cfg.Stateless && req.ProtocolVersion() < protocolMRTR {
+		return pathToken, "a stateless HTTP deployment cannot push a question to a client older than " + protocolMRTR
+	}
+	return pathDialog, ""
+}
+
+// formElicitation reports whether the client declared form elicitation. An
+// empty elicitation capability counts as form (the spec's backward
+// compatibility rule, as go-sdk applies it).
+func formElicitation(req *mcp.CallToolRequest) bool {
+	if req == nil {
+		return false
+	}
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	return caps.Elicitation.Form != nil || caps.Elicitation.URL == nil
+}
+
+// pushes reports whether go-sdk's server middleware answers a question for
+// this request by sending elicitation/create and re-running the handler once
+// (the session predates 2026-07-28). It mirrors the SDK's own test.
+func pushes(req *mcp.CallToolRequest) bool {
+	if req == nil || req.Session == nil {
+		return false
+	}
+	ip := req.Session.InitializeParams()
+	return ip != nil && ip.ProtocolVersion < protocolMRTR
+}
+
+// decision writes the one log line of a decision: ids only.
+func (g *Guard) decision(ctx context.Context, tool string, targets []string, p path, outcome, reason string) {
+	attrs := []slog.Attr{
+		slog.String("tool", tool),
+		slog.Any("targets", targetsForLog(targets)),
+		slog.String("path", string(p)),
+		slog.String("outcome", outcome),
+	}
+	if reason != "" {
+		attrs = append(attrs, slog.String("reason", reason))
+	}
+	g.log.LogAttrs(ctx, slog.LevelInfo, "guard", attrs...)
+}
+
+func targetsForLog(t []string) []string {
+	if t == nil {
+		return []string{}
+	}
+	return append([]string(nil), t...)
 }

@@ -1,0 +1,210 @@
+package guard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// InputID is the key of the guard's question in InputRequests and of its
+// answer in InputResponses.
+const InputID = "approval"
+
+// ApproveField is the form's one property: a boolean that defaults to false.
+const ApproveField = "approve"
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
+
+// ValidID reports whether s may appear in a question as an id: a letter or
+// digit, then up to 127 letters, digits, '_', '.', ':' or '-'.
+func ValidID(s string) bool { return idPattern.MatchString(s) }
+
+func validTargets(ids []string) error {
+	for _, id := range ids {
+		if !ValidID(id) {
+			return errors.New("guard: a target is not a plain id")
+		}
+	}
+	return nil
+}
+
+// clean makes one paragraph safe to show: invalid UTF-8, control characters
+// (line breaks included), line and paragraph separators become spaces;
+// format characters (zero-width, bidi controls and marks, BOM, soft hyphen,
+// tag characters) are removed; runs of spaces collapse.
+func clean(s string) string {
+	s = strings.ToValidUTF8(s, " ")
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Cf, r) || r == utf8.RuneError:
+			continue
+		case unicode.IsControl(r) || unicode.IsSpace(r) || unicode.In(r, unicode.Zl, unicode.Zp):
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Message composes the question's text: the action, then the measured
+// consequences, then what is taken out and what stays, as short paragraphs,
+// each cleaned of control, zero-width and bidi characters.
+func (q *Question) Message() string {
+	var paras []string
+	add := func(parts ...string) {
+		var kept []string
+		for _, p := range parts {
+			if p = clean(p); p != "" {
+				kept = append(kept, p)
+			}
+		}
+		if len(kept) > 0 {
+			paras = append(paras, strings.Join(kept, " "))
+		}
+	}
+	add(q.Action)
+	add(q.Consequences...)
+	add(q.TakesOut, q.Stays)
+	return strings.Join(paras, "\n\n")
+}
+
+const renewedNote = "This is a new question: the answer to the previous one could not be matched to this call (it had expired, was already used, or was not sealed by this server), so it counted as no answer."
+
+func approvalSchema(tool string) *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			ApproveField: {
+				Type:        "boolean",
+				Title:       "Approve",
+				Description: fmt.Sprintf("Check this to let %s go ahead and make the change described above on the Audiobookshelf server. Left unchecked, nothing is changed.", clean(tool)),
+				Default:     json.RawMessage("false"),
+			},
+		},
+		Required: []string{ApproveField},
+	}
+}
+
+// question is the multi round-trip result that asks: no content, one form
+// input request, a freshly sealed state.
+func (g *Guard) question(q *Question, fp [32]byte, now time.Time, renewed bool) *mcp.CallToolResult {
+	msg := q.Message()
+	if renewed {
+		msg += "\n\n" + renewedNote
+	}
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{
+			InputID: &mcp.ElicitParams{
+				Mode:            "form",
+				Message:         msg,
+				RequestedSchema: approvalSchema(q.Tool),
+			},
+		},
+		RequestState: g.seal(q.Tool, fp, now),
+	}
+}
+
+// dialog decides a call on the dialog path.
+func (g *Guard) dialog(ctx context.Context, req *mcp.CallToolRequest, q Question, fp [32]byte) (bool, *mcp.CallToolResult) {
+	now := g.now()
+	tr := traceFrom(ctx)
+	var responses mcp.InputResponseMap
+	var state string
+	if req.Params != nil {
+		responses, state = req.Params.InputResponses, req.Params.RequestState
+	}
+	if len(responses) == 0 && state == "" {
+		tr.asked(q.Tool, q.Targets)
+		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeAsked, "")
+		return false, g.question(&q, fp, now, false)
+	}
+	tr.answered()
+	if ok, why := g.open(state, q.Tool, fp, now); !ok {
+		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeStaleState, why)
+		if pushes(req) {
+			// go-sdk re-runs the handler only once for a client older than
+			// 2026-07-28: a second question would reach it as a result it
+			// cannot read. Say so instead.
+			return false, notChanged(q.Tool, outcomeStaleState,
+				fmt.Sprintf("the answer could not be matched to this call: the question had expired (questions are good for %s) before the answer came back. If the person still wants this, call %s again and a new question will be asked.", span(g.cfg.StateTTL), q.Tool))
+		}
+		return false, g.question(&q, fp, now, true)
+	}
+	er, ok := responses[InputID].(*mcp.ElicitResult)
+	if !ok || er == nil {
+		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeNoAnswer, "")
+		return false, notChanged(q.Tool, outcomeNoAnswer, "no answer to the question came back with this call. If the person still wants this, call "+q.Tool+" again and a new question will be asked.")
+	}
+	switch er.Action {
+	case "accept":
+		if v, ok := er.Content[ApproveField].(bool); ok && v {
+			g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeApproved, "")
+			return true, nil
+		}
+		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeNotApproved, "")
+		return false, notChanged(q.Tool, outcomeNotApproved, "the form came back without the Approve box checked, so the change was not approved.")
+	case "decline":
+		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeDeclined, "")
+		return false, notChanged(q.Tool, outcomeDeclined, "the question was declined. Do not call it again unless the person asks for it.")
+	case "cancel":
+		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeCancelled, "")
+		return false, notChanged(q.Tool, outcomeCancelled, "the question was cancelled (dismissed without an answer), so the change was not approved.")
+	default:
+		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeNotApproved, "unknown action")
+		return false, notChanged(q.Tool, outcomeNotApproved, "the answer was neither accept, decline nor cancel, so the change was not approved.")
+	}
+}
+
+// notChanged is the final result of a dialog that did not approve.
+func notChanged(tool, outcome, why string) *mcp.CallToolResult {
+	text := fmt.Sprintf("Nothing was changed: %s did not run because %s", tool, why)
+	return &mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: map[string]any{
+			"status":  "not_changed",
+			"outcome": outcome,
+		},
+	}
+}
+
+// refusedResult is the result when the guard will not ask at all.
+func refusedResult(tool, why string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("Nothing was changed: %s did not run because %s.", tool, why)}},
+		StructuredContent: map[string]any{
+			"status":  "not_changed",
+			"outcome": outcomeNotApproved,
+		},
+	}
+}
+
+// span writes a TTL as people say it: "10 minutes", "90 seconds".
+func span(d time.Duration) string {
+	switch {
+	case d%time.Minute == 0 && d == time.Minute:
+		return "1 minute"
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	default:
+		return fmt.Sprintf("%d seconds", (d+time.Second-1)/time.Second)
+	}
+}

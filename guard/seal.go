@@ -1,0 +1,226 @@
+package guard
+
+import (
+	"container/heap"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// KeySize is the length of a state key in bytes.
+const KeySize = 32
+
+// KeyVariable is the environment variable that carries a shared state key.
+const KeyVariable = "AUDIOBOOKSHELF_STATE_KEY"
+
+// ParseKey decodes the AUDIOBOOKSHELF_STATE_KEY value: standard base64 that
+// decodes to exactly 32 bytes. The error never repeats the value (a secret).
+func ParseKey(b64 string) ([]byte, error) {
+	s := strings.TrimSpace(b64)
+	if s == "" {
+		return nil, fmt.Errorf("%s is set but empty: set it to standard base64 of exactly %d bytes (for example the output of `openssl rand -base64 %d`), or unset it for a random key per process", KeyVariable, KeySize, KeySize)
+	}
+	enc := base64.StdEncoding
+	if !strings.HasSuffix(s, "=") {
+		enc = base64.RawStdEncoding
+	}
+	key, err := enc.Strict().DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not standard base64: set it to standard base64 of exactly %d bytes (for example the output of `openssl rand -base64 %d`), or unset it for a random key per process", KeyVariable, KeySize, KeySize)
+	}
+	if len(key) != KeySize {
+		return nil, fmt.Errorf("%s decodes to %d bytes: it must be standard base64 of exactly %d bytes (for example the output of `openssl rand -base64 %d`), or unset for a random key per process", KeyVariable, len(key), KeySize, KeySize)
+	}
+	return key, nil
+}
+
+// fingerprint binds an approval to a tool and its exact arguments: SHA-256
+// over the tool name and the encoding/json form of args (struct fields in
+// declaration order, map keys sorted, lists in their order). A top-level
+// confirm_token key is left out, so that the call that carries the token has
+// the fingerprint of the call that got it.
+func fingerprint(tool string, args any) ([32]byte, error) {
+	b, err := json.Marshal(args)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	if len(b) > 0 && b[0] == '{' {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err == nil {
+			if _, ok := m["confirm_token"]; ok {
+				delete(m, "confirm_token")
+				if b, err = json.Marshal(m); err != nil {
+					return [32]byte{}, err
+				}
+			}
+		}
+	}
+	h := sha256.New()
+	h.Write([]byte("audiobookshelf-mcp guard fingerprint v1\x00"))
+	var n [binary.MaxVarintLen64]byte
+	h.Write(n[:binary.PutUvarint(n[:], uint64(len(tool)))])
+	h.Write([]byte(tool))
+	h.Write(b)
+	var fp [32]byte
+	h.Sum(fp[:0])
+	return fp, nil
+}
+
+const stateVersion = 1
+
+// maxStateLen bounds what open will look at; a real state is under 300 bytes.
+const maxStateLen = 1024
+
+type statePayload struct {
+	V int    `json:"v"` // stateVersion
+	T string `json:"t"` // tool
+	F string `json:"f"` // base64url fingerprint
+	E int64  `json:"e"` // expiry, unix seconds
+	N string `json:"n"` // base64url 128-bit nonce
+}
+
+var b64 = base64.RawURLEncoding
+
+func (g *Guard) mac(payload []byte) []byte {
+	m := hmac.New(sha256.New, g.key)
+	m.Write([]byte("audiobookshelf-mcp guard state\x00"))
+	m.Write(payload)
+	return m.Sum(nil)
+}
+
+// seal returns base64url(payload).base64url(mac) for a question about tool
+// with fingerprint fp, good until now+StateTTL.
+func (g *Guard) seal(tool string, fp [32]byte, now time.Time) string {
+	nonce := make([]byte, 16)
+	rand.Read(nonce)
+	payload, _ := json.Marshal(statePayload{ // cannot fail: strings and ints
+		V: stateVersion,
+		T: tool,
+		F: b64.EncodeToString(fp[:]),
+		E: now.Add(g.cfg.StateTTL).Unix(),
+		N: b64.EncodeToString(nonce),
+	})
+	return b64.EncodeToString(payload) + "." + b64.EncodeToString(g.mac(payload))
+}
+
+// open reports whether s is a state this Guard sealed for tool and fp that
+// has not expired, and if so uses it up: it opens once. Anything else —
+// unparsable, another key, another tool, other arguments, expired, already
+// used — is false, with the reason for tests.
+func (g *Guard) open(s, tool string, fp [32]byte, now time.Time) (bool, string) {
+	p, why := g.unseal(s)
+	if p == nil {
+		return false, why
+	}
+	if p.T != tool {
+		return false, "other tool"
+	}
+	if p.F != b64.EncodeToString(fp[:]) {
+		return false, "other arguments"
+	}
+	if now.Unix() >= p.E {
+		return false, "expired"
+	}
+	if !g.answers.use(p.N, p.E, now.Unix()) {
+		return false, "already used"
+	}
+	return true, ""
+}
+
+// unseal checks the seal and decodes the payload; it does not look at the
+// tool, the fingerprint, the clock or the nonce set.
+func (g *Guard) unseal(s string) (*statePayload, string) {
+	if s == "" {
+		return nil, "missing"
+	}
+	if len(s) > maxStateLen {
+		return nil, "too long"
+	}
+	enc, sig, ok := strings.Cut(s, ".")
+	if !ok || strings.Contains(sig, ".") {
+		return nil, "malformed"
+	}
+	payload, err := b64.Strict().DecodeString(enc)
+	if err != nil {
+		return nil, "malformed"
+	}
+	mac, err := b64.Strict().DecodeString(sig)
+	if err != nil || len(mac) != sha256.Size {
+		return nil, "malformed"
+	}
+	if !hmac.Equal(mac, g.mac(payload)) {
+		return nil, "bad seal"
+	}
+	var p statePayload
+	if err := json.Unmarshal(payload, &p); err != nil || p.V != stateVersion {
+		return nil, "bad payload"
+	}
+	if n, err := b64.Strict().DecodeString(p.N); err != nil || len(n) != 16 {
+		return nil, "bad payload"
+	}
+	return &p, ""
+}
+
+// nonceSet holds the nonces of answered questions until they expire, bounded.
+type nonceSet struct {
+	mu    sync.Mutex
+	max   int
+	seen  map[string]int64 // nonce -> expiry
+	byExp expiryHeap
+	floor int64 // states expiring at or before floor are refused
+}
+
+func newNonceSet(max int) *nonceSet {
+	return &nonceSet{max: max, seen: make(map[string]int64)}
+}
+
+// use records nonce as answered and reports whether it was new.
+func (s *nonceSet) use(nonce string, exp, now int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.byExp) > 0 && s.byExp[0].exp <= now {
+		delete(s.seen, heap.Pop(&s.byExp).(nonceExp).nonce)
+	}
+	if exp <= s.floor {
+		return false
+	}
+	if _, ok := s.seen[nonce]; ok {
+		return false
+	}
+	for len(s.seen) >= s.max {
+		old := heap.Pop(&s.byExp).(nonceExp)
+		delete(s.seen, old.nonce)
+		s.floor = max(s.floor, old.exp)
+	}
+	if exp <= s.floor {
+		return false
+	}
+	s.seen[nonce] = exp
+	heap.Push(&s.byExp, nonceExp{nonce, exp})
+	return true
+}
+
+type nonceExp struct {
+	nonce string
+	exp   int64
+}
+
+type expiryHeap []nonceExp
+
+func (h expiryHeap) Len() int           { return len(h) }
+func (h expiryHeap) Less(i, j int) bool { return h[i].exp < h[j].exp }
+func (h expiryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(nonceExp)) }
+func (h *expiryHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

@@ -1,0 +1,251 @@
+package guard
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const (
+	reasonClient    = "the client did not declare elicitation (form) support"
+	reasonServer    = "this server (audiobookshelf-mcp) was started with ELICITATION=false"
+	reasonStateless = "a stateless HTTP deployment cannot push a question to a client older than 2026-07-28"
+)
+
+// tokenOf checks that res is a token result that changed nothing, and
+// returns its token.
+func tokenOf(t *testing.T, res *mcp.CallToolResult, reason string) string {
+	t.Helper()
+	txt := text(res)
+	sc := structured(t, res)
+	tok, _ := sc["confirm_token"].(string)
+	if tok == "" || sc["status"] != "confirmation_required" || sc["reason"] != reason || sc["expires_in_seconds"] != float64(300) {
+		t.Fatalf("structured content %v", sc)
+	}
+	for _, want := range []string{
+		"Nothing was changed.",
+		reason,
+		"call delete_thing again with identical arguments plus confirm_token \"" + tok + "\"",
+		"What the token proves: the call was made twice with the same arguments, nothing more.",
+		"5 minutes",
+		"What the call would do:\n\nThis will delete thing",
+	} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("token text does not say %q:\n%s", want, txt)
+		}
+	}
+	if l := strings.ToLower(txt); strings.Contains(l, "approved") || strings.Contains(l, "confirmed") {
+		t.Errorf("token text implies somebody approved:\n%s", txt)
+	}
+	if !res.IsError {
+		t.Errorf("token result is not isError")
+	}
+	return tok
+}
+
+func TestTokenPath(t *testing.T) {
+	for _, version := range []string{v20260728, v20251125} {
+		t.Run(version, func(t *testing.T) {
+			h := newHarness(t, Config{Elicitation: true}, true)
+			cs := h.connect(t, version, nil, nil) // no ElicitationHandler
+			args := thingArgs{ID: "t1", IDs: []string{"a", "b"}}
+			withTok := func(a thingArgs, tok string) thingArgs { a.ConfirmToken = tok; return a }
+			rejected := func(res *mcp.CallToolResult, says string) string {
+				t.Helper()
+				tok := tokenOf(t, res, reasonClient)
+				if !strings.Contains(text(res), says) {
+					t.Errorf("rejection does not say %q:\n%s", says, text(res))
+				}
+				if h.executed.Load() != 1 {
+					t.Fatalf("executed %d", h.executed.Load())
+				}
+				return tok
+			}
+
+			tok := tokenOf(t, call(t, cs, "delete_thing", args), reasonClient)
+			if h.executed.Load() != 0 {
+				t.Fatal("the first call executed")
+			}
+			if r := call(t, cs, "delete_thing", withTok(args, tok)); text(r) != "deleted t1" || h.executed.Load() != 1 {
+				t.Fatalf("second call with the token: %q, executed %d", text(r), h.executed.Load())
+			}
+
+			// Reused.
+			fresh := rejected(call(t, cs, "delete_thing", withTok(args, tok)), "it was already used")
+			if fresh == tok {
+				t.Fatal("the rejection gave back the same token")
+			}
+			// Other arguments: a widened set, another target, another order.
+			for _, other := range []thingArgs{
+				{ID: "t1", IDs: []string{"a", "b", "c"}},
+				{ID: "t2", IDs: []string{"a", "b"}},
+				{ID: "t1", IDs: []string{"b", "a"}},
+			} {
+				tok := tokenOf(t, call(t, cs, "delete_thing", args), reasonClient)
+				rejected(call(t, cs, "delete_thing", withTok(other, tok)), "issued for another tool or for other arguments")
+				// The token is used up by the mismatch.
+				rejected(call(t, cs, "delete_thing", withTok(args, tok)), "already used")
+			}
+			// Another tool.
+			tok = tokenOf(t, call(t, cs, "delete_thing", args), reasonClient)
+			res := call(t, cs, "other_thing", withTok(args, tok))
+			if !strings.Contains(text(res), "issued for another tool or for other arguments") || h.executed.Load() != 1 {
+				t.Fatalf("other tool: %s", text(res))
+			}
+			// Expired.
+			tok = tokenOf(t, call(t, cs, "delete_thing", args), reasonClient)
+			h.clock.Add(5 * time.Minute)
+			rejected(call(t, cs, "delete_thing", withTok(args, tok)), "it had expired (tokens are good for 5 minutes)")
+			// Unknown.
+			fresh = rejected(call(t, cs, "delete_thing", withTok(args, "bogus")), "this server did not issue it")
+			rejected(call(t, cs, "delete_thing", withTok(args, strings.Repeat("x", 1000))), "this server did not issue it")
+
+			// The fresh token a rejection hands out works.
+			if r := call(t, cs, "delete_thing", withTok(args, fresh)); text(r) != "deleted t1" || h.executed.Load() != 2 {
+				t.Fatalf("fresh token: %q", text(r))
+			}
+
+			for _, l := range h.logs.lines(t) {
+				if l["path"] != "token" {
+					t.Errorf("log line %v", l)
+				}
+				if l["outcome"] == outcomeTokenRejected && l["reason"] == nil {
+					t.Errorf("token reject without a reason: %v", l)
+				}
+			}
+		})
+	}
+}
+
+// ELICITATION=false: an eliciting client is not asked; the text names this
+// server, not the client.
+func TestElicitationOff(t *testing.T) {
+	for _, version := range []string{v20260728, v20251125} {
+		t.Run(version, func(t *testing.T) {
+			h := newHarness(t, Config{Elicitation: false}, true)
+			rec := &elicitRecorder{answer: acceptTrue}
+			cs := h.connect(t, version, &mcp.ClientOptions{ElicitationHandler: rec.handle}, nil)
+			res := call(t, cs, "delete_thing", thingArgs{ID: "t1"})
+			tok := tokenOf(t, res, reasonServer)
+			if rec.count() != 0 || h.executed.Load() != 0 {
+				t.Fatalf("asked %d, executed %d", rec.count(), h.executed.Load())
+			}
+			if strings.Contains(text(res), reasonClient) {
+				t.Error("the text blames the client")
+			}
+			call(t, cs, "delete_thing", thingArgs{ID: "t1", ConfirmToken: tok})
+			if h.executed.Load() != 1 || rec.count() != 0 {
+				t.Fatalf("asked %d, executed %d", rec.count(), h.executed.Load())
+			}
+		})
+	}
+}
+
+func TestStatelessPath(t *testing.T) {
+	h := newHarness(t, Config{Elicitation: true, Stateless: true}, true)
+	rec := &elicitRecorder{answer: acceptTrue}
+	old := h.connect(t, v20251125, &mcp.ClientOptions{ElicitationHandler: rec.handle}, nil)
+	tokenOf(t, call(t, old, "delete_thing", thingArgs{ID: "t1"}), reasonStateless)
+	if rec.count() != 0 {
+		t.Fatal("a stateless server pushed a question")
+	}
+	current := h.connect(t, v20260728, &mcp.ClientOptions{ElicitationHandler: rec.handle}, nil)
+	if r := call(t, current, "delete_thing", thingArgs{ID: "t1"}); text(r) != "deleted t1" || rec.count() != 1 {
+		t.Fatalf("2026-07-28 behind a stateless server: %q, asked %d", text(r), rec.count())
+	}
+}
+
+// A client that declares only URL elicitation cannot show the form.
+func TestURLOnlyClient(t *testing.T) {
+	h := newHarness(t, Config{Elicitation: true}, true)
+	rec := &elicitRecorder{answer: acceptTrue}
+	cs := h.connect(t, v20251125, &mcp.ClientOptions{
+		ElicitationHandler: rec.handle,
+		Capabilities:       &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+	}, nil)
+	tokenOf(t, call(t, cs, "delete_thing", thingArgs{ID: "t1"}), reasonClient)
+	if rec.count() != 0 {
+		t.Fatal("asked a URL-only client")
+	}
+}
+
+func TestTokenStoreEviction(t *testing.T) {
+	h := newHarness(t, Config{Elicitation: false, MaxTokens: 2}, true)
+	cs := h.connect(t, v20251125, nil, nil)
+	toks := map[string]string{}
+	for _, id := range []string{"t1", "t2", "t3"} {
+		toks[id] = tokenOf(t, call(t, cs, "delete_thing", thingArgs{ID: id}), reasonServer)
+	}
+	res := call(t, cs, "delete_thing", thingArgs{ID: "t1", ConfirmToken: toks["t1"]})
+	if h.executed.Load() != 0 || !strings.Contains(text(res), "pushed out by newer tokens") {
+		t.Fatalf("the oldest token was not evicted: %s", text(res))
+	}
+	// That rejection issued a token too, evicting t2's: t3's is the oldest
+	// still held.
+	call(t, cs, "delete_thing", thingArgs{ID: "t3", ConfirmToken: toks["t3"]})
+	if h.executed.Load() != 1 {
+		t.Fatalf("the newest token did not work")
+	}
+	if n := len(h.g.tokens.m); n > 2 {
+		t.Fatalf("store holds %d tokens, bound is 2", n)
+	}
+}
+
+func TestTokenStoreBounds(t *testing.T) {
+	s := newTokenStore(4, time.Minute)
+	now := t0
+	var fp [32]byte
+	for i := range 1000 {
+		tok := s.issue("x", fp, now)
+		if i%2 == 0 && s.redeem(tok, "x", fp, now) != "" {
+			t.Fatal("fresh token rejected")
+		}
+		now = now.Add(time.Second)
+	}
+	if len(s.m) > 4 || len(s.order) > 2*4+16 {
+		t.Fatalf("store grew: %d entries, %d in order", len(s.m), len(s.order))
+	}
+	// A used token is remembered as used for one more TTL, then forgotten.
+	tok := s.issue("x", fp, now)
+	s.redeem(tok, "x", fp, now)
+	if why := s.redeem(tok, "x", fp, now.Add(90*time.Second)); why != tokenUsed {
+		t.Fatalf("got %q", why)
+	}
+	if why := s.redeem(tok, "x", fp, now.Add(2*time.Minute)); why != tokenUnknown {
+		t.Fatalf("got %q", why)
+	}
+}
+
+func TestTokenConcurrency(t *testing.T) {
+	h := newHarness(t, Config{Elicitation: false}, true)
+	cs := h.connect(t, v20251125, nil, nil)
+	args := thingArgs{ID: "t1"}
+	tok := tokenOf(t, call(t, cs, "delete_thing", args), reasonServer)
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Go(func() {
+			a := args
+			if i%2 == 0 {
+				a.ConfirmToken = tok // all race for the same token
+			} else {
+				a.ID = fmt.Sprintf("t%d", i)
+			}
+			if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_thing", Arguments: a}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if h.executed.Load() != 1 {
+		t.Fatalf("one token executed %d times", h.executed.Load())
+	}
+	outs := h.logs.outcomes(t)
+	if n := len(slices.DeleteFunc(slices.Clone(outs), func(o string) bool { return o != outcomeApproved })); n != 1 {
+		t.Fatalf("%d approvals logged: %v", n, outs)
+	}
+}

@@ -44,11 +44,13 @@ func (d *Deps) itemBookmarks(ctx context.Context, itemID string) ([]absBookmark,
 	if res != nil {
 		return nil, res
 	}
-	var bms []absBookmark
-	if res := decode(body, &bms); res != nil {
+	var v struct {
+		Bookmarks []absBookmark `json:"bookmarks"`
+	}
+	if res := decode(body, &v); res != nil {
 		return nil, res
 	}
-	return bms, nil
+	return v.Bookmarks, nil
 }
 
 // bookmarkAt finds the bookmark at time t; Audiobookshelf compares the
@@ -97,9 +99,13 @@ func ListBookmarks(ctx context.Context, d *Deps, a toolargs.ListBookmarks) (*mcp
 		if res != nil {
 			return res, nil
 		}
-		if res := decode(body, &bms); res != nil {
+		var v struct {
+			Bookmarks []absBookmark `json:"bookmarks"`
+		}
+		if res := decode(body, &v); res != nil {
 			return res, nil
 		}
+		bms = v.Bookmarks
 	}
 	out := make([]Bookmark, 0, len(bms))
 	for _, b := range bms {

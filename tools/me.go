@@ -46,7 +46,7 @@ func GetMe(ctx context.Context, d *Deps, a toolargs.GetMe) (*mcp.CallToolResult,
 		return res, nil
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(withoutSecrets(body)), nil
 	}
 	inProgress, finished := 0, 0
 	for _, p := range u.MediaProgress {
@@ -64,6 +64,23 @@ func GetMe(ctx context.Context, d *Deps, a toolargs.GetMe) (*mcp.CallToolResult,
 		out["libraries_accessible"] = u.LibrariesAccessible
 	}
 	return jsonResult(out), nil
+}
+
+// withoutSecrets drops the user's own session tokens from /api/me, which
+// Audiobookshelf includes: a tool result must never carry a credential.
+func withoutSecrets(body []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	for _, k := range []string{"token", "accessToken", "refreshToken"} {
+		delete(m, k)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return b
 }
 
 // ListItemsInProgress is list_items_in_progress.

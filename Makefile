@@ -4,7 +4,7 @@ BIN := bin/audiobookshelf-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build generate check-generated test test-short vet bench run demo clean
+.PHONY: all build generate check-generated test test-short test-interop vet bench run demo clean
 
 all: build
 
@@ -26,9 +26,18 @@ check-generated:
 vet:
 	$(GO) vet ./...
 
-# The whole suite, with the race detector.
+# The whole suite: the Go tests with the race detector, then the official
+# TypeScript MCP clients (from npm, pinned in interop/package-lock.json)
+# against the built binary.
 test: vet
 	$(GO) test -race -count=1 ./...
+	$(MAKE) test-interop
+
+test-interop: build interop/node_modules/.package-lock.json
+	cd interop && ABS_MCP_BIN=$(abspath $(BIN)) node --test
+
+interop/node_modules/.package-lock.json: interop/package-lock.json interop/package.json
+	cd interop && npm ci --no-audit --no-fund
 
 test-short:
 	$(GO) test -count=1 ./...

@@ -31,7 +31,7 @@ var version = "0.1.0-dev"
 const ElicitationOffLine = "audiobookshelf-mcp: ELICITATION=false — guarded tools fall back to the two-call token"
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func usage(w io.Writer) {
@@ -54,7 +54,7 @@ Environment:
 	fmt.Fprintf(w, "\nTools: %d (see docs/tools.md); guarded tools ask the person first (docs/guards.md).\n", len(registry.All))
 }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("audiobookshelf-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { usage(stderr) }

@@ -1,0 +1,304 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// These tests run the built binary, as a client or a person would.
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "abs-mcp-bin")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "audiobookshelf-mcp")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// baseEnv is a clean environment: no configuration leaks in from the
+// machine running the tests.
+func baseEnv(extra ...string) []string {
+	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir()}, extra...)
+}
+
+// runQuick runs the binary with stdin closed and returns its exit code,
+// stdout and stderr.
+func runQuick(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	code, out, _ := runQuick(t, baseEnv(), "--version")
+	if code != 0 || !strings.HasPrefix(out, "audiobookshelf-mcp ") {
+		t.Errorf("--version: %d %q", code, out)
+	}
+	code, _, errOut := runQuick(t, baseEnv("AUDIOBOOKSHELF_API_KEY=secret-key-123"), "--help")
+	if code != 0 {
+		t.Errorf("--help exit %d", code)
+	}
+	for _, want := range []string{"AUDIOBOOKSHELF_URL", "AUDIOBOOKSHELF_API_KEY", "ELICITATION", "--demo"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("--help does not mention %s:\n%s", want, errOut)
+		}
+	}
+	if strings.Contains(errOut, "secret-key-123") {
+		t.Error("--help shows the API key")
+	}
+	code, _, errOut = runQuick(t, baseEnv(), "--bogus")
+	if code != 2 {
+		t.Errorf("an unknown flag: exit %d, want 2 (%s)", code, errOut)
+	}
+}
+
+func TestElicitationVariable(t *testing.T) {
+	for _, bad := range []string{"1", "0", "off", "yes", "TRUE", "False", ""} {
+		code, out, errOut := runQuick(t, baseEnv("ELICITATION="+bad))
+		if code != 1 {
+			t.Errorf("ELICITATION=%q: exit %d, want 1", bad, code)
+		}
+		if !strings.Contains(errOut, "ELICITATION") || !strings.Contains(errOut, "true or false") {
+			t.Errorf("ELICITATION=%q: the message must name the variable and both values: %q", bad, errOut)
+		}
+		if out != "" {
+			t.Errorf("ELICITATION=%q: wrote to stdout: %q", bad, out)
+		}
+	}
+	const line = "audiobookshelf-mcp: ELICITATION=false — guarded tools fall back to the two-call token"
+	// With stdin closed the server starts, prints its lines and ends.
+	code, _, errOut := runQuick(t, baseEnv("ELICITATION=false"))
+	if code != 0 {
+		t.Fatalf("ELICITATION=false: exit %d: %s", code, errOut)
+	}
+	if n := strings.Count(errOut, line); n != 1 {
+		t.Errorf("ELICITATION=false must print exactly one line %q, got %d in:\n%s", line, n, errOut)
+	}
+	for _, l := range strings.Split(errOut, "\n") {
+		if strings.Contains(l, "ELICITATION=false") && l != line {
+			t.Errorf("a line mentions ELICITATION=false but is not the exact line: %q", l)
+		}
+	}
+	for _, v := range []string{"true", ""} {
+		env := baseEnv()
+		if v != "" {
+			env = baseEnv("ELICITATION=" + v)
+		}
+		_, _, errOut := runQuick(t, env)
+		if strings.Contains(errOut, "ELICITATION") {
+			t.Errorf("ELICITATION=%q: nothing should be said about it: %s", v, errOut)
+		}
+	}
+}
+
+func TestBadConfigurationStops(t *testing.T) {
+	cases := map[string]string{
+		"AUDIOBOOKSHELF_READ_ONLY=yes":       "AUDIOBOOKSHELF_READ_ONLY",
+		"AUDIOBOOKSHELF_URL=ftp://x":         "AUDIOBOOKSHELF_URL",
+		"AUDIOBOOKSHELF_URL=https://u:p@h":   "user:password@",
+		"AUDIOBOOKSHELF_TOOLSETS=colections": "valid toolsets",
+		"AUDIOBOOKSHELF_STATE_KEY=short":     "AUDIOBOOKSHELF_STATE_KEY",
+		"AUDIOBOOKSHELF_TIMEOUT=forever":     "AUDIOBOOKSHELF_TIMEOUT",
+		"AUDIOBOOKSHELF_INSECURE_TLS=1":      "AUDIOBOOKSHELF_INSECURE_TLS",
+	}
+	for env, want := range cases {
+		code, _, errOut := runQuick(t, baseEnv(env))
+		if code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q (want 1 and %q)", env, code, errOut, want)
+		}
+	}
+	_, _, errOut := runQuick(t, baseEnv("AUDIOBOOKSHELF_URL=http://abs.lan:13378"))
+	if !strings.Contains(errOut, "unencrypted") {
+		t.Errorf("plain http to a LAN host must warn: %s", errOut)
+	}
+	_, _, errOut = runQuick(t, baseEnv("AUDIOBOOKSHELF_URL=http://127.0.0.1:13378"))
+	if strings.Contains(errOut, "unencrypted") {
+		t.Errorf("plain http to loopback must not warn: %s", errOut)
+	}
+}
+
+// session is the binary speaking MCP over stdio, driven by raw JSON-RPC.
+type session struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr *bytes.Buffer
+	id     int
+}
+
+func start(t *testing.T, env []string, args ...string) *session {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &session{t: t, cmd: cmd, in: in, out: bufio.NewReaderSize(outPipe, 1<<20), stderr: stderr}
+	t.Cleanup(func() {
+		in.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			t.Error("the server did not exit when its stdin closed")
+		}
+	})
+	return s
+}
+
+func (s *session) send(method string, params any) {
+	s.id++
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": s.id, "method": method, "params": params})
+	fmt.Fprintf(s.in, "%s\n", b)
+}
+
+func (s *session) notify(method string) {
+	fmt.Fprintf(s.in, `{"jsonrpc":"2.0","method":%q}`+"\n", method)
+}
+
+// recv reads the next response (skipping notifications) as raw JSON.
+func (s *session) recv() map[string]json.RawMessage {
+	s.t.Helper()
+	type line struct {
+		b   []byte
+		err error
+	}
+	for {
+		ch := make(chan line, 1)
+		go func() { b, err := s.out.ReadBytes('\n'); ch <- line{b, err} }()
+		select {
+		case l := <-ch:
+			if l.err != nil {
+				s.t.Fatalf("reading stdout: %v (stderr: %s)", l.err, s.stderr)
+			}
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(l.b, &m); err != nil {
+				s.t.Fatalf("stdout carried something that is not JSON-RPC: %q", l.b)
+			}
+			if _, ok := m["id"]; ok {
+				return m
+			}
+		case <-time.After(15 * time.Second):
+			s.t.Fatalf("no answer within 15s (stderr: %s)", s.stderr)
+		}
+	}
+}
+
+func (s *session) initialize() {
+	s.send("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "raw", "version": "1"}})
+	if r := s.recv(); r["result"] == nil {
+		s.t.Fatalf("initialize failed: %s", r["error"])
+	}
+	s.notify("notifications/initialized")
+}
+
+func TestStdioToolsListWithoutConfiguration(t *testing.T) {
+	s := start(t, baseEnv())
+	s.initialize()
+	s.send("tools/list", map[string]any{})
+	r := s.recv()
+	var res struct {
+		Tools []struct {
+			Name        string                     `json:"name"`
+			Annotations map[string]json.RawMessage `json:"annotations"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(r["result"], &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 44 {
+		t.Fatalf("tools/list over stdio: %d tools, want 44", len(res.Tools))
+	}
+	for _, tool := range res.Tools {
+		for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+			v := string(tool.Annotations[k])
+			if v != "true" && v != "false" {
+				t.Errorf("%s: %s is %q in the wire JSON", tool.Name, k, v)
+			}
+		}
+	}
+	// Unconfigured, a call explains the setup instead of failing the protocol.
+	s.send("tools/call", map[string]any{"name": "list_libraries", "arguments": map[string]any{}})
+	r = s.recv()
+	if !strings.Contains(string(r["result"]), "AUDIOBOOKSHELF_URL is not set") {
+		t.Errorf("an unconfigured call: %s %s", r["result"], r["error"])
+	}
+	if !strings.Contains(s.stderr.String(), "not configured") {
+		t.Errorf("the startup line must say the server is not configured: %s", s.stderr)
+	}
+}
+
+func TestDemoMode(t *testing.T) {
+	s := start(t, baseEnv(), "--demo")
+	s.initialize()
+	s.send("tools/call", map[string]any{"name": "list_libraries", "arguments": map[string]any{}})
+	r := s.recv()
+	if !strings.Contains(string(r["result"]), `\"name\":\"Books\"`) || !strings.Contains(string(r["result"]), "Podcasts") {
+		t.Errorf("the demo's libraries: %s", r["result"])
+	}
+	if !strings.Contains(s.stderr.String(), "DEMO MODE") || !strings.Contains(s.stderr.String(), "nothing is written") {
+		t.Errorf("the demo must say so on stderr: %s", s.stderr)
+	}
+}
+
+func TestReadOnlyModeOverStdio(t *testing.T) {
+	s := start(t, baseEnv("AUDIOBOOKSHELF_READ_ONLY=true"), "--demo")
+	s.initialize()
+	s.send("tools/list", map[string]any{})
+	var res struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	json.Unmarshal(s.recv()["result"], &res)
+	if len(res.Tools) != 29 {
+		t.Errorf("read-only mode lists %d tools, want 29", len(res.Tools))
+	}
+	if !strings.Contains(s.stderr.String(), "read-only") {
+		t.Errorf("the startup line must say read-only mode: %s", s.stderr)
+	}
+}

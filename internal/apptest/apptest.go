@@ -1,0 +1,156 @@
+// Package apptest runs the whole server in process for tests: an
+// Audiobookshelf stand-in over real HTTP, the assembled server, and a real
+// go-sdk client connected over an in-memory transport.
+package apptest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/app"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+)
+
+// Protocol revisions the tests speak.
+const (
+	Proto20260728 = "2026-07-28"
+	Proto20251125 = "2025-11-25"
+)
+
+// Options configure an Env.
+type Options struct {
+	// Config changes the default configuration (URL and key point at the
+	// stand-in) before the server is built.
+	Config func(*config.Config)
+	// Standin options; Data nil means the sample library.
+	Standin standin.Options
+	// ProtocolVersion the client asks for; "" means the newest.
+	ProtocolVersion string
+	// Elicit answers the server's questions; nil means the client declares
+	// no elicitation support.
+	Elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	// ManualRetry turns off the client's automatic multi round-trip retry.
+	ManualRetry bool
+	// Stateless builds the server as for stateless HTTP.
+	Stateless bool
+}
+
+// Env is one running server with its stand-in and client.
+type Env struct {
+	Standin *standin.Server
+	Server  *app.Server
+	Session *mcp.ClientSession
+	Config  *config.Config
+	log     *syncBuffer
+}
+
+// Start builds an Env and closes it when the test ends.
+func Start(t testing.TB, o Options) *Env {
+	t.Helper()
+	sd := standin.Start(t, o.Standin)
+	key := o.Standin.APIKey
+	if key == "" {
+		key = standin.DefaultAPIKey
+	}
+	cfg := &config.Config{URL: sd.URL(), APIKey: key, Elicitation: true, Timeout: 10 * time.Second}
+	if o.Config != nil {
+		o.Config(cfg)
+	}
+	log := &syncBuffer{}
+	srv, err := app.New(app.Options{Config: cfg, Version: "test", Logger: slog.New(slog.NewJSONHandler(log, nil)), Stateless: o.Stateless})
+	if err != nil {
+		t.Fatalf("app.New: %v", err)
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatalf("server connect: %v", err)
+	}
+	copts := &mcp.ClientOptions{}
+	if o.Elicit != nil {
+		copts.ElicitationHandler = o.Elicit
+	}
+	if o.ManualRetry {
+		copts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "apptest", Version: "1"}, copts)
+	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: o.ProtocolVersion})
+	if err != nil {
+		t.Fatalf("client connect: %v", err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Close()
+	})
+	return &Env{Standin: sd, Server: srv, Session: cs, Config: cfg, log: log}
+}
+
+// Call calls a tool and fails the test on a protocol error.
+func (e *Env) Call(t testing.TB, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := e.CallErr(name, args)
+	if err != nil {
+		t.Fatalf("%s: protocol error: %v", name, err)
+	}
+	return res
+}
+
+// CallErr calls a tool and returns any protocol error.
+func (e *Env) CallErr(name string, args any) (*mcp.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return e.Session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+}
+
+// Text is the concatenated text content of a result.
+func Text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// JSON decodes a successful result's text as JSON into v, failing the test
+// when the result is an error or not JSON.
+func JSON(t testing.TB, res *mcp.CallToolResult, v any) {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %s", Text(res))
+	}
+	if err := json.Unmarshal([]byte(Text(res)), v); err != nil {
+		t.Fatalf("result is not JSON: %v\n%s", err, Text(res))
+	}
+}
+
+// Log is what the server logged so far.
+func (e *Env) Log() string { return e.log.String() }
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

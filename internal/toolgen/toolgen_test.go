@@ -2,6 +2,7 @@ package toolgen
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -183,5 +184,59 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 	}
 	if stale := Stale(root, files); len(stale) > 0 {
 		t.Fatalf("generated files are not current (run make generate): %s", strings.Join(stale, ", "))
+	}
+}
+
+// guardRows reads the tool and "asks" columns of a markdown table whose
+// header starts with "| tool | asks |".
+func guardRows(t *testing.T, md string) map[string]string {
+	t.Helper()
+	rows := map[string]string{}
+	in := false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "| tool | asks |") {
+			in = true
+			continue
+		}
+		if !in || strings.HasPrefix(line, "|---") {
+			continue
+		}
+		if !strings.HasPrefix(line, "|") {
+			if len(rows) > 0 {
+				break
+			}
+			continue
+		}
+		cells := strings.Split(line, "|")
+		name := strings.Trim(strings.TrimSpace(cells[1]), "`")
+		asks := strings.ReplaceAll(strings.TrimSpace(cells[2]), " is present", " present")
+		rows[name] = strings.ReplaceAll(asks, "`", "")
+	}
+	return rows
+}
+
+// TestGuardTableMatchesTheContract compares docs/guards.md with the table of
+// the guard contract (shared/reference/guard.md beside the repository): the
+// same eight tools, each asking under the same condition.
+func TestGuardTableMatchesTheContract(t *testing.T) {
+	contract, err := os.ReadFile("../../../shared/reference/guard.md")
+	if err != nil {
+		t.Skipf("the guard contract is not beside this repository (%v)", err)
+	}
+	doc, err := os.ReadFile("../../docs/guards.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := guardRows(t, string(contract)), guardRows(t, string(doc))
+	if len(want) != 8 {
+		t.Fatalf("read %d rows from guard.md, want 8: %v", len(want), want)
+	}
+	if len(got) != len(want) {
+		t.Errorf("docs/guards.md lists %d guarded tools, the contract %d: %v vs %v", len(got), len(want), got, want)
+	}
+	for tool, asks := range want {
+		if got[tool] != asks {
+			t.Errorf("%s: docs/guards.md says %q, the contract %q", tool, got[tool], asks)
+		}
 	}
 }

@@ -14,7 +14,7 @@ var _ = argdec.Or[int]
 
 // ListLibraries holds the arguments of list_libraries.
 type ListLibraries struct {
-	Detail string `json:"detail"` // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail string `json:"detail"` // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeListLibraries reads and checks the arguments of list_libraries.
@@ -31,7 +31,7 @@ func DecodeListLibraries(raw json.RawMessage) (ListLibraries, error) {
 // GetLibrary holds the arguments of get_library.
 type GetLibrary struct {
 	LibraryID string `json:"library_id"` // Library id, from list_libraries.
-	Detail    string `json:"detail"`     // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail    string `json:"detail"`     // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeGetLibrary reads and checks the arguments of get_library.
@@ -88,7 +88,7 @@ type ListLibraryItems struct {
 	FilterGroup    *string `json:"filter_group"`    // Filter group. authors/series take an id; genres/tags/narrators/publishers/languages a name; progress: finished, not-started, in-progress, not-finished. abridged, explicit, issues, feed-open take no value.
 	FilterValue    *string `json:"filter_value"`    // Value for filter_group, from get_library_filter_data.
 	CollapseSeries bool    `json:"collapse_series"` // Show each series once instead of its books.
-	Detail         string  `json:"detail"`          // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail         string  `json:"detail"`          // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeListLibraryItems reads and checks the arguments of list_library_items.
@@ -115,7 +115,7 @@ type SearchLibrary struct {
 	LibraryID string `json:"library_id"` // Library id, from list_libraries.
 	Q         string `json:"q"`          // Search text.
 	Limit     int64  `json:"limit"`      // Results per kind, at most 100.
-	Detail    string `json:"detail"`     // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail    string `json:"detail"`     // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeSearchLibrary reads and checks the arguments of search_library.
@@ -136,7 +136,7 @@ func DecodeSearchLibrary(raw json.RawMessage) (SearchLibrary, error) {
 type GetPersonalizedShelves struct {
 	LibraryID string `json:"library_id"` // Library id, from list_libraries.
 	Limit     int64  `json:"limit"`      // Entries per shelf.
-	Detail    string `json:"detail"`     // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail    string `json:"detail"`     // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeGetPersonalizedShelves reads and checks the arguments of get_personalized_shelves.
@@ -159,7 +159,7 @@ type ListSeries struct {
 	Limit      int64   `json:"limit"`      // Series per page, at most 100.
 	Sort       *string `json:"sort"`       // Sort key.
 	Descending bool    `json:"descending"` // Sort descending.
-	Detail     string  `json:"detail"`     // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail     string  `json:"detail"`     // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeListSeries reads and checks the arguments of list_series.
@@ -181,7 +181,7 @@ func DecodeListSeries(raw json.RawMessage) (ListSeries, error) {
 // GetSeries holds the arguments of get_series.
 type GetSeries struct {
 	SeriesID string `json:"series_id"` // Series id.
-	Detail   string `json:"detail"`    // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail   string `json:"detail"`    // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeGetSeries reads and checks the arguments of get_series.
@@ -199,7 +199,7 @@ func DecodeGetSeries(raw json.RawMessage) (GetSeries, error) {
 // ListAuthors holds the arguments of list_authors.
 type ListAuthors struct {
 	LibraryID string `json:"library_id"` // Library id, from list_libraries.
-	Detail    string `json:"detail"`     // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail    string `json:"detail"`     // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeListAuthors reads and checks the arguments of list_authors.
@@ -219,7 +219,7 @@ type GetAuthor struct {
 	AuthorID     string  `json:"author_id"`     // Author id, from list_authors or a book's authors.
 	IncludeItems bool    `json:"include_items"` // Also list the author's books and series.
 	LibraryID    *string `json:"library_id"`    // Only books of this library (an author belongs to one library; others give nothing).
-	Detail       string  `json:"detail"`        // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail       string  `json:"detail"`        // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeGetAuthor reads and checks the arguments of get_author.
@@ -281,7 +281,7 @@ func DecodeGetServerStatus(raw json.RawMessage) (GetServerStatus, error) {
 // GetLibraryItem holds the arguments of get_library_item.
 type GetLibraryItem struct {
 	LibraryItemID string `json:"library_item_id"` // Library item id (a book or podcast), from list_library_items or search_library.
-	Detail        string `json:"detail"`          // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail        string `json:"detail"`          // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeGetLibraryItem reads and checks the arguments of get_library_item.
@@ -316,7 +316,7 @@ func DecodeGetItemChapters(raw json.RawMessage) (GetItemChapters, error) {
 type GetPodcastEpisode struct {
 	LibraryItemID string `json:"library_item_id"` // Podcast library item id.
 	EpisodeID     string `json:"episode_id"`      // Episode id, from get_library_item or list_recent_episodes.
-	Detail        string `json:"detail"`          // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail        string `json:"detail"`          // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeGetPodcastEpisode reads and checks the arguments of get_podcast_episode.
@@ -337,7 +337,7 @@ type ListRecentEpisodes struct {
 	LibraryID string `json:"library_id"` // Podcast library id, from list_libraries.
 	Page      int64  `json:"page"`       // 0-based page number.
 	Limit     int64  `json:"limit"`      // Episodes per page, at most 100.
-	Detail    string `json:"detail"`     // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail    string `json:"detail"`     // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeListRecentEpisodes reads and checks the arguments of list_recent_episodes.
@@ -356,7 +356,7 @@ func DecodeListRecentEpisodes(raw json.RawMessage) (ListRecentEpisodes, error) {
 
 // GetMe holds the arguments of get_me.
 type GetMe struct {
-	Detail string `json:"detail"` // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail string `json:"detail"` // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeGetMe reads and checks the arguments of get_me.
@@ -373,7 +373,7 @@ func DecodeGetMe(raw json.RawMessage) (GetMe, error) {
 // ListItemsInProgress holds the arguments of list_items_in_progress.
 type ListItemsInProgress struct {
 	Limit  int64  `json:"limit"`  // At most this many, up to 100.
-	Detail string `json:"detail"` // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail string `json:"detail"` // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeListItemsInProgress reads and checks the arguments of list_items_in_progress.
@@ -390,7 +390,7 @@ func DecodeListItemsInProgress(raw json.RawMessage) (ListItemsInProgress, error)
 
 // GetListeningStats holds the arguments of get_listening_stats.
 type GetListeningStats struct {
-	Detail string `json:"detail"` // compact (default) keeps ids and the fields for browsing; full returns Audiobookshelf's raw object.
+	Detail string `json:"detail"` // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeGetListeningStats reads and checks the arguments of get_listening_stats.
@@ -486,7 +486,7 @@ func DecodeSetMediaProgress(raw json.RawMessage) (SetMediaProgress, error) {
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteMediaProgress struct {
 	MediaProgressID string `json:"media_progress_id"` // The progress record's id (field id of get_media_progress).
-	ConfirmToken    string `json:"-"`                 // Only when this server answered with a confirmation token instead of asking: the token, with the same arguments again.
+	ConfirmToken    string `json:"-"`                 // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
 }
 
 // DecodeDeleteMediaProgress reads and checks the arguments of delete_media_progress.
@@ -562,7 +562,7 @@ func DecodeUpdateBookmark(raw json.RawMessage) (UpdateBookmark, error) {
 type DeleteBookmark struct {
 	LibraryItemID string  `json:"library_item_id"` // Library item id (a book or podcast), from list_library_items or search_library.
 	Time          float64 `json:"time"`            // The bookmark's time in seconds, as list_bookmarks gives it.
-	ConfirmToken  string  `json:"-"`               // Only when this server answered with a confirmation token instead of asking: the token, with the same arguments again.
+	ConfirmToken  string  `json:"-"`               // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
 }
 
 // DecodeDeleteBookmark reads and checks the arguments of delete_bookmark.
@@ -639,7 +639,7 @@ type UpdateCollection struct {
 	Name           *string  `json:"name"`             // New name.
 	Description    *string  `json:"description"`      // New description.
 	LibraryItemIDs []string `json:"library_item_ids"` // Every book of the collection, once each, in the new order.
-	ConfirmToken   string   `json:"-"`                // Only when this server answered with a confirmation token instead of asking: the token, with the same arguments again.
+	ConfirmToken   string   `json:"-"`                // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
 }
 
 // DecodeUpdateCollection reads and checks the arguments of update_collection.
@@ -680,7 +680,7 @@ func DecodeAddBooksToCollection(raw json.RawMessage) (AddBooksToCollection, erro
 type RemoveBooksFromCollection struct {
 	CollectionID   string   `json:"collection_id"`    // Collection id, from list_collections.
 	LibraryItemIDs []string `json:"library_item_ids"` // Book ids to take out.
-	ConfirmToken   string   `json:"-"`                // Only when this server answered with a confirmation token instead of asking: the token, with the same arguments again.
+	ConfirmToken   string   `json:"-"`                // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
 }
 
 // DecodeRemoveBooksFromCollection reads and checks the arguments of remove_books_from_collection.
@@ -700,7 +700,7 @@ func DecodeRemoveBooksFromCollection(raw json.RawMessage) (RemoveBooksFromCollec
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteCollection struct {
 	CollectionID string `json:"collection_id"` // Collection id, from list_collections.
-	ConfirmToken string `json:"-"`             // Only when this server answered with a confirmation token instead of asking: the token, with the same arguments again.
+	ConfirmToken string `json:"-"`             // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
 }
 
 // DecodeDeleteCollection reads and checks the arguments of delete_collection.
@@ -776,7 +776,7 @@ type UpdatePlaylist struct {
 	Name         *string               `json:"name"`        // New name.
 	Description  *string               `json:"description"` // New description.
 	Items        []argdec.PlaylistItem `json:"items"`       // Every current entry, once each, in the new order.
-	ConfirmToken string                `json:"-"`           // Only when this server answered with a confirmation token instead of asking: the token, with the same arguments again.
+	ConfirmToken string                `json:"-"`           // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
 }
 
 // DecodeUpdatePlaylist reads and checks the arguments of update_playlist.
@@ -817,7 +817,7 @@ func DecodeAddItemsToPlaylist(raw json.RawMessage) (AddItemsToPlaylist, error) {
 type RemoveItemsFromPlaylist struct {
 	PlaylistID   string                `json:"playlist_id"` // Playlist id, from list_playlists.
 	Items        []argdec.PlaylistItem `json:"items"`       // Entries to take out.
-	ConfirmToken string                `json:"-"`           // Only when this server answered with a confirmation token instead of asking: the token, with the same arguments again.
+	ConfirmToken string                `json:"-"`           // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
 }
 
 // DecodeRemoveItemsFromPlaylist reads and checks the arguments of remove_items_from_playlist.
@@ -837,7 +837,7 @@ func DecodeRemoveItemsFromPlaylist(raw json.RawMessage) (RemoveItemsFromPlaylist
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeletePlaylist struct {
 	PlaylistID   string `json:"playlist_id"` // Playlist id, from list_playlists.
-	ConfirmToken string `json:"-"`           // Only when this server answered with a confirmation token instead of asking: the token, with the same arguments again.
+	ConfirmToken string `json:"-"`           // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
 }
 
 // DecodeDeletePlaylist reads and checks the arguments of delete_playlist.

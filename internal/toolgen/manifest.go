@@ -170,7 +170,7 @@ func Parse(b []byte) (*Manifest, error) {
 				Type:        "string",
 				Maps:        "local",
 				MaxLength:   200,
-				Description: "Only when this server answered with a confirmation token instead of asking: the token, with the same arguments again.",
+				Description: "Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.",
 			})
 		}
 	}

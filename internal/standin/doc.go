@@ -1,0 +1,51 @@
+// Package standin is an in-process stand-in for an Audiobookshelf 2.36.0
+// server: real HTTP (httptest or a real listener), real mutable state behind a
+// mutex, the JSON shapes and plain-text errors the real server sends, and a
+// record of every request it received.
+//
+// It exists so that tests (and the --demo mode) can exercise the MCP tools
+// against something that behaves like Audiobookshelf, including the traps a
+// user falls into on a real server (see
+// /work/shared/reference/audiobookshelf.md, "Measured on a real 2.36.0
+// server"). Every behaviour is written from the Audiobookshelf source
+// (advplyr/audiobookshelf, tag v2.36.0); the comment next to each one names the
+// upstream file and function it reproduces. No upstream code is copied: the Go
+// here re-implements the behaviour.
+//
+// What belongs here: the route table, the state (Data and its types), the JSON
+// renderers mirroring the upstream models' toOldJSON* methods, the sample
+// library, and helpers that reproduce JavaScript semantics where the upstream
+// behaviour depends on them (loose equality, Number(), isNaN, base64 decoding
+// as Node does it, SQLite LIKE/NOCASE).
+//
+// Use:
+//
+//	s := standin.Start(t, standin.Options{Now: standin.SampleNow})
+//	// s.URL(), bearer standin.DefaultAPIKey; s.Requests(), s.Mutations();
+//	// s.Collection(standin.CollectionDiscworldInOrder), s.Progress(...), ...
+//
+// The sample library (SampleData) has fixed ids (sample_ids.go). Its dates
+// are fixed around SampleNow; with the default wall clock the "last 60 days"
+// shelves are empty, as on a real server with an old library. Requests are
+// made as Data.Users[0] ("root"); ListenerAPIKey authenticates a second,
+// unprivileged user who owns one playlist. SetCanDelete, SetCanUpdate and
+// SetPermissions change the first user's permissions.
+//
+// Known simplifications (none of them changes a measured behaviour):
+//   - Anything random upstream (Discover shelf, sort=random) is deterministic:
+//     data order.
+//   - Filter data is recomputed on every request (upstream caches it for 30
+//     minutes).
+//   - Sub-series collapsing (collapseseries=1 together with a series filter)
+//     returns the series' books without collapsing sub-series.
+//   - Cover files do not exist, so year stats never list books with covers.
+//   - An unhandled exception that would kill the Node process is simulated by
+//     hijacking the connection and closing it without a response; the
+//     stand-in itself keeps serving (Crashes counts them). Without a
+//     Hijacker (an httptest.ResponseRecorder) it panics with
+//     http.ErrAbortHandler. State changed before the throw stays changed, as
+//     it would in the database.
+//   - Media progress attributes set from a request are stored as numbers
+//     (null as 0); upstream keeps whatever JSON value was sent in memory.
+//   - No RSS feeds, shares, API-key routes or file/cover routes.
+package standin

@@ -1,0 +1,341 @@
+package standin
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// DefaultAPIKey is the bearer token used when Options.APIKey is empty.
+const DefaultAPIKey = "standin-api-key"
+
+// Options configures a stand-in server.
+type Options struct {
+	// APIKey is the bearer token that authenticates Data.Users[0];
+	// "" means DefaultAPIKey.
+	APIKey string
+	// Data is the initial state; nil means SampleData(). The server takes
+	// ownership of it. Without users, a root user is added.
+	Data *Data
+	// Now is the server's clock (new records, "last 60 days" shelves,
+	// listening stats "today"); nil means time.Now. SampleNow fits the
+	// sample library.
+	Now func() time.Time
+	// NewID makes ids for new records; nil means random UUID v4 (as 2.36 does).
+	NewID func() string
+}
+
+// Request is one request the server received.
+type Request struct {
+	Method string
+	// Path is the decoded URL path; RawPath is the path as sent, with its
+	// percent-encoding intact (url.URL.EscapedPath).
+	Path     string
+	RawPath  string
+	RawQuery string
+	Query    url.Values
+	Body     []byte
+	// Authorized tells whether the request carried a valid bearer token.
+	Authorized bool
+	// Header is the request header without Authorization.
+	Header http.Header
+}
+
+// Server is an in-process Audiobookshelf 2.36.0.
+type Server struct {
+	mu      sync.Mutex // guards data, crashes
+	data    *Data
+	apiKey  string
+	now     func() time.Time
+	newID   func() string
+	crashes int
+
+	recMu    sync.Mutex // guards requests, fault
+	requests []Request
+	fault    func(w http.ResponseWriter, r *http.Request) bool
+
+	lnMu    sync.Mutex
+	url     string
+	ts      *httptest.Server
+	srv     *http.Server
+	handler http.Handler
+}
+
+// New makes a server with its state and no listener.
+func New(opts Options) *Server {
+	s := &Server{apiKey: opts.APIKey, data: opts.Data, now: opts.Now, newID: opts.NewID}
+	if s.apiKey == "" {
+		s.apiKey = DefaultAPIKey
+	}
+	if s.data == nil {
+		s.data = SampleData()
+	}
+	if len(s.data.Users) == 0 {
+		// Every request is made as Data.Users[0]: seed a root user.
+		s.data.Users = []User{{ID: sid("user:seeded-root"), Username: "root", Type: "root", IsActive: true,
+			Permissions: Permissions{Download: true, Update: true, Delete: true, Upload: true, CreateEreader: true,
+				AccessAllLibraries: true, AccessAllTags: true, AccessExplicitContent: true}}}
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.newID == nil {
+		s.newID = randomUUID
+	}
+	s.handler = http.HandlerFunc(s.serveHTTP)
+	return s
+}
+
+// Handler is the whole API (and /status, /ping).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// URL is the base URL once started with Start or Listen ("" before).
+func (s *Server) URL() string {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	return s.url
+}
+
+// Listen serves on a real listener, e.g. "127.0.0.1:0", until Close.
+func (s *Server) Listen(addr string) (string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("standin: listen on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	s.lnMu.Lock()
+	s.srv = srv
+	s.url = "http://" + ln.Addr().String()
+	u := s.url
+	s.lnMu.Unlock()
+	return u, nil
+}
+
+// startTest is Start's implementation (start.go holds the testing import).
+func (s *Server) startTest() {
+	ts := httptest.NewServer(s.handler)
+	s.lnMu.Lock()
+	s.ts = ts
+	s.url = ts.URL
+	s.lnMu.Unlock()
+}
+
+// Close stops the listener started by Start or Listen.
+func (s *Server) Close() {
+	s.lnMu.Lock()
+	ts, srv := s.ts, s.srv
+	s.ts, s.srv = nil, nil
+	s.lnMu.Unlock()
+	if ts != nil {
+		ts.CloseClientConnections()
+		ts.Close()
+	}
+	if srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}
+}
+
+// Requests returns every request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.recMu.Lock()
+	defer s.recMu.Unlock()
+	out := make([]Request, len(s.requests))
+	for i, r := range s.requests {
+		out[i] = copyRequest(r)
+	}
+	return out
+}
+
+// ResetRequests forgets the recorded requests.
+func (s *Server) ResetRequests() {
+	s.recMu.Lock()
+	s.requests = nil
+	s.recMu.Unlock()
+}
+
+// Mutations returns the recorded POST, PATCH and DELETE requests.
+func (s *Server) Mutations() []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		switch r.Method {
+		case http.MethodPost, http.MethodPatch, http.MethodDelete:
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// SetFault installs f (nil removes it). f sees every request after it is
+// recorded; when it returns true it has answered the request and the
+// stand-in does nothing else.
+func (s *Server) SetFault(f func(w http.ResponseWriter, r *http.Request) bool) {
+	s.recMu.Lock()
+	s.fault = f
+	s.recMu.Unlock()
+}
+
+// Crashes counts the requests that would have killed the real server's
+// process (an unhandled exception in an async Express handler: Server.js
+// exits on 'unhandledRejection'). Each was answered by closing the connection.
+func (s *Server) Crashes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.crashes
+}
+
+func copyRequest(r Request) Request {
+	c := r
+	c.Body = bytes.Clone(r.Body)
+	c.Query = url.Values{}
+	for k, v := range r.Query {
+		c.Query[k] = append([]string(nil), v...)
+	}
+	c.Header = r.Header.Clone()
+	return c
+}
+
+// ---- state accessors (all return copies) ----
+
+// Snapshot returns a deep copy of the whole state.
+func (s *Server) Snapshot() *Data {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cloneJSON(s.data)
+}
+
+// Update runs f on the live state under the server's lock.
+func (s *Server) Update(f func(d *Data)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(s.data)
+}
+
+// User returns the user the API key authenticates (Data.Users[0]).
+func (s *Server) User() User {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return *cloneJSON(&s.data.Users[0])
+}
+
+// SetPermissions changes Data.Users[0]'s permissions.
+func (s *Server) SetPermissions(f func(p *Permissions)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(&s.data.Users[0].Permissions)
+}
+
+// SetCanDelete switches Data.Users[0]'s delete permission.
+func (s *Server) SetCanDelete(v bool) { s.SetPermissions(func(p *Permissions) { p.Delete = v }) }
+
+// SetCanUpdate switches Data.Users[0]'s update permission.
+func (s *Server) SetCanUpdate(v bool) { s.SetPermissions(func(p *Permissions) { p.Update = v }) }
+
+// Item returns a library item.
+func (s *Server) Item(id string) (LibraryItem, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if li := s.item(id); li != nil {
+		return *cloneJSON(li), true
+	}
+	return LibraryItem{}, false
+}
+
+// Collection returns a collection.
+func (s *Server) Collection(id string) (Collection, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i := s.collectionIndex(id); i >= 0 {
+		return *cloneJSON(&s.data.Collections[i]), true
+	}
+	return Collection{}, false
+}
+
+// Collections returns all collections.
+func (s *Server) Collections() []Collection {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return *cloneJSON(&s.data.Collections)
+}
+
+// Playlist returns a playlist.
+func (s *Server) Playlist(id string) (Playlist, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i := s.playlistIndex(id); i >= 0 {
+		return *cloneJSON(&s.data.Playlists[i]), true
+	}
+	return Playlist{}, false
+}
+
+// Playlists returns all playlists of all users.
+func (s *Server) Playlists() []Playlist {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return *cloneJSON(&s.data.Playlists)
+}
+
+// Progress returns Data.Users[0]'s media progress for a book (episodeID "")
+// or an episode, matched exactly on both ids.
+func (s *Server) Progress(itemID, episodeID string) (MediaProgress, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, mp := range s.data.Users[0].MediaProgress {
+		if mp.LibraryItemID == itemID && mp.EpisodeID == episodeID {
+			return mp, true
+		}
+	}
+	return MediaProgress{}, false
+}
+
+// Bookmarks returns Data.Users[0]'s bookmarks on a library item ("" = all).
+func (s *Server) Bookmarks(itemID string) []Bookmark {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Bookmark
+	for _, b := range s.data.Users[0].Bookmarks {
+		if itemID == "" || b.LibraryItemID == itemID {
+			out = append(out, *cloneJSON(&b))
+		}
+	}
+	return out
+}
+
+// cloneJSON deep-copies v through JSON (every state type is plain data).
+func cloneJSON[T any](v *T) *T {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("standin: clone: %v", err))
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(fmt.Sprintf("standin: clone: %v", err))
+	}
+	return &out
+}
+
+// randomUUID makes a version 4 UUID, as Sequelize's UUIDV4 default does.
+func randomUUID() string {
+	var b [16]byte
+	if _, err := io.ReadFull(rand.Reader, b[:]); err != nil {
+		panic(err)
+	}
+	return formatUUID(b)
+}
+
+func formatUUID(b [16]byte) string {
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -46,6 +46,9 @@ type Options struct {
 	Guard       *guard.Guard
 	// Transport replaces the HTTP transport (tests); nil builds one.
 	Transport http.RoundTripper
+	// Backoff is the wait before each retry of a failed GET; nil means
+	// DefaultBackoff, empty means no retries.
+	Backoff []time.Duration
 }
 
 // NewDeps builds the Audiobookshelf client: one http.Client with connection
@@ -78,8 +81,12 @@ func NewDeps(o Options) (*Deps, error) {
 		}
 		rt = tr
 	}
+	backoff := o.Backoff
+	if backoff == nil {
+		backoff = DefaultBackoff
+	}
 	hc := &http.Client{
-		Transport: rt,
+		Transport: &retryTransport{next: rt, backoff: backoff},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},

@@ -1,0 +1,89 @@
+package argdec
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// Each bad value is refused with a message naming the argument and what is
+// allowed.
+func TestBadValues(t *testing.T) {
+	long := strings.Repeat("a", 129)
+	cases := []struct {
+		raw  string
+		read func(d *Decoder)
+		want []string
+	}{
+		{`{"id":5}`, func(d *Decoder) { d.ID("id", true) }, []string{`"id"`, "id string", "a number"}},
+		{`{}`, func(d *Decoder) { d.ID("id", true) }, []string{`"id"`, "is required"}},
+		{`{"id":""}`, func(d *Decoder) { d.ID("id", true) }, []string{`"id"`, "must not be empty"}},
+		{`{"id":"a/b"}`, func(d *Decoder) { d.ID("id", true) }, []string{`"id"`, "letters, digits"}},
+		{`{"id":".."}`, func(d *Decoder) { d.ID("id", true) }, []string{`"id"`, "letters, digits"}},
+		{`{"id":"a?b#c"}`, func(d *Decoder) { d.ID("id", true) }, []string{`"id"`}},
+		{`{"id":"%2F"}`, func(d *Decoder) { d.ID("id", true) }, []string{`"id"`}},
+		{`{"id":"a\u0000b"}`, func(d *Decoder) { d.ID("id", true) }, []string{`"id"`}},
+		{`{"id":"` + long + `"}`, func(d *Decoder) { d.ID("id", true) }, []string{`"id"`, "at most 128"}},
+		{`{"n":1.5}`, func(d *Decoder) { d.Integer("n", IntRule{Min: 0, Max: 10}) }, []string{`"n"`, "whole number from 0 to 10", "1.5"}},
+		{`{"n":-1}`, func(d *Decoder) { d.Integer("n", IntRule{Min: 0, Max: 10}) }, []string{`"n"`, "from 0 to 10"}},
+		{`{"n":1e308}`, func(d *Decoder) { d.Integer("n", IntRule{Min: 0, Max: 10}) }, []string{`"n"`}},
+		{`{"n":"5"}`, func(d *Decoder) { d.Integer("n", IntRule{Min: 0, Max: 10}) }, []string{`"n"`, "a string"}},
+		{`{"t":"NaN"}`, func(d *Decoder) { d.Number("t", NumRule{Min: 0, Max: 10}) }, []string{`"t"`, "number from 0 to 10"}},
+		{`{"t":"Infinity"}`, func(d *Decoder) { d.Number("t", NumRule{Min: 0, Max: 10}) }, []string{`"t"`}},
+		{`{"t":1e999}`, func(d *Decoder) { d.Number("t", NumRule{Min: 0, Max: 10}) }, []string{`"t"`}},
+		{`{"b":"true"}`, func(d *Decoder) { d.Bool("b", false) }, []string{`"b"`, "true or false"}},
+		{`{"s":"x"}`, func(d *Decoder) { d.String("s", StringRule{Enum: []string{"a", "b"}}) }, []string{`"s"`, "one of a, b"}},
+		{`{"s":"x\u0007"}`, func(d *Decoder) { d.String("s", StringRule{}) }, []string{`"s"`, "control"}},
+		{`{"l":"a"}`, func(d *Decoder) { d.IDList("l", ListRule{MinItems: 1}) }, []string{`"l"`, "must be a list"}},
+		{`{"l":[]}`, func(d *Decoder) { d.IDList("l", ListRule{MinItems: 1}) }, []string{`"l"`, "must not be empty"}},
+		{`{"l":["a","a"]}`, func(d *Decoder) { d.IDList("l", ListRule{MinItems: 1}) }, []string{`"l"`, "twice"}},
+		{`{"l":["a",3]}`, func(d *Decoder) { d.IDList("l", ListRule{MinItems: 1}) }, []string{`"l[1]"`}},
+		{`{"l":["a","b","c"]}`, func(d *Decoder) { d.IDList("l", ListRule{MaxItems: 2}) }, []string{`"l"`, "at most 2"}},
+		{`{"p":[{"library_item_id":"a"},{"library_item_id":"b","episode_id":"e"}]}`, func(d *Decoder) { d.PlaylistItems("p", ListRule{}) }, []string{`"p"`, "mixes"}},
+		{`{"p":[{"id":"a"}]}`, func(d *Decoder) { d.PlaylistItems("p", ListRule{}) }, []string{`"p[0]"`, "unknown field"}},
+		{`{"p":[null]}`, func(d *Decoder) { d.PlaylistItems("p", ListRule{}) }, []string{`"p[0]"`}},
+		{`{"p":[{"library_item_id":"../x"}]}`, func(d *Decoder) { d.PlaylistItems("p", ListRule{}) }, []string{`"p[0].library_item_id"`}},
+	}
+	for _, c := range cases {
+		d, err := New(json.RawMessage(c.raw), "id", "n", "t", "b", "s", "l", "p")
+		if err != nil {
+			t.Fatalf("%s: %v", c.raw, err)
+		}
+		c.read(d)
+		err = d.Err()
+		if err == nil {
+			t.Errorf("%s: accepted", c.raw)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q lacks %q", c.raw, err, w)
+			}
+		}
+	}
+}
+
+func TestUnknownAndMalformedArguments(t *testing.T) {
+	if _, err := New(json.RawMessage(`{"colection_id":"x"}`), "collection_id"); err == nil || !strings.Contains(err.Error(), `"colection_id"`) || !strings.Contains(err.Error(), "collection_id") {
+		t.Errorf("an unknown argument must be named with the allowed ones: %v", err)
+	}
+	for _, raw := range []string{`[1]`, `"x"`, `{"a":`} {
+		if _, err := New(json.RawMessage(raw), "a"); err == nil {
+			t.Errorf("%s accepted", raw)
+		}
+	}
+	if _, err := New(json.RawMessage(`{"a":"`+strings.Repeat("x", MaxArgumentBytes)+`"}`), "a"); err == nil {
+		t.Error("oversized arguments accepted")
+	}
+	d, err := New(nil)
+	if err != nil || d.Err() != nil {
+		t.Errorf("no arguments: %v", err)
+	}
+}
+
+func TestNullIsAbsent(t *testing.T) {
+	d, _ := New(json.RawMessage(`{"l":null,"s":null}`), "l", "s")
+	if d.IDList("l", ListRule{}) != nil || d.String("s", StringRule{}) != nil || d.Err() != nil {
+		t.Error("null must read as absent")
+	}
+}

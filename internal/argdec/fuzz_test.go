@@ -1,0 +1,91 @@
+package argdec_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
+)
+
+// FuzzGuardedArguments feeds arbitrary JSON to the decoders of the guarded
+// tools. A decoder must never panic, and whatever it accepts must be made of
+// valid ids only (nothing that could change a request path) with lists
+// within their bounds.
+func FuzzGuardedArguments(f *testing.F) {
+	for _, s := range []string{
+		`{"collection_id":"c1"}`, `{"playlist_id":"p1","items":[{"library_item_id":"a"},{"library_item_id":"b"}]}`,
+		`{"collection_id":"c1","library_item_ids":["a","b","a"]}`, `{"library_item_id":"x","time":7.5}`,
+		`{"media_progress_id":"../x"}`, `{"collection_id":"%2F"}`, `{"time":"7.5","library_item_id":"i"}`,
+		`{"playlist_id":"p","items":[{"library_item_id":"a","episode_id":"e"},{"library_item_id":"b"}]}`,
+		`[]`, `null`, `"x"`, `{"collection_id":null}`, `{"time":1e999,"library_item_id":"i"}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		check := func(ids ...string) {
+			for _, id := range ids {
+				if argdec.CheckID(id) != "" {
+					t.Fatalf("accepted an invalid id %q from %s", id, raw)
+				}
+			}
+		}
+		if a, err := toolargs.DecodeDeleteCollection(json.RawMessage(raw)); err == nil {
+			check(a.CollectionID)
+		}
+		if a, err := toolargs.DecodeDeletePlaylist(json.RawMessage(raw)); err == nil {
+			check(a.PlaylistID)
+		}
+		if a, err := toolargs.DecodeDeleteMediaProgress(json.RawMessage(raw)); err == nil {
+			check(a.MediaProgressID)
+		}
+		if a, err := toolargs.DecodeDeleteBookmark(json.RawMessage(raw)); err == nil {
+			check(a.LibraryItemID)
+			if a.Time < 0 || a.Time > 1e9 || a.Time != a.Time {
+				t.Fatalf("accepted time %v from %s", a.Time, raw)
+			}
+		}
+		if a, err := toolargs.DecodeRemoveBooksFromCollection(json.RawMessage(raw)); err == nil {
+			check(a.CollectionID)
+			check(a.LibraryItemIDs...)
+			if len(a.LibraryItemIDs) == 0 || len(a.LibraryItemIDs) > 1000 {
+				t.Fatalf("accepted %d ids", len(a.LibraryItemIDs))
+			}
+		}
+		if a, err := toolargs.DecodeUpdateCollection(json.RawMessage(raw)); err == nil {
+			check(a.CollectionID)
+			check(a.LibraryItemIDs...)
+		}
+		for _, dec := range []func(json.RawMessage) ([]argdec.PlaylistItem, string, error){
+			func(r json.RawMessage) ([]argdec.PlaylistItem, string, error) {
+				a, err := toolargs.DecodeRemoveItemsFromPlaylist(r)
+				return a.Items, a.PlaylistID, err
+			},
+			func(r json.RawMessage) ([]argdec.PlaylistItem, string, error) {
+				a, err := toolargs.DecodeUpdatePlaylist(r)
+				return a.Items, a.PlaylistID, err
+			},
+		} {
+			items, pid, err := dec(json.RawMessage(raw))
+			if err != nil {
+				if !strings.Contains(err.Error(), "argument") {
+					t.Fatalf("an error that names no argument: %v", err)
+				}
+				continue
+			}
+			check(pid)
+			eps := 0
+			for _, it := range items {
+				check(it.LibraryItemID)
+				if it.EpisodeID != "" {
+					check(it.EpisodeID)
+					eps++
+				}
+			}
+			if eps != 0 && eps != len(items) {
+				t.Fatalf("accepted a list mixing books and episodes: %s", raw)
+			}
+		}
+	})
+}

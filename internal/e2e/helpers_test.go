@@ -1,0 +1,82 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+)
+
+// approve answers every question with approval.
+func approve(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+}
+
+// decode parses a successful result's JSON text.
+func decode(t *testing.T, res *mcp.CallToolResult) any {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %s", apptest.Text(res))
+	}
+	var v any
+	if err := json.Unmarshal([]byte(apptest.Text(res)), &v); err != nil {
+		t.Fatalf("result is not JSON: %v\n%s", err, apptest.Text(res))
+	}
+	return v
+}
+
+// at walks decoded JSON: string keys for objects, ints for arrays.
+func at(t *testing.T, v any, path ...any) any {
+	t.Helper()
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.Fatalf("at %v: not an object: %v", path, v)
+			}
+			v = m[k]
+		case int:
+			a, ok := v.([]any)
+			if !ok || k >= len(a) {
+				t.Fatalf("at %v: not an array with %d entries: %v", path, k+1, v)
+			}
+			v = a[k]
+		}
+	}
+	return v
+}
+
+func str(v any) string { return fmt.Sprint(v) }
+
+// lastRequest is the last request the stand-in received with that method
+// and a path ending in suffix.
+func lastRequest(t *testing.T, s *standin.Server, method, suffix string) standin.Request {
+	t.Helper()
+	reqs := s.Requests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if reqs[i].Method == method && strings.HasSuffix(reqs[i].Path, suffix) {
+			return reqs[i]
+		}
+	}
+	var seen []string
+	for _, r := range reqs {
+		seen = append(seen, r.Method+" "+r.Path)
+	}
+	t.Fatalf("no %s …%s among %v", method, suffix, seen)
+	return standin.Request{}
+}
+
+func mutations(s *standin.Server) []string {
+	var out []string
+	for _, r := range s.Mutations() {
+		out = append(out, r.Method+" "+r.Path)
+	}
+	return out
+}

@@ -1,0 +1,334 @@
+package e2e
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
+	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+)
+
+const unknownID = "00000000-0000-4000-8000-000000000000"
+
+type readCase struct {
+	tool string
+	args map[string]any
+	// check inspects the decoded result.
+	check func(t *testing.T, v any)
+	// route is the last GET the stand-in must have received (path suffix).
+	route string
+	// fail is a call that must fail; failWant is in its text; failSends
+	// says whether a request reaches the stand-in (an unknown id) or not
+	// (a bad argument).
+	fail      map[string]any
+	failWant  []string
+	failSends bool
+}
+
+var readCases = []readCase{
+	{tool: "list_libraries", route: "/api/libraries",
+		check: func(t *testing.T, v any) {
+			if str(at(t, v, "libraries", 0, "name")) != "Books" || str(at(t, v, "libraries", 1, "media_type")) != "podcast" {
+				t.Errorf("libraries: %v", v)
+			}
+		},
+		fail: map[string]any{"detail": "everything"}, failWant: []string{`"detail"`, "compact, full"}},
+	{tool: "get_library", args: map[string]any{"library_id": sd.LibraryBooksID}, route: "/api/libraries/" + sd.LibraryBooksID,
+		check: func(t *testing.T, v any) {
+			if str(at(t, v, "name")) != "Books" || str(at(t, v, "media_type")) != "book" {
+				t.Errorf("library: %v", v)
+			}
+		},
+		fail: map[string]any{"library_id": unknownID}, failWant: []string{"404", "library " + unknownID, "check the id"}, failSends: true},
+	{tool: "get_library_stats", args: map[string]any{"library_id": sd.LibraryBooksID}, route: "/stats",
+		check: func(t *testing.T, v any) {
+			if n, _ := at(t, v, "totalItems").(float64); n != 16 {
+				t.Errorf("stats: totalItems %v", at(t, v, "totalItems"))
+			}
+		},
+		fail: map[string]any{}, failWant: []string{`"library_id"`, "is required"}},
+	{tool: "get_library_filter_data", args: map[string]any{"library_id": sd.LibraryBooksID}, route: "/filterdata",
+		check: func(t *testing.T, v any) {
+			if !strings.Contains(str(at(t, v, "authors")), "Terry Pratchett") {
+				t.Errorf("filter data authors: %v", at(t, v, "authors"))
+			}
+		},
+		fail: map[string]any{"library_id": "../../status"}, failWant: []string{`"library_id"`, "letters, digits"}},
+	{tool: "list_library_items", args: map[string]any{"library_id": sd.LibraryBooksID, "limit": 5}, route: "/items",
+		check: func(t *testing.T, v any) {
+			if at(t, v, "total").(float64) != 16 || at(t, v, "returned").(float64) != 5 || at(t, v, "next_page").(float64) != 1 {
+				t.Errorf("page: %v", v)
+			}
+			if str(at(t, v, "results", 0, "title")) != "The Colour of Magic" || at(t, v, "results", 0, "progress_pct").(float64) != 42 {
+				t.Errorf("first item: %v", at(t, v, "results", 0))
+			}
+		},
+		fail: map[string]any{"library_id": sd.LibraryBooksID, "limit": 101}, failWant: []string{`"limit"`, "from 1 to 100"}},
+	{tool: "search_library", args: map[string]any{"library_id": sd.LibraryBooksID, "q": "Colour"}, route: "/search",
+		check: func(t *testing.T, v any) {
+			if str(at(t, v, "items", 0, "id")) != sd.ItemColourOfMagic {
+				t.Errorf("search: %v", v)
+			}
+		},
+		fail: map[string]any{"library_id": sd.LibraryBooksID, "q": ""}, failWant: []string{`"q"`, "must not be empty"}},
+	{tool: "get_personalized_shelves", args: map[string]any{"library_id": sd.LibraryBooksID}, route: "/personalized",
+		check: func(t *testing.T, v any) {
+			if str(at(t, v, "shelves", 0, "id")) != "continue-listening" {
+				t.Errorf("shelves: %v", v)
+			}
+		},
+		fail: map[string]any{"library_id": unknownID}, failWant: []string{"404"}, failSends: true},
+	{tool: "list_series", args: map[string]any{"library_id": sd.LibraryBooksID, "sort": "name"}, route: "/series",
+		check: func(t *testing.T, v any) {
+			if at(t, v, "total").(float64) != 3 || str(at(t, v, "results", 0, "name")) != "Discworld" {
+				t.Errorf("series: %v", v)
+			}
+		},
+		fail: map[string]any{"library_id": sd.LibraryBooksID, "sort": "popularity"}, failWant: []string{`"sort"`, "one of name"}},
+	{tool: "get_series", args: map[string]any{"series_id": sd.SeriesDiscworld}, route: "/api/series/" + sd.SeriesDiscworld,
+		check: func(t *testing.T, v any) {
+			if str(at(t, v, "name")) != "Discworld" || !strings.Contains(str(at(t, v, "books_in_order")), sd.SeriesDiscworld) {
+				t.Errorf("series: %v", v)
+			}
+		},
+		fail: map[string]any{"series_id": unknownID}, failWant: []string{"404", "series " + unknownID}, failSends: true},
+	{tool: "list_authors", args: map[string]any{"library_id": sd.LibraryBooksID}, route: "/authors",
+		check: func(t *testing.T, v any) {
+			found := false
+			for _, a := range at(t, v, "authors").([]any) {
+				if str(at(t, a, "id")) == sd.AuthorPratchett && at(t, a, "num_books").(float64) == 7 {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("authors: %v", v)
+			}
+		},
+		fail: map[string]any{"library_id": unknownID}, failWant: []string{"404"}, failSends: true},
+	{tool: "get_author", args: map[string]any{"author_id": sd.AuthorPratchett, "include_items": true}, route: "/api/authors/" + sd.AuthorPratchett,
+		check: func(t *testing.T, v any) {
+			if str(at(t, v, "name")) != "Terry Pratchett" || len(at(t, v, "books").([]any)) != 7 {
+				t.Errorf("author: %v", v)
+			}
+		},
+		fail: map[string]any{"author_id": unknownID}, failWant: []string{"404", "author " + unknownID}, failSends: true},
+	{tool: "list_tags", route: "/api/tags",
+		check: func(t *testing.T, v any) {
+			if !strings.Contains(str(at(t, v, "tags")), "discworld") {
+				t.Errorf("tags: %v", v)
+			}
+		},
+		fail: map[string]any{"library_id": sd.LibraryBooksID}, failWant: []string{"unknown argument", "library_id", "takes: none"}},
+	{tool: "list_genres", route: "/api/genres",
+		check: func(t *testing.T, v any) {
+			if !strings.Contains(str(at(t, v, "genres")), "Fantasy") {
+				t.Errorf("genres: %v", v)
+			}
+		},
+		fail: map[string]any{"x": 1}, failWant: []string{"unknown argument"}},
+	{tool: "get_server_status", route: "/status",
+		check: func(t *testing.T, v any) {
+			if str(at(t, v, "server_version")) != "2.36.0" || at(t, v, "reachable") != true {
+				t.Errorf("status: %v", v)
+			}
+		},
+		fail: map[string]any{"verbose": true}, failWant: []string{"unknown argument"}},
+	{tool: "get_library_item", args: map[string]any{"library_item_id": sd.ItemColourOfMagic}, route: "/api/items/" + sd.ItemColourOfMagic,
+		check: func(t *testing.T, v any) {
+			if str(at(t, v, "title")) != "The Colour of Magic" || str(at(t, v, "series", 0, "sequence")) != "1" || at(t, v, "progress", "progress_pct").(float64) != 42 {
+				t.Errorf("item: %v", v)
+			}
+		},
+		fail: map[string]any{"library_item_id": unknownID}, failWant: []string{"404", "library item " + unknownID}, failSends: true},
+	{tool: "get_item_chapters", args: map[string]any{"library_item_id": sd.ItemColourOfMagic}, route: "/api/items/" + sd.ItemColourOfMagic,
+		check: func(t *testing.T, v any) {
+			if at(t, v, "total").(float64) != 24 || at(t, v, "chapters", 0, "start_s").(float64) != 0 {
+				t.Errorf("chapters: %v", v)
+			}
+		},
+		fail: map[string]any{"library_item_id": sd.ItemPodcastTinyThings}, failWant: []string{"podcast", "get_podcast_episode"}, failSends: true},
+	{tool: "get_podcast_episode", args: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings2},
+		route: "/episode/" + sd.EpisodeTinyThings2,
+		check: func(t *testing.T, v any) {
+			if str(at(t, v, "title")) != "The Button" {
+				t.Errorf("episode: %v", v)
+			}
+		},
+		fail: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": unknownID}, failWant: []string{"404"}, failSends: true},
+	{tool: "list_recent_episodes", args: map[string]any{"library_id": sd.LibraryPodcastsID, "limit": 2}, route: "/recent-episodes",
+		check: func(t *testing.T, v any) {
+			if at(t, v, "returned").(float64) != 2 || str(at(t, v, "results", 0, "podcast")) == "" {
+				t.Errorf("episodes: %v", v)
+			}
+		},
+		fail: map[string]any{"library_id": sd.LibraryPodcastsID, "page": -1}, failWant: []string{`"page"`, "from 0"}},
+	{tool: "get_me", route: "/api/me",
+		check: func(t *testing.T, v any) {
+			if str(at(t, v, "username")) != "root" || at(t, v, "bookmarks").(float64) != 3 {
+				t.Errorf("me: %v", v)
+			}
+		},
+		fail: map[string]any{"detail": 1}, failWant: []string{`"detail"`, "must be a string"}},
+	{tool: "list_items_in_progress", route: "/api/me/items-in-progress",
+		check: func(t *testing.T, v any) {
+			if !strings.Contains(str(v), sd.ItemColourOfMagic) {
+				t.Errorf("in progress: %v", v)
+			}
+		},
+		fail: map[string]any{"limit": "ten"}, failWant: []string{`"limit"`}},
+	{tool: "get_media_progress", args: map[string]any{"library_item_id": sd.ItemColourOfMagic}, route: "/api/me/progress/" + sd.ItemColourOfMagic,
+		check: func(t *testing.T, v any) {
+			if str(at(t, v, "id")) != sd.ProgressColourOfMagic || at(t, v, "progress_pct").(float64) != 42 {
+				t.Errorf("progress: %v", v)
+			}
+		},
+		fail: map[string]any{"library_item_id": sd.ItemPodcastTinyThings}, failWant: []string{`"episode_id"`, "podcast"}, failSends: true},
+	{tool: "get_listening_stats", route: "/api/me/listening-stats",
+		check: func(t *testing.T, v any) {
+			if at(t, v, "total_time_s").(float64) <= 0 || len(at(t, v, "top_items").([]any)) == 0 {
+				t.Errorf("stats: %v", v)
+			}
+		},
+		fail: map[string]any{"detail": "full", "x": 1}, failWant: []string{"unknown argument"}},
+	{tool: "get_year_stats", args: map[string]any{"year": 2025}, route: "/api/me/stats/year/2025",
+		check: func(t *testing.T, v any) {
+			if at(t, v, "totalListeningSessions").(float64) == 0 {
+				t.Errorf("year: %v", v)
+			}
+		},
+		fail: map[string]any{"year": 25}, failWant: []string{`"year"`, "from 2000 to 2100"}},
+	{tool: "list_listening_sessions", args: map[string]any{"limit": 10, "page": 1}, route: "/api/me/listening-sessions",
+		check: func(t *testing.T, v any) {
+			if at(t, v, "total").(float64) != 32 || at(t, v, "page").(float64) != 1 || at(t, v, "returned").(float64) != 10 {
+				t.Errorf("sessions: %v", v)
+			}
+		},
+		fail: map[string]any{"limit": 0}, failWant: []string{`"limit"`}},
+	{tool: "list_bookmarks", args: map[string]any{"library_item_id": sd.ItemColourOfMagic}, route: "/api/me/bookmarks/" + sd.ItemColourOfMagic,
+		check: func(t *testing.T, v any) {
+			if at(t, v, "total").(float64) != 2 || at(t, v, "bookmarks", 0, "time_s").(float64) != 1234.5 {
+				t.Errorf("bookmarks: %v", v)
+			}
+		},
+		fail: map[string]any{"library_item_id": "a b"}, failWant: []string{`"library_item_id"`}},
+	{tool: "list_collections", route: "/api/collections",
+		check: func(t *testing.T, v any) {
+			if at(t, v, "total").(float64) != 2 || str(at(t, v, "collections", 0, "id")) != sd.CollectionDiscworldInOrder || at(t, v, "collections", 0, "books").(float64) != 4 {
+				t.Errorf("collections: %v", v)
+			}
+		},
+		fail: map[string]any{"library_id": unknownID}, failWant: []string{"404"}, failSends: true},
+	{tool: "get_collection", args: map[string]any{"collection_id": sd.CollectionDiscworldInOrder}, route: "/api/collections/" + sd.CollectionDiscworldInOrder,
+		check: func(t *testing.T, v any) {
+			if len(at(t, v, "books").([]any)) != 4 || str(at(t, v, "books", 3, "id")) != sd.ItemMort {
+				t.Errorf("collection: %v", v)
+			}
+		},
+		fail: map[string]any{"collection_id": unknownID}, failWant: []string{"404", "collection " + unknownID}, failSends: true},
+	{tool: "list_playlists", route: "/api/playlists",
+		check: func(t *testing.T, v any) {
+			if at(t, v, "total").(float64) != 2 {
+				t.Errorf("playlists: %v", v)
+			}
+		},
+		fail: map[string]any{"library_id": 7}, failWant: []string{`"library_id"`}},
+	{tool: "get_playlist", args: map[string]any{"playlist_id": sd.PlaylistCommute}, route: "/api/playlists/" + sd.PlaylistCommute,
+		check: func(t *testing.T, v any) {
+			if len(at(t, v, "entries").([]any)) != 3 || str(at(t, v, "entries", 0, "library_item_id")) != sd.ItemGoodOmens {
+				t.Errorf("playlist: %v", v)
+			}
+		},
+		fail: map[string]any{"playlist_id": unknownID}, failWant: []string{"404", "playlist " + unknownID}, failSends: true},
+}
+
+func TestReadTools(t *testing.T) {
+	e := apptest.Start(t, apptest.Options{})
+	tested := map[string]bool{}
+	for _, c := range readCases {
+		t.Run(c.tool, func(t *testing.T) {
+			tested[c.tool] = true
+			e.Standin.ResetRequests()
+			res := e.Call(t, c.tool, c.args)
+			c.check(t, decode(t, res))
+			r := lastRequest(t, e.Standin, "GET", c.route)
+			if c.tool != "get_server_status" && !r.Authorized {
+				t.Errorf("%s was sent without the bearer key", r.Path)
+			}
+			if len(e.Standin.Mutations()) != 0 {
+				t.Errorf("a read tool sent %v", mutations(e.Standin))
+			}
+
+			e.Standin.ResetRequests()
+			res = e.Call(t, c.tool, c.fail)
+			if !res.IsError {
+				t.Fatalf("%v was accepted: %s", c.fail, apptest.Text(res))
+			}
+			for _, w := range c.failWant {
+				if !strings.Contains(apptest.Text(res), w) {
+					t.Errorf("error %q lacks %q", apptest.Text(res), w)
+				}
+			}
+			if sent := len(e.Standin.Requests()) > 0; sent != c.failSends {
+				t.Errorf("failure sent requests: %v, want %v (%v)", sent, c.failSends, e.Standin.Requests())
+			}
+		})
+	}
+	reads := 0
+	for _, tool := range e.Server.Tools {
+		if tool.ReadOnly {
+			reads++
+			if !tested[tool.Name] {
+				t.Errorf("read tool %s has no case", tool.Name)
+			}
+		}
+	}
+	if reads != 29 {
+		t.Errorf("%d read tools", reads)
+	}
+}
+
+// TestListLibraryItemsFilter: the filter is group.base64(value), with sort,
+// order and paging as sent; standalone groups take no value.
+func TestListLibraryItemsFilter(t *testing.T) {
+	e := apptest.Start(t, apptest.Options{})
+	res := e.Call(t, "list_library_items", map[string]any{"library_id": sd.LibraryBooksID, "filter_group": "series",
+		"filter_value": sd.SeriesDiscworld, "sort": "sequence", "descending": true, "limit": 3, "page": 1})
+	v := decode(t, res)
+	r := lastRequest(t, e.Standin, "GET", "/items")
+	want := "series." + base64.StdEncoding.EncodeToString([]byte(sd.SeriesDiscworld))
+	if r.Query.Get("filter") != want || r.Query.Get("sort") != "sequence" || r.Query.Get("desc") != "1" ||
+		r.Query.Get("limit") != "3" || r.Query.Get("page") != "1" {
+		t.Errorf("query sent: %s", r.RawQuery)
+	}
+	// Discworld has 6 books; descending by sequence, page 1 of 3 holds 3, 2, 1.
+	if at(t, v, "total").(float64) != 6 || str(at(t, v, "results", 0, "series", 0, "sequence")) != "3" {
+		t.Errorf("page: %v", v)
+	}
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"library_id": sd.LibraryBooksID, "filter_group": "abridged", "filter_value": "x"}, "takes no value"},
+		{map[string]any{"library_id": sd.LibraryBooksID, "filter_group": "genres"}, "needs a value"},
+		{map[string]any{"library_id": sd.LibraryBooksID, "filter_value": "Fantasy"}, "needs filter_group"},
+		{map[string]any{"library_id": sd.LibraryBooksID, "filter_group": "colour", "filter_value": "x"}, "must be one of"},
+	} {
+		e.Standin.ResetRequests()
+		res := e.Call(t, "list_library_items", c.args)
+		if !res.IsError || !strings.Contains(apptest.Text(res), c.want) || !strings.Contains(apptest.Text(res), "filter_") {
+			t.Errorf("%v: %s", c.args, apptest.Text(res))
+		}
+		if n := len(e.Standin.Requests()); n != 0 {
+			t.Errorf("%v sent %d requests", c.args, n)
+		}
+	}
+	res = e.Call(t, "list_library_items", map[string]any{"library_id": sd.LibraryBooksID, "filter_group": "abridged"})
+	if res.IsError || lastRequest(t, e.Standin, "GET", "/items").Query.Get("filter") != "abridged" {
+		t.Errorf("standalone filter: %s", apptest.Text(res))
+	}
+	res = e.Call(t, "list_library_items", map[string]any{"library_id": sd.LibraryBooksID, "filter_group": "genres", "filter_value": "Science Fiction"})
+	if v := decode(t, res); at(t, v, "total").(float64) == 0 {
+		t.Errorf("genre filter found nothing: %v", v)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,6 +34,9 @@ type Options struct {
 	Stateless bool
 	// Transport replaces the HTTP transport to Audiobookshelf (tests).
 	Transport http.RoundTripper
+	// Now is the guard's clock; nil means time.Now. Tests move it to expire
+	// questions and tokens.
+	Now func() time.Time
 }
 
 // Server is an assembled server.
@@ -55,6 +59,7 @@ func New(o Options) (*Server, error) {
 		Stateless:   o.Stateless,
 		ServerName:  registry.ServerName,
 		Logger:      logger,
+		Now:         o.Now,
 	})
 	if err != nil {
 		return nil, err

@@ -42,6 +42,8 @@ type Options struct {
 	ManualRetry bool
 	// Stateless builds the server as for stateless HTTP.
 	Stateless bool
+	// Now is the guard's clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // Env is one running server with its stand-in and client.
@@ -66,7 +68,7 @@ func Start(t testing.TB, o Options) *Env {
 		o.Config(cfg)
 	}
 	log := &syncBuffer{}
-	srv, err := app.New(app.Options{Config: cfg, Version: "test", Logger: slog.New(slog.NewJSONHandler(log, nil)), Stateless: o.Stateless})
+	srv, err := app.New(app.Options{Config: cfg, Version: "test", Logger: slog.New(slog.NewJSONHandler(log, nil)), Stateless: o.Stateless, Now: o.Now})
 	if err != nil {
 		t.Fatalf("app.New: %v", err)
 	}

@@ -195,11 +195,14 @@ func (g *Guard) choosePath(req *mcp.CallToolRequest) (path, string) {
 	if !g.cfg.Elicitation {
 		return pathToken, fmt.Sprintf("this server (%s) was started with ELICITATION=false", g.cfg.ServerName)
 	}
-	if !formElicitation(req) {
-		return pathToken, "the client did not declare elicitation (form) support"
-	}
+	// Before the capability check: behind stateless HTTP a client older than
+	// 2026-07-28 declared its capabilities in an initialize this request
+	// does not carry, so they read as absent; the reason is the deployment.
 	if g.cfg.Stateless && req.ProtocolVersion() < protocolMRTR {
 		return pathToken, "a stateless HTTP deployment cannot push a question to a client older than " + protocolMRTR
+	}
+	if !formElicitation(req) {
+		return pathToken, "the client did not declare elicitation (form) support"
 	}
 	return pathDialog, ""
 }

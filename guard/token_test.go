@@ -154,6 +154,10 @@ func TestStatelessPath(t *testing.T) {
 	if rec.count() != 0 {
 		t.Fatal("a stateless server pushed a question")
 	}
+	// Without elicitation support the reason is still the deployment: over
+	// real stateless HTTP an old client's capabilities never reach the call.
+	bare := h.connect(t, v20251125, nil, nil)
+	tokenOf(t, call(t, bare, "delete_thing", thingArgs{ID: "t1"}), reasonStateless)
 	current := h.connect(t, v20260728, &mcp.ClientOptions{ElicitationHandler: rec.handle}, nil)
 	if r := call(t, current, "delete_thing", thingArgs{ID: "t1"}); text(r) != "deleted t1" || rec.count() != 1 {
 		t.Fatalf("2026-07-28 behind a stateless server: %q, asked %d", text(r), rec.count())

@@ -44,6 +44,9 @@ type Server struct {
 	MCP   *mcp.Server
 	Deps  *tools.Deps
 	Tools []registry.Tool // the registered tools, in manifest order
+	// Stateless is Options.Stateless: HTTPHandler serves without sessions.
+	Stateless bool
+	logger    *slog.Logger
 }
 
 // New assembles a server from a parsed configuration.
@@ -78,7 +81,7 @@ func New(o Options) (*Server, error) {
 	for _, t := range selected {
 		s.AddTool(t.Definition, wrap(t, deps, logger))
 	}
-	return &Server{MCP: s, Deps: deps, Tools: selected}, nil
+	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger}, nil
 }
 
 // Select returns the tools that read-only mode and the toolsets allow.

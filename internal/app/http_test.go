@@ -327,4 +327,3 @@ func TestAudiobookshelfTLSAndRedirects(t *testing.T) {
 		t.Errorf("the redirect was followed (%d requests elsewhere, Authorization %q)", elsewhere.Load(), leaked.Load())
 	}
 }
-

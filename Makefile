@@ -42,8 +42,15 @@ interop/node_modules/.package-lock.json: interop/package-lock.json interop/packa
 test-short:
 	$(GO) test -count=1 ./...
 
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+# One table of measurements of the built binary (bench/cmd/benchtable):
+# start-up against an empty go-sdk server, tools/list size, compact against
+# full results, overhead per call, throughput over streamable HTTP, memory.
+# Prints it and writes it to $(BENCH_OUT) with the date and machine. Not part
+# of make test (go vet and go test only compile it). BENCHFLAGS=-quick for a
+# short run while developing (then BENCH_OUT= keeps RESULTS.md as it is).
+BENCH_OUT ?= bench/RESULTS.md
+bench: build
+	$(GO) run ./bench/cmd/benchtable -bin $(BIN) $(if $(BENCH_OUT),-out $(BENCH_OUT)) $(BENCHFLAGS)
 
 # Serve over stdio with the configuration from the environment.
 run: build

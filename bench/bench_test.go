@@ -1,0 +1,152 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+)
+
+// The benchmarks run in process: go test -run '^$' -bench . ./bench
+// (make bench runs bench/cmd/benchtable, which measures the built binary).
+
+func start(b *testing.B, books int) *InProcess {
+	b.Helper()
+	var data *standin.Data
+	if books > 0 {
+		data = SeedLibrary(books)
+	}
+	p, err := StartInProcess(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(p.Close)
+	return p
+}
+
+func benchCall(b *testing.B, p *InProcess, tool string, args map[string]any) {
+	ctx := context.Background()
+	var n int
+	for b.Loop() {
+		s, err := Call(ctx, p.Session, tool, args)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(s)
+	}
+	b.ReportMetric(float64(n), "result-bytes")
+}
+
+// BenchmarkGetLibraryItem is one read tool through the MCP server.
+func BenchmarkGetLibraryItem(b *testing.B) {
+	p := start(b, 0)
+	benchCall(b, p, "get_library_item", map[string]any{"library_item_id": standin.ItemColourOfMagic})
+}
+
+// BenchmarkGetLibraryItemDirect is the request get_library_item makes, made
+// with net/http to the same stand-in.
+func BenchmarkGetLibraryItemDirect(b *testing.B) {
+	p := start(b, 0)
+	hc := HTTPClient(1)
+	ctx := context.Background()
+	var n int
+	for b.Loop() {
+		var err error
+		if n, err = Direct(ctx, hc, p.URL, p.Key, standin.ItemColourOfMagic); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n), "result-bytes")
+}
+
+// BenchmarkListPage25 is a page of 25 items, compact and full.
+func BenchmarkListPage25(b *testing.B) {
+	p := start(b, 30)
+	for _, detail := range []string{"compact", "full"} {
+		b.Run(detail, func(b *testing.B) {
+			benchCall(b, p, "list_library_items", map[string]any{"library_id": standin.LibraryBooksID, "limit": 25, "detail": detail})
+		})
+	}
+}
+
+// BenchmarkToolsList is tools/list.
+func BenchmarkToolsList(b *testing.B) {
+	p := start(b, 0)
+	ctx := context.Background()
+	var n int
+	for b.Loop() {
+		res, err := p.Session.ListTools(ctx, &mcp.ListToolsParams{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(res.Tools)
+	}
+	b.ReportMetric(float64(n), "tools")
+}
+
+// TestSeedLibrary checks the seeded library and the in-process harness the
+// driver uses (cheap; it runs in the default test run).
+func TestSeedLibrary(t *testing.T) {
+	d := SeedLibrary(30)
+	seen := map[string]bool{}
+	books := 0
+	for _, it := range d.Items {
+		if seen[it.ID] || seen[it.Ino] {
+			t.Fatalf("duplicate id or ino in item %s", it.ID)
+		}
+		seen[it.ID], seen[it.Ino] = true, true
+		if it.Book != nil {
+			books++
+		}
+	}
+	if books != 30 {
+		t.Fatalf("books = %d, want 30", books)
+	}
+	p, err := StartInProcess(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	s, err := Call(context.Background(), p.Session, "list_library_items", map[string]any{"library_id": standin.LibraryBooksID, "limit": 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page struct {
+		Results []json.RawMessage `json:"results"`
+		Total   int               `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(s), &page); err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Results) != 25 || page.Total != 30 {
+		t.Fatalf("page: %d items of %d, want 25 of 30:\n%s", len(page.Results), page.Total, s)
+	}
+}
+
+func TestReadMemory(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc")
+	}
+	m, err := ReadMemory(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.RSS <= 0 || m.Peak < m.RSS {
+		t.Fatalf("memory = %+v", m)
+	}
+}
+
+// BenchmarkGetLibraryItemReplayed is get_library_item with Audiobookshelf's
+// answer replayed from memory: the server's own cost per call.
+func BenchmarkGetLibraryItemReplayed(b *testing.B) {
+	p, err := StartReplaying(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(p.Close)
+	benchCall(b, p, "get_library_item", map[string]any{"library_item_id": standin.ItemColourOfMagic})
+}

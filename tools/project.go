@@ -153,7 +153,7 @@ type absMedia struct {
 	NumEpisodes   int             `json:"numEpisodes"`
 	Size          int64           `json:"size"`
 	Chapters      []absChapter    `json:"chapters"`
-	AudioFiles    json.RawMessage `json:"audioFiles"`
+	AudioFiles    []struct{}      `json:"audioFiles"` // only counted: nothing of a file is decoded
 	Episodes      []absEpisode    `json:"episodes"`
 	EbookFormat   string          `json:"ebookFormat"`
 }
@@ -482,10 +482,7 @@ func detail(it *absItem) ItemDetail {
 	if d.Chapters == 0 {
 		d.Chapters = it.Media.NumChapters
 	}
-	var files []json.RawMessage
-	if json.Unmarshal(it.Media.AudioFiles, &files) == nil {
-		d.AudioFiles = len(files)
-	}
+	d.AudioFiles = len(it.Media.AudioFiles)
 	if d.AudioFiles == 0 {
 		d.AudioFiles = it.Media.NumAudioFiles
 	}

@@ -143,19 +143,19 @@ func (e *absEpisode) duration() float64 {
 }
 
 type absMedia struct {
-	ID            string          `json:"id"`
-	Metadata      absMetadata     `json:"metadata"`
-	Tags          []string        `json:"tags"`
-	Duration      float64         `json:"duration"`
-	NumChapters   int             `json:"numChapters"`
-	NumTracks     int             `json:"numTracks"`
-	NumAudioFiles int             `json:"numAudioFiles"`
-	NumEpisodes   int             `json:"numEpisodes"`
-	Size          int64           `json:"size"`
-	Chapters      []absChapter    `json:"chapters"`
-	AudioFiles    []struct{}      `json:"audioFiles"` // only counted: nothing of a file is decoded
-	Episodes      []absEpisode    `json:"episodes"`
-	EbookFormat   string          `json:"ebookFormat"`
+	ID            string       `json:"id"`
+	Metadata      absMetadata  `json:"metadata"`
+	Tags          []string     `json:"tags"`
+	Duration      float64      `json:"duration"`
+	NumChapters   int          `json:"numChapters"`
+	NumTracks     int          `json:"numTracks"`
+	NumAudioFiles int          `json:"numAudioFiles"`
+	NumEpisodes   int          `json:"numEpisodes"`
+	Size          int64        `json:"size"`
+	Chapters      []absChapter `json:"chapters"`
+	AudioFiles    []struct{}   `json:"audioFiles"` // only counted: nothing of a file is decoded
+	Episodes      []absEpisode `json:"episodes"`
+	EbookFormat   string       `json:"ebookFormat"`
 }
 
 type absProgress struct {

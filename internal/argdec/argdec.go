@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,10 +23,26 @@ import (
 // MaxArgumentBytes bounds the raw arguments of one call.
 const MaxArgumentBytes = 1 << 20
 
-// IDPattern is what an Audiobookshelf id may look like here: letters,
-// digits, '_' and '-', starting with a letter or digit, at most 128 long.
-// Audiobookshelf 2.x uses UUIDs and older "li_..." style ids; both fit.
-var IDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+// IsID reports whether s is what an Audiobookshelf id may look like here:
+// letters, digits, '_' and '-', starting with a letter or digit, at most 128
+// long (the regular expression ^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$).
+// Audiobookshelf 2.x uses UUIDs and older "li_..." style ids; both fit. It
+// is a loop rather than that expression because compiling the bounded
+// repetition cost 0.8 ms of every start-up.
+func IsID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case (c == '_' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // Error is one argument's problem.
 type Error struct {
@@ -211,7 +226,7 @@ func CheckID(s string) string {
 	if s == "" {
 		return "must not be empty"
 	}
-	if !IDPattern.MatchString(s) {
+	if !IsID(s) {
 		if len(s) > 128 {
 			return fmt.Sprintf("must be an id of at most 128 characters, got %d", len(s))
 		}

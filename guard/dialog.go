@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -22,11 +21,24 @@ const InputID = "approval"
 // ApproveField is the form's one property: a boolean that defaults to false.
 const ApproveField = "approve"
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
-
 // ValidID reports whether s may appear in a question as an id: a letter or
-// digit, then up to 127 letters, digits, '_', '.', ':' or '-'.
-func ValidID(s string) bool { return idPattern.MatchString(s) }
+// digit, then up to 127 letters, digits, '_', '.', ':' or '-' (the regular
+// expression ^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$, written as a loop because
+// compiling the bounded repetition cost every start-up).
+func ValidID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case (c == '_' || c == '.' || c == ':' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 func validTargets(ids []string) error {
 	for _, id := range ids {

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -230,29 +231,58 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	_, _ = w.Write(a.body)
 }
 
-// StartReplayServer serves on 127.0.0.1 what a stand-in with data (nil: the
-// sample library) answers to GET requests, each answer fetched once and
-// replayed from memory after that: an Audiobookshelf that costs next to
-// nothing, so that what is measured is the server in front of it.
-func StartReplayServer(data *standin.Data) (url string, stop func(), err error) {
+// ReplayServer serves on 127.0.0.1 what a stand-in answers to GET requests,
+// each answer fetched once and replayed from memory after that: an
+// Audiobookshelf that costs next to nothing, so that what is measured is the
+// server in front of it.
+type ReplayServer struct {
+	URL   string
+	conns atomic.Int64
+	stop  func()
+}
+
+// Conns is how many connections were accepted so far.
+func (r *ReplayServer) Conns() int64 { return r.conns.Load() }
+
+// Close stops the server and its stand-in.
+func (r *ReplayServer) Close() { r.stop() }
+
+type countingListener struct {
+	net.Listener
+	n *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
+}
+
+// StartReplayServer starts a ReplayServer over a stand-in with data (nil:
+// the sample library).
+func StartReplayServer(data *standin.Data) (*ReplayServer, error) {
 	sd := standin.New(standin.Options{Data: data, Now: standin.SampleNow})
 	base, err := sd.Listen("127.0.0.1:0")
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		sd.Close()
-		return "", nil, err
+		return nil, err
 	}
+	rs := &ReplayServer{URL: "http://" + ln.Addr().String()}
 	hs := &http.Server{Handler: &replay{base: base, answers: map[string]*answer{}}, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = hs.Serve(ln) }()
-	return "http://" + ln.Addr().String(), func() {
+	go func() { _ = hs.Serve(countingListener{ln, &rs.conns}) }()
+	rs.stop = func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		_ = hs.Shutdown(ctx)
 		sd.Close()
-	}, nil
+	}
+	return rs, nil
 }
 
 // Call calls a tool and returns its text, failing on a protocol or tool error.

@@ -419,7 +419,7 @@ func throughput(t *table, p params) error {
 	if err != nil {
 		return err
 	}
-	proto, err := series(t, p, "--demo", endpoint, pid)
+	proto, err := series(t, p, "--demo", endpoint, pid, nil)
 	stop()
 	if err != nil {
 		return err
@@ -431,18 +431,18 @@ func throughput(t *table, p params) error {
 	}
 	// The same binary in front of an Audiobookshelf that answers from memory,
 	// so that the stand-in's own rendering does not set the pace.
-	url, stopReplay, err := bench.StartReplayServer(nil)
+	rs, err := bench.StartReplayServer(nil)
 	if err != nil {
 		return err
 	}
-	defer stopReplay()
+	defer rs.Close()
 	endpoint, pid, stop, _, err = startHTTP(p.bin, []string{"--http", "127.0.0.1:0"},
-		[]string{"AUDIOBOOKSHELF_URL=" + url, "AUDIOBOOKSHELF_API_KEY=" + standin.DefaultAPIKey})
+		[]string{"AUDIOBOOKSHELF_URL=" + rs.URL, "AUDIOBOOKSHELF_API_KEY=" + standin.DefaultAPIKey})
 	if err != nil {
 		return err
 	}
 	defer stop()
-	if _, err := series(t, p, "replayed", endpoint, pid); err != nil {
+	if _, err := series(t, p, "replayed", endpoint, pid, rs.Conns); err != nil {
 		return err
 	}
 	t.notes = append(t.notes, "Throughput and memory (replayed): the built binary with `--http 127.0.0.1:0` and AUDIOBOOKSHELF_URL "+
@@ -453,7 +453,9 @@ func throughput(t *table, p params) error {
 
 // series measures items 5 and 6 against one running server: RSS after
 // start, after memCalls calls, then each throughput level, then the peak.
-func series(t *table, p params, label, endpoint string, pid int) (protocol string, err error) {
+// conns, when not nil, counts the connections the server opened to
+// Audiobookshelf.
+func series(t *table, p params, label, endpoint string, pid int, conns func() int64) (protocol string, err error) {
 	ctx := context.Background()
 	sec5, sec6 := "5 throughput ("+label+")", "6 memory ("+label+")"
 	hc := bench.HTTPClient(64)
@@ -479,6 +481,10 @@ func series(t *table, p params, label, endpoint string, pid int) (protocol strin
 	if err != nil {
 		return "", err
 	}
+	var connRows []string
+	if conns != nil {
+		connRows = append(connRows, fmt.Sprintf("%d during %d calls from 8 sessions", conns(), p.memCalls))
+	}
 	for _, n := range p.levels {
 		cl, err := bench.ConnectHTTP(ctx, endpoint, n, hc)
 		if err != nil {
@@ -488,10 +494,17 @@ func series(t *table, p params, label, endpoint string, pid int) (protocol strin
 			cl.Close()
 			return "", err
 		}
+		before := int64(0)
+		if conns != nil {
+			before = conns()
+		}
 		l, err := cl.Run(ctx, 0, p.level, call)
 		cl.Close()
 		if err != nil {
 			return "", err
+		}
+		if conns != nil {
+			connRows = append(connRows, fmt.Sprintf("%d more during %d calls from %d", conns()-before, l.Calls, n))
 		}
 		t.add(sec5, fmt.Sprintf("%d concurrent client(s), `get_library_item`: calls/s, p50 / p99", n),
 			fmt.Sprintf("%.0f calls/s, %s / %s", l.PerSecond(), ms(l.Latency.Median()), ms(l.Latency.Quantile(0.99))), "", nil)
@@ -501,6 +514,9 @@ func series(t *table, p params, label, endpoint string, pid int) (protocol strin
 		return "", err
 	}
 	t.add(sec5, "peak RSS of the server (VmHWM, from start through the 64-client level)", mb(peak.Peak), "", nil)
+	if conns != nil {
+		t.add(sec5, "connections the server opened to Audiobookshelf (one HTTP client, keep-alive)", strings.Join(connRows, "; "), "", nil)
+	}
 	t.add(sec6, "RSS after start (VmRSS, before any request)", mb(afterStart.RSS), "", nil)
 	t.add(sec6, fmt.Sprintf("RSS after %d calls (VmRSS, 8 sessions)", p.memCalls), mb(afterCalls.RSS), "", nil)
 	return protocol, nil

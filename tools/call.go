@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -104,6 +105,10 @@ func (d *Deps) transportError(ctx context.Context, mutating bool, err error) *mc
 		reason = fmt.Sprintf("its host name %q could not be resolved", dnsErr.Name)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		reason = "refused the connection (is it running, and is the port right?)"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		reason = "closed the connection before its answer was complete"
+	case errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
+		reason = "closed the connection without answering (a proxy in front of it, or the server stopping, can do this)"
 	case strings.Contains(err.Error(), "certificate"):
 		reason = "presented a TLS certificate that could not be verified (for a self-signed server set AUDIOBOOKSHELF_INSECURE_TLS=true)"
 	default:

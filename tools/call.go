@@ -45,7 +45,7 @@ func (d *Deps) send(ctx context.Context, mutating bool, s sender) (*response, *m
 	if limit <= 0 {
 		limit = MaxResponseBytes
 	}
-	body, err := readLimited(resp.Body, limit)
+	body, err := readLimited(resp.Body, resp.ContentLength, limit)
 	if err != nil {
 		if errors.Is(err, errTooLarge) {
 			return nil, errorResult("Audiobookshelf sent more than %d MB for one answer; it was not read. Ask for a smaller page (limit) or use detail \"compact\".", limit>>20)

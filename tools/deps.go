@@ -6,6 +6,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -111,14 +112,47 @@ func NewDeps(o Options) (*Deps, error) {
 // errTooLarge is returned when a body passes the limit.
 var errTooLarge = errors.New("response too large")
 
-// readLimited reads at most limit bytes of r, failing beyond.
-func readLimited(r io.Reader, limit int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
+// readLimited reads at most limit bytes of r, failing beyond. size is the
+// announced length (-1 when unknown): a body announced larger than the limit
+// is not read at all, one announced smaller is read into a buffer of exactly
+// that size, and one of unknown length is read in chunks that are joined
+// once, so memory stays near the body's own size instead of a growing
+// buffer's many copies.
+func readLimited(r io.Reader, size, limit int64) ([]byte, error) {
+	if size > limit {
 		return nil, errTooLarge
 	}
-	return b, nil
+	if size >= 0 {
+		b := make([]byte, size)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	var chunks [][]byte
+	var total int64
+	next := 4 << 10
+	cur := make([]byte, 0, next)
+	for {
+		if len(cur) == cap(cur) {
+			chunks = append(chunks, cur)
+			next = min(2*next, 1<<20)
+			cur = make([]byte, 0, next)
+		}
+		n, err := r.Read(cur[len(cur):cap(cur)])
+		cur = cur[:len(cur)+n]
+		if total += int64(n); total > limit {
+			return nil, errTooLarge
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(chunks) == 0 {
+		return cur, nil
+	}
+	return bytes.Join(append(chunks, cur), nil), nil
 }

@@ -1,0 +1,47 @@
+package tools
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+// endless is a body that never ends.
+type endless struct{ read int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'a'
+	}
+	e.read += int64(len(p))
+	return len(p), nil
+}
+
+func TestReadLimited(t *testing.T) {
+	for _, size := range []int64{-1, 10} {
+		b, err := readLimited(strings.NewReader("0123456789"), size, 10)
+		if err != nil || string(b) != "0123456789" {
+			t.Errorf("size %d: %q %v", size, b, err)
+		}
+	}
+	// Longer than a chunk, unknown length: joined in order.
+	want := bytes.Repeat([]byte("abcdefghij"), 300_000)
+	if b, err := readLimited(bytes.NewReader(want), -1, int64(len(want))); err != nil || !bytes.Equal(b, want) {
+		t.Errorf("3 MB body: %d bytes, %v", len(b), err)
+	}
+	// Announced too large: nothing is read.
+	var e endless
+	if _, err := readLimited(&e, 11, 10); !errors.Is(err, errTooLarge) || e.read != 0 {
+		t.Errorf("announced 11 of 10: %v after %d bytes", err, e.read)
+	}
+	// Unknown length: reading stops just past the limit.
+	if _, err := readLimited(&e, -1, 1<<20); !errors.Is(err, errTooLarge) || e.read > 2<<20 {
+		t.Errorf("endless: %v after %d bytes", err, e.read)
+	}
+	// Shorter than announced: an error, not a short body.
+	if _, err := readLimited(strings.NewReader("abc"), 10, 100); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("short body: %v", err)
+	}
+}

@@ -45,3 +45,21 @@ func TestReadLimited(t *testing.T) {
 		t.Errorf("short body: %v", err)
 	}
 }
+
+func TestNotAPI(t *testing.T) {
+	for _, c := range []struct {
+		ctype, body, want string
+	}{
+		{"application/json", `{"a":1}`, ""},
+		{"text/plain; charset=utf-8", "OK", ""},
+		{"", `{"a":1}`, ""},
+		{"text/html; charset=utf-8", "<div>", "an HTML page"},
+		{"application/json", "<!DOCTYPE html><html>", "an HTML page"},
+		{"audio/mpeg", "\xff\xfb", "a file of type audio/mpeg"},
+		{"application/octet-stream", "\x00", "a file of type application/octet-stream"},
+	} {
+		if got := notAPI(&response{Status: 200, ContentType: c.ctype, Body: []byte(c.body)}); got != c.want {
+			t.Errorf("%s %q: %q, want %q", c.ctype, c.body, got, c.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -48,11 +49,49 @@ func (d *Deps) send(ctx context.Context, mutating bool, s sender) (*response, *m
 	body, err := readLimited(resp.Body, resp.ContentLength, limit)
 	if err != nil {
 		if errors.Is(err, errTooLarge) {
-			return nil, errorResult("Audiobookshelf sent more than %d MB for one answer; it was not read. Ask for a smaller page (limit) or use detail \"compact\".", limit>>20)
+			return nil, errorResult("Audiobookshelf sent more than %d MB for one answer; it was not read. Ask for a smaller page (limit) or use detail \"compact\".%s", limit>>20, outcomeOf(mutating))
 		}
 		return nil, d.transportError(ctx, mutating, err)
 	}
-	return &response{Status: resp.StatusCode, Body: body, ContentType: resp.Header.Get("Content-Type")}, nil
+	r := &response{Status: resp.StatusCode, Body: body, ContentType: resp.Header.Get("Content-Type")}
+	if r.Status/100 == 2 {
+		if what := notAPI(r); what != "" {
+			// A web page, a proxy's page or a file answered in the API's
+			// place: a write must not be reported as done.
+			return nil, errorResult("Audiobookshelf at %s answered with %s, not the API's JSON. Is AUDIOBOOKSHELF_URL the Audiobookshelf server itself, not a web page, a proxy or a file in front of it?%s", d.BaseURL, what, outcomeOf(mutating))
+		}
+	}
+	return r, nil
+}
+
+// outcomeOf is the sentence that says whether a failed call changed anything.
+func outcomeOf(mutating bool) string {
+	if mutating {
+		return " It is not known whether the change was made; read it back before trying again."
+	}
+	return " Nothing was changed."
+}
+
+// notAPI describes a successful answer that cannot be the API's (an HTML
+// page, audio, video, an image or a binary file), or returns "". Plain text
+// stays allowed: Audiobookshelf answers some writes with "OK".
+func notAPI(r *response) string {
+	if isHTML(r) {
+		return "an HTML page"
+	}
+	mt, _, _ := mime.ParseMediaType(r.ContentType)
+	switch {
+	case strings.HasPrefix(mt, "audio/"), strings.HasPrefix(mt, "video/"), strings.HasPrefix(mt, "image/"),
+		mt == "application/octet-stream", mt == "application/pdf", mt == "application/zip":
+		return "a file of type " + mt
+	}
+	return ""
+}
+
+func isHTML(r *response) bool {
+	ct := strings.ToLower(r.ContentType)
+	body := bytes.ToLower(bytes.TrimSpace(r.Body[:min(len(r.Body), 512)]))
+	return strings.Contains(ct, "html") || bytes.HasPrefix(body, []byte("<!doctype")) || bytes.HasPrefix(body, []byte("<html"))
 }
 
 // get sends a request and expects a 2xx answer; what names the thing asked
@@ -152,8 +191,7 @@ func serverMessage(r *response) string {
 	if len(body) == 0 {
 		return ""
 	}
-	ct := strings.ToLower(r.ContentType)
-	if strings.Contains(ct, "html") || bytes.HasPrefix(bytes.ToLower(body), []byte("<!doctype")) || bytes.HasPrefix(bytes.ToLower(body), []byte("<html")) {
+	if isHTML(r) {
 		return ": the answer was an HTML page, not the API (is AUDIOBOOKSHELF_URL the Audiobookshelf server?)"
 	}
 	var j struct {

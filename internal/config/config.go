@@ -19,19 +19,27 @@ import (
 
 // Var documents one environment variable.
 type Var struct {
-	Name, Default, Allowed, Meaning string
+	// Invalid says what a value outside Allowed does.
+	Name, Default, Allowed, Invalid, Meaning string
 }
+
+// stops is what a value outside the allowed forms does to most variables.
+const stops = "exit 1 at start"
+
+// MinTokenLen is the shortest AUDIOBOOKSHELF_MCP_TOKEN accepted.
+const MinTokenLen = 16
 
 // Vars is every variable the server reads, in the order of the reference.
 var Vars = []Var{
-	{"AUDIOBOOKSHELF_URL", "(none)", "http:// or https:// URL, no user:password@, no query", "Base URL of the Audiobookshelf server, e.g. https://abs.example.org or http://127.0.0.1:13378. Trailing slashes are dropped. Plain http to a host other than loopback works but warns: the API key would travel unencrypted. Unset: the server starts, lists its tools, and every call explains the setup."},
-	{"AUDIOBOOKSHELF_API_KEY", "(none)", "an Audiobookshelf API key", "Sent as a bearer token. Create one in Audiobookshelf under Settings → Users → API keys. Read once at start and removed from the environment; never logged or shown."},
-	{"AUDIOBOOKSHELF_READ_ONLY", "false", "true or false", "true registers only the 29 read tools."},
-	{"AUDIOBOOKSHELF_TOOLSETS", "(all)", "comma-separated toolset names", "Only these toolsets' tools are registered (combined with read-only mode)."},
-	{"ELICITATION", "true", "true or false", "true: guarded tools ask through a dialog where the client can show one. false: they take the two-call confirm_token path, and the server says so on stderr at start. Not prefixed, on purpose: one export reaches every MCP server in that environment."},
-	{"AUDIOBOOKSHELF_STATE_KEY", "(random per process)", "base64 of exactly 32 bytes", "Key that seals the state of a pending question (HMAC-SHA256). Set the same key on every instance behind a load balancer so any of them can open a question another asked."},
-	{"AUDIOBOOKSHELF_TIMEOUT", "30s", "a Go duration from 1s to 10m", "How long one request to Audiobookshelf may take before the call fails with a clear error."},
-	{"AUDIOBOOKSHELF_INSECURE_TLS", "false", "true or false", "true skips certificate verification for the Audiobookshelf connection only (self-signed servers), with a warning at start."},
+	{"AUDIOBOOKSHELF_URL", "(none)", "http:// or https:// URL, no user:password@, no query", stops, "Base URL of the Audiobookshelf server, e.g. https://abs.example.org or http://127.0.0.1:13378. Trailing slashes are dropped. Plain http to a host other than loopback works but warns: the API key would travel unencrypted. Unset: the server starts, lists its tools, and every call explains the setup."},
+	{"AUDIOBOOKSHELF_API_KEY", "(none)", "an Audiobookshelf API key", "(any value is taken) a key Audiobookshelf refuses makes each call say so and how to make one", "Sent as a bearer token. Create one in Audiobookshelf under Settings → Users → API keys. Read once at start and removed from the environment; never logged or shown."},
+	{"AUDIOBOOKSHELF_READ_ONLY", "false", "true or false", stops, "true registers only the 29 read tools."},
+	{"AUDIOBOOKSHELF_TOOLSETS", "(all)", "comma-separated toolset names", stops + ", listing the valid toolsets", "Only these toolsets' tools are registered (combined with read-only mode)."},
+	{"ELICITATION", "true", "true or false", stops, "true: guarded tools ask through a dialog where the client can show one. false: they take the two-call confirm_token path, and the server says so on stderr at start. Not prefixed, on purpose: one export reaches every MCP server in that environment."},
+	{"AUDIOBOOKSHELF_STATE_KEY", "(random per process)", "base64 of exactly 32 bytes", stops, "Key that seals the state of a pending question (HMAC-SHA256). Set the same key on every instance behind a load balancer so any of them can open a question another asked."},
+	{"AUDIOBOOKSHELF_TIMEOUT", "30s", "a Go duration from 1s to 10m", stops, "How long one request to Audiobookshelf may take before the call fails with a clear error."},
+	{"AUDIOBOOKSHELF_INSECURE_TLS", "false", "true or false", stops, "true skips certificate verification for the Audiobookshelf connection only (self-signed servers), with a warning at start. false: a certificate that does not verify makes each call say so and name this variable."},
+	{"AUDIOBOOKSHELF_MCP_TOKEN", "(none: no token asked)", fmt.Sprintf("at least %d printable ASCII characters, no spaces", MinTokenLen), stops, "With --http: every request to /mcp must carry the header Authorization: Bearer TOKEN, else 401 (compared in constant time). Read once at start and removed from the environment; never logged or shown. Over stdio it is not used, and the server warns that it is set."},
 }
 
 // Config is the parsed configuration.
@@ -44,12 +52,14 @@ type Config struct {
 	StateKey    []byte // nil: random
 	Timeout     time.Duration
 	InsecureTLS bool
+	// MCPToken is the bearer token the HTTP endpoint asks for ("" for none).
+	MCPToken string
 	// Warnings are printed on stderr at start.
 	Warnings []string
 }
 
-// FromEnv reads the configuration from getenv and removes the API key from
-// the process environment (unsetenv may be nil in tests).
+// FromEnv reads the configuration from getenv and removes the API key and the
+// MCP token from the process environment (unsetenv may be nil in tests).
 func FromEnv(getenv func(string) string, lookup func(string) (string, bool), unsetenv func(string) error) (*Config, error) {
 	c := &Config{Elicitation: true, Timeout: 30 * time.Second}
 	var errs []error
@@ -66,6 +76,16 @@ func FromEnv(getenv func(string) string, lookup func(string) (string, bool), uns
 	c.APIKey = strings.TrimSpace(getenv("AUDIOBOOKSHELF_API_KEY"))
 	if unsetenv != nil {
 		_ = unsetenv("AUDIOBOOKSHELF_API_KEY")
+	}
+	if v, ok := lookup("AUDIOBOOKSHELF_MCP_TOKEN"); ok {
+		if unsetenv != nil {
+			_ = unsetenv("AUDIOBOOKSHELF_MCP_TOKEN")
+		}
+		tok, err := ParseMCPToken(v)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		c.MCPToken = tok
 	}
 	var err error
 	if c.ReadOnly, err = parseBool(lookup, "AUDIOBOOKSHELF_READ_ONLY", false); err != nil {
@@ -155,6 +175,20 @@ func redactURL(v string) string {
 		return clip(u.String())
 	}
 	return "(unparsable)"
+}
+
+// ParseMCPToken checks AUDIOBOOKSHELF_MCP_TOKEN. The message never repeats
+// the value.
+func ParseMCPToken(v string) (string, error) {
+	if len(v) < MinTokenLen {
+		return "", fmt.Errorf("AUDIOBOOKSHELF_MCP_TOKEN: must be at least %d characters (it has %d); make one with: openssl rand -hex 32. Unset it to serve without a token", MinTokenLen, len(v))
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x21 || v[i] > 0x7e {
+			return "", fmt.Errorf("AUDIOBOOKSHELF_MCP_TOKEN: must be printable ASCII without spaces (character %d is not); make one with: openssl rand -hex 32", i+1)
+		}
+	}
+	return v, nil
 }
 
 // ParseToolsets checks a comma-separated list against the manifest's toolsets.

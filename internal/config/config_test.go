@@ -130,11 +130,40 @@ func TestReadmeConfigurationTable(t *testing.T) {
 		t.Fatal("README.md lacks the config:start/config:end markers")
 	}
 	var want strings.Builder
-	want.WriteString("| variable | default | allowed | meaning |\n|---|---|---|---|\n")
+	want.WriteString("| variable | default | allowed | invalid value | meaning |\n|---|---|---|---|---|\n")
 	for _, v := range Vars {
-		fmt.Fprintf(&want, "| `%s` | %s | %s | %s |\n", v.Name, v.Default, v.Allowed, v.Meaning)
+		fmt.Fprintf(&want, "| `%s` | %s | %s | %s | %s |\n", v.Name, v.Default, v.Allowed, v.Invalid, v.Meaning)
 	}
 	if got := s[i+len("<!-- config:start -->\n") : j]; got != want.String() {
 		t.Errorf("README.md's configuration table is not internal/config.Vars; it should read:\n%s", want.String())
+	}
+}
+
+func TestMCPToken(t *testing.T) {
+	t.Setenv("AUDIOBOOKSHELF_MCP_TOKEN", "0123456789abcdef-token")
+	g, l, u := Getenv()
+	c, err := FromEnv(g, l, u)
+	if err != nil || c.MCPToken != "0123456789abcdef-token" {
+		t.Fatalf("token not read: %q %v", c.MCPToken, err)
+	}
+	if _, ok := os.LookupEnv("AUDIOBOOKSHELF_MCP_TOKEN"); ok {
+		t.Error("the MCP token is still in the process environment")
+	}
+	for _, bad := range []string{"", "short-secret", "0123456789abcdef with space", "0123456789abcdef\u00e9", "0123456789abcdef\n"} {
+		_, err := parse(t, map[string]string{"AUDIOBOOKSHELF_MCP_TOKEN": bad})
+		if err == nil {
+			t.Errorf("%q was accepted", bad)
+			continue
+		}
+		if !strings.Contains(err.Error(), "AUDIOBOOKSHELF_MCP_TOKEN") {
+			t.Errorf("%q: %v must name the variable", bad, err)
+		}
+		if bad != "" && strings.Contains(err.Error(), bad) {
+			t.Errorf("the error repeats the token: %v", err)
+		}
+	}
+	c, err = parse(t, map[string]string{})
+	if err != nil || c.MCPToken != "" {
+		t.Errorf("unset: %q %v", c.MCPToken, err)
 	}
 }

@@ -1,7 +1,8 @@
 // Command audiobookshelf-mcp is an MCP server for an Audiobookshelf
-// library. It speaks MCP over stdio (the default, for desktop clients) and
-// reads its configuration from the environment; stdout carries only the
-// protocol, every log line goes to stderr.
+// library. It speaks MCP over stdio (the default, for desktop clients) or
+// over streamable HTTP (--http, for hubs and gateways), and reads its
+// configuration from the environment; over stdio, stdout carries only the
+// protocol, and every log line goes to stderr.
 package main
 
 import (
@@ -11,13 +12,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/docs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/app"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
@@ -34,32 +40,86 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// Flag documents one command-line flag; the README's flag table is this
+// table (a test compares them, and that every flag here is defined).
+type Flag struct {
+	// Usage is the line in --help; Meaning is the reference's full text.
+	Name, Arg, Default, Usage, Meaning string
+}
+
+// Flags is every flag, in the order of the reference.
+var Flags = []Flag{
+	{"--http", "ADDR", "(stdio)", "serve MCP over streamable HTTP at http://ADDR/mcp (an empty host is 127.0.0.1)", "Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is host:port; an empty host means 127.0.0.1 (--http :8080), port 0 picks a free port. A host that is not loopback (0.0.0.0, a LAN address) works but warns: anyone who can reach it can use the tools, so set AUDIOBOOKSHELF_MCP_TOKEN. A request with a Host header that is not loopback to a loopback address gets 403 (DNS rebinding). Prints one line `audiobookshelf-mcp: listening on http://HOST:PORT/mcp` once it accepts. SIGINT or SIGTERM: stops accepting, lets calls in flight finish for up to 10s, exits 0. An ADDR that is not host:port: exit 2; one that cannot be bound: exit 1."},
+	{"--stateless", "", "false", "with --http: no sessions (for gateways; older clients get the token path)", "With --http: no sessions, every request stands alone (for gateways and load balancers; set the same AUDIOBOOKSHELF_STATE_KEY on every instance). 2026-07-28 clients still get the approval dialog, through sealed state in the result; older clients get the two-call confirm_token, which says why. Without --http: exit 2."},
+	{"--demo", "", "false", "serve a built-in sample library from memory (nothing is written)", "Serve a built-in sample library from memory instead of a real Audiobookshelf (AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY are ignored; nothing is written anywhere)."},
+	{"--version", "", "", "print the version", "Print the version and exit."},
+	{"--help", "", "", "this text", "Print the usage, the flags and the variables, and exit."},
+}
+
+// Subcommands print a reference page of this build to stdout and exit.
+var Subcommands = []Flag{
+	{"tools", "", "", "print the tool reference", "Print the tool reference (docs/tools.md): every tool, its hints, guard and parameters."},
+	{"guards", "", "", "print the guard table", "Print the guard table (docs/guards.md): which tools ask a person first, and what for."},
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintf(w, `audiobookshelf-mcp %s — an MCP server for your Audiobookshelf library
 
 Usage:
-  audiobookshelf-mcp [--demo]     serve MCP over stdio (what desktop clients start)
-  audiobookshelf-mcp --version    print the version
-  audiobookshelf-mcp --help       this text
+  audiobookshelf-mcp [--demo]                          serve MCP over stdio (what desktop clients start)
+  audiobookshelf-mcp --http ADDR [--stateless] [--demo] serve MCP over streamable HTTP at http://ADDR/mcp
+  audiobookshelf-mcp tools                             print the tool reference
+  audiobookshelf-mcp guards                            print the guard table
+  audiobookshelf-mcp --version | --help
 
 Flags:
-  --demo   run against a built-in sample library in memory instead of a real
-           Audiobookshelf (no configuration needed; nothing is written)
-
-Environment:
 `, version)
+	for _, f := range Flags {
+		name := f.Name
+		if f.Arg != "" {
+			name += " " + f.Arg
+		}
+		fmt.Fprintf(w, "  %-12s %s\n", name, f.Usage)
+	}
+	fmt.Fprintln(w, "\nEnvironment:")
 	for _, v := range config.Vars {
 		fmt.Fprintf(w, "  %-28s default %s; %s\n", v.Name, v.Default, v.Allowed)
 	}
-	fmt.Fprintf(w, "\nTools: %d (see docs/tools.md); guarded tools ask the person first (docs/guards.md).\n", len(registry.All))
+	fmt.Fprintf(w, "\nTools: %d (audiobookshelf-mcp tools); guarded tools ask the person first (audiobookshelf-mcp guards).\n", len(registry.All))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+// options are the parsed command line.
+type options struct {
+	version, demo, stateless bool
+	http                     string
+}
+
+func newFlagSet(stderr io.Writer, o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("audiobookshelf-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { usage(stderr) }
-	showVersion := fs.Bool("version", false, "print the version")
-	demo := fs.Bool("demo", false, "serve a built-in sample library from memory")
+	fs.BoolVar(&o.version, "version", false, "print the version")
+	fs.BoolVar(&o.demo, "demo", false, "serve a built-in sample library from memory")
+	fs.StringVar(&o.http, "http", "", "serve MCP over streamable HTTP at http://ADDR/mcp")
+	fs.BoolVar(&o.stateless, "stateless", false, "with --http: no sessions")
+	return fs
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "tools" || args[0] == "guards") {
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "audiobookshelf-mcp %s: unexpected argument %q; see --help\n", args[0], args[1])
+			return 2
+		}
+		page := docs.Guards
+		if args[0] == "tools" {
+			page = docs.Tools
+		}
+		io.WriteString(stdout, Page(page))
+		return 0
+	}
+	var o options
+	fs := newFlagSet(stderr, &o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -70,9 +130,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "audiobookshelf-mcp: unexpected argument %q; see --help\n", fs.Arg(0))
 		return 2
 	}
-	if *showVersion {
+	if o.version {
 		fmt.Fprintf(stdout, "audiobookshelf-mcp %s\n", version)
 		return 0
+	}
+	var listenAddr string
+	httpSet := false
+	fs.Visit(func(f *flag.Flag) { httpSet = httpSet || f.Name == "http" })
+	if httpSet {
+		a, err := parseListenAddr(o.http)
+		if err != nil {
+			fmt.Fprintln(stderr, "audiobookshelf-mcp:", err)
+			return 2
+		}
+		listenAddr = a
+	}
+	if o.stateless && listenAddr == "" {
+		fmt.Fprintln(stderr, "audiobookshelf-mcp: --stateless needs --http ADDR (over stdio there is one client and one session)")
+		return 2
 	}
 
 	getenv, lookup, unsetenv := config.Getenv()
@@ -87,6 +162,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(stderr, "audiobookshelf-mcp: warning:", w)
 	}
+	if cfg.MCPToken != "" && listenAddr == "" {
+		fmt.Fprintln(stderr, "audiobookshelf-mcp: warning: AUDIOBOOKSHELF_MCP_TOKEN is set but only --http uses it; over stdio it is ignored")
+	}
 	if !cfg.Elicitation {
 		fmt.Fprintln(stderr, ElicitationOffLine)
 	}
@@ -94,7 +172,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	if *demo {
+	if o.demo {
 		sd := standin.New(standin.Options{})
 		url, err := sd.Listen("127.0.0.1:0")
 		if err != nil {
@@ -106,7 +184,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "audiobookshelf-mcp: DEMO MODE — a built-in sample library served from memory at %s; nothing is written anywhere, and everything is gone when the server stops\n", url)
 	}
 
-	srv, err := app.New(app.Options{Config: cfg, Version: version, Logger: logger})
+	srv, err := app.New(app.Options{Config: cfg, Version: version, Logger: logger, Stateless: o.stateless})
 	if err != nil {
 		fmt.Fprintln(stderr, "audiobookshelf-mcp:", err)
 		return 1
@@ -124,9 +202,128 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "audiobookshelf-mcp %s: %d tools, %s; Audiobookshelf: %s\n", version, len(srv.Tools), mode, target)
 
+	if listenAddr != "" {
+		return serveHTTP(ctx, stop, srv, listenAddr, cfg.MCPToken, stderr, logger)
+	}
 	if err := srv.MCP.Run(ctx, &mcp.StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "audiobookshelf-mcp:", err)
 		return 1
 	}
 	return 0
+}
+
+// Page is a generated reference page as the subcommands print it: without
+// its first line, the "Code generated" comment meant for the repository.
+func Page(md string) string {
+	if strings.HasPrefix(md, "<!--") {
+		if _, rest, ok := strings.Cut(md, "\n"); ok {
+			return strings.TrimLeft(rest, "\n")
+		}
+	}
+	return md
+}
+
+// parseListenAddr checks --http's ADDR; an empty host becomes 127.0.0.1.
+func parseListenAddr(v string) (string, error) {
+	host, port, err := net.SplitHostPort(v)
+	if err != nil || port == "" {
+		return "", fmt.Errorf("--http %q: ADDR must be host:port, such as 127.0.0.1:8080 or :8080 (loopback) or 0.0.0.0:8080 (every interface)", v)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// ShutdownGrace is how long calls in flight may take after SIGINT or SIGTERM.
+const ShutdownGrace = 10 * time.Second
+
+// serveHTTP serves srv over streamable HTTP until ctx ends, then shuts down
+// gracefully: no new connections, calls in flight finish (up to
+// ShutdownGrace), then the sessions' open streams are closed.
+func serveHTTP(ctx context.Context, stop func(), srv *app.Server, addr, token string, stderr io.Writer, logger *slog.Logger) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "audiobookshelf-mcp: --http %s: %v\n", addr, err)
+		return 1
+	}
+	bound := ln.Addr().(*net.TCPAddr)
+	if !bound.IP.IsLoopback() {
+		w := fmt.Sprintf("--http %s listens on an address other than loopback: anyone who can reach it can use the tools with this server's Audiobookshelf key", addr)
+		if token == "" {
+			w += "; set AUDIOBOOKSHELF_MCP_TOKEN, or put an authenticating gateway in front"
+		}
+		fmt.Fprintln(stderr, "audiobookshelf-mcp: warning:", w)
+	}
+	var calls inflight
+	hs := &http.Server{
+		Handler:           calls.wrap(srv.HTTPHandler(app.HTTPOptions{BearerToken: token})),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	mode := "with sessions"
+	if srv.Stateless {
+		mode = "stateless"
+	}
+	auth := "no token asked"
+	if token != "" {
+		auth = "bearer token from AUDIOBOOKSHELF_MCP_TOKEN required"
+	}
+	fmt.Fprintf(stderr, "audiobookshelf-mcp: streamable HTTP, %s, %s\n", mode, auth)
+	fmt.Fprintf(stderr, "audiobookshelf-mcp: listening on http://%s%s\n", bound.String(), app.MCPPath)
+
+	select {
+	case err := <-served:
+		fmt.Fprintln(stderr, "audiobookshelf-mcp:", err)
+		return 1
+	case <-ctx.Done():
+	}
+	stop() // a second signal ends the process at once
+	fmt.Fprintf(stderr, "audiobookshelf-mcp: shutting down: no new connections; waiting up to %s for %d call(s) in flight\n", ShutdownGrace, calls.n.Load())
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- hs.Shutdown(sctx) }()
+	calls.wait(sctx)
+	// What is left open are the sessions' GET streams: closing the sessions
+	// ends them, and with them the connections Shutdown waits for.
+	for ss := range srv.MCP.Sessions() {
+		ss.Close()
+	}
+	if err := <-done; err != nil {
+		hs.Close()
+		fmt.Fprintf(stderr, "audiobookshelf-mcp: %d call(s) still running after %s were cut off\n", calls.n.Load(), ShutdownGrace)
+	}
+	fmt.Fprintln(stderr, "audiobookshelf-mcp: stopped")
+	return 0
+}
+
+// inflight counts the requests that carry calls (everything but the GET
+// streams, which stay open for as long as a session does).
+type inflight struct{ n atomic.Int64 }
+
+func (f *inflight) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			f.n.Add(1)
+			defer f.n.Add(-1)
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// wait returns when no call is in flight or ctx ends.
+func (f *inflight) wait(ctx context.Context) {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for f.n.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -1,0 +1,441 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+)
+
+// These tests run the binary with --http, as a hub or a person would.
+
+var listeningLine = regexp.MustCompile(`(?m)^audiobookshelf-mcp: listening on (http://([^/\s]+)/mcp)$`)
+
+// httpProc is the binary serving streamable HTTP.
+type httpProc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stderr *lockedBuffer
+	url    string // the /mcp endpoint as printed
+	addr   string // host:port as printed
+	exited chan struct{}
+	code   int
+}
+
+// startHTTP runs the binary with args (which must include --http) and waits
+// for its listening line. The process is killed when the test ends, if it
+// is still running.
+func startHTTP(t *testing.T, env []string, args ...string) *httpProc {
+	t.Helper()
+	p := startHTTPNoWait(t, env, args...)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if m := listeningLine.FindStringSubmatch(p.stderr.String()); m != nil {
+			p.url, p.addr = m[1], m[2]
+			return p
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("exited %d before listening: %s", p.code, p.stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no listening line within 15s: %s", p.stderr)
+		}
+	}
+}
+
+func startHTTPNoWait(t *testing.T, env []string, args ...string) *httpProc {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = env
+	p := &httpProc{t: t, cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		err := cmd.Wait()
+		p.code = 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			p.code = ee.ExitCode()
+		}
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	return p
+}
+
+// stop sends SIGTERM and returns the exit code.
+func (p *httpProc) stop() int {
+	p.t.Helper()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	return p.wait(15 * time.Second)
+}
+
+func (p *httpProc) wait(d time.Duration) int {
+	p.t.Helper()
+	select {
+	case <-p.exited:
+		return p.code
+	case <-time.After(d):
+		p.t.Fatalf("still running %s later: %s", d, p.stderr)
+		return -1
+	}
+}
+
+// bearerClient adds an Authorization header to every request.
+type bearerClient struct{ token string }
+
+func (b bearerClient) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// client connects a go-sdk client to the endpoint.
+func (p *httpProc) client(version string, hc *http.Client, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	tr := &mcp.StreamableClientTransport{Endpoint: p.url, HTTPClient: hc, MaxRetries: -1}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bin-test", Version: "1"}, opts).
+		Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err == nil {
+		p.t.Cleanup(func() { cs.Close() })
+	}
+	return cs, err
+}
+
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestHTTPListensAndStops(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		version string
+		host    string
+	}{
+		{[]string{"--http", "127.0.0.1:0", "--demo"}, "2025-11-25", "127.0.0.1"},
+		{[]string{"--http", ":0", "--demo"}, "2025-11-25", "127.0.0.1"}, // an empty host is loopback
+		{[]string{"--http", "127.0.0.1:0", "--stateless", "--demo"}, "2026-07-28", "127.0.0.1"},
+		{[]string{"--http", "localhost:0", "--stateless", "--demo"}, "2025-11-25", ""},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			p := startHTTP(t, baseEnv(), c.args...)
+			if n := len(listeningLine.FindAllString(p.stderr.String(), -1)); n != 1 {
+				t.Errorf("%d listening lines, want exactly 1: %s", n, p.stderr)
+			}
+			host, port, err := net.SplitHostPort(p.addr)
+			if err != nil || port == "0" || (c.host != "" && host != c.host) {
+				t.Errorf("printed address %q: want %s and the real port", p.addr, c.host)
+			}
+			if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+				t.Errorf("bound to %q, want loopback", host)
+			}
+			if strings.Contains(p.stderr.String(), "warning") {
+				t.Errorf("a loopback bind warns: %s", p.stderr)
+			}
+			cs, err := p.client(c.version, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cs.InitializeResult().ProtocolVersion; got != c.version {
+				t.Errorf("negotiated %s, want %s", got, c.version)
+			}
+			res, err := cs.ListTools(context.Background(), nil)
+			if err != nil || len(res.Tools) != 44 {
+				t.Fatalf("tools/list over HTTP: %v", err)
+			}
+			if r := callTool(t, cs, "list_libraries", nil); r.IsError || !strings.Contains(resultText(r), `"name":"Books"`) {
+				t.Errorf("a read over HTTP: %s", resultText(r))
+			}
+			if code := p.stop(); code != 0 {
+				t.Errorf("SIGTERM: exit %d, want 0: %s", code, p.stderr)
+			}
+			if !strings.Contains(p.stderr.String(), "audiobookshelf-mcp: stopped") {
+				t.Errorf("no stop line: %s", p.stderr)
+			}
+		})
+	}
+}
+
+func TestHTTPFlagsRefused(t *testing.T) {
+	for _, args := range [][]string{
+		{"--stateless"},
+		{"--stateless", "--demo"},
+		{"--http", "8080"},
+		{"--http", "127.0.0.1"},
+		{"--http", ""},
+		{"--http", "127.0.0.1:"},
+	} {
+		code, out, errOut := runQuick(t, baseEnv(), args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "--") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q (want 2 and a message)", args, code, out, errOut)
+		}
+	}
+	// An address that cannot be bound: exit 1, naming it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, _, errOut := runQuick(t, baseEnv(), "--http", ln.Addr().String(), "--demo")
+	if code != 1 || !strings.Contains(errOut, ln.Addr().String()) {
+		t.Errorf("a port in use: exit %d: %s", code, errOut)
+	}
+}
+
+func TestHTTPOnEveryInterfaceWarns(t *testing.T) {
+	p := startHTTP(t, baseEnv(), "--http", "0.0.0.0:0", "--demo")
+	errOut := p.stderr.String()
+	if !strings.Contains(errOut, "warning: --http 0.0.0.0:0 listens on an address other than loopback") || !strings.Contains(errOut, "set AUDIOBOOKSHELF_MCP_TOKEN") {
+		t.Errorf("a bind to every interface must warn and name the token variable: %s", errOut)
+	}
+	if code := p.stop(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	// With a token the warning stays, without the advice.
+	p = startHTTP(t, baseEnv("AUDIOBOOKSHELF_MCP_TOKEN=0123456789abcdef0123"), "--http", "0.0.0.0:0", "--demo")
+	if errOut := p.stderr.String(); !strings.Contains(errOut, "other than loopback") || strings.Contains(errOut, "set AUDIOBOOKSHELF_MCP_TOKEN") {
+		t.Errorf("with a token: %s", errOut)
+	}
+	p.stop()
+}
+
+func TestHTTPBearerTokenVariable(t *testing.T) {
+	const token = "0123456789abcdef-secret-token"
+	for _, stateless := range []bool{false, true} {
+		args := []string{"--http", "127.0.0.1:0", "--demo"}
+		version := "2025-11-25"
+		if stateless {
+			args, version = append(args, "--stateless"), "2026-07-28"
+		}
+		p := startHTTP(t, baseEnv("AUDIOBOOKSHELF_MCP_TOKEN="+token), args...)
+		req, _ := http.NewRequest("POST", p.url, strings.NewReader(`{}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != "Bearer" {
+			t.Errorf("stateless=%v: no token: %d %q", stateless, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+		}
+		if _, err := p.client(version, &http.Client{Transport: bearerClient{"wrong-" + token}}, nil); err == nil {
+			t.Errorf("stateless=%v: a wrong token connected", stateless)
+		}
+		cs, err := p.client(version, &http.Client{Transport: bearerClient{token}}, nil)
+		if err != nil {
+			t.Fatalf("stateless=%v: with the token: %v", stateless, err)
+		}
+		if r := callTool(t, cs, "list_libraries", nil); r.IsError {
+			t.Errorf("stateless=%v: %s", stateless, resultText(r))
+		}
+		if !strings.Contains(p.stderr.String(), "bearer token from AUDIOBOOKSHELF_MCP_TOKEN required") {
+			t.Errorf("the start must say a token is required: %s", p.stderr)
+		}
+		if code := p.stop(); code != 0 {
+			t.Errorf("exit %d", code)
+		}
+		if strings.Contains(p.stderr.String(), token) {
+			t.Error("the token appears on stderr")
+		}
+	}
+	// Too short, or with a space: the server does not start.
+	for _, bad := range []string{"short", "0123456789abcdef 0123"} {
+		code, _, errOut := runQuick(t, baseEnv("AUDIOBOOKSHELF_MCP_TOKEN="+bad), "--http", "127.0.0.1:0", "--demo")
+		if code != 1 || !strings.Contains(errOut, "AUDIOBOOKSHELF_MCP_TOKEN") || strings.Contains(errOut, bad) {
+			t.Errorf("token %q: exit %d: %s", bad, code, errOut)
+		}
+	}
+	// Over stdio it is not used, and the server says so.
+	code, _, errOut := runQuick(t, baseEnv("AUDIOBOOKSHELF_MCP_TOKEN="+token))
+	if code != 0 || !strings.Contains(errOut, "AUDIOBOOKSHELF_MCP_TOKEN is set but only --http uses it") || strings.Contains(errOut, token) {
+		t.Errorf("a token over stdio: exit %d: %s", code, errOut)
+	}
+}
+
+// slowStandin is a stand-in Audiobookshelf whose GET /api/libraries waits
+// until released, announcing each arrival.
+func slowStandin(t *testing.T) (sd *standin.Server, arrived chan struct{}, release func()) {
+	sd = standin.Start(t, standin.Options{})
+	arrived = make(chan struct{}, 8)
+	gate := make(chan struct{})
+	var once sync.Once
+	sd.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/api/libraries" {
+			arrived <- struct{}{}
+			<-gate
+		}
+		return false
+	})
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release)
+	return sd, arrived, release
+}
+
+// TestGracefulShutdown: on SIGTERM the server stops accepting, the call in
+// flight finishes and its answer arrives, and the process exits 0.
+func TestGracefulShutdown(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(map[bool]string{false: "sessions", true: "stateless"}[stateless], func(t *testing.T) {
+			sd, arrived, release := slowStandin(t)
+			args := []string{"--http", "127.0.0.1:0"}
+			if stateless {
+				args = append(args, "--stateless")
+			}
+			p := startHTTP(t, baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+standin.DefaultAPIKey), args...)
+			cs, err := p.client("2025-11-25", nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type answer struct {
+				res *mcp.CallToolResult
+				err error
+			}
+			got := make(chan answer, 1)
+			go func() {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_libraries", Arguments: map[string]any{}})
+				got <- answer{res, err}
+			}()
+			select {
+			case <-arrived:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the call never reached Audiobookshelf")
+			}
+			p.cmd.Process.Signal(syscall.SIGTERM)
+			// It stops accepting: a new connection is refused.
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				c, err := net.DialTimeout("tcp", p.addr, time.Second)
+				if err != nil {
+					break
+				}
+				c.Close()
+				if time.Now().After(deadline) {
+					t.Fatal("still accepting connections 5s after SIGTERM")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			select {
+			case <-p.exited:
+				t.Fatalf("exited (%d) with a call in flight: %s", p.code, p.stderr)
+			case <-time.After(300 * time.Millisecond):
+			}
+			release()
+			select {
+			case a := <-got:
+				if a.err != nil || a.res.IsError || !strings.Contains(resultText(a.res), "Books") {
+					t.Errorf("the call in flight: %v %v", a.err, a.res)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the call in flight never answered")
+			}
+			if code := p.wait(12 * time.Second); code != 0 {
+				t.Errorf("exit %d after SIGTERM, want 0: %s", code, p.stderr)
+			}
+			errOut := p.stderr.String()
+			if !strings.Contains(errOut, "waiting up to 10s for 1 call(s) in flight") || strings.Contains(errOut, "cut off") {
+				t.Errorf("the shutdown lines: %s", errOut)
+			}
+		})
+	}
+}
+
+// roundRobin sends each request to the next of several servers, as a load
+// balancer without affinity does.
+type roundRobin struct {
+	targets []string // host:port
+	n       atomic.Int64
+}
+
+func (rr *roundRobin) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.URL.Host = rr.targets[int(rr.n.Add(1))%len(rr.targets)]
+	r.Host = r.URL.Host
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestStateKeyAcrossInstances: two stateless instances over one
+// Audiobookshelf, every request to the other one. With the same
+// AUDIOBOOKSHELF_STATE_KEY a question one asked is answered on the other and
+// the change happens; with a key each, no answer is ever accepted and
+// nothing changes.
+func TestStateKeyAcrossInstances(t *testing.T) {
+	const key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+	for _, shared := range []bool{true, false} {
+		sd := standin.Start(t, standin.Options{})
+		env := baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+standin.DefaultAPIKey)
+		if shared {
+			env = append(env, "AUDIOBOOKSHELF_STATE_KEY="+key)
+		}
+		a := startHTTP(t, env, "--http", "127.0.0.1:0", "--stateless")
+		b := startHTTP(t, env, "--http", "127.0.0.1:0", "--stateless")
+		rr := &roundRobin{targets: []string{a.addr, b.addr}}
+		var asked atomic.Int32
+		cs, err := a.client("2026-07-28", &http.Client{Transport: rr}, &mcp.ClientOptions{
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked.Add(1)
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_playlist", Arguments: map[string]any{"playlist_id": standin.PlaylistCommute}})
+		cancel()
+		_, exists := sd.Playlist(standin.PlaylistCommute)
+		if shared {
+			if err != nil || res.IsError || exists || asked.Load() != 1 {
+				t.Errorf("a shared key: err %v, exists %v, asked %d, %v", err, exists, asked.Load(), res)
+			}
+		} else {
+			if (err == nil && !res.IsError) || !exists || len(sd.Mutations()) != 0 {
+				t.Errorf("a key each: err %v, exists %v, %d mutations", err, exists, len(sd.Mutations()))
+			}
+		}
+		if rr.n.Load() < 3 {
+			t.Errorf("only %d requests went through the balancer", rr.n.Load())
+		}
+		a.stop()
+		b.stop()
+	}
+}

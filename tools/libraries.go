@@ -221,7 +221,7 @@ func (d *Deps) progressByItem(ctx context.Context) map[string]*absProgress {
 	var me struct {
 		MediaProgress []absProgress `json:"mediaProgress"`
 	}
-	if json.Unmarshal(body, &me) != nil {
+	if unmarshal(body, &me) != nil {
 		return nil
 	}
 	out := make(map[string]*absProgress, len(me.MediaProgress))

@@ -54,6 +54,9 @@ func (d *Deps) send(ctx context.Context, mutating bool, s sender) (*response, *m
 		}
 		return nil, d.transportError(ctx, mutating, err)
 	}
+	if d.redact != nil {
+		body = d.redact(body)
+	}
 	r := &response{Status: resp.StatusCode, Body: body, ContentType: resp.Header.Get("Content-Type")}
 	if r.Status/100 == 2 {
 		if what := notAPI(r); what != "" {

@@ -37,7 +37,15 @@ type Deps struct {
 	Timeout time.Duration
 	// MaxBody bounds one response body; 0 means MaxResponseBytes.
 	MaxBody int64
+	// redact takes the API key out of an answer (nil without a key): a
+	// proxy's error page or a misbehaving server may echo the request's
+	// Authorization header, and nothing from an answer may carry the key
+	// on into an error, a result or a log.
+	redact func([]byte) []byte
 }
+
+// Redacted is what replaces the API key in an answer from Audiobookshelf.
+const Redacted = "[redacted]"
 
 // Options configure NewDeps.
 type Options struct {
@@ -93,6 +101,15 @@ func NewDeps(o Options) (*Deps, error) {
 		},
 	}
 	key := o.APIKey
+	if key != "" {
+		secret := []byte(key)
+		d.redact = func(b []byte) []byte {
+			if !bytes.Contains(b, secret) {
+				return b
+			}
+			return bytes.ReplaceAll(b, secret, []byte(Redacted))
+		}
+	}
 	c, err := abs.NewClient(o.URL,
 		abs.WithHTTPClient(hc),
 		abs.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {

@@ -173,7 +173,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 
 	if o.demo {
-		sd := standin.New(standin.Options{})
+		sd := standin.New(standin.Options{}).ForgetRequests() // nothing reads its request log here
 		url, err := sd.Listen("127.0.0.1:0")
 		if err != nil {
 			fmt.Fprintln(stderr, "audiobookshelf-mcp: demo:", err)

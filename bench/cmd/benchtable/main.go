@@ -578,7 +578,7 @@ func startHTTP(bin string, args, env []string) (endpoint string, pid int, stop f
 		"the binary has no --http flag yet, so the server ran IN PROCESS (mcp.NewStreamableHTTPHandler on an httptest server) and the RSS is the driver's own process, clients included", nil
 }
 
-// ---------------------------------------------------------------- helpers
+// ---------------------------------------------------------------- processes, formatting
 
 // watcher collects a process's stderr and finds the first match of re.
 type watcher struct {

@@ -3,7 +3,6 @@ package reliability
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -101,17 +100,6 @@ func startEnv(t *testing.T, o envOptions) *env {
 	}
 	t.Cleanup(func() { cs.Close(); ss.Close() })
 	return &env{Standin: sd, Server: srv, Session: cs, log: log}
-}
-
-func (e *env) call(t *testing.T, name string, args any) *mcp.CallToolResult {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := e.Session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: protocol error: %v", name, err)
-	}
-	return res
 }
 
 // callTimed calls a tool through an apptest.Env and says how long it took.
@@ -285,5 +273,3 @@ func goroutineDump() string {
 	buf := make([]byte, 1<<20)
 	return string(buf[:runtime.Stack(buf, true)])
 }
-
-func quote(v any) string { return fmt.Sprintf("%q", fmt.Sprint(v)) }

@@ -105,19 +105,25 @@ func secretFaults() map[string]func(http.ResponseWriter, *http.Request) bool {
 		}
 	}
 	return map[string]func(http.ResponseWriter, *http.Request) bool{
-		"401 echo":           echo(401, "text/plain", "Unauthorized: %s"),
-		"403 echo":           echo(403, "text/plain", "Forbidden for %s"),
-		"404 echo":           echo(404, "text/plain", "Not found (auth %s)"),
-		"400 JSON echo":      echo(400, "application/json", `{"error":"bad header %s"}`),
-		"500 echo":           echo(500, "text/plain", "TypeError at request with Authorization: %s"),
-		"502 HTML echo":      echo(502, "text/html", "<html><body>upstream failed; request headers: Authorization: %s</body></html>"),
-		"503 echo":           echo(503, "text/plain", "busy %s"),
-		"302 redirect":       echo(302, "text/plain", "see elsewhere %s"),
-		"200 HTML echo":      echo(200, "text/html", "<!doctype html><p>%s</p>"),
-		"200 JSON with key":  echo(200, "application/json", `{"id":"x","name":"%s","token":"x"}`),
-		"200 not JSON":       echo(200, "text/plain", "%s"),
-		"closed":             func(w http.ResponseWriter, r *http.Request) bool { c, _, _ := w.(http.Hijacker).Hijack(); c.Close(); return true },
-		"truncated with key": hijack(func(c net.Conn) { fmt.Fprintf(c, "HTTP/1.1 500 X\r\nX-Canary: %s\r\nContent-Length: 999\r\n\r\nkey %s", headerCanary, secretKey) }),
+		"401 echo":          echo(401, "text/plain", "Unauthorized: %s"),
+		"403 echo":          echo(403, "text/plain", "Forbidden for %s"),
+		"404 echo":          echo(404, "text/plain", "Not found (auth %s)"),
+		"400 JSON echo":     echo(400, "application/json", `{"error":"bad header %s"}`),
+		"500 echo":          echo(500, "text/plain", "TypeError at request with Authorization: %s"),
+		"502 HTML echo":     echo(502, "text/html", "<html><body>upstream failed; request headers: Authorization: %s</body></html>"),
+		"503 echo":          echo(503, "text/plain", "busy %s"),
+		"302 redirect":      echo(302, "text/plain", "see elsewhere %s"),
+		"200 HTML echo":     echo(200, "text/html", "<!doctype html><p>%s</p>"),
+		"200 JSON with key": echo(200, "application/json", `{"id":"x","name":"%s","token":"x"}`),
+		"200 not JSON":      echo(200, "text/plain", "%s"),
+		"closed": func(w http.ResponseWriter, r *http.Request) bool {
+			c, _, _ := w.(http.Hijacker).Hijack()
+			c.Close()
+			return true
+		},
+		"truncated with key": hijack(func(c net.Conn) {
+			fmt.Fprintf(c, "HTTP/1.1 500 X\r\nX-Canary: %s\r\nContent-Length: 999\r\n\r\nkey %s", headerCanary, secretKey)
+		}),
 	}
 }
 

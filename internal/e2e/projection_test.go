@@ -1,0 +1,91 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
+	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
+)
+
+// Compact results cut long descriptions at tools.DescriptionLimit
+// characters, collapse their markup and whitespace, and say the total
+// length; detail "full" returns Audiobookshelf's own text.
+func TestLongDescriptionIsCut(t *testing.T) {
+	e := apptest.Start(t, apptest.Options{})
+	long := "<p>" + strings.Repeat("Death   rides\n a pale horse. ", 200) + "</p>"
+	e.Standin.Update(func(d *sd.Data) {
+		for i := range d.Items {
+			if d.Items[i].ID == sd.ItemMort {
+				d.Items[i].Book.Description = long
+			}
+			if d.Items[i].ID == sd.ItemGoodOmens {
+				d.Items[i].Book.Description = "<b>Short</b> and sweet."
+			}
+		}
+	})
+	v := decode(t, e.Call(t, "get_library_item", map[string]any{"library_item_id": sd.ItemMort}))
+	desc := str(at(t, v, "description"))
+	total := num(at(t, v, "description_length"))
+	collapsed := strings.TrimSpace(strings.Join(strings.Fields(strings.Repeat("Death   rides\n a pale horse. ", 200)), " "))
+	if n := utf8.RuneCountInString(desc); n != tools.DescriptionLimit+1 || !strings.HasSuffix(desc, "…") {
+		t.Errorf("compact description has %d characters, want %d and an ellipsis: %q…", n, tools.DescriptionLimit+1, desc[:40])
+	}
+	if strings.Contains(desc, "<p>") || strings.Contains(desc, "  ") || strings.Contains(desc, "\n") {
+		t.Errorf("markup or runs of whitespace survived: %q", desc[:60])
+	}
+	if int(total) < len(collapsed) || int(total) > len(collapsed)+2 {
+		t.Errorf("description_length %v, want the collapsed length %d", total, len(collapsed))
+	}
+	full := apptest.Text(e.Call(t, "get_library_item", map[string]any{"library_item_id": sd.ItemMort, "detail": "full"}))
+	if !strings.Contains(full, strings.Repeat("Death   rides\\n a pale horse. ", 200)) {
+		t.Error("detail full does not carry the whole raw description")
+	}
+	// A short description stays whole and has no length field.
+	v = decode(t, e.Call(t, "get_library_item", map[string]any{"library_item_id": sd.ItemGoodOmens}))
+	if m := v.(map[string]any); m["description_length"] != nil || m["description"] != "Short and sweet." {
+		t.Errorf("short description: %v / %v", m["description"], m["description_length"])
+	}
+}
+
+// Lists that Audiobookshelf does not page are capped at tools.ListCap
+// entries, with the total said.
+func TestListsAreCapped(t *testing.T) {
+	e := apptest.Start(t, apptest.Options{})
+	e.Standin.Update(func(d *sd.Data) {
+		for i := range 130 {
+			d.Collections = append(d.Collections, sd.Collection{ID: fmt.Sprintf("col-%03d", i), LibraryID: sd.LibraryBooksID,
+				Name: fmt.Sprintf("Shelf %d", i), Books: []string{sd.ItemMort}})
+		}
+	})
+	v := decode(t, e.Call(t, "list_collections", map[string]any{}))
+	if num(at(t, v, "total")) != 132 || num(at(t, v, "returned")) != tools.ListCap || len(at(t, v, "collections").([]any)) != tools.ListCap {
+		t.Errorf("total %v returned %v entries %d; want 132, %d, %d", at(t, v, "total"), at(t, v, "returned"), len(at(t, v, "collections").([]any)), tools.ListCap, tools.ListCap)
+	}
+}
+
+// A compact page is much smaller than the full one (the figure for 25 items
+// is measured by make bench; here only that compact is the smaller form and
+// keeps what browsing needs).
+func TestCompactKeepsWhatMatters(t *testing.T) {
+	e := apptest.Start(t, apptest.Options{})
+	args := map[string]any{"library_id": sd.LibraryBooksID, "limit": 16}
+	compact := apptest.Text(e.Call(t, "list_library_items", args))
+	args["detail"] = "full"
+	full := apptest.Text(e.Call(t, "list_library_items", args))
+	if len(compact)*3 > len(full) {
+		t.Errorf("compact page %d bytes, full %d: compact should be a small fraction", len(compact), len(full))
+	}
+	v := decode(t, e.Call(t, "get_library_item", map[string]any{"library_item_id": sd.ItemColourOfMagic}))
+	for _, k := range []string{"id", "title", "authors", "series", "duration_s", "progress", "added"} {
+		if v.(map[string]any)[k] == nil {
+			t.Errorf("compact item lacks %q: %v", k, v)
+		}
+	}
+	if s := at(t, v, "series", 0); str(at(t, s, "sequence")) != "1" {
+		t.Errorf("series without its sequence: %v", s)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"io"
 	"net"
 	"net/http"
@@ -27,7 +28,7 @@ var listeningLine = regexp.MustCompile(`(?m)^audiobookshelf-mcp: listening on (h
 type httpProc struct {
 	t      *testing.T
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *apptest.SyncBuffer
 	url    string // the /mcp endpoint as printed
 	addr   string // host:port as printed
 	exited chan struct{}
@@ -61,7 +62,7 @@ func startHTTPNoWait(t *testing.T, env []string, args ...string) *httpProc {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = env
-	p := &httpProc{t: t, cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &httpProc{t: t, cmd: cmd, stderr: &apptest.SyncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	cmd.Stdout = io.Discard
 	if err := cmd.Start(); err != nil {

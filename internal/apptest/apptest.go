@@ -52,7 +52,7 @@ type Env struct {
 	Server  *app.Server
 	Session *mcp.ClientSession
 	Config  *config.Config
-	log     *syncBuffer
+	log     *SyncBuffer
 }
 
 // Start builds an Env and closes it when the test ends.
@@ -67,7 +67,7 @@ func Start(t testing.TB, o Options) *Env {
 	if o.Config != nil {
 		o.Config(cfg)
 	}
-	log := &syncBuffer{}
+	log := &SyncBuffer{}
 	srv, err := app.New(app.Options{Config: cfg, Version: "test", Logger: slog.New(slog.NewJSONHandler(log, nil)), Stateless: o.Stateless, Now: o.Now})
 	if err != nil {
 		t.Fatalf("app.New: %v", err)
@@ -140,18 +140,20 @@ func JSON(t testing.TB, res *mcp.CallToolResult, v any) {
 // Log is what the server logged so far.
 func (e *Env) Log() string { return e.log.String() }
 
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer safe for concurrent writers and readers
+// (a logger or a child process writing while a test reads).
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()

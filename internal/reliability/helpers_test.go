@@ -59,7 +59,7 @@ type env struct {
 	Standin *standin.Server
 	Server  *app.Server
 	Session *mcp.ClientSession
-	log     *lockedBuffer
+	log     *apptest.SyncBuffer
 }
 
 type envOptions struct {
@@ -80,7 +80,7 @@ func startEnv(t *testing.T, o envOptions) *env {
 	if o.config != nil {
 		o.config(cfg)
 	}
-	log := &lockedBuffer{}
+	log := &apptest.SyncBuffer{}
 	srv, err := app.New(app.Options{Config: cfg, Version: "test", Logger: slog.New(slog.NewJSONHandler(log, nil)), Transport: o.transport})
 	if err != nil {
 		t.Fatalf("app.New: %v", err)
@@ -108,23 +108,6 @@ func callTimed(t *testing.T, e *apptest.Env, name string, args any) (*mcp.CallTo
 	start := time.Now()
 	res := e.Call(t, name, args)
 	return res, time.Since(start)
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // rawServer is a purpose-built TCP listener whose connections are handled by

@@ -82,7 +82,7 @@ func TestLoadOverStreamableHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log lockedBuffer
+	var log apptest.SyncBuffer
 	srv, err := app.New(app.Options{Config: &config.Config{URL: absURL, APIKey: sd.DefaultAPIKey, Elicitation: true, Timeout: 30 * time.Second},
 		Version: "test", Logger: slog.New(slog.NewJSONHandler(&log, nil))})
 	if err != nil {

@@ -303,7 +303,7 @@ func TestBinaryNeverShowsTheKey(t *testing.T) {
 	s := sd.Start(t, sd.Options{APIKey: secretKey})
 	cmd := exec.Command(bin)
 	cmd.Env = childEnv("AUDIOBOOKSHELF_URL=" + s.URL())
-	var stderr lockedBuffer
+	var stderr apptest.SyncBuffer
 	cmd.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "reliability", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: approve})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -350,7 +350,7 @@ func TestBinaryNeverShowsTheKey(t *testing.T) {
 	if err := hcmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var herr lockedBuffer
+	var herr apptest.SyncBuffer
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 )
 
 // These tests run the built binary, as a client or a person would.
@@ -34,6 +35,25 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// TestBinaryLinksNoTestCode: the stand-in is linked for --demo, but the test
+// framework must not come with it (its package init, its flags, its size on
+// every start-up).
+func TestBinaryLinksNoTestCode(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 50 {
+		t.Fatalf("go list -deps listed %d packages; want the whole graph", len(deps))
+	}
+	for _, p := range deps {
+		if p == "testing" || p == "net/http/httptest" || strings.HasSuffix(p, "/internal/apptest") {
+			t.Errorf("the binary links %s", p)
+		}
+	}
 }
 
 // baseEnv is a clean environment: no configuration leaks in from the

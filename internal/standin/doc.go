@@ -1,5 +1,5 @@
 // Package standin is an in-process stand-in for an Audiobookshelf 2.36.0
-// server: real HTTP (httptest or a real listener), real mutable state behind a
+// server: real HTTP on a real loopback listener, real mutable state behind a
 // mutex, the JSON shapes and plain-text errors the real server sends, and a
 // record of every request it received.
 //

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -190,7 +191,11 @@ func jsIsNaN(v any) bool { return math.IsNaN(toNumber(v)) }
 // isNullOrNaN reproduces server/utils/index.js isNullOrNaN: num === null || isNaN(num).
 func isNullOrNaN(v any) bool { return v == nil || jsIsNaN(v) }
 
-var jsDecimal = regexp.MustCompile(`^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$`)
+// The expressions are compiled on first use: the binary links the stand-in
+// for --demo, and nothing of it belongs on every start-up.
+var jsDecimal = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$`)
+})
 
 // stringToNumber is JavaScript's StringToNumber.
 func stringToNumber(s string) float64 {
@@ -222,7 +227,7 @@ func stringToNumber(s string) float64 {
 			return float64(n)
 		}
 	}
-	if !jsDecimal.MatchString(s) {
+	if !jsDecimal().MatchString(s) {
 		return math.NaN()
 	}
 	f, _ := strconv.ParseFloat(s, 64) // overflow gives ±Inf, as in JS
@@ -574,9 +579,11 @@ func stableSortBy[T any](s []T, cmp func(a, b T) int) {
 }
 
 var (
-	tagRe       = regexp.MustCompile(`(?s)<[a-zA-Z!/?][^>]*>`)
-	nonTextTags = regexp.MustCompile(`(?is)<(script|style|textarea|option)\b[^>]*>.*?</(script|style|textarea|option)\s*>`)
-	entityRe    = regexp.MustCompile(`&([^;\s&]+);?`)
+	tagRe       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<[a-zA-Z!/?][^>]*>`) })
+	nonTextTags = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?is)<(script|style|textarea|option)\b[^>]*>.*?</(script|style|textarea|option)\s*>`)
+	})
+	entityRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`&([^;\s&]+);?`) })
 )
 
 var htmlEntities = map[string]string{
@@ -593,9 +600,9 @@ func stripAllTags(v any) string {
 	if !ok {
 		return ""
 	}
-	s = nonTextTags.ReplaceAllString(s, "")
-	s = tagRe.ReplaceAllString(s, "")
-	return entityRe.ReplaceAllStringFunc(s, func(e string) string {
+	s = nonTextTags().ReplaceAllString(s, "")
+	s = tagRe().ReplaceAllString(s, "")
+	return entityRe().ReplaceAllStringFunc(s, func(e string) string {
 		if !strings.HasSuffix(e, ";") {
 			e2 := e + ";"
 			if d, ok := htmlEntities[e2]; ok {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 )
 
 // ctx is one request being handled, with the Express-like pieces the
@@ -131,7 +132,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.WriteString(c.w, "Unauthorized")
 			return
 		}
-		for _, rt := range apiRoutes {
+		for _, rt := range apiRoutes() {
 			if rt.method != method {
 				continue
 			}
@@ -251,11 +252,10 @@ func api(method, pattern string, h func(*ctx)) route {
 
 // apiRoutes mirrors server/routers/ApiRouter.js init(), in the same order
 // (the first matching route wins, as in Express).
-var apiRoutes []route
-
-func init() {
+// It is built on first use, like the stand-in's other tables.
+var apiRoutes = sync.OnceValue(func() []route {
 	const G, P, A, D = http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
-	apiRoutes = []route{
+	return []route{
 		// Library routes
 		api(G, "/libraries", hLibraries),
 		api(G, "/libraries/:id", withLibrary(hLibrary)),
@@ -317,7 +317,7 @@ func init() {
 		api(G, "/tags", hTags),
 		api(G, "/genres", hGenres),
 	}
-}
+})
 
 // ---- responses, the way Express sends them ----
 

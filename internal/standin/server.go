@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"sync"
 	"time"
@@ -65,7 +64,7 @@ type Server struct {
 
 	lnMu    sync.Mutex
 	url     string
-	ts      *httptest.Server
+	abrupt  bool // Close drops connections at once (Start)
 	srv     *http.Server
 	handler http.Handler
 }
@@ -121,30 +120,24 @@ func (s *Server) Listen(addr string) (string, error) {
 	return u, nil
 }
 
-// startTest is Start's implementation (start.go holds the testing import).
-func (s *Server) startTest() {
-	ts := httptest.NewServer(s.handler)
-	s.lnMu.Lock()
-	s.ts = ts
-	s.url = ts.URL
-	s.lnMu.Unlock()
-}
-
-// Close stops the listener started by Start or Listen.
+// Close stops the listener started by Start or Listen. After Listen it lets
+// requests in flight finish for up to 2s; after Start it drops every
+// connection at once, as a test's end should.
 func (s *Server) Close() {
 	s.lnMu.Lock()
-	ts, srv := s.ts, s.srv
-	s.ts, s.srv = nil, nil
+	srv, abrupt := s.srv, s.abrupt
+	s.srv = nil
 	s.lnMu.Unlock()
-	if ts != nil {
-		ts.CloseClientConnections()
-		ts.Close()
+	if srv == nil {
+		return
 	}
-	if srv != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
+	if abrupt {
+		_ = srv.Close()
+		return
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(ctx)
 }
 
 // Requests returns every request received so far, in order.

@@ -75,12 +75,13 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: registry.ServerName, Title: registry.ServerTitle, Version: o.Version},
-		&mcp.ServerOptions{Instructions: Instructions, Logger: logger})
+		&mcp.ServerOptions{Instructions: Instructions, Logger: logger,
+			// Declared, not inferred from registered tools: they are added in
+			// the background (register), and the list never changes.
+			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
 	s.AddReceivingMiddleware(g.Middleware())
 	selected := Select(cfg.ReadOnly, cfg.Toolsets)
-	for _, t := range selected {
-		s.AddTool(t.Definition, wrap(t, deps, logger))
-	}
+	register(s, selected, deps, logger)
 	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger}, nil
 }
 

@@ -280,16 +280,21 @@ func textResult(format string, a ...any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, a...)}}}
 }
 
-// jsonResult marshals v as compact JSON text and structured content.
+// jsonResult marshals v as compact JSON text.
 func jsonResult(v any) *mcp.CallToolResult {
 	b, err := marshal(v)
 	if err != nil {
 		return errorResult("internal error: could not encode the result: %v", err)
 	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
-		StructuredContent: json.RawMessage(b),
-	}
+	return jsonText(b)
+}
+
+// jsonText is a result whose one content is the JSON text b. It carries no
+// structured content: no tool declares an output schema, and a second copy
+// of the same JSON would double what is sent, decoded and, by a client that
+// shows a model both, read.
+func jsonText(b []byte) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
 }
 
 // rawResult returns Audiobookshelf's JSON as it came (detail "full"),
@@ -299,11 +304,7 @@ func rawResult(body []byte) *mcp.CallToolResult {
 	if err := json.Compact(&buf, body); err != nil {
 		return errorResult("Audiobookshelf's answer was not JSON (%s).", clip(err.Error(), 120))
 	}
-	b := escapeInvisible(buf.Bytes())
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
-		StructuredContent: json.RawMessage(b),
-	}
+	return jsonText(escapeInvisible(buf.Bytes()))
 }
 
 func marshal(v any) ([]byte, error) {

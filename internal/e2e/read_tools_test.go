@@ -250,6 +250,9 @@ func TestReadTools(t *testing.T) {
 			tested[c.tool] = true
 			e.Standin.ResetRequests()
 			res := e.Call(t, c.tool, c.args)
+			if len(res.Content) != 1 || res.StructuredContent != nil {
+				t.Errorf("result has %d contents and structured content %v; want the JSON text alone", len(res.Content), res.StructuredContent != nil)
+			}
 			c.check(t, decode(t, res))
 			r := lastRequest(t, e.Standin, "GET", c.route)
 			if c.tool != "get_server_status" && !r.Authorized {

@@ -307,7 +307,7 @@ func resultSizes(t *table) error {
 		t.add("3 result size", c.what+": compact / full",
 			fmt.Sprintf("%d / %d bytes (%.1f× smaller)", len(compact), len(full), r), target, met)
 	}
-	t.notes = append(t.notes, "Result sizes are the text content a model reads (the structured content repeats it), "+
+	t.notes = append(t.notes, "Result sizes are the text content a model reads (a result has no other: no structured content, as no tool declares an output schema), "+
 		"measured in process against the stand-in seeded with 30 books (the sample library's 16 and copies).")
 	return nil
 }

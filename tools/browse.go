@@ -140,12 +140,12 @@ func GetPersonalizedShelves(ctx context.Context, d *Deps, a toolargs.GetPersonal
 			switch s.Type {
 			case "book", "podcast":
 				var it absItem
-				if json.Unmarshal(e, &it) == nil {
+				if unmarshal(e, &it) == nil {
 					sh.Entities = append(sh.Entities, brief(&it, nil))
 				}
 			case "episode":
 				var it absItem
-				if json.Unmarshal(e, &it) == nil && it.RecentEpisode != nil {
+				if unmarshal(e, &it) == nil && it.RecentEpisode != nil {
 					sh.Entities = append(sh.Entities, episodeBrief(it.RecentEpisode, it.Media.Metadata.Title))
 				}
 			case "series":
@@ -154,7 +154,7 @@ func GetPersonalizedShelves(ctx context.Context, d *Deps, a toolargs.GetPersonal
 					Name  string    `json:"name"`
 					Books []absItem `json:"books"`
 				}
-				if json.Unmarshal(e, &se) == nil {
+				if unmarshal(e, &se) == nil {
 					ids := make([]string, 0, len(se.Books))
 					for _, b := range se.Books {
 						ids = append(ids, b.ID)
@@ -167,7 +167,7 @@ func GetPersonalizedShelves(ctx context.Context, d *Deps, a toolargs.GetPersonal
 					Name     string `json:"name"`
 					NumBooks int    `json:"numBooks"`
 				}
-				if json.Unmarshal(e, &au) == nil {
+				if unmarshal(e, &au) == nil {
 					sh.Entities = append(sh.Entities, map[string]any{"id": au.ID, "name": au.Name, "num_books": au.NumBooks})
 				}
 			default:
@@ -175,7 +175,7 @@ func GetPersonalizedShelves(ctx context.Context, d *Deps, a toolargs.GetPersonal
 					ID   string `json:"id"`
 					Name string `json:"name"`
 				}
-				if json.Unmarshal(e, &x) == nil {
+				if unmarshal(e, &x) == nil {
 					sh.Entities = append(sh.Entities, x)
 				}
 			}

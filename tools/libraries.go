@@ -84,7 +84,7 @@ func GetLibrary(ctx context.Context, d *Deps, a toolargs.GetLibrary) (*mcp.CallT
 			ID       string `json:"id"`
 			FullPath string `json:"fullPath"`
 		}
-		if json.Unmarshal(f, &x) == nil {
+		if unmarshal(f, &x) == nil {
 			folders = append(folders, x)
 		}
 	}

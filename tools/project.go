@@ -2,7 +2,6 @@ package tools
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"strings"
 	"time"
@@ -40,14 +39,14 @@ func (s *absSeries) UnmarshalJSON(b []byte) error {
 	}
 	if b[0] == '{' {
 		var one absSeriesRef
-		if err := json.Unmarshal(b, &one); err != nil {
+		if err := unmarshal(b, &one); err != nil {
 			return err
 		}
 		*s = absSeries{one}
 		return nil
 	}
 	var many []absSeriesRef
-	if err := json.Unmarshal(b, &many); err != nil {
+	if err := unmarshal(b, &many); err != nil {
 		return err
 	}
 	*s = many
@@ -66,7 +65,7 @@ func (f *flexString) UnmarshalJSON(b []byte) error {
 	}
 	if b[0] == '"' {
 		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		if err := unmarshal(b, &s); err != nil {
 			return err
 		}
 		*f = flexString(s)

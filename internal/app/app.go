@@ -45,9 +45,14 @@ type Server struct {
 	Deps  *tools.Deps
 	Tools []registry.Tool // the registered tools, in manifest order
 	// Stateless is Options.Stateless: HTTPHandler serves without sessions.
-	Stateless bool
-	logger    *slog.Logger
+	Stateless  bool
+	logger     *slog.Logger
+	registered <-chan struct{}
 }
+
+// Registered is closed once every tool is registered with go-sdk; tools/*
+// requests wait for it on their own, so only a measurement needs it.
+func (s *Server) Registered() <-chan struct{} { return s.registered }
 
 // New assembles a server from a parsed configuration.
 func New(o Options) (*Server, error) {
@@ -81,8 +86,8 @@ func New(o Options) (*Server, error) {
 			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
 	s.AddReceivingMiddleware(g.Middleware())
 	selected := Select(cfg.ReadOnly, cfg.Toolsets)
-	register(s, selected, deps, logger)
-	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger}, nil
+	registered := register(s, selected, deps, logger)
+	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered}, nil
 }
 
 // Select returns the tools that read-only mode and the toolsets allow.

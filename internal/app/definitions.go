@@ -34,12 +34,13 @@ var registrationSchema = &jsonschema.Schema{Type: "object"}
 // register adds the selected tools to s: go-sdk routes tools/call by name to
 // each tool's handler, and tools/list answers with the generated definitions.
 //
-// The AddTool calls run in the background, on the other core while the
+// The AddTool calls run in the background (the returned channel closes when
+// they are done), on the other core while the
 // transport starts and initialize is answered: a tools/* request waits for
 // them (about a millisecond, once), every other method does not. tools/list
 // cannot change afterwards, which is why New declares the tools capability
 // itself, without listChanged.
-func register(s *mcp.Server, selected []registry.Tool, deps *tools.Deps, logger *slog.Logger) {
+func register(s *mcp.Server, selected []registry.Tool, deps *tools.Deps, logger *slog.Logger) <-chan struct{} {
 	defs := make(map[string]*mcp.Tool, len(selected))
 	for _, t := range selected {
 		defs[t.Name] = t.Definition
@@ -54,6 +55,7 @@ func register(s *mcp.Server, selected []registry.Tool, deps *tools.Deps, logger 
 			s.AddTool(&held, wrap(t, deps, logger))
 		}
 	}()
+	return ready
 }
 
 // awaitTools holds a tools/* request until the tools are registered.

@@ -21,8 +21,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/docs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/app"
@@ -205,7 +203,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if listenAddr != "" {
 		return serveHTTP(ctx, stop, srv, listenAddr, cfg.MCPToken, stderr, logger)
 	}
-	if err := srv.MCP.Run(ctx, &mcp.StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
+	// When stdin ends, what was read is still answered: for as long as a
+	// call can take (each of its requests is bounded by the timeout).
+	drain := 2*cfg.Timeout + 10*time.Second
+	if err := srv.MCP.Run(ctx, app.StdioTransport(os.Stdin, os.Stdout, drain)); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "audiobookshelf-mcp:", err)
 		return 1
 	}

@@ -323,3 +323,46 @@ func TestReadOnlyModeOverStdio(t *testing.T) {
 		t.Errorf("the startup line must say read-only mode: %s", s.stderr)
 	}
 }
+
+// TestPipedRequestsAreAnswered: requests piped in with stdin then closed —
+// `printf '…' | audiobookshelf-mcp --demo` — are all answered before the
+// process exits 0, whatever their id's type, a call to Audiobookshelf
+// included.
+func TestPipedRequestsAreAnswered(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "--demo")
+	cmd.Env = baseEnv()
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"list_items_in_progress","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_library_item","arguments":{"library_item_id":"no-such-item"}}}`,
+	}, "\n") + "\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("exit: %v\nstderr: %s", err, stderr.String())
+	}
+	answered := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("stdout line is not JSON-RPC: %q", line)
+		}
+		if m.Result == nil {
+			t.Errorf("answer %s has no result: %s", m.ID, line)
+		}
+		answered[string(m.ID)] = true
+	}
+	for _, id := range []string{`1`, `2`, `"three"`, `4`} {
+		if !answered[id] {
+			t.Errorf("request %s was not answered; stdout:\n%s", id, out)
+		}
+	}
+}

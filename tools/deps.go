@@ -102,13 +102,7 @@ func NewDeps(o Options) (*Deps, error) {
 	}
 	key := o.APIKey
 	if key != "" {
-		secret := []byte(key)
-		d.redact = func(b []byte) []byte {
-			if !bytes.Contains(b, secret) {
-				return b
-			}
-			return bytes.ReplaceAll(b, secret, []byte(Redacted))
-		}
+		d.redact = newKeyFinder([]byte(key)).redact
 	}
 	c, err := abs.NewClient(o.URL,
 		abs.WithHTTPClient(hc),

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
 
@@ -116,36 +116,7 @@ func (b bearerClient) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // client connects a go-sdk client to the endpoint.
 func (p *httpProc) client(version string, hc *http.Client, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	tr := &mcp.StreamableClientTransport{Endpoint: p.url, HTTPClient: hc, MaxRetries: -1}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bin-test", Version: "1"}, opts).
-		Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err == nil {
-		p.t.Cleanup(func() { cs.Close() })
-	}
-	return cs, err
-}
-
-func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res
-}
-
-func resultText(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
+	return apptest.ConnectHTTP(p.t, p.url, version, hc, opts)
 }
 
 func TestHTTPListensAndStops(t *testing.T) {
@@ -185,8 +156,8 @@ func TestHTTPListensAndStops(t *testing.T) {
 			if err != nil || len(res.Tools) != 44 {
 				t.Fatalf("tools/list over HTTP: %v", err)
 			}
-			if r := callTool(t, cs, "list_libraries", nil); r.IsError || !strings.Contains(resultText(r), `"name":"Books"`) {
-				t.Errorf("a read over HTTP: %s", resultText(r))
+			if r := apptest.CallOn(t, cs, "list_libraries", nil); r.IsError || !strings.Contains(apptest.Text(r), `"name":"Books"`) {
+				t.Errorf("a read over HTTP: %s", apptest.Text(r))
 			}
 			if code := p.stop(); code != 0 {
 				t.Errorf("SIGTERM: exit %d, want 0: %s", code, p.stderr)
@@ -266,8 +237,8 @@ func TestHTTPBearerTokenVariable(t *testing.T) {
 		if err != nil {
 			t.Fatalf("stateless=%v: with the token: %v", stateless, err)
 		}
-		if r := callTool(t, cs, "list_libraries", nil); r.IsError {
-			t.Errorf("stateless=%v: %s", stateless, resultText(r))
+		if r := apptest.CallOn(t, cs, "list_libraries", nil); r.IsError {
+			t.Errorf("stateless=%v: %s", stateless, apptest.Text(r))
 		}
 		if !strings.Contains(p.stderr.String(), "bearer token from AUDIOBOOKSHELF_MCP_TOKEN required") {
 			t.Errorf("the start must say a token is required: %s", p.stderr)
@@ -363,7 +334,7 @@ func TestGracefulShutdown(t *testing.T) {
 			release()
 			select {
 			case a := <-got:
-				if a.err != nil || a.res.IsError || !strings.Contains(resultText(a.res), "Books") {
+				if a.err != nil || a.res.IsError || !strings.Contains(apptest.Text(a.res), "Books") {
 					t.Errorf("the call in flight: %v %v", a.err, a.res)
 				}
 			case <-time.After(10 * time.Second):

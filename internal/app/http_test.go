@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/app"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
@@ -58,36 +59,7 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func (e *httpEnv) connect(t *testing.T, version string, copts *mcp.ClientOptions, hc *http.Client) (*mcp.ClientSession, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	tr := &mcp.StreamableClientTransport{Endpoint: e.url, HTTPClient: hc, MaxRetries: -1}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, copts).
-		Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err == nil {
-		t.Cleanup(func() { cs.Close() })
-	}
-	return cs, err
-}
-
-func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res
-}
-
-func text(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
+	return apptest.ConnectHTTP(t, e.url, version, hc, copts)
 }
 
 type asker struct {
@@ -132,28 +104,28 @@ func TestHTTPGuardedCalls(t *testing.T) {
 			if got := cs.InitializeResult().ProtocolVersion; got != c.version {
 				t.Errorf("negotiated %s, want %s", got, c.version)
 			}
-			res := call(t, cs, "delete_playlist", args)
+			res := apptest.CallOn(t, cs, "delete_playlist", args)
 			_, exists := e.sd.Playlist(standin.PlaylistCommute)
 			switch {
 			case !c.dialog:
 				sc, _ := res.StructuredContent.(map[string]any)
 				if a.asked.Load() != 0 || !res.IsError || sc["confirm_token"] == nil || !exists {
-					t.Fatalf("want the token path and nothing changed: asked %d, exists %v, %s", a.asked.Load(), exists, text(res))
+					t.Fatalf("want the token path and nothing changed: asked %d, exists %v, %s", a.asked.Load(), exists, apptest.Text(res))
 				}
-				if !strings.Contains(text(res), "a stateless HTTP deployment cannot push a question to a client older than 2026-07-28") {
-					t.Errorf("the fallback must say why: %s", text(res))
+				if !strings.Contains(apptest.Text(res), "a stateless HTTP deployment cannot push a question to a client older than 2026-07-28") {
+					t.Errorf("the fallback must say why: %s", apptest.Text(res))
 				}
-				res = call(t, cs, "delete_playlist", map[string]any{"playlist_id": standin.PlaylistCommute, "confirm_token": sc["confirm_token"]})
+				res = apptest.CallOn(t, cs, "delete_playlist", map[string]any{"playlist_id": standin.PlaylistCommute, "confirm_token": sc["confirm_token"]})
 				if _, exists := e.sd.Playlist(standin.PlaylistCommute); res.IsError || exists {
-					t.Errorf("the second call with the token: exists %v, %s", exists, text(res))
+					t.Errorf("the second call with the token: exists %v, %s", exists, apptest.Text(res))
 				}
 			case c.answer == "approve":
 				if a.asked.Load() != 1 || res.IsError || exists {
-					t.Errorf("approved: asked %d, exists %v, %s", a.asked.Load(), exists, text(res))
+					t.Errorf("approved: asked %d, exists %v, %s", a.asked.Load(), exists, apptest.Text(res))
 				}
 			default:
-				if a.asked.Load() != 1 || !res.IsError || !exists || !strings.Contains(text(res), "Nothing was changed") {
-					t.Errorf("declined: asked %d, exists %v, %s", a.asked.Load(), exists, text(res))
+				if a.asked.Load() != 1 || !res.IsError || !exists || !strings.Contains(apptest.Text(res), "Nothing was changed") {
+					t.Errorf("declined: asked %d, exists %v, %s", a.asked.Load(), exists, apptest.Text(res))
 				}
 			}
 			if n := len(e.sd.Mutations()); (c.answer == "approve") != (n > 0) {
@@ -195,8 +167,8 @@ func TestHTTPBearerToken(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s with %q: %v", v, scheme, err)
 			}
-			if res := call(t, cs, "list_libraries", nil); res.IsError {
-				t.Errorf("%s: %s", v, text(res))
+			if res := apptest.CallOn(t, cs, "list_libraries", nil); res.IsError {
+				t.Errorf("%s: %s", v, apptest.Text(res))
 			}
 		}
 	}
@@ -291,15 +263,15 @@ func TestAudiobookshelfTLSAndRedirects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := call(t, cs, "list_libraries", nil)
+		res := apptest.CallOn(t, cs, "list_libraries", nil)
 		if insecure {
-			if res.IsError || !strings.Contains(text(res), "Books") {
-				t.Errorf("INSECURE_TLS=true against a self-signed server: %s", text(res))
+			if res.IsError || !strings.Contains(apptest.Text(res), "Books") {
+				t.Errorf("INSECURE_TLS=true against a self-signed server: %s", apptest.Text(res))
 			}
 			continue
 		}
-		if !res.IsError || !strings.Contains(text(res), "TLS certificate that could not be verified") || !strings.Contains(text(res), "AUDIOBOOKSHELF_INSECURE_TLS=true") {
-			t.Errorf("a self-signed server without INSECURE_TLS: %s", text(res))
+		if !res.IsError || !strings.Contains(apptest.Text(res), "TLS certificate that could not be verified") || !strings.Contains(apptest.Text(res), "AUDIOBOOKSHELF_INSECURE_TLS=true") {
+			t.Errorf("a self-signed server without INSECURE_TLS: %s", apptest.Text(res))
 		}
 	}
 
@@ -319,9 +291,9 @@ func TestAudiobookshelfTLSAndRedirects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := call(t, cs, "list_libraries", nil)
-	if !res.IsError || !strings.Contains(text(res), "a redirect, which is not followed") {
-		t.Errorf("a redirect: %s", text(res))
+	res := apptest.CallOn(t, cs, "list_libraries", nil)
+	if !res.IsError || !strings.Contains(apptest.Text(res), "a redirect, which is not followed") {
+		t.Errorf("a redirect: %s", apptest.Text(res))
 	}
 	if elsewhere.Load() != 0 {
 		t.Errorf("the redirect was followed (%d requests elsewhere, Authorization %q)", elsewhere.Load(), leaked.Load())

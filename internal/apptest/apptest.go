@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -109,9 +110,41 @@ func (e *Env) Call(t testing.TB, name string, args any) *mcp.CallToolResult {
 
 // CallErr calls a tool and returns any protocol error.
 func (e *Env) CallErr(name string, args any) (*mcp.CallToolResult, error) {
+	return callErr(e.Session, name, args)
+}
+
+func callErr(cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return e.Session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+}
+
+// CallOn calls a tool on any client session (one over HTTP, say), failing
+// the test on a protocol error.
+func CallOn(t testing.TB, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := callErr(cs, name, args)
+	if err != nil {
+		t.Fatalf("%s: protocol error: %v", name, err)
+	}
+	return res
+}
+
+// ConnectHTTP connects a go-sdk client over streamable HTTP to endpoint,
+// asking for protocol version ("" for the SDK's choice), through hc (nil
+// for the default client) and with opts; the session closes when the test
+// ends. The error is returned: tests connect where they expect a refusal.
+func ConnectHTTP(t testing.TB, endpoint, version string, hc *http.Client, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: -1}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).
+		Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err == nil {
+		t.Cleanup(func() { cs.Close() })
+	}
+	return cs, err
 }
 
 // Text is the concatenated text content of a result.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -149,4 +150,32 @@ func BenchmarkGetLibraryItemReplayed(b *testing.B) {
 	}
 	b.Cleanup(p.Close)
 	benchCall(b, p, "get_library_item", map[string]any{"library_item_id": standin.ItemColourOfMagic})
+}
+
+func TestProcessCPU(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	before, err := ProcessCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Spin until the counter moves (it counts 10 ms ticks).
+	deadline := time.Now().Add(5 * time.Second)
+	x := 0
+	for {
+		for i := range 1_000_000 {
+			x += i
+		}
+		after, err := ProcessCPU(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after > before {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("CPU time stayed at %v through 5s of spinning (%d)", before, x)
+		}
+	}
 }

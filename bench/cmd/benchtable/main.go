@@ -8,6 +8,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -334,18 +335,27 @@ func overhead(t *table, p params) error {
 	if err != nil {
 		return err
 	}
-	mcpLat, direct, err := compare(ctx, cs, base, standin.DefaultAPIKey, p.calls)
+	pid := cmd.Process.Pid
+	var cpu cpuUse
+	mcpLat, direct, err := compare(ctx, cs, base, standin.DefaultAPIKey, p.calls, func(viaMCP bool, block func() error) error {
+		return cpu.measure(pid, viaMCP, block)
+	})
 	if err != nil {
 		return err
 	}
 	report(t, "stdio, built binary", mcpLat, direct, true)
+	if cpu.err == nil {
+		n := time.Duration(len(mcpLat) + 200) // the warm-up is measured too
+		t.add("4 overhead per call", "CPU per call of the server's process (its stand-in included) and of the driver: through MCP / the request made directly",
+			fmt.Sprintf("server %s / %s, driver %s / %s", us(cpu.server[1]/n), us(cpu.server[0]/n), us(cpu.driver[1]/n), us(cpu.driver[0]/n)), "", nil)
+	}
 
 	ip, err := bench.StartInProcess(nil)
 	if err != nil {
 		return err
 	}
 	defer ip.Close()
-	mcpLat, direct, err = compare(ctx, ip.Session, ip.URL, ip.Key, p.calls)
+	mcpLat, direct, err = compare(ctx, ip.Session, ip.URL, ip.Key, p.calls, nil)
 	if err != nil {
 		return err
 	}
@@ -383,31 +393,74 @@ func calls(ctx context.Context, cs *mcp.ClientSession, n int) (bench.Durations, 
 
 // compare alternates blocks of get_library_item calls and the same request
 // made directly, after a warm-up of each.
-func compare(ctx context.Context, cs *mcp.ClientSession, base, key string, n int) (viaMCP, direct bench.Durations, err error) {
+// around, when not nil, runs each block (and may measure it).
+func compare(ctx context.Context, cs *mcp.ClientSession, base, key string, n int, around func(viaMCP bool, block func() error) error) (viaMCP, direct bench.Durations, err error) {
 	hc := bench.HTTPClient(1)
 	args := map[string]any{"library_item_id": standin.ItemColourOfMagic}
+	if around == nil {
+		around = func(_ bool, block func() error) error { return block() }
+	}
 	const block = 100
 	for i := -200; i < n; i += block {
-		for j := 0; j < block; j++ {
-			t0 := time.Now()
-			if _, err := bench.Call(ctx, cs, "get_library_item", args); err != nil {
-				return nil, nil, err
+		err := around(true, func() error {
+			for j := 0; j < block; j++ {
+				t0 := time.Now()
+				if _, err := bench.Call(ctx, cs, "get_library_item", args); err != nil {
+					return err
+				}
+				if i >= 0 {
+					viaMCP = append(viaMCP, time.Since(t0))
+				}
 			}
-			if i >= 0 {
-				viaMCP = append(viaMCP, time.Since(t0))
-			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
 		}
-		for j := 0; j < block; j++ {
-			t0 := time.Now()
-			if _, err := bench.Direct(ctx, hc, base, key, standin.ItemColourOfMagic); err != nil {
-				return nil, nil, err
+		err = around(false, func() error {
+			for j := 0; j < block; j++ {
+				t0 := time.Now()
+				if _, err := bench.Direct(ctx, hc, base, key, standin.ItemColourOfMagic); err != nil {
+					return err
+				}
+				if i >= 0 {
+					direct = append(direct, time.Since(t0))
+				}
 			}
-			if i >= 0 {
-				direct = append(direct, time.Since(t0))
-			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
 		}
 	}
 	return viaMCP, direct, nil
+}
+
+// cpuUse sums the CPU time of the server's process and of this one over
+// the blocks of each path ([0] direct, [1] through MCP).
+type cpuUse struct {
+	server, driver [2]time.Duration
+	err            error
+}
+
+func (c *cpuUse) measure(pid int, viaMCP bool, block func() error) error {
+	s0, err0 := bench.ProcessCPU(pid)
+	d0, err1 := bench.ProcessCPU(os.Getpid())
+	if err := block(); err != nil {
+		return err
+	}
+	s1, err2 := bench.ProcessCPU(pid)
+	d1, err3 := bench.ProcessCPU(os.Getpid())
+	if c.err = errors.Join(c.err, err0, err1, err2, err3); c.err != nil {
+		return nil // the table goes without the CPU row
+	}
+	i := 0
+	if viaMCP {
+		i = 1
+	}
+	c.server[i] += s1 - s0
+	c.driver[i] += d1 - d0
+	return nil
 }
 
 func report(t *table, how string, viaMCP, direct bench.Durations, target bool) {

@@ -344,6 +344,10 @@ func overhead(t *table, p params) error {
 		return err
 	}
 	report(t, "stdio, built binary", mcpLat, direct, true)
+	t.notes = append(t.notes, "Overhead per call (stdio): the built binary with `--demo`, driven by a go-sdk client (mcp.CommandTransport); "+
+		"the direct requests go, with net/http from the driver, to the stand-in it serves, which runs in the server's process, "+
+		"so the two paths alternate in blocks of 100 over the same process. A call reads the expanded item (51 500 bytes) and answers its compact form; "+
+		"the direct request reads the same bytes and decodes nothing. CPU per call is counted from /proc in ticks of 10 ms over all the calls of each path, warm-up included.")
 	if cpu.err == nil {
 		n := time.Duration(len(mcpLat) + 200) // the warm-up is measured too
 		t.add("4 overhead per call", "CPU per call of the server's process (its stand-in included) and of the driver: through MCP / the request made directly",

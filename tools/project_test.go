@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -23,6 +24,26 @@ func TestDetailCountsAudioFiles(t *testing.T) {
 		}
 		if got := detail(&it).AudioFiles; got != c.want {
 			t.Errorf("%s: audio_files %d, want %d", c.body, got, c.want)
+		}
+	}
+}
+
+// TestCollapseCutsAtTheLimit: a text of exactly limit characters stays
+// whole; one more is cut to limit characters and an ellipsis, with its
+// length said; characters count, not bytes.
+func TestCollapseCutsAtTheLimit(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		want    string
+		wantLen int
+	}{
+		{strings.Repeat("é", 10), strings.Repeat("é", 10), 0},
+		{strings.Repeat("é", 11), strings.Repeat("é", 10) + "…", 11},
+		{"<p>a  b</p>\n" + strings.Repeat("c", 8), "a b " + strings.Repeat("c", 6) + "…", 12},
+	} {
+		got, n := collapse(c.in, 10)
+		if got != c.want || n != c.wantLen {
+			t.Errorf("collapse(%q, 10) = %q, %d; want %q, %d", c.in, got, n, c.want, c.wantLen)
 		}
 	}
 }

@@ -61,9 +61,33 @@ func TestListsAreCapped(t *testing.T) {
 				Name: fmt.Sprintf("Shelf %d", i), Books: []string{sd.ItemMort}})
 		}
 	})
-	v := decode(t, e.Call(t, "list_collections", map[string]any{}))
-	if num(at(t, v, "total")) != 132 || num(at(t, v, "returned")) != tools.ListCap || len(at(t, v, "collections").([]any)) != tools.ListCap {
-		t.Errorf("total %v returned %v entries %d; want 132, %d, %d", at(t, v, "total"), at(t, v, "returned"), len(at(t, v, "collections").([]any)), tools.ListCap, tools.ListCap)
+	var playlists, bookmarks int
+	e.Standin.Update(func(d *sd.Data) {
+		for i := range 120 {
+			d.Playlists = append(d.Playlists, sd.Playlist{ID: fmt.Sprintf("pl-%03d", i), LibraryID: sd.LibraryBooksID,
+				UserID: d.Users[0].ID, Name: fmt.Sprintf("Mix %d", i), Items: []sd.PlaylistItem{{LibraryItemID: sd.ItemMort}}})
+			d.Users[0].Bookmarks = append(d.Users[0].Bookmarks, sd.Bookmark{LibraryItemID: sd.ItemMort, Time: 10 * (i + 1), Title: fmt.Sprintf("Mark %d", i)})
+		}
+		for _, p := range d.Playlists {
+			if p.UserID == d.Users[0].ID {
+				playlists++
+			}
+		}
+		bookmarks = len(d.Users[0].Bookmarks)
+	})
+	for _, c := range []struct {
+		tool, key string
+		total     int
+	}{
+		{"list_collections", "collections", 132},
+		{"list_playlists", "playlists", playlists},
+		{"list_bookmarks", "bookmarks", bookmarks},
+	} {
+		v := decode(t, e.Call(t, c.tool, map[string]any{}))
+		if num(at(t, v, "total")) != float64(c.total) || num(at(t, v, "returned")) != tools.ListCap || len(at(t, v, c.key).([]any)) != tools.ListCap {
+			t.Errorf("%s: total %v returned %v entries %d; want %d, %d, %d", c.tool, at(t, v, "total"), at(t, v, "returned"),
+				len(at(t, v, c.key).([]any)), c.total, tools.ListCap, tools.ListCap)
+		}
 	}
 }
 

@@ -412,3 +412,44 @@ func ProcessCPU(pid int) (time.Duration, error) {
 	}
 	return time.Duration(ticks) * 10 * time.Millisecond, nil
 }
+
+// CPUTimes is the machine's CPU time from the first line of /proc/stat, in
+// clock ticks: all of it, and what the hypervisor took for others (steal).
+type CPUTimes struct{ Total, Steal int64 }
+
+// ReadCPUTimes reads /proc/stat (Linux only).
+func ReadCPUTimes() (CPUTimes, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return CPUTimes{}, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return CPUTimes{}, fmt.Errorf("/proc/stat: unexpected first line %q", line)
+	}
+	var c CPUTimes
+	for i, s := range f[1:] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return CPUTimes{}, fmt.Errorf("/proc/stat: %w", err)
+		}
+		if i >= 8 { // guest time is already counted in user time
+			break
+		}
+		c.Total += n
+		if i == 7 {
+			c.Steal = n
+		}
+	}
+	return c, nil
+}
+
+// StealShare is the share of the CPU time between a and b that the
+// hypervisor took (0 when nothing passed).
+func StealShare(a, b CPUTimes) float64 {
+	if b.Total <= a.Total {
+		return 0
+	}
+	return float64(b.Steal-a.Steal) / float64(b.Total-a.Total)
+}

@@ -179,3 +179,22 @@ func TestProcessCPU(t *testing.T) {
 		}
 	}
 }
+
+func TestReadCPUTimes(t *testing.T) {
+	if _, err := os.Stat("/proc/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	a, err := ReadCPUTimes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Total <= 0 || a.Steal < 0 || a.Steal > a.Total {
+		t.Fatalf("cpu times %+v", a)
+	}
+	if s := StealShare(a, CPUTimes{Total: a.Total + 100, Steal: a.Steal + 25}); s != 0.25 {
+		t.Errorf("StealShare = %v, want 0.25", s)
+	}
+	if s := StealShare(a, a); s != 0 {
+		t.Errorf("StealShare over no time = %v, want 0", s)
+	}
+}

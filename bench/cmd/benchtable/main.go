@@ -141,11 +141,20 @@ func run(p params) error {
 		{"overhead per call", func() error { return overhead(t, p) }},
 		{"throughput and memory", func() error { return throughput(t, p) }},
 	}
+	var steal []string
 	for _, s := range steps {
 		fmt.Fprintf(os.Stderr, "benchtable: %s…\n", s.name)
+		c0, err0 := bench.ReadCPUTimes()
 		if err := s.f(); err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
+		if c1, err1 := bench.ReadCPUTimes(); err0 == nil && err1 == nil {
+			steal = append(steal, fmt.Sprintf("%s %.1f%%", s.name, 100*bench.StealShare(c0, c1)))
+		}
+	}
+	if len(steal) > 0 {
+		t.notes = append([]string{"CPU time the hypervisor gave to other machines (steal, /proc/stat) during each part: " +
+			strings.Join(steal, ", ") + ". The machine is shared: a run with more steal is slower throughout, ratios included."}, t.notes...)
 	}
 	md := t.markdown()
 	fmt.Print(md)

@@ -717,13 +717,21 @@ func moduleRoot() (string, error) {
 }
 
 func gitDescribe(root string) string {
-	cmd := exec.Command("git", "describe", "--tags", "--always", "--dirty")
+	cmd := exec.Command("git", "describe", "--tags", "--always")
 	cmd.Dir = root
 	out, err := cmd.Output()
 	if err != nil {
 		return "(unknown commit)"
 	}
-	return "at " + strings.TrimSpace(string(out))
+	desc := strings.TrimSpace(string(out))
+	// Changes other than to the results file itself (which the previous
+	// run rewrote) mean the server measured is not that commit.
+	st := exec.Command("git", "status", "--porcelain", "--", ".", ":(exclude)bench/RESULTS.md")
+	st.Dir = root
+	if changed, err := st.Output(); err != nil || len(bytes.TrimSpace(changed)) > 0 {
+		desc += "-dirty"
+	}
+	return "at " + desc
 }
 
 func nproc() string {

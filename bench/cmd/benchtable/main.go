@@ -413,36 +413,29 @@ func compare(ctx context.Context, cs *mcp.ClientSession, base, key string, n int
 	if around == nil {
 		around = func(_ bool, block func() error) error { return block() }
 	}
+	viaMCPCall := func() error { _, err := bench.Call(ctx, cs, "get_library_item", args); return err }
+	directCall := func() error { _, err := bench.Direct(ctx, hc, base, key, standin.ItemColourOfMagic); return err }
 	const block = 100
 	for i := -200; i < n; i += block {
-		err := around(true, func() error {
-			for j := 0; j < block; j++ {
-				t0 := time.Now()
-				if _, err := bench.Call(ctx, cs, "get_library_item", args); err != nil {
-					return err
+		// One block of calls, timed into d once past the warm-up.
+		blockOf := func(call func() error, d *bench.Durations) func() error {
+			return func() error {
+				for range block {
+					t0 := time.Now()
+					if err := call(); err != nil {
+						return err
+					}
+					if i >= 0 {
+						*d = append(*d, time.Since(t0))
+					}
 				}
-				if i >= 0 {
-					viaMCP = append(viaMCP, time.Since(t0))
-				}
+				return nil
 			}
-			return nil
-		})
-		if err != nil {
+		}
+		if err := around(true, blockOf(viaMCPCall, &viaMCP)); err != nil {
 			return nil, nil, err
 		}
-		err = around(false, func() error {
-			for j := 0; j < block; j++ {
-				t0 := time.Now()
-				if _, err := bench.Direct(ctx, hc, base, key, standin.ItemColourOfMagic); err != nil {
-					return err
-				}
-				if i >= 0 {
-					direct = append(direct, time.Since(t0))
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		if err := around(false, blockOf(directCall, &direct)); err != nil {
 			return nil, nil, err
 		}
 	}

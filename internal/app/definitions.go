@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
@@ -25,21 +24,21 @@ import (
 // property carries x-mcp-header (TestGeneratedSchemasNeedNoSDKCheck). go-sdk
 // uses a tool's schema for nothing else when the handler is a plain
 // ToolHandler: it validates no arguments (the generated decoders in
-// gen/toolargs do), and reads x-mcp-header only to mirror arguments into
-// HTTP headers. So go-sdk holds this one bare object schema, which it checks
-// in microseconds, and the generated definitions stay the only ones a client
-// sees.
+// gen/toolargs do), and reads x-mcp-header only to check or mirror arguments
+// in HTTP headers (on 2026-07-28, re-encoding the schema on every call). So
+// go-sdk holds this one bare object schema, which it checks in microseconds,
+// and the generated definitions stay the only ones a client sees.
 var registrationSchema = &jsonschema.Schema{Type: "object"}
 
 // register adds the selected tools to s: go-sdk routes tools/call by name to
 // each tool's handler, and tools/list answers with the generated definitions.
 //
-// The AddTool calls run in the background (the returned channel closes when
-// they are done), on the other core while the
-// transport starts and initialize is answered: a tools/* request waits for
-// them (about a millisecond, once), every other method does not. tools/list
-// cannot change afterwards, which is why New declares the tools capability
-// itself, without listChanged.
+// The AddTool calls run in the background, on the other core while the
+// transport starts and initialize is answered; the returned channel closes
+// when they are done. A tools/* request waits for them (about a millisecond,
+// once); every other method does not. tools/list cannot change afterwards,
+// which is why New declares the tools capability itself, without
+// listChanged.
 func register(s *mcp.Server, selected []registry.Tool, deps *tools.Deps, logger *slog.Logger) <-chan struct{} {
 	defs := make(map[string]*mcp.Tool, len(selected))
 	for _, t := range selected {

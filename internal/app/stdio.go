@@ -19,26 +19,31 @@ import (
 // requests still in flight: `printf '…' | audiobookshelf-mcp` would get no
 // answer to anything but the fastest requests. Here the end of stdin is held
 // back from go-sdk until every request read has been answered (or
-// cancelled by the client), for at most drain; it is passed on at once when
-// the server has asked the client something (a question, a ping), since
-// after the end of stdin no reply to it can come.
+// cancelled by the client), for at most drain; it is passed on at once while
+// the server waits for an answer from the client (to a question, a ping),
+// since after the end of stdin none can come.
 func StdioTransport(stdin io.Reader, stdout io.Writer, drain time.Duration) mcp.Transport {
-	p := &pending{ids: map[string]bool{}, drain: drain, changed: make(chan struct{}, 1)}
+	p := newPending(drain)
 	return &mcp.IOTransport{
 		Reader: &drainingReader{r: stdin, p: p},
 		Writer: &answerWriter{w: stdout, p: p},
 	}
 }
 
-// pending tracks the requests read and not yet answered.
+// pending tracks the requests read and not yet answered, and the server's
+// own requests to the client not yet answered.
 type pending struct {
 	mu      sync.Mutex
-	ids     map[string]bool
-	asked   bool // the server sent a request of its own
+	ids     map[string]bool // the client's requests
+	asked   map[string]bool // the server's requests (a question, a ping)
 	closed  bool
 	line    []byte // an incomplete line read so far
 	drain   time.Duration
 	changed chan struct{}
+}
+
+func newPending(drain time.Duration) *pending {
+	return &pending{ids: map[string]bool{}, asked: map[string]bool{}, drain: drain, changed: make(chan struct{}, 1)}
 }
 
 func (p *pending) signal() {
@@ -52,7 +57,7 @@ func (p *pending) signal() {
 func (p *pending) settled() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.ids) == 0 || p.asked || p.closed
+	return len(p.ids) == 0 || len(p.asked) > 0 || p.closed
 }
 
 // wait blocks until settled or drain has passed.
@@ -89,6 +94,8 @@ func (p *pending) read(b []byte) {
 				}
 			case m.Method != "" && m.hasID():
 				p.ids[idKey(m.ID)] = true
+			case m.hasID(): // the client's answer to the server
+				delete(p.asked, idKey(m.ID))
 			}
 		}
 		p.line = p.line[i+1:]
@@ -108,7 +115,7 @@ func (p *pending) wrote(b []byte) {
 		case m.Method == "" && m.hasID():
 			delete(p.ids, idKey(m.ID))
 		case m.Method != "" && m.hasID():
-			p.asked = true
+			p.asked[idKey(m.ID)] = true
 		}
 	}
 	p.mu.Unlock()

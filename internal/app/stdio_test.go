@@ -12,7 +12,7 @@ import (
 // answerWriter of the same pending set.
 // Input arrives one byte per read, so that every message is split.
 func pipeEnd(lines string, drain time.Duration) (*drainingReader, *answerWriter) {
-	p := &pending{ids: map[string]bool{}, drain: drain, changed: make(chan struct{}, 1)}
+	p := newPending(drain)
 	return &drainingReader{r: iotest.OneByteReader(strings.NewReader(lines)), p: p}, &answerWriter{w: io.Discard, p: p}
 }
 
@@ -83,6 +83,34 @@ func TestEndOfInputWaitsForAnswers(t *testing.T) {
 			released(t, end, c.name)
 		})
 	}
+}
+
+// TestAnsweredQuestionHoldsNothing: a question the client answered before
+// its input ended does not let the end through while a request is pending.
+func TestAnsweredQuestionHoldsNothing(t *testing.T) {
+	pr, pw := io.Pipe()
+	p := newPending(time.Minute)
+	r, w := &drainingReader{r: pr, p: p}, &answerWriter{w: io.Discard, p: p}
+	end := readToEnd(t, r)
+	send := func(line string) {
+		if _, err := io.WriteString(pw, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	answer := func(line string) {
+		if _, err := w.Write([]byte(line + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call"}`)
+	answer(`{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{}}`)
+	send(`{"jsonrpc":"2.0","id":1,"result":{"action":"accept"}}`)
+	answer(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	pw.Close()
+	held(t, end, "request 2 unanswered")
+	answer(`{"jsonrpc":"2.0","id":2,"result":{}}`)
+	released(t, end, "all answered")
 }
 
 func TestEndOfInputIsHeldAtMostDrain(t *testing.T) {

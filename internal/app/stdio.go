@@ -100,8 +100,10 @@ func (p *pending) read(b []byte) {
 		}
 		p.line = p.line[i+1:]
 	}
-	if len(p.line) == 0 {
-		p.line = nil // do not keep a large buffer alive
+	if len(p.line) == 0 || len(p.line) > mcp.DefaultMaxLineLength {
+		// Nothing left, or a line longer than go-sdk reads, which it refuses
+		// with no id to wait for: keep no large buffer alive.
+		p.line = nil
 	}
 }
 

@@ -45,6 +45,8 @@ type Options struct {
 	Stateless bool
 	// Now is the guard's clock; nil means time.Now.
 	Now func() time.Time
+	// Transport replaces the server's HTTP transport to Audiobookshelf.
+	Transport http.RoundTripper
 }
 
 // Env is one running server with its stand-in and client.
@@ -69,7 +71,7 @@ func Start(t testing.TB, o Options) *Env {
 		o.Config(cfg)
 	}
 	log := &SyncBuffer{}
-	srv, err := app.New(app.Options{Config: cfg, Version: "test", Logger: slog.New(slog.NewJSONHandler(log, nil)), Stateless: o.Stateless, Now: o.Now})
+	srv, err := app.New(app.Options{Config: cfg, Version: "test", Logger: slog.New(slog.NewJSONHandler(log, nil)), Stateless: o.Stateless, Now: o.Now, Transport: o.Transport})
 	if err != nil {
 		t.Fatalf("app.New: %v", err)
 	}

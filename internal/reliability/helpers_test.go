@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,10 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/app"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
 
 // approve answers every question with approval.
@@ -51,55 +46,6 @@ func figure(t *testing.T, label string, n int) {
 	if got != n {
 		t.Errorf("SECURITY.md says %s: %d; the test counted %d. Update the figure in SECURITY.md.", label, got, n)
 	}
-}
-
-// env is a server built here rather than by apptest, for what apptest does
-// not expose: a replaced transport to Audiobookshelf.
-type env struct {
-	Standin *standin.Server
-	Server  *app.Server
-	Session *mcp.ClientSession
-	log     *apptest.SyncBuffer
-}
-
-type envOptions struct {
-	config    func(*config.Config)
-	transport http.RoundTripper
-	elicit    func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
-	standin   standin.Options
-}
-
-func startEnv(t *testing.T, o envOptions) *env {
-	t.Helper()
-	sd := standin.Start(t, o.standin)
-	key := o.standin.APIKey
-	if key == "" {
-		key = standin.DefaultAPIKey
-	}
-	cfg := &config.Config{URL: sd.URL(), APIKey: key, Elicitation: true, Timeout: 10 * time.Second}
-	if o.config != nil {
-		o.config(cfg)
-	}
-	log := &apptest.SyncBuffer{}
-	srv, err := app.New(app.Options{Config: cfg, Version: "test", Logger: slog.New(slog.NewJSONHandler(log, nil)), Transport: o.transport})
-	if err != nil {
-		t.Fatalf("app.New: %v", err)
-	}
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	copts := &mcp.ClientOptions{}
-	if o.elicit != nil {
-		copts.ElicitationHandler = o.elicit
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "reliability", Version: "1"}, copts).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close(); ss.Close() })
-	return &env{Standin: sd, Server: srv, Session: cs, log: log}
 }
 
 // callTimed calls a tool through an apptest.Env and says how long it took.

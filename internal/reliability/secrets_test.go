@@ -194,14 +194,12 @@ func TestAPIKeyNeverShown(t *testing.T) {
 	e2 := apptest.Start(t, apptest.Options{Config: func(c *config.Config) { c.URL, c.APIKey = refused, secretKey }})
 	all("refused", func(name string) (*mcp.CallToolResult, error) { return e2.CallErr(name, args[name]) })
 	logs += e2.Log()
-	e3 := startEnv(t, envOptions{standin: sd.Options{APIKey: secretKey},
-		transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+	e3 := apptest.Start(t, apptest.Options{Standin: sd.Options{APIKey: secretKey},
+		Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			panic("transport failed on " + r.Method + " " + r.URL.Path)
 		})})
-	all("panic", func(name string) (*mcp.CallToolResult, error) {
-		return e3.Session.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args[name]})
-	})
-	logs += e3.log.String()
+	all("panic", func(name string) (*mcp.CallToolResult, error) { return e3.CallErr(name, args[name]) })
+	logs += e3.Log()
 	if !strings.Contains(logs, "tool panicked") {
 		t.Error("the panicking transport did not reach the panic path")
 	}

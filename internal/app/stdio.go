@@ -110,7 +110,13 @@ func (p *pending) read(b []byte) {
 // wrote records the answers and requests in b, one message or batch as
 // go-sdk writes it to the client.
 func (p *pending) wrote(b []byte) {
-	ms := messages(bytes.TrimSpace(b))
+	b = bytes.TrimSpace(b)
+	var ms []message
+	if m, ok := answerHead(b); ok {
+		ms = []message{m}
+	} else {
+		ms = messages(b)
+	}
 	p.mu.Lock()
 	for _, m := range ms {
 		switch {
@@ -154,6 +160,41 @@ func messages(line []byte) []message {
 		return nil
 	}
 	return []message{m}
+}
+
+// answerHead reads the id of an answer go-sdk writes, up to its result or
+// error and no further: an answer is as large as what a tool returns (a
+// full item is tens of KB), and its id comes first. ok is false for
+// anything else (a request of the server's, a notification, a batch, an id
+// after the result), which messages reads whole.
+func answerHead(line []byte) (message, bool) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return message{}, false
+	}
+	var m message
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return message{}, false
+		}
+		switch t {
+		case "jsonrpc":
+			var v string
+			if dec.Decode(&v) != nil {
+				return message{}, false
+			}
+		case "id":
+			if dec.Decode(&m.ID) != nil {
+				return message{}, false
+			}
+		case "result", "error":
+			return m, m.hasID()
+		default: // "method", or anything unexpected
+			return message{}, false
+		}
+	}
+	return message{}, false
 }
 
 // idKey is an id as one comparable string: 7, 7.0 and 7e0 are one number;

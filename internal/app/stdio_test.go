@@ -59,6 +59,8 @@ func TestEndOfInputWaitsForAnswers(t *testing.T) {
 		{"two requests, answered out of order",
 			`{"jsonrpc":"2.0","id":1,"method":"a"}` + "\n" + `{"jsonrpc":"2.0","id":"x","method":"b"}` + "\n",
 			[]string{`{"jsonrpc":"2.0","id":"x","result":{}}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`}},
+		{"an answer with its id after its result", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n",
+			[]string{`{"result":{"tools":[]},"jsonrpc":"2.0","id":1}`}},
 		{"a batch", `[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":2,"method":"b"}]` + "\n",
 			[]string{`{"jsonrpc":"2.0","id":1,"result":{}}`, `[{"jsonrpc":"2.0","id":2,"result":{}}]`}},
 		{"the same number written otherwise", `{"jsonrpc":"2.0","id":7,"method":"a"}` + "\n",

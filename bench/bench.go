@@ -424,18 +424,21 @@ func ReadCPUTimes() (CPUTimes, error) {
 		return CPUTimes{}, err
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
+	return parseCPUTimes(line)
+}
+
+// parseCPUTimes reads the "cpu" line of /proc/stat: user nice system idle
+// iowait irq softirq steal, then guest times, which user already counts.
+func parseCPUTimes(line string) (CPUTimes, error) {
 	f := strings.Fields(line)
 	if len(f) < 9 || f[0] != "cpu" {
 		return CPUTimes{}, fmt.Errorf("/proc/stat: unexpected first line %q", line)
 	}
 	var c CPUTimes
-	for i, s := range f[1:] {
+	for i, s := range f[1:9] {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
 			return CPUTimes{}, fmt.Errorf("/proc/stat: %w", err)
-		}
-		if i >= 8 { // guest time is already counted in user time
-			break
 		}
 		c.Total += n
 		if i == 7 {

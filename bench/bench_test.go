@@ -191,6 +191,16 @@ func TestReadCPUTimes(t *testing.T) {
 	if a.Total <= 0 || a.Steal < 0 || a.Steal > a.Total {
 		t.Fatalf("cpu times %+v", a)
 	}
+	c, err := parseCPUTimes("cpu  626789 0 83126 11447315 2536 0 9486 78927 11 7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (CPUTimes{Total: 626789 + 83126 + 11447315 + 2536 + 9486 + 78927, Steal: 78927}); c != want {
+		t.Errorf("parseCPUTimes = %+v, want %+v (guest time is in user time already)", c, want)
+	}
+	if _, err := parseCPUTimes("intr 1 2 3"); err == nil {
+		t.Error("a line that is not the cpu line was read")
+	}
 	if s := StealShare(a, CPUTimes{Total: a.Total + 100, Steal: a.Steal + 25}); s != 0.25 {
 		t.Errorf("StealShare = %v, want 0.25", s)
 	}

@@ -99,6 +99,20 @@ func (q *Question) Message() string {
 
 const renewedNote = "This is a new question: the answer to the previous one could not be matched to this call (it had expired, was already used, or was not sealed by this server), so it counted as no answer."
 
+const changedNote = "This is a new question: what the call would change on Audiobookshelf changed after the previous question was asked, so the answer to that one was not used and nothing was sent. The text above is what it would do now."
+
+// renewal is the note under a question asked again because the answer to
+// the last one did not open (why, from open); "" for a first question.
+func renewal(why string) string {
+	switch why {
+	case "":
+		return ""
+	case stateChanged:
+		return changedNote
+	}
+	return renewedNote
+}
+
 func approvalSchema(tool string) *jsonschema.Schema {
 	return &jsonschema.Schema{
 		Type: "object",
@@ -115,11 +129,12 @@ func approvalSchema(tool string) *jsonschema.Schema {
 }
 
 // question is the multi round-trip result that asks: no content, one form
-// input request, a freshly sealed state.
-func (g *Guard) question(q *Question, fp [32]byte, now time.Time, renewed bool) *mcp.CallToolResult {
+// input request, a freshly sealed state. renewed is why the last answer did
+// not open, "" for a first question.
+func (g *Guard) question(q *Question, fp [32]byte, now time.Time, renewed string) *mcp.CallToolResult {
 	msg := q.Message()
-	if renewed {
-		msg += "\n\n" + renewedNote
+	if note := renewal(renewed); note != "" {
+		msg += "\n\n" + note
 	}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{
@@ -129,7 +144,7 @@ func (g *Guard) question(q *Question, fp [32]byte, now time.Time, renewed bool) 
 				RequestedSchema: approvalSchema(q.Tool),
 			},
 		},
-		RequestState: g.seal(q.Tool, fp, now),
+		RequestState: g.seal(q.Tool, fp, q.read, now),
 	}
 }
 
@@ -145,19 +160,22 @@ func (g *Guard) dialog(ctx context.Context, req *mcp.CallToolRequest, q Question
 	if len(responses) == 0 && state == "" {
 		tr.asked(q.Tool, q.Targets)
 		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeAsked, "")
-		return false, g.question(&q, fp, now, false)
+		return false, g.question(&q, fp, now, "")
 	}
 	tr.answered()
-	if ok, why := g.open(state, q.Tool, fp, now); !ok {
+	if ok, why := g.open(state, q.Tool, fp, q.read, now); !ok {
 		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeStaleState, why)
 		if pushes(req) {
 			// go-sdk re-runs the handler only once for a client older than
 			// 2026-07-28: a second question would reach it as a result it
 			// cannot read. Say so instead.
+			if why == stateChanged {
+				return false, notChanged(q.Tool, outcomeStaleState, "what it would change on Audiobookshelf changed while the question was open, so the answer was not used. If the person still wants this, call "+q.Tool+" again and a new question will be asked about what is there now.")
+			}
 			return false, notChanged(q.Tool, outcomeStaleState,
 				fmt.Sprintf("the answer could not be matched to this call: the question had expired (questions are good for %s) before the answer came back. If the person still wants this, call %s again and a new question will be asked.", span(g.cfg.StateTTL), q.Tool))
 		}
-		return false, g.question(&q, fp, now, true)
+		return false, g.question(&q, fp, now, why)
 	}
 	er, ok := responses[InputID].(*mcp.ElicitResult)
 	if !ok || er == nil {

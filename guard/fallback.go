@@ -15,12 +15,12 @@ const TokenProves = "the call was made twice with the same arguments, nothing mo
 func (g *Guard) tokenPath(ctx context.Context, q Question, fp [32]byte, reason string) (bool, *mcp.CallToolResult) {
 	now := g.now()
 	if q.ConfirmToken == "" {
-		tok := g.tokens.issue(q.Tool, fp, now)
+		tok := g.issueToken(q.Tool, fp, q.read, now)
 		g.decision(ctx, q.Tool, q.Targets, pathToken, outcomeTokenIssued, "")
 		return false, g.tokenResult(&q, tok, reason, "")
 	}
-	if why := g.tokens.redeem(q.ConfirmToken, q.Tool, fp, now); why != "" {
-		tok := g.tokens.issue(q.Tool, fp, now)
+	if why := g.redeemToken(q.ConfirmToken, q.Tool, fp, q.read, now); why != "" {
+		tok := g.issueToken(q.Tool, fp, q.read, now)
 		g.decision(ctx, q.Tool, q.Targets, pathToken, outcomeTokenRejected, why)
 		return false, g.tokenResult(&q, tok, reason, why)
 	}
@@ -37,8 +37,12 @@ func (g *Guard) rejectedSentence(why string) string {
 		return fmt.Sprintf("The confirm_token given was not accepted: it had expired (tokens are good for %s).", span(g.cfg.TokenTTL))
 	case tokenMismatch:
 		return "The confirm_token given was not accepted: it was issued for another tool or for other arguments, and a token covers exactly the call it was issued for. It is used up now."
+	case tokenChanged:
+		return "The confirm_token given was not accepted: what the call would change on Audiobookshelf has changed since the token was issued, so it no longer covers this call. What the call would do now is below, with a new token."
+	case tokenForgotten:
+		return fmt.Sprintf("The confirm_token given was not accepted: so many tokens were used on this server in the last %s that it can no longer tell whether this one was.", span(g.cfg.TokenTTL))
 	default:
-		return "The confirm_token given was not accepted: this server did not issue it, or no longer holds it (it may predate a restart, or have been pushed out by newer tokens)."
+		return fmt.Sprintf("The confirm_token given was not accepted: it was not sealed under this server's key. It may come from a server that was restarted without a fixed %s, or from an instance with another key, or have been cut short when it was copied.", KeyVariable)
 	}
 }
 

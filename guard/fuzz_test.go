@@ -21,21 +21,24 @@ func FuzzOpenState(f *testing.F) {
 	args := boundArgs{ID: "t1", IDs: []string{"a"}}
 	fp, _ := fingerprint("delete_thing", args)
 	otherFP, _ := fingerprint("delete_thing", boundArgs{ID: "t2"})
+	read, _ := readDigest("v1")
+	otherRead, _ := readDigest("v2")
 
 	f.Add("")
 	f.Add(".")
 	f.Add("..")
 	f.Add("e30.")
 	f.Add("e30.AAAA")
-	f.Add(other.seal("delete_thing", fp, now))             // another key
-	f.Add(g.seal("other_thing", fp, now))                  // another tool
-	f.Add(g.seal("delete_thing", otherFP, now))            // other arguments
-	f.Add(g.seal("delete_thing", fp, now.Add(-time.Hour))) // expired
+	f.Add(other.seal("delete_thing", fp, read, now))             // another key
+	f.Add(g.seal("other_thing", fp, read, now))                  // another tool
+	f.Add(g.seal("delete_thing", otherFP, read, now))            // other arguments
+	f.Add(g.seal("delete_thing", fp, otherRead, now))            // another read
+	f.Add(g.seal("delete_thing", fp, read, now.Add(-time.Hour))) // expired
 	f.Add("eyJ2IjoxLCJ0IjoiZGVsZXRlX3RoaW5nIn0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
 
 	raw, _ := json.Marshal(args)
 	f.Fuzz(func(t *testing.T, s string) {
-		if ok, _ := g.open(s, "delete_thing", fp, now); ok {
+		if ok, _ := g.open(s, "delete_thing", fp, read, now); ok {
 			t.Fatalf("open(%q) approved", s)
 		}
 		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{
@@ -48,7 +51,7 @@ func FuzzOpenState(f *testing.F) {
 			InputResponses: approve,
 			RequestState:   s,
 		}}
-		ok, res := g.Check(context.Background(), req, Question{Tool: "delete_thing", Args: args, Targets: []string{"t1", "a"}, Action: "This will delete thing t1."})
+		ok, res := g.Check(context.Background(), req, Question{Tool: "delete_thing", Args: args, Read: "v1", Targets: []string{"t1", "a"}, Action: "This will delete thing t1."})
 		if ok || res == nil {
 			t.Fatalf("Check approved state %q", s)
 		}

@@ -30,8 +30,10 @@ type Config struct {
 	// Elicitation is the parsed ELICITATION variable: true asks through a
 	// dialog where the client can show one; false always takes the token path.
 	Elicitation bool
-	// Key seals request state (HMAC-SHA256). nil or empty: a random key for
-	// this process. Otherwise exactly 32 bytes.
+	// Key seals request state and confirm tokens (HMAC-SHA256). nil or
+	// empty: a random key for this process. Otherwise exactly 32 bytes; every
+	// instance (and every restart) with the same key accepts the same states
+	// and tokens.
 	Key []byte
 	// Stateless is true when the server runs streamable HTTP without sessions:
 	// a client older than 2026-07-28 cannot be asked then, so it gets the token.
@@ -43,8 +45,10 @@ type Config struct {
 	// Now is the clock; nil means time.Now. Tests move it to expire states.
 	Now func() time.Time
 	// StateTTL and TokenTTL bound how long a question or token is good for;
-	// zero means the defaults (10 and 5 minutes). MaxTokens bounds the token
-	// store (default 1024, oldest evicted).
+	// zero means the defaults (10 and 5 minutes). MaxTokens bounds the set of
+	// tokens used on this instance, kept until they expire (default 1024);
+	// when it is full it drops the token that expires first and refuses every
+	// token expiring no later than it, as MaxAnswered does for questions.
 	StateTTL, TokenTTL time.Duration
 	MaxTokens          int
 	// MaxAnswered bounds the set of answered questions (their nonces) kept
@@ -74,6 +78,13 @@ type Question struct {
 	Args any
 	// ConfirmToken is the confirm_token argument, "" when absent.
 	ConfirmToken string
+	// Read is what the plan read before asking, which the approval takes
+	// out: the entries and their order, a bookmark's title and creation
+	// time, a progress record's last update. The approval (request state and
+	// token alike) is bound to a digest of its canonical JSON; the call that
+	// comes back with the approval reads again, and a different digest is
+	// asked about afresh. It must not be nil.
+	Read any
 	// Targets are the ids acted on, for the log line.
 	Targets []string
 	// Action is the first sentence: "This will remove 2 book(s) from collection col_1."
@@ -83,16 +94,18 @@ type Question struct {
 	Consequences []string
 	// TakesOut and Stays are the static texts from tools.yaml.
 	TakesOut, Stays string
+
+	read [32]byte // digest of Read, set by Check
 }
 
 // Guard decides guarded calls. It is safe for concurrent use.
 type Guard struct {
-	cfg     Config
-	key     []byte
-	log     *slog.Logger
-	now     func() time.Time
-	tokens  *tokenStore
-	answers *nonceSet
+	cfg        Config
+	key        []byte
+	log        *slog.Logger
+	now        func() time.Time
+	usedTokens *nonceSet // tokens used on this instance
+	answers    *nonceSet // questions answered on this instance
 }
 
 // New returns a Guard, or an error for a key of the wrong length.
@@ -127,12 +140,12 @@ func New(cfg Config) (*Guard, error) {
 	}
 	cfg.Key = nil // the Guard keeps its own copy
 	g := &Guard{
-		cfg:     cfg,
-		key:     key,
-		log:     cfg.Logger,
-		now:     cfg.Now,
-		tokens:  newTokenStore(cfg.MaxTokens, cfg.TokenTTL),
-		answers: newNonceSet(cfg.MaxAnswered),
+		cfg:        cfg,
+		key:        key,
+		log:        cfg.Logger,
+		now:        cfg.Now,
+		usedTokens: newNonceSet(cfg.MaxTokens),
+		answers:    newNonceSet(cfg.MaxAnswered),
 	}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
@@ -158,6 +171,14 @@ func (g *Guard) Check(ctx context.Context, req *mcp.CallToolRequest, q Question)
 	if err != nil {
 		g.decision(ctx, q.Tool, q.Targets, path, outcomeNotApproved, "arguments cannot be fingerprinted")
 		return false, refusedResult(q.Tool, "its arguments could not be encoded to bind an approval to them")
+	}
+	if q.Read == nil {
+		g.decision(ctx, q.Tool, q.Targets, path, outcomeNotApproved, "nothing read to bind to")
+		return false, refusedResult(q.Tool, "it did not read what it would change, so an approval could not be bound to it")
+	}
+	if q.read, err = readDigest(q.Read); err != nil {
+		g.decision(ctx, q.Tool, q.Targets, path, outcomeNotApproved, "what was read cannot be encoded")
+		return false, refusedResult(q.Tool, "what it read could not be encoded to bind an approval to it")
 	}
 	if path == pathDialog {
 		return g.dialog(ctx, req, q, fp)

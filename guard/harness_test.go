@@ -99,7 +99,12 @@ type harness struct {
 	logs     *syncBuf
 	executed atomic.Int64
 	mutate   func(*Question) // set before the first call
+	world    atomic.Value    // string: what a plan reads, part of Question.Read
 }
+
+// change changes what the fake tools read before they ask, as another
+// client editing the list between the question and the answer would.
+func (h *harness) change(v string) { h.world.Store(v) }
 
 type thingArgs struct {
 	ID           string   `json:"id"`
@@ -170,6 +175,8 @@ func (h *harness) handler(name string) mcp.ToolHandler {
 			TakesOut:     "The thing and the order of its parts.",
 			Stays:        "The files stay.",
 		}
+		w, _ := h.world.Load().(string)
+		q.Read = struct{ ID, World string }{a.ID, w}
 		if h.mutate != nil {
 			h.mutate(&q)
 		}

@@ -73,15 +73,36 @@ func fingerprint(tool string, args any) ([32]byte, error) {
 	return fp, nil
 }
 
-const stateVersion = 1
+// readDigest binds an approval to what the plan read before asking (the
+// entries and their order, a bookmark's title and creation time, a progress
+// record's last update): SHA-256 over the encoding/json form of read. When
+// the call comes back, the plan reads again; a different digest means that
+// what the person approved is no longer what the call would take out.
+func readDigest(read any) ([32]byte, error) {
+	b, err := json.Marshal(read)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	h := sha256.New()
+	h.Write([]byte("audiobookshelf-mcp guard read digest v1\x00"))
+	h.Write(b)
+	var d [32]byte
+	h.Sum(d[:0])
+	return d, nil
+}
 
-// maxStateLen bounds what open will look at; a real state is under 300 bytes.
+// stateVersion 2 added the read digest; a version 1 state (from a server
+// before that) does not open, and the person is asked afresh.
+const stateVersion = 2
+
+// maxStateLen bounds what open will look at; a real state is under 400 bytes.
 const maxStateLen = 1024
 
 type statePayload struct {
 	V int    `json:"v"` // stateVersion
 	T string `json:"t"` // tool
-	F string `json:"f"` // base64url fingerprint
+	F string `json:"f"` // base64url fingerprint of the arguments
+	D string `json:"d"` // base64url digest of what the plan read
 	E int64  `json:"e"` // expiry, unix seconds
 	N string `json:"n"` // base64url 128-bit nonce
 }
@@ -96,25 +117,34 @@ func (g *Guard) mac(payload []byte) []byte {
 }
 
 // seal returns base64url(payload).base64url(mac) for a question about tool
-// with fingerprint fp, good until now+StateTTL.
-func (g *Guard) seal(tool string, fp [32]byte, now time.Time) string {
+// with fingerprint fp over what the plan read (digest read), good until
+// now+StateTTL.
+func (g *Guard) seal(tool string, fp, read [32]byte, now time.Time) string {
 	nonce := make([]byte, 16)
 	rand.Read(nonce)
 	payload, _ := json.Marshal(statePayload{ // cannot fail: strings and ints
 		V: stateVersion,
 		T: tool,
 		F: b64.EncodeToString(fp[:]),
+		D: b64.EncodeToString(read[:]),
 		E: now.Add(g.cfg.StateTTL).Unix(),
 		N: b64.EncodeToString(nonce),
 	})
 	return b64.EncodeToString(payload) + "." + b64.EncodeToString(g.mac(payload))
 }
 
-// open reports whether s is a state this Guard sealed for tool and fp that
-// has not expired, and if so uses it up: it opens once. Anything else —
-// unparsable, another key, another tool, other arguments, expired, already
-// used — is false, with the reason for tests.
-func (g *Guard) open(s, tool string, fp [32]byte, now time.Time) (bool, string) {
+// Why a state did not open, as logged. stateChanged is the one the person
+// is told about: the question was answered, but what it asked about changed.
+const (
+	stateChanged = "what it read changed"
+)
+
+// open reports whether s is a state sealed under this Guard's key for tool,
+// fp and the read digest read, that has not expired, and if so uses it up on
+// this instance. Anything else — unparsable, another key, another tool,
+// other arguments, expired, a different read (stateChanged), already used
+// here — is false, with the reason.
+func (g *Guard) open(s, tool string, fp, read [32]byte, now time.Time) (bool, string) {
 	p, why := g.unseal(s)
 	if p == nil {
 		return false, why
@@ -128,7 +158,10 @@ func (g *Guard) open(s, tool string, fp [32]byte, now time.Time) (bool, string) 
 	if now.Unix() >= p.E {
 		return false, "expired"
 	}
-	if !g.answers.use(p.N, p.E, now.Unix()) {
+	if p.D != b64.EncodeToString(read[:]) {
+		return false, stateChanged
+	}
+	if ok, _ := g.answers.use(p.N, p.E, now.Unix()); !ok {
 		return false, "already used"
 	}
 	return true, ""
@@ -181,18 +214,20 @@ func newNonceSet(max int) *nonceSet {
 	return &nonceSet{max: max, seen: make(map[string]int64)}
 }
 
-// use records nonce as answered and reports whether it was new.
-func (s *nonceSet) use(nonce string, exp, now int64) bool {
+// use records nonce as used and reports whether it was new. forgotten is
+// true when it is refused only because the set overflowed: nonces expiring
+// no later than the last one dropped can no longer be told apart.
+func (s *nonceSet) use(nonce string, exp, now int64) (ok, forgotten bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for len(s.byExp) > 0 && s.byExp[0].exp <= now {
 		delete(s.seen, heap.Pop(&s.byExp).(nonceExp).nonce)
 	}
-	if exp <= s.floor {
-		return false
-	}
 	if _, ok := s.seen[nonce]; ok {
-		return false
+		return false, false
+	}
+	if exp <= s.floor {
+		return false, true
 	}
 	for len(s.seen) >= s.max {
 		old := heap.Pop(&s.byExp).(nonceExp)
@@ -200,11 +235,11 @@ func (s *nonceSet) use(nonce string, exp, now int64) bool {
 		s.floor = max(s.floor, old.exp)
 	}
 	if exp <= s.floor {
-		return false
+		return false, true
 	}
 	s.seen[nonce] = exp
 	heap.Push(&s.byExp, nonceExp{nonce, exp})
-	return true
+	return true, false
 }
 
 type nonceExp struct {

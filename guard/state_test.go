@@ -121,14 +121,18 @@ func TestStaleStates(t *testing.T) {
 		{"another order", func() string { return state("delete_thing", thingArgs{ID: "t1", IDs: []string{"a", "b", "c"}}) }, thingArgs{ID: "t1", IDs: []string{"c", "b", "a"}}, "other arguments"},
 		{"another key", func() string { return ask(t, otherCS, "delete_thing", args).RequestState }, args, "bad seal"},
 		{"expired", func() string { s := state("delete_thing", args); h.clock.Add(10 * time.Minute); return s }, args, "expired"},
+		{"what it read changed", func() string { s := state("delete_thing", args); h.change("edited"); return s }, args, stateChanged},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := c.state()
 			res := retry(t, cs, "delete_thing", c.args, s, approve)
-			mustAsk(t, res)
+			p := mustAsk(t, res)
 			if res.RequestState == s {
 				t.Error("the stale state came back")
+			}
+			if note := renewal(c.why); !strings.Contains(p.Message, note) {
+				t.Errorf("the fresh question does not say %q:\n%s", note, p.Message)
 			}
 			if h.executed.Load() != 0 {
 				t.Fatal("a stale state executed")
@@ -147,16 +151,33 @@ func TestStaleStates(t *testing.T) {
 	}
 }
 
-// Instances that share a key open each other's states.
+// Instances that share a key open each other's states. Another instance
+// does not know that a state was used elsewhere: what stops a replay there
+// is the read digest, once the approved change has been made.
 func TestSharedKey(t *testing.T) {
 	key := make([]byte, KeySize)
 	rand.Read(key)
 	a := newHarness(t, Config{Elicitation: true, Key: key}, true)
 	b := newHarness(t, Config{Elicitation: true, Key: key}, true)
+	c := newHarness(t, Config{Elicitation: true, Key: key}, true)
 	args := thingArgs{ID: "t1"}
 	s := ask(t, a.manual(t), "delete_thing", args).RequestState
 	if retry(t, b.manual(t), "delete_thing", args, s, approve); b.executed.Load() != 1 {
 		t.Fatal("a state sealed with the shared key did not open on another instance")
+	}
+	c.change("after the deletion")
+	res := retry(t, c.manual(t), "delete_thing", args, s, approve)
+	if p := mustAsk(t, res); c.executed.Load() != 0 || !strings.Contains(p.Message, changedNote) {
+		t.Fatalf("a replay at a third instance after the change: executed %d, %q", c.executed.Load(), p.Message)
+	}
+	// Without the change the third instance cannot tell: the per-process
+	// nonce set only guards the instance that took the answer.
+	d := newHarness(t, Config{Elicitation: true, Key: key}, true)
+	if retry(t, d.manual(t), "delete_thing", args, s, approve); d.executed.Load() != 1 {
+		t.Fatal("expected a replay elsewhere to go through when nothing it read changed")
+	}
+	if mustAsk(t, retry(t, b.manual(t), "delete_thing", args, s, approve)); b.executed.Load() != 1 {
+		t.Fatal("the instance that took the answer let it through twice")
 	}
 }
 
@@ -250,20 +271,27 @@ func TestAnsweredSetBound(t *testing.T) {
 
 func TestNonceSet(t *testing.T) {
 	s := newNonceSet(2)
-	if !s.use("n1", 100, 0) || !s.use("n2", 200, 0) || s.use("n1", 100, 0) {
+	use := func(n string, exp, now int64) bool { ok, _ := s.use(n, exp, now); return ok }
+	if !use("n1", 100, 0) || !use("n2", 200, 0) || use("n1", 100, 0) {
 		t.Fatal("basic use")
 	}
-	if !s.use("n3", 300, 0) { // evicts n1, floor 100
+	if ok, forgotten := s.use("n2", 200, 0); ok || forgotten {
+		t.Fatal("a nonce still held must be refused as seen, not forgotten")
+	}
+	if !use("n3", 300, 0) { // evicts n1, floor 100
 		t.Fatal("n3")
 	}
-	if s.use("n1", 100, 0) || s.use("n4", 50, 0) || s.use("n2", 200, 0) || s.use("n3", 300, 0) {
+	if use("n1", 100, 0) || use("n4", 50, 0) || use("n2", 200, 0) || use("n3", 300, 0) {
 		t.Fatal("replay after eviction")
 	}
-	if !s.use("n5", 400, 0) { // evicts n2, floor 200
+	if ok, forgotten := s.use("n1", 100, 0); ok || !forgotten {
+		t.Fatal("an evicted nonce must be refused as forgotten")
+	}
+	if !use("n5", 400, 0) { // evicts n2, floor 200
 		t.Fatal("n5")
 	}
 	// Expired entries are pruned lazily.
-	if !s.use("n6", 500, 350) || len(s.seen) != 2 {
+	if !use("n6", 500, 350) || len(s.seen) != 2 {
 		t.Fatalf("prune: %v", s.seen)
 	}
 }

@@ -1,119 +1,129 @@
 package guard
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
-	"sync"
+	"crypto/sha256"
+	"encoding/binary"
 	"time"
 )
 
-// tokenStore holds the two-call tokens: random, single use, bound to a tool
-// and a fingerprint, expiring, bounded (oldest evicted). A used or expired
-// token is kept (counted against the bound) until one more TTL has passed,
-// so that a late caller is told why it was not accepted.
-type tokenStore struct {
-	mu    sync.Mutex
-	max   int
-	ttl   time.Duration
-	m     map[string]*tokenEntry
-	order []string // issue order; may hold tokens already dropped from m
-}
+// The two-call token is sealed like the request state, so that any instance
+// holding the same key can check it and none has to remember it: HMAC-SHA256
+// under the state key over the tool, the fingerprint of the arguments, the
+// digest of what the plan read, the expiry and a nonce. It is short enough
+// to be copied by hand (50 characters of base64url), because a model or a
+// person carries it from one call to the next.
+//
+// Layout, 37 bytes before base64url:
+//
+//	[0]      tokenVersion
+//	[1:5]    expiry, unix seconds, big-endian uint32 (good until 2106)
+//	[5:13]   nonce, 64 random bits
+//	[13:17]  first 4 bytes of the arguments' fingerprint (a hint)
+//	[17:21]  first 4 bytes of the read digest (a hint)
+//	[21:37]  HMAC-SHA256 truncated to 128 bits
+//
+// Why these sizes:
+//   - The MAC is computed over the full 32-byte fingerprint and digest, which
+//     the instance checking the token recomputes from the call and a fresh
+//     read; so the binding is as strong as the MAC. 128 bits leaves forging
+//     a token at 2^-128 per guess, and guesses are online (one tool call
+//     each); truncating HMAC-SHA256 to 128 bits is what NIST SP 800-107
+//     allows for this use.
+//   - The nonce only has to tell apart the tokens one instance sees used
+//     within a TTL (its per-process set); the MAC, not the nonce, makes a
+//     token unforgeable. 64 bits make two tokens of one TTL collide with
+//     odds far below 2^-40 at thousands of tokens, and a collision costs a
+//     fresh token, never an approval.
+//   - The two 4-byte hints choose the sentence of a refusal only (other
+//     arguments, or a changed state, rather than an unknown token); they
+//     carry no authority, as the MAC covers the full values. A wrong hint
+//     (odds 2^-32) gives a less precise sentence.
+const (
+	tokenVersion  = 1
+	tokenHint     = 4
+	tokenMACSize  = 16
+	tokenNonceLen = 8
+	tokenRawLen   = 1 + 4 + tokenNonceLen + 2*tokenHint + tokenMACSize
+)
 
-type tokenEntry struct {
-	tool string
-	fp   [32]byte
-	exp  time.Time
-	used bool
-}
+// tokenLen is the length of a token as handed out.
+var tokenLen = b64.EncodedLen(tokenRawLen)
 
 // Why a token was not accepted, as logged.
 const (
-	tokenUnknown  = "unknown"
-	tokenUsed     = "already used"
-	tokenExpired  = "expired"
-	tokenMismatch = "bound to another tool or other arguments"
+	tokenUnknown   = "unknown"
+	tokenUsed      = "already used"
+	tokenForgotten = "used set full"
+	tokenExpired   = "expired"
+	tokenMismatch  = "bound to another tool or other arguments"
+	tokenChanged   = "what it read changed"
 )
 
-// maxTokenLen bounds what redeem looks up; a real token is 22 characters.
-const maxTokenLen = 64
-
-func newTokenStore(max int, ttl time.Duration) *tokenStore {
-	return &tokenStore{max: max, ttl: ttl, m: make(map[string]*tokenEntry)}
+func (g *Guard) tokenMAC(tool string, fp, read [32]byte, body []byte) []byte {
+	m := hmac.New(sha256.New, g.key)
+	m.Write([]byte("audiobookshelf-mcp guard token\x00"))
+	var n [binary.MaxVarintLen64]byte
+	m.Write(n[:binary.PutUvarint(n[:], uint64(len(tool)))])
+	m.Write([]byte(tool))
+	m.Write(fp[:])
+	m.Write(read[:])
+	m.Write(body)
+	return m.Sum(nil)[:tokenMACSize]
 }
 
-// issue returns a fresh token for tool and fp.
-func (s *tokenStore) issue(tool string, fp [32]byte, now time.Time) string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	tok := b64.EncodeToString(b)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.prune(now)
-	for len(s.m) >= s.max {
-		s.evictOldest()
-	}
-	s.m[tok] = &tokenEntry{tool: tool, fp: fp, exp: now.Add(s.ttl)}
-	s.order = append(s.order, tok)
-	if len(s.order) > 2*s.max+16 {
-		s.compact()
-	}
-	return tok
+// issueToken returns a fresh token for tool, fp and the read digest read,
+// good until now+TokenTTL.
+func (g *Guard) issueToken(tool string, fp, read [32]byte, now time.Time) string {
+	raw := make([]byte, tokenRawLen)
+	raw[0] = tokenVersion
+	binary.BigEndian.PutUint32(raw[1:5], uint32(now.Add(g.cfg.TokenTTL).Unix()))
+	rand.Read(raw[5 : 5+tokenNonceLen])
+	body := raw[:tokenRawLen-tokenMACSize]
+	copy(body[5+tokenNonceLen:], fp[:tokenHint])
+	copy(body[5+tokenNonceLen+tokenHint:], read[:tokenHint])
+	copy(raw[len(body):], g.tokenMAC(tool, fp, read, body))
+	return b64.EncodeToString(raw)
 }
 
-// redeem uses up tok for tool and fp: "" when it is accepted, otherwise why
-// not. A token presented for another call is used up too.
-func (s *tokenStore) redeem(tok, tool string, fp [32]byte, now time.Time) string {
-	if len(tok) > maxTokenLen {
+// redeemToken uses tok up for tool, fp and read on this instance: "" when
+// it is accepted, otherwise why not. A token presented for other arguments,
+// or after what it read changed, is used up on this instance too.
+func (g *Guard) redeemToken(tok, tool string, fp, read [32]byte, now time.Time) string {
+	if len(tok) != tokenLen {
 		return tokenUnknown
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.prune(now)
-	e := s.m[tok]
-	switch {
-	case e == nil:
+	raw, err := b64.Strict().DecodeString(tok)
+	if err != nil || len(raw) != tokenRawLen || raw[0] != tokenVersion {
 		return tokenUnknown
-	case e.used:
-		return tokenUsed
-	case !now.Before(e.exp):
+	}
+	body, mac := raw[:tokenRawLen-tokenMACSize], raw[tokenRawLen-tokenMACSize:]
+	exp := int64(binary.BigEndian.Uint32(body[1:5]))
+	nonce := string(body[5 : 5+tokenNonceLen])
+	if !hmac.Equal(mac, g.tokenMAC(tool, fp, read, body)) {
+		why := tokenUnknown
+		switch {
+		case !hmac.Equal(body[5+tokenNonceLen:5+tokenNonceLen+tokenHint], fp[:tokenHint]):
+			why = tokenMismatch
+		case !hmac.Equal(body[5+tokenNonceLen+tokenHint:], read[:tokenHint]):
+			why = tokenChanged
+		}
+		if why != tokenUnknown && now.Unix() < exp {
+			// The hints are not authenticated, so this may record a nonce
+			// nobody issued; it can only refuse that same token later.
+			g.usedTokens.use(nonce, min(exp, now.Add(g.cfg.TokenTTL).Unix()), now.Unix())
+		}
+		return why
+	}
+	if now.Unix() >= exp {
 		return tokenExpired
 	}
-	e.used = true
-	if e.tool != tool || e.fp != fp {
-		return tokenMismatch
+	if ok, forgotten := g.usedTokens.use(nonce, exp, now.Unix()); !ok {
+		if forgotten {
+			return tokenForgotten
+		}
+		return tokenUsed
 	}
 	return ""
-}
-
-// prune drops, from the oldest end, entries one TTL past their expiry.
-func (s *tokenStore) prune(now time.Time) {
-	i := 0
-	for ; i < len(s.order); i++ {
-		e := s.m[s.order[i]]
-		if e != nil && now.Before(e.exp.Add(s.ttl)) {
-			break
-		}
-		delete(s.m, s.order[i])
-	}
-	s.order = s.order[i:]
-}
-
-func (s *tokenStore) evictOldest() {
-	for len(s.order) > 0 {
-		tok := s.order[0]
-		s.order = s.order[1:]
-		if _, ok := s.m[tok]; ok {
-			delete(s.m, tok)
-			return
-		}
-	}
-}
-
-func (s *tokenStore) compact() {
-	kept := make([]string, 0, len(s.m))
-	for _, tok := range s.order {
-		if _, ok := s.m[tok]; ok {
-			kept = append(kept, tok)
-		}
-	}
-	s.order = kept
 }

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"crypto/rand"
 	"fmt"
 	"slices"
 	"strings"
@@ -102,11 +103,24 @@ func TestTokenPath(t *testing.T) {
 			h.clock.Add(5 * time.Minute)
 			rejected(call(t, cs, "delete_thing", withTok(args, tok)), "it had expired (tokens are good for 5 minutes)")
 			// Unknown.
-			fresh = rejected(call(t, cs, "delete_thing", withTok(args, "bogus")), "this server did not issue it")
-			rejected(call(t, cs, "delete_thing", withTok(args, strings.Repeat("x", 1000))), "this server did not issue it")
+			fresh = rejected(call(t, cs, "delete_thing", withTok(args, "bogus")), "it was not sealed under this server's key")
+			rejected(call(t, cs, "delete_thing", withTok(args, strings.Repeat("x", 1000))), "it was not sealed under this server's key")
+			rejected(call(t, cs, "delete_thing", withTok(args, tok[:len(tok)-1])), "cut short when it was copied")
+			// What the plan read changed between the two calls.
+			tok = tokenOf(t, call(t, cs, "delete_thing", args), reasonClient)
+			h.change("edited")
+			changed := rejected(call(t, cs, "delete_thing", withTok(args, tok)), "has changed since the token was issued")
+			h.change("")
+			rejected(call(t, cs, "delete_thing", withTok(args, tok)), "already used") // used up here by the refusal
+			h.change("edited")
+			fresh2 := changed
+			if r := call(t, cs, "delete_thing", withTok(args, fresh2)); text(r) != "deleted t1" || h.executed.Load() != 2 {
+				t.Fatalf("the token handed out after the change: %q", text(r))
+			}
+			h.change("")
 
 			// The fresh token a rejection hands out works.
-			if r := call(t, cs, "delete_thing", withTok(args, fresh)); text(r) != "deleted t1" || h.executed.Load() != 2 {
+			if r := call(t, cs, "delete_thing", withTok(args, fresh)); text(r) != "deleted t1" || h.executed.Load() != 3 {
 				t.Fatalf("fresh token: %q", text(r))
 			}
 
@@ -178,50 +192,65 @@ func TestURLOnlyClient(t *testing.T) {
 	}
 }
 
-func TestTokenStoreEviction(t *testing.T) {
-	h := newHarness(t, Config{Elicitation: false, MaxTokens: 2}, true)
-	cs := h.connect(t, v20251125, nil, nil)
-	toks := map[string]string{}
-	for _, id := range []string{"t1", "t2", "t3"} {
-		toks[id] = tokenOf(t, call(t, cs, "delete_thing", thingArgs{ID: id}), reasonServer)
+// A token is short enough to copy, and any instance with the same key
+// accepts it once; a restart with the same key too. Without the key's
+// being shared, another instance refuses it.
+func TestTokenAcrossInstances(t *testing.T) {
+	key := make([]byte, KeySize)
+	rand.Read(key)
+	a := newHarness(t, Config{Elicitation: false, Key: key}, true)
+	b := newHarness(t, Config{Elicitation: false, Key: key}, true)
+	stranger := newHarness(t, Config{Elicitation: false}, true)
+	args := thingArgs{ID: "t1", IDs: []string{"a", "b"}}
+	tok := tokenOf(t, call(t, a.connect(t, v20251125, nil, nil), "delete_thing", args), reasonServer)
+	if len(tok) != 50 || strings.ContainsAny(tok, "+/=") {
+		t.Fatalf("token %q: want 50 characters of base64url", tok)
 	}
-	res := call(t, cs, "delete_thing", thingArgs{ID: "t1", ConfirmToken: toks["t1"]})
-	if h.executed.Load() != 0 || !strings.Contains(text(res), "pushed out by newer tokens") {
-		t.Fatalf("the oldest token was not evicted: %s", text(res))
+	res := call(t, stranger.connect(t, v20251125, nil, nil), "delete_thing", thingArgs{ID: "t1", IDs: []string{"a", "b"}, ConfirmToken: tok})
+	if stranger.executed.Load() != 0 || !strings.Contains(text(res), "not sealed under this server's key") {
+		t.Fatalf("an instance with another key: executed %d: %s", stranger.executed.Load(), text(res))
 	}
-	// That rejection issued a token too, evicting t2's: t3's is the oldest
-	// still held.
-	call(t, cs, "delete_thing", thingArgs{ID: "t3", ConfirmToken: toks["t3"]})
-	if h.executed.Load() != 1 {
-		t.Fatalf("the newest token did not work")
+	bcs := b.connect(t, v20251125, nil, nil)
+	withTok := thingArgs{ID: "t1", IDs: []string{"a", "b"}, ConfirmToken: tok}
+	if r := call(t, bcs, "delete_thing", withTok); text(r) != "deleted t1" || b.executed.Load() != 1 {
+		t.Fatalf("a token from another instance with the same key: %q", text(r))
 	}
-	if n := len(h.g.tokens.m); n > 2 {
-		t.Fatalf("store holds %d tokens, bound is 2", n)
+	if r := call(t, bcs, "delete_thing", withTok); b.executed.Load() != 1 || !strings.Contains(text(r), "already used") {
+		t.Fatalf("the same token twice on one instance: %q", text(r))
+	}
+	if a.executed.Load() != 0 {
+		t.Fatal("the issuing instance executed")
 	}
 }
 
-func TestTokenStoreBounds(t *testing.T) {
-	s := newTokenStore(4, time.Minute)
-	now := t0
-	var fp [32]byte
-	for i := range 1000 {
-		tok := s.issue("x", fp, now)
-		if i%2 == 0 && s.redeem(tok, "x", fp, now) != "" {
-			t.Fatal("fresh token rejected")
+// The set of used tokens is bounded; when it overflows, the tokens it can
+// no longer tell apart are refused, never let through twice.
+func TestUsedTokenSetBound(t *testing.T) {
+	h := newHarness(t, Config{Elicitation: false, MaxTokens: 2}, true)
+	cs := h.connect(t, v20251125, nil, nil)
+	args := thingArgs{ID: "t1"}
+	var toks []string
+	for range 3 {
+		toks = append(toks, tokenOf(t, call(t, cs, "delete_thing", args), reasonServer))
+		h.clock.Add(time.Second)
+	}
+	for _, tok := range toks {
+		call(t, cs, "delete_thing", thingArgs{ID: "t1", ConfirmToken: tok})
+	}
+	if h.executed.Load() != 3 {
+		t.Fatalf("executed %d", h.executed.Load())
+	}
+	for i, tok := range toks {
+		res := call(t, cs, "delete_thing", thingArgs{ID: "t1", ConfirmToken: tok})
+		if h.executed.Load() != 3 {
+			t.Fatalf("token %d replayed after the set was full", i)
 		}
-		now = now.Add(time.Second)
+		if i == 0 && !strings.Contains(text(res), "can no longer tell whether this one was") {
+			t.Errorf("the token pushed out of the set: %s", text(res))
+		}
 	}
-	if len(s.m) > 4 || len(s.order) > 2*4+16 {
-		t.Fatalf("store grew: %d entries, %d in order", len(s.m), len(s.order))
-	}
-	// A used token is remembered as used for one more TTL, then forgotten.
-	tok := s.issue("x", fp, now)
-	s.redeem(tok, "x", fp, now)
-	if why := s.redeem(tok, "x", fp, now.Add(90*time.Second)); why != tokenUsed {
-		t.Fatalf("got %q", why)
-	}
-	if why := s.redeem(tok, "x", fp, now.Add(2*time.Minute)); why != tokenUnknown {
-		t.Fatalf("got %q", why)
+	if n := len(h.g.usedTokens.seen); n > 2 {
+		t.Fatalf("the used set holds %d, bound is 2", n)
 	}
 }
 

@@ -181,13 +181,23 @@ func PlanDeleteBookmark(ctx context.Context, d *Deps, a toolargs.DeleteBookmark)
 	if res != nil {
 		return nil, res
 	}
-	if bookmarkAt(bms, a.Time) == nil {
+	bm := bookmarkAt(bms, a.Time)
+	if bm == nil {
 		return nil, errorResult(`argument "time": library item %s has no bookmark at %s s; %s. Nothing was changed.`, a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64), timesOf(bms))
 	}
 	ts := strconv.FormatFloat(a.Time, 'f', -1, 64)
 	return &Plan{
 		Targets: []string{a.LibraryItemID},
 		Action:  fmt.Sprintf("This will delete the bookmark at %s s in library item %s (%d bookmark(s) there now).", ts, a.LibraryItemID, len(bms)),
+		// The bookmark's title and creation time: a bookmark made again at
+		// the same time after this one is deleted has a new createdAt. The
+		// title goes into the digest only, never into a question.
+		Read: struct {
+			ItemID    string `json:"libraryItemId"`
+			Time      string `json:"time"`
+			Title     string `json:"title"`
+			CreatedAt int64  `json:"createdAt"`
+		}{bm.LibraryItemID, string(bm.Time), bm.Title, bm.CreatedAt},
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
 			_, res := d.mutate(ctx, "the bookmark at "+ts+" s in library item "+a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
 				return d.API.DeleteBookmark(ctx, a.LibraryItemID, a.Time)

@@ -22,6 +22,20 @@ type absCollection struct {
 	CreatedAt   int64     `json:"createdAt"`
 }
 
+// collectionRead is what an approval about a collection is bound to: its
+// books in their order and its updatedAt (lastUpdate), which Audiobookshelf
+// moves on a rename or a reorder (CollectionController.update) but not on a
+// batch add or remove.
+type collectionRead struct {
+	ID         string   `json:"id"`
+	LastUpdate int64    `json:"lastUpdate"`
+	Books      []string `json:"books"`
+}
+
+func (c *absCollection) read() collectionRead {
+	return collectionRead{ID: c.ID, LastUpdate: c.LastUpdate, Books: c.bookIDs()}
+}
+
 func (c *absCollection) bookIDs() []string {
 	ids := make([]string, 0, len(c.Books))
 	for _, b := range c.Books {
@@ -196,6 +210,7 @@ func PlanUpdateCollection(ctx context.Context, d *Deps, a toolargs.UpdateCollect
 			}
 		}
 		plan.Targets = append(plan.Targets, books...)
+		plan.Read = c.read()
 		plan.Action = fmt.Sprintf("This will reorder the %d book(s) of collection %s; %d of them change place.", len(books), a.CollectionID, moved)
 		plan.Consequences = []string{"New order: " + listIDs(books) + "."}
 		if a.Name != nil || a.Description != nil {
@@ -247,6 +262,7 @@ func PlanRemoveBooksFromCollection(ctx context.Context, d *Deps, a toolargs.Remo
 	plan := &Plan{
 		Targets: append([]string{a.CollectionID}, a.LibraryItemIDs...),
 		Action:  fmt.Sprintf("This will remove %d book(s) from collection %s; %d stay.", len(a.LibraryItemIDs), a.CollectionID, stay),
+		Read:    c.read(),
 	}
 	if stay == 0 {
 		plan.Consequences = []string{"These are all of its books: the collection stays, empty."}
@@ -283,6 +299,7 @@ func PlanDeleteCollection(ctx context.Context, d *Deps, a toolargs.DeleteCollect
 	return &Plan{
 		Targets: []string{a.CollectionID},
 		Action:  fmt.Sprintf("This will delete collection %s with its %d book(s) in their order.", a.CollectionID, len(c.Books)),
+		Read:    c.read(),
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
 			_, res := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
 				return d.API.DeleteCollection(ctx, a.CollectionID)

@@ -17,6 +17,11 @@ type Plan struct {
 	Action string
 	// Consequences are further sentences that depend on what was read.
 	Consequences []string
+	// Read is what the plan read that the change takes out (ids, order,
+	// timestamps, a bookmark's title): the approval is bound to a digest of
+	// it, and the call that comes back with the approval reads again. It
+	// never reaches a question's text.
+	Read any
 	// Execute makes the change.
 	Execute func(ctx context.Context) (*mcp.CallToolResult, error)
 }

@@ -37,6 +37,20 @@ type absPlaylist struct {
 	LastUpdate  int64             `json:"lastUpdate"`
 }
 
+// playlistRead is what an approval about a playlist is bound to: its
+// entries in their order and its updatedAt (lastUpdate). Audiobookshelf
+// moves updatedAt on a rename, not on a reorder (only the entries' order is
+// saved) nor on a batch add or remove.
+type playlistRead struct {
+	ID         string   `json:"id"`
+	LastUpdate int64    `json:"lastUpdate"`
+	Entries    []string `json:"entries"`
+}
+
+func (p *absPlaylist) read() playlistRead {
+	return playlistRead{ID: p.ID, LastUpdate: p.LastUpdate, Entries: entryIDs(p.keys())}
+}
+
 func (p *absPlaylist) keys() []argdec.PlaylistItem {
 	out := make([]argdec.PlaylistItem, 0, len(p.Items))
 	for i := range p.Items {
@@ -238,6 +252,7 @@ func PlanUpdatePlaylist(ctx context.Context, d *Deps, a toolargs.UpdatePlaylist)
 			}
 		}
 		plan.Targets = append(plan.Targets, entryIDs(a.Items)...)
+		plan.Read = p.read()
 		plan.Action = fmt.Sprintf("This will reorder the %d entries of playlist %s; %d of them change place.", len(a.Items), a.PlaylistID, moved)
 		plan.Consequences = []string{"New order: " + listIDs(entryIDs(a.Items)) + "."}
 		if a.Name != nil || a.Description != nil {
@@ -298,6 +313,7 @@ func PlanRemoveItemsFromPlaylist(ctx context.Context, d *Deps, a toolargs.Remove
 	plan := &Plan{
 		Targets: append([]string{a.PlaylistID}, entryIDs(a.Items)...),
 		Action:  fmt.Sprintf("This will remove %d of the %d entries of playlist %s; %d stay.", len(a.Items), len(p.Items), a.PlaylistID, stay),
+		Read:    p.read(),
 	}
 	if stay == 0 {
 		plan.Consequences = []string{fmt.Sprintf("These are all of its entries: Audiobookshelf deletes playlist %s itself when its last entry is removed.", a.PlaylistID)}
@@ -331,6 +347,7 @@ func PlanDeletePlaylist(ctx context.Context, d *Deps, a toolargs.DeletePlaylist)
 	return &Plan{
 		Targets: []string{a.PlaylistID},
 		Action:  fmt.Sprintf("This will delete playlist %s with its %d entries in their order.", a.PlaylistID, len(p.Items)),
+		Read:    p.read(),
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
 			_, res := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
 				return d.API.DeletePlaylist(ctx, a.PlaylistID)

@@ -215,6 +215,15 @@ func PlanDeleteMediaProgress(ctx context.Context, d *Deps, a toolargs.DeleteMedi
 	return &Plan{
 		Targets: targets,
 		Action:  fmt.Sprintf("This will delete progress record %s of %s (%s).", rec.ID, of, state),
+		// The record's last update, with what the question says about it:
+		// listening moves lastUpdate, and a record made again after this
+		// one is deleted has another id.
+		Read: struct {
+			ID          string  `json:"id"`
+			LastUpdate  int64   `json:"lastUpdate"`
+			CurrentTime float64 `json:"currentTime"`
+			IsFinished  bool    `json:"isFinished"`
+		}{rec.ID, rec.LastUpdate, rec.CurrentTime, rec.IsFinished},
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
 			_, res := d.mutate(ctx, "progress record "+rec.ID, func(ctx context.Context) (*http.Response, error) {
 				return d.API.DeleteMediaProgress(ctx, rec.ID)

@@ -975,7 +975,7 @@ func deleteMediaProgress(d *tools.Deps) mcp.ToolHandler {
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_media_progress", Args: a, ConfirmToken: a.ConfirmToken,
-			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			TakesOut: "The position, finished state and dates of one item cannot be restored from here.",
 			Stays:    "The item itself and its bookmarks are not touched.",
 		}); !ok {
@@ -1027,7 +1027,7 @@ func deleteBookmark(d *tools.Deps) mcp.ToolHandler {
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_bookmark", Args: a, ConfirmToken: a.ConfirmToken,
-			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			TakesOut: "The title somebody typed for this position is gone; create_bookmark would make a new one with a new title.",
 			Stays:    "The item and its other bookmarks are not touched.",
 		}); !ok {
@@ -1080,7 +1080,7 @@ func updateCollection(d *tools.Deps) mcp.ToolHandler {
 		if a.LibraryItemIDs != nil {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "update_collection", Args: a, ConfirmToken: a.ConfirmToken,
-				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 				TakesOut: "The current curated order is replaced and cannot be reconstructed from here.",
 				Stays:    "No book is added or removed; the items themselves are not touched.",
 			}); !ok {
@@ -1113,7 +1113,7 @@ func removeBooksFromCollection(d *tools.Deps) mcp.ToolHandler {
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "remove_books_from_collection", Args: a, ConfirmToken: a.ConfirmToken,
-			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			TakesOut: "The curated order cannot be reconstructed from here: putting the books back with add_books_to_collection appends them at the end.",
 			Stays:    "The items themselves are not deleted.",
 		}); !ok {
@@ -1135,7 +1135,7 @@ func deleteCollection(d *tools.Deps) mcp.ToolHandler {
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_collection", Args: a, ConfirmToken: a.ConfirmToken,
-			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			TakesOut: "The curated list and its order cannot be reconstructed from here.",
 			Stays:    "The books themselves stay in the library.",
 		}); !ok {
@@ -1188,7 +1188,7 @@ func updatePlaylist(d *tools.Deps) mcp.ToolHandler {
 		if a.Items != nil {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "update_playlist", Args: a, ConfirmToken: a.ConfirmToken,
-				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 				TakesOut: "The current curated order is replaced and cannot be reconstructed from here.",
 				Stays:    "No entry is added or removed; the media itself is not touched.",
 			}); !ok {
@@ -1221,7 +1221,7 @@ func removeItemsFromPlaylist(d *tools.Deps) mcp.ToolHandler {
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "remove_items_from_playlist", Args: a, ConfirmToken: a.ConfirmToken,
-			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			TakesOut: "The entries and the order they sat in cannot be reconstructed from here.",
 			Stays:    "The media itself is not deleted.",
 		}); !ok {
@@ -1243,7 +1243,7 @@ func deletePlaylist(d *tools.Deps) mcp.ToolHandler {
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_playlist", Args: a, ConfirmToken: a.ConfirmToken,
-			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			TakesOut: "The playlist and its order cannot be reconstructed from here.",
 			Stays:    "The media itself stays in the library.",
 		}); !ok {

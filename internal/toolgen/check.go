@@ -197,7 +197,7 @@ func Check(m *Manifest, spec Spec) error {
 		g := t.Guard
 		switch {
 		case !g.Set:
-			fail(name, "guard", "is missing: say none, or give condition, binds_to, takes_out and stays")
+			fail(name, "guard", "is missing: say none, or give condition, binds_to, takes_out, stays, reads, replay and digest_blind")
 		case g.None:
 		default:
 			if a.Destructive != nil && !*a.Destructive {
@@ -230,6 +230,15 @@ func Check(m *Manifest, spec Spec) error {
 			}
 			if strings.TrimSpace(g.Stays) == "" {
 				fail(name, "guard.stays", "is missing")
+			}
+			if strings.TrimSpace(g.Reads) == "" {
+				fail(name, "guard.reads", "is missing: say what the plan reads that the approval is bound to")
+			}
+			if strings.TrimSpace(g.Replay) == "" {
+				fail(name, "guard.replay", "is missing: say why a replayed approval cannot take anything out twice")
+			}
+			if strings.TrimSpace(g.DigestBlind) == "" {
+				fail(name, "guard.digest_blind", "is missing: say where the read digest cannot tell a replay (or that nowhere)")
 			}
 		}
 	}

@@ -85,6 +85,13 @@ type Guard struct {
 	BindsTo   []string `yaml:"binds_to"`
 	TakesOut  string   `yaml:"takes_out"`
 	Stays     string   `yaml:"stays"`
+	// Reads is what the plan reads before asking that the approval is bound
+	// to (by a digest), Replay why a replay of an approval cannot take
+	// anything out twice, and DigestBlind where that digest cannot tell and
+	// the per-process nonce set is the second line.
+	Reads       string `yaml:"reads"`
+	Replay      string `yaml:"replay"`
+	DigestBlind string `yaml:"digest_blind"`
 }
 
 // UnmarshalYAML takes the scalar "none" or a mapping.
@@ -92,7 +99,7 @@ func (g *Guard) UnmarshalYAML(n *yaml.Node) error {
 	g.Set = true
 	if n.Kind == yaml.ScalarNode {
 		if n.Value != "none" {
-			return fmt.Errorf("line %d: guard must be none or a mapping with condition, binds_to, takes_out, stays; got %q", n.Line, n.Value)
+			return fmt.Errorf("line %d: guard must be none or a mapping with condition, binds_to, takes_out, stays, reads, replay, digest_blind; got %q", n.Line, n.Value)
 		}
 		g.None = true
 		return nil

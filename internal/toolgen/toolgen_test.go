@@ -48,6 +48,9 @@ tools:
       binds_to: [thing_id, book_ids]
       takes_out: The order.
       stays: The books.
+      reads: The books in their order.
+      replay: The order has changed.
+      digest_blind: The same order again.
 `
 
 func check(t *testing.T, manifest string) error {
@@ -95,6 +98,9 @@ func TestRefusals(t *testing.T) {
 		{"binds to unknown", "binds_to: [thing_id, book_ids]", "binds_to: [thing_id, nope]",
 			[]string{"tool update_thing", "guard.binds_to", "nope is not a parameter"}},
 		{"guard missing", "    guard: none\n", "\n", []string{"tool get_thing", "guard", "is missing"}},
+		{"reads missing", "      reads: The books in their order.\n", "", []string{"tool update_thing", "guard.reads", "is missing"}},
+		{"replay missing", "      replay: The order has changed.\n", "", []string{"tool update_thing", "guard.replay", "is missing"}},
+		{"digest_blind missing", "      digest_blind: The same order again.\n", "", []string{"tool update_thing", "guard.digest_blind", "is missing"}},
 		{"write tool without reason", ", reason: Overwrites the order.}", "}", []string{"tool update_thing", "annotations.reason"}},
 		{"unknown toolset", "toolset: things\n    operations: [getThing]\n", "toolset: stuff\n    operations: [getThing]\n",
 			[]string{"tool get_thing", "toolset", `"stuff"`}},

@@ -9,6 +9,13 @@
 // middleware pushes elicitation/create and re-runs the handler. Clients that
 // cannot show a form get the two-call token instead.
 //
+// Nothing an instance remembers is needed for the guard to hold: the request
+// state and the token are both sealed under the state key (seal.go,
+// token.go) over the tool, the arguments and a digest of what the tool read
+// before asking, so any instance with the key checks them, and an approval
+// brought back after its change was made finds that read changed. Each
+// instance's set of used nonces is the second line.
+//
 // Every result that does not let the call go on has IsError set, so that a
 // caller that looks only at isError cannot take "nothing was changed" for
 // "done"; its text says what happened and why.

@@ -1,6 +1,6 @@
 // Command toolgen generates the tool layer from tools.yaml and
-// spec/audiobookshelf.yaml: gen/toolargs, gen/registry, docs/tools.md and
-// docs/guards.md. It refuses a manifest that does not check out, naming the
+// spec/audiobookshelf.yaml: gen/toolargs, gen/registry, docs/tools.md,
+// docs/guards.md and packaging/mcpb/manifest.json. It refuses a manifest that does not check out, naming the
 // tool and field. With -check it writes nothing and fails when a generated
 // file is not current.
 package main

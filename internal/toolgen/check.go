@@ -87,6 +87,9 @@ func Check(m *Manifest, spec Spec) error {
 	if m.Server.Name == "" {
 		errs = append(errs, errors.New("tools.yaml: server.name is missing"))
 	}
+	if n := len([]rune(m.Server.Description)); n == 0 || n > 100 {
+		errs = append(errs, fmt.Errorf("tools.yaml: server.description has %d characters, allowed 1 to 100 (the MCP registry's limit)", n))
+	}
 	toolsets := map[string]bool{}
 	for _, ts := range m.Toolsets {
 		toolsets[ts.Name] = true

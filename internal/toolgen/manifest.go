@@ -1,7 +1,8 @@
 // Package toolgen reads tools.yaml, checks it against the OpenAPI
 // description in spec/, and renders what is generated from it: the typed
 // argument decoders (gen/toolargs), the MCP registrations (gen/registry), the
-// tool reference (docs/tools.md) and the guard table (docs/guards.md).
+// tool reference (docs/tools.md), the guard table (docs/guards.md) and the
+// MCP Bundle's manifest template (packaging/mcpb/manifest.json).
 // cmd/toolgen is its command; a test in this package fails when a generated
 // file on disk is not what Render makes now.
 package toolgen
@@ -19,8 +20,9 @@ import (
 // Manifest is tools.yaml.
 type Manifest struct {
 	Server struct {
-		Name  string `yaml:"name"`
-		Title string `yaml:"title"`
+		Name        string `yaml:"name"`
+		Title       string `yaml:"title"`
+		Description string `yaml:"description"`
 	} `yaml:"server"`
 	Toolsets        []Toolset        `yaml:"toolsets"`
 	SharedParams    map[string]Param `yaml:"shared_params"`

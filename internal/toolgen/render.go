@@ -34,6 +34,11 @@ func Render(m *Manifest, spec Spec) (map[string][]byte, error) {
 	out[RegistryFile] = reg
 	out[ToolsDocFile] = renderToolsDoc(m)
 	out[GuardDocFile] = renderGuardDoc(m)
+	bundle, err := renderBundleManifest(m)
+	if err != nil {
+		return nil, err
+	}
+	out[BundleManifestFile] = bundle
 	return out, nil
 }
 

@@ -16,7 +16,7 @@ func testSpec() Spec {
 }
 
 const baseManifest = `
-server: {name: test-server, title: Test}
+server: {name: test-server, title: Test, description: A test server.}
 toolsets:
   - {name: things, description: Things.}
 shared_params:
@@ -102,6 +102,8 @@ func TestRefusals(t *testing.T) {
 		{"replay missing", "      replay: The order has changed.\n", "", []string{"tool update_thing", "guard.replay", "is missing"}},
 		{"digest_blind missing", "      digest_blind: The same order again.\n", "", []string{"tool update_thing", "guard.digest_blind", "is missing"}},
 		{"write tool without reason", ", reason: Overwrites the order.}", "}", []string{"tool update_thing", "annotations.reason"}},
+		{"server description too long", "description: A test server.}", "description: " + strings.Repeat("x", 101) + "}",
+			[]string{"server.description", "101 characters", "1 to 100"}},
 		{"unknown toolset", "toolset: things\n    operations: [getThing]\n", "toolset: stuff\n    operations: [getThing]\n",
 			[]string{"tool get_thing", "toolset", `"stuff"`}},
 		{"unknown type", "type: id_list", "type: list", []string{"tool update_thing", "params.book_ids.type"}},

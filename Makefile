@@ -3,8 +3,11 @@ GO ?= go
 BIN := bin/audiobookshelf-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
+# The date every file of the release archives and the image carries (Unix
+# seconds): the last commit's, so the same commit and Go give the same bytes.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 946684800)
 
-.PHONY: all build generate check-generated test test-short test-interop vet bench run demo clean
+.PHONY: all build generate check-generated test test-short test-interop test-packaging vet bench run demo clean release image
 
 all: build
 
@@ -12,32 +15,60 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/audiobookshelf-mcp
 
 # Regenerate everything generated: the typed client (oapi-codegen, from
-# spec/), then the argument decoders, registrations and docs (cmd/toolgen,
-# from tools.yaml and spec/).
+# spec/), then the argument decoders, registrations, docs and the MCP Bundle's
+# manifest template (cmd/toolgen, from tools.yaml and spec/), then
+# server.json (cmd/release, from tools.yaml, main.go's version and the
+# configuration reference of internal/config).
 generate:
 	$(GO) generate ./gen/abs
 	$(GO) run ./cmd/toolgen
+	$(GO) run ./cmd/release -generate
 
 # Fails when a generated file is not what the generators make now. The test
 # run checks the same (internal/toolgen and gen/abs drift tests).
 check-generated:
 	$(GO) run ./cmd/toolgen -check
+	$(GO) run ./cmd/release -check
+
+# Into dist/: for linux, darwin and windows on amd64 and arm64, the static
+# binary (CGO off, -trimpath, VERSION stamped) as a .tar.gz (.zip for
+# windows) with README.md; the MCP Bundle for Claude Desktop (.mcpb);
+# server.json with the bundle's SHA-256 (the one to publish); SHA256SUMS.
+release:
+	$(GO) run ./cmd/release -version $(VERSION) -date $(SOURCE_DATE_EPOCH) -out dist
+
+# The container image (linux/amd64 and linux/arm64), built without a daemon,
+# as an OCI layout tarball in dist/. Push it with
+# `skopeo copy --all oci-archive:dist/<file> docker://ghcr.io/...`, or load it
+# with `docker load`. The Dockerfile makes the same image with Docker.
+image:
+	$(GO) run ./cmd/release -image -version $(VERSION) -date $(SOURCE_DATE_EPOCH) -out dist
 
 vet:
 	$(GO) vet ./...
 
 # The whole suite: the Go tests with the race detector, then the official
 # TypeScript MCP clients (from npm, pinned in interop/package-lock.json)
-# against the built binary.
+# against the built binary, then the MCP Bundle with the official mcpb tool
+# (pinned in packaging/package-lock.json).
 test: vet
 	$(GO) test -race -count=1 ./...
 	$(MAKE) test-interop
+	$(MAKE) test-packaging
 
 test-interop: build interop/node_modules/.package-lock.json
 	cd interop && ABS_MCP_BIN=$(abspath $(BIN)) node --test
 
 interop/node_modules/.package-lock.json: interop/package-lock.json interop/package.json
 	cd interop && npm ci --no-audit --no-fund
+
+# mcpb validate on the manifest template; a bundle packed for this platform
+# by cmd/release, unpacked by mcpb and started as Claude Desktop would.
+test-packaging: packaging/node_modules/.package-lock.json
+	cd packaging && GO=$(GO) node --test
+
+packaging/node_modules/.package-lock.json: packaging/package-lock.json packaging/package.json
+	cd packaging && npm ci --no-audit --no-fund
 
 test-short:
 	$(GO) test -count=1 ./...
@@ -61,4 +92,4 @@ demo: build
 	./$(BIN) --demo
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

@@ -138,23 +138,26 @@ type serverJSON struct {
 		Transport    struct {
 			Type string `json:"type"`
 		} `json:"transport"`
-		EnvironmentVariables []struct {
-			Name        string   `json:"name"`
-			Description string   `json:"description"`
-			IsRequired  bool     `json:"isRequired"`
-			IsSecret    bool     `json:"isSecret"`
-			Format      string   `json:"format"`
-			Default     *string  `json:"default"`
-			Choices     []string `json:"choices"`
-		} `json:"environmentVariables"`
+		EnvironmentVariables []serverJSONVar `json:"environmentVariables"`
 	} `json:"packages"`
+}
+
+type serverJSONVar struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	IsRequired  bool     `json:"isRequired"`
+	IsSecret    bool     `json:"isSecret"`
+	Format      string   `json:"format"`
+	Default     *string  `json:"default"`
+	Choices     []string `json:"choices"`
 }
 
 const module = "github.com/audiobookshelf-mcp/audiobookshelf-mcp"
 
 // TestServerJSON keeps the MCP registry entry the same as the code: name,
-// title, version, the module, and every variable of config.Vars with its
-// meaning and default.
+// title, version, the two packages, and every variable of config.Vars with
+// its meaning and default. (internal/release generates it and validates it
+// against the registry's schema; this reads it as a second, plain check.)
 func TestServerJSON(t *testing.T) {
 	b, err := os.ReadFile("../../server.json")
 	if err != nil {
@@ -187,15 +190,28 @@ func TestServerJSON(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(gomod), "module "+module+"\n") {
 		t.Fatalf("go.mod is not module %s", module)
 	}
-	if len(sj.Packages) != 1 {
-		t.Fatalf("%d packages, want 1", len(sj.Packages))
+	if len(sj.Packages) != 2 {
+		t.Fatalf("%d packages, want 2 (the container image and the MCP Bundle)", len(sj.Packages))
 	}
-	p := sj.Packages[0]
-	if p.RegistryType != "go" || p.Identifier != module || p.Version != "v"+version || p.Transport.Type != "stdio" {
-		t.Errorf("package %s %s %s %s", p.RegistryType, p.Identifier, p.Version, p.Transport.Type)
+	if p := sj.Packages[0]; p.RegistryType != "oci" || p.Identifier != "ghcr.io/audiobookshelf-mcp/audiobookshelf-mcp:"+version || p.Transport.Type != "streamable-http" {
+		t.Errorf("image package %s %s %s", p.RegistryType, p.Identifier, p.Transport.Type)
 	}
+	if p := sj.Packages[1]; p.RegistryType != "mcpb" || p.Version != version || p.Transport.Type != "stdio" ||
+		p.Identifier != "https://"+module+"/releases/download/v"+version+"/audiobookshelf-mcp_"+version+".mcpb" {
+		t.Errorf("bundle package %s %s %s %s", p.RegistryType, p.Identifier, p.Version, p.Transport.Type)
+	}
+	for _, p := range sj.Packages {
+		checkServerJSONVars(t, p.RegistryType, p.EnvironmentVariables)
+	}
+}
+
+// checkServerJSONVars: every variable of config.Vars with its meaning and
+// default, in order. The image, which listens on every interface of its
+// container, also requires the MCP token.
+func checkServerJSONVars(t *testing.T, pkg string, vars []serverJSONVar) {
+	t.Helper()
 	var names []string
-	for _, e := range p.EnvironmentVariables {
+	for _, e := range vars {
 		names = append(names, e.Name)
 	}
 	var want []string
@@ -203,11 +219,11 @@ func TestServerJSON(t *testing.T) {
 		want = append(want, v.Name)
 	}
 	if !slices.Equal(names, want) {
-		t.Fatalf("environment variables %v, config.Vars %v", names, want)
+		t.Fatalf("%s: environment variables %v, config.Vars %v", pkg, names, want)
 	}
 	secret := map[string]bool{"AUDIOBOOKSHELF_API_KEY": true, "AUDIOBOOKSHELF_STATE_KEY": true, "AUDIOBOOKSHELF_MCP_TOKEN": true}
-	required := map[string]bool{"AUDIOBOOKSHELF_URL": true, "AUDIOBOOKSHELF_API_KEY": true}
-	for i, e := range p.EnvironmentVariables {
+	required := map[string]bool{"AUDIOBOOKSHELF_URL": true, "AUDIOBOOKSHELF_API_KEY": true, "AUDIOBOOKSHELF_MCP_TOKEN": pkg == "oci"}
+	for i, e := range vars {
 		v := config.Vars[i]
 		if e.Description != v.Meaning {
 			t.Errorf("%s: description is not config.Vars' meaning", e.Name)

@@ -26,9 +26,6 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/app"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
-	// CA certificates for where the system has none (the container image is
-	// the binary alone): used only when the system roots cannot be loaded.
-	_ "golang.org/x/crypto/x509roots/fallback"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -3,7 +3,8 @@
 //
 //	release -version V [-out dist] [-platforms all]   archives, bundle, SHA256SUMS, server.json
 //	release -image -version V [-out dist]             the container image as an OCI layout tarball
-//	release -generate | -check                        the checked-in server.json (make generate)
+//	release -generate | -check                        the checked-in server.json and Dockerfile (make generate)
+//	release -ca-bundle FILE                           the image's CA certificates (the Dockerfile's build runs it)
 //
 // See internal/release for what each contains.
 package main
@@ -16,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"time"
 
@@ -28,27 +30,41 @@ func main() {
 	out := flag.String("out", "dist", "output directory")
 	platforms := flag.String("platforms", "all", "all, host, or a comma-separated list of os/arch")
 	image := flag.Bool("image", false, "write the container image (linux/amd64 and linux/arm64) instead of the archives and bundle")
-	generate := flag.Bool("generate", false, "write the checked-in server.json")
-	check := flag.Bool("check", false, "write nothing; exit 1 when the checked-in server.json is not current")
+	generate := flag.Bool("generate", false, "write the checked-in server.json and Dockerfile")
+	check := flag.Bool("check", false, "write nothing; exit 1 when server.json or the Dockerfile is not current")
+	caBundle := flag.String("ca-bundle", "", "write the image's CA certificates (PEM) to this file and exit")
 	date := flag.String("date", os.Getenv("SOURCE_DATE_EPOCH"), "Unix time every file of the archives is dated (default: SOURCE_DATE_EPOCH, else 2000-01-01)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fail(fmt.Errorf("unexpected argument %q", flag.Arg(0)))
 	}
+	if *caBundle != "" {
+		if err := os.WriteFile(*caBundle, release.CABundle(), 0o644); err != nil {
+			fail(err)
+		}
+		return
+	}
 	if *generate || *check {
-		want, err := release.CheckedInServerJSON(*root)
+		files, err := release.Generated(*root)
 		if err != nil {
 			fail(err)
 		}
-		path := filepath.Join(*root, release.ServerJSONFile)
-		if *check {
-			if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
-				fail(fmt.Errorf("%s is not current, run make generate", release.ServerJSONFile))
-			}
-			return
+		names := make([]string, 0, len(files))
+		for name := range files {
+			names = append(names, name)
 		}
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			fail(err)
+		sort.Strings(names)
+		for _, name := range names {
+			path := filepath.Join(*root, name)
+			if *check {
+				if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, files[name]) {
+					fail(fmt.Errorf("%s is not current, run make generate", name))
+				}
+				continue
+			}
+			if err := os.WriteFile(path, files[name], 0o644); err != nil {
+				fail(err)
+			}
 		}
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -20,13 +21,12 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
-// The image: the static binary alone on an empty base, run as an unprivileged
-// numeric user (there is no /etc/passwd to name one), serving streamable HTTP
-// on every interface of the container without sessions. CA certificates come
-// from the binary itself (golang.org/x/crypto/x509roots/fallback, used only
-// where the system has none, as in this image), so there is no bundle layer
-// to keep current apart from the binary. The Dockerfile at the root makes the
-// same image with Docker.
+// The image: on an empty base, a layer of CA certificates (CABundle, for
+// https to Audiobookshelf) and a layer holding the static binary alone, run as
+// an unprivileged numeric user (there is no /etc/passwd to name one), serving
+// streamable HTTP on every interface of the container without sessions. The
+// Dockerfile at the root (generated from these values) makes the same image
+// with Docker.
 const (
 	ImageBinary = "/" + Binary
 	ImageUser   = "65532:65532"
@@ -50,32 +50,54 @@ var (
 	ImageCmd        = []string{"--http", "0.0.0.0:" + strconv.Itoa(ImagePort), "--stateless"}
 )
 
-// imageFor is the image of one platform with bin as its only file.
-func imageFor(meta Meta, version string, p Platform, bin []byte, created time.Time) (v1.Image, error) {
-	var layerTar bytes.Buffer
-	tw := tar.NewWriter(&layerTar)
-	if err := tw.WriteHeader(&tar.Header{Name: Binary, Mode: 0o755, Size: int64(len(bin)),
-		ModTime: created, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
-		return nil, err
+// tarLayer is a layer of the files (directories first, as they would be
+// created), every entry owned by 0:0 and dated created.
+func tarLayer(dirs []string, files []File, created time.Time) (v1.Layer, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, d := range dirs {
+		if err := tw.WriteHeader(&tar.Header{Name: d + "/", Mode: 0o755, ModTime: created, Typeflag: tar.TypeDir, Format: tar.FormatPAX}); err != nil {
+			return nil, err
+		}
 	}
-	if _, err := tw.Write(bin); err != nil {
-		return nil, err
+	for _, f := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: f.Name, Mode: int64(f.Mode.Perm()), Size: int64(len(f.Data)),
+			ModTime: created, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(f.Data); err != nil {
+			return nil, err
+		}
 	}
 	if err := tw.Close(); err != nil {
 		return nil, err
 	}
-	raw := layerTar.Bytes()
-	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+	raw := buf.Bytes()
+	return tarball.LayerFromOpener(func() (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(raw)), nil
 	}, tarball.WithMediaType(types.OCILayer))
+}
+
+// imageFor is the image of one platform: the CA layer, then bin.
+func imageFor(meta Meta, version string, p Platform, bin []byte, created time.Time) (v1.Image, error) {
+	ca, err := tarLayer([]string{"etc", "etc/ssl", "etc/ssl/certs"},
+		[]File{{strings.TrimPrefix(CABundlePath, "/"), 0o644, CABundle()}}, created)
+	if err != nil {
+		return nil, err
+	}
+	layer, err := tarLayer(nil, []File{{strings.TrimPrefix(ImageBinary, "/"), 0o755, bin}}, created)
 	if err != nil {
 		return nil, err
 	}
 	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
 	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
-	img, err = mutate.Append(img, mutate.Addendum{Layer: layer, History: v1.History{
-		Created: v1.Time{Time: created}, CreatedBy: "cmd/release: COPY " + Binary + " " + ImageBinary,
-	}})
+	img, err = mutate.Append(img,
+		mutate.Addendum{Layer: ca, History: v1.History{
+			Created: v1.Time{Time: created}, CreatedBy: "cmd/release: COPY ca-certificates.crt " + CABundlePath,
+		}},
+		mutate.Addendum{Layer: layer, History: v1.History{
+			Created: v1.Time{Time: created}, CreatedBy: "cmd/release: COPY " + Binary + " " + ImageBinary,
+		}})
 	if err != nil {
 		return nil, err
 	}

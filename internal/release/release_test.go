@@ -6,9 +6,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,6 +23,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/validate"
 )
@@ -28,20 +32,26 @@ const root = "../.."
 
 // ---------------------------------------------------------------- server.json
 
-// TestServerJSONIsCurrent is the drift check of server.json: it is exactly
-// what the generator makes from tools.yaml, main.go's version and
-// config.Vars (`make generate` rewrites it).
-func TestServerJSONIsCurrent(t *testing.T) {
-	want, err := CheckedInServerJSON(root)
+// TestGeneratedFilesAreCurrent is the drift check of server.json (from
+// tools.yaml, main.go's version and config.Vars) and the Dockerfile (from the
+// image's values): each is exactly what the generator makes now
+// (`make generate` rewrites them).
+func TestGeneratedFilesAreCurrent(t *testing.T) {
+	files, err := Generated(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join(root, ServerJSONFile))
-	if err != nil {
-		t.Fatal(err)
+	if len(files) != 2 {
+		t.Fatalf("%d generated files, want server.json and the Dockerfile", len(files))
 	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is not what the generator makes now: run make generate", ServerJSONFile)
+	for name, want := range files {
+		got, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is not what the generator makes now: run make generate", name)
+		}
 	}
 }
 
@@ -413,36 +423,69 @@ func TestImage(t *testing.T) {
 	}
 
 	layers, err := img.Layers()
-	if err != nil || len(layers) != 1 {
-		t.Fatalf("%d layers (%v), want the binary's alone", len(layers), err)
+	if err != nil || len(layers) != 2 {
+		t.Fatalf("%d layers (%v), want the CA certificates' and the binary's", len(layers), err)
 	}
-	rc, err := layers[0].Uncompressed()
+	ca := layerFiles(t, layers[0])
+	if pemBytes, ok := ca["etc/ssl/certs/ca-certificates.crt"]; !ok || len(ca) != 4 {
+		t.Errorf("the CA layer holds %v", slices.Collect(maps.Keys(ca)))
+	} else {
+		n := 0
+		for rest := pemBytes; ; {
+			var block *pem.Block
+			if block, rest = pem.Decode(rest); block == nil {
+				break
+			}
+			if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+				t.Fatalf("certificate %d of the CA bundle: %v", n, err)
+			}
+			n++
+		}
+		if n < 100 {
+			t.Errorf("the CA bundle holds %d certificates", n)
+		}
+		if !bytes.Equal(pemBytes, CABundle()) {
+			t.Errorf("the CA bundle is not CABundle()")
+		}
+	}
+	files := layerFiles(t, layers[1])
+	if got, ok := files[Binary]; !ok || len(files) != 1 {
+		t.Errorf("the binary's layer holds %v, want [%s]", slices.Collect(maps.Keys(files)), Binary)
+	} else if !bytes.Equal(got, bin) {
+		t.Errorf("the binary in the image (%d bytes) is not the one just built (%d bytes)", len(got), len(bin))
+	}
+}
+
+// layerFiles reads a layer's entries (a directory maps to nil); a regular
+// file that is not executable where it should be fails the test.
+func layerFiles(t *testing.T, l v1.Layer) map[string][]byte {
+	t.Helper()
+	rc, err := l.Uncompressed()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rc.Close()
 	tr := tar.NewReader(rc)
-	var names []string
+	out := map[string][]byte{}
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return out
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		names = append(names, h.Name)
-		if h.Name == strings.TrimPrefix(ImageBinary, "/") {
-			got, _ := io.ReadAll(tr)
-			if !bytes.Equal(got, bin) {
-				t.Errorf("the binary in the image (%d bytes) is not the one just built (%d bytes)", len(got), len(bin))
-			}
-			if h.Mode&0o111 == 0 {
-				t.Errorf("the binary is not executable: mode %o", h.Mode)
-			}
+		if h.Typeflag == tar.TypeDir {
+			out[h.Name] = nil
+			continue
 		}
-	}
-	if !slices.Equal(names, []string{Binary}) {
-		t.Errorf("the layer holds %v, want [%s]", names, Binary)
+		b, _ := io.ReadAll(tr)
+		out[h.Name] = b
+		if h.Name == Binary && h.Mode&0o111 == 0 {
+			t.Errorf("the binary is not executable: mode %o", h.Mode)
+		}
+		if h.Uid != 0 || h.Gid != 0 {
+			t.Errorf("%s is owned by %d:%d", h.Name, h.Uid, h.Gid)
+		}
 	}
 }

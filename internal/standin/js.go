@@ -57,50 +57,134 @@ func (j jobj) get(k string) any {
 
 // MarshalJSON writes the keys in order, without HTML escaping (JSON.stringify
 // does not escape <, > or &).
-func (j jobj) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	first := true
-	for _, e := range j {
-		if _, ok := e.v.(undefinedT); ok {
-			continue
-		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		kb, err := marshalJS(e.k)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(kb)
-		b.WriteByte(':')
-		vb, err := marshalJS(e.v)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
+func (j jobj) MarshalJSON() ([]byte, error) { return marshalJS(j) }
 
 // marshalJS encodes v the way JSON.stringify would (as far as it matters
-// here): no HTML escaping, NaN and ±Infinity as null (see jsNum).
+// here): no HTML escaping, NaN and ±Infinity as null (see jsNum), keys of a
+// jobj in their order and undefined ones left out.
+//
+// The trees of jobj, []jobj, []any and map[string]any that the handlers build
+// are written in one pass into one buffer. Handing each level to
+// encoding/json as a Marshaler instead makes the encoder re-scan and compact
+// every nested object's output at every level above it, which costs time in
+// proportion to size times depth (an expanded collection list took seconds).
 func marshalJS(v any) ([]byte, error) {
-	switch x := v.(type) {
-	case undefinedT:
-		return []byte("null"), nil
-	case float64:
-		v = jsNum(x)
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	w := jsWriter{}
+	w.enc = json.NewEncoder(&w.buf)
+	w.enc.SetEscapeHTML(false)
+	if err := w.write(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return w.buf.Bytes(), nil
+}
+
+type jsWriter struct {
+	buf bytes.Buffer
+	enc *json.Encoder // writes into buf, for strings and values of other types
+}
+
+func (w *jsWriter) write(v any) error {
+	switch x := v.(type) {
+	case nil, undefinedT:
+		w.buf.WriteString("null")
+	case bool:
+		if x {
+			w.buf.WriteString("true")
+		} else {
+			w.buf.WriteString("false")
+		}
+	case string:
+		return w.other(x)
+	case float64:
+		return w.other(jsNum(x))
+	case jobj:
+		w.buf.WriteByte('{')
+		first := true
+		for _, e := range x {
+			if _, ok := e.v.(undefinedT); ok {
+				continue
+			}
+			if !first {
+				w.buf.WriteByte(',')
+			}
+			first = false
+			if err := w.other(e.k); err != nil {
+				return err
+			}
+			w.buf.WriteByte(':')
+			if err := w.write(e.v); err != nil {
+				return err
+			}
+		}
+		w.buf.WriteByte('}')
+	case []jobj:
+		if x == nil {
+			w.buf.WriteString("null")
+			return nil
+		}
+		w.buf.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				w.buf.WriteByte(',')
+			}
+			if err := w.write(e); err != nil {
+				return err
+			}
+		}
+		w.buf.WriteByte(']')
+	case []any:
+		if x == nil {
+			w.buf.WriteString("null")
+			return nil
+		}
+		w.buf.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				w.buf.WriteByte(',')
+			}
+			if err := w.write(e); err != nil {
+				return err
+			}
+		}
+		w.buf.WriteByte(']')
+	case map[string]any:
+		if x == nil {
+			w.buf.WriteString("null")
+			return nil
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // as encoding/json orders a map's keys
+		w.buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				w.buf.WriteByte(',')
+			}
+			if err := w.other(k); err != nil {
+				return err
+			}
+			w.buf.WriteByte(':')
+			if err := w.write(x[k]); err != nil {
+				return err
+			}
+		}
+		w.buf.WriteByte('}')
+	default:
+		return w.other(v)
+	}
+	return nil
+}
+
+// other writes v with encoding/json (no HTML escaping), without the newline
+// the encoder ends each value with.
+func (w *jsWriter) other(v any) error {
+	if err := w.enc.Encode(v); err != nil {
+		return err
+	}
+	w.buf.Truncate(w.buf.Len() - 1)
+	return nil
 }
 
 // jsNum is a number that JSON.stringify writes as null when it is NaN or

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"sync"
@@ -22,13 +23,24 @@ import (
 // cancelled by the client), for at most drain; it is passed on at once while
 // the server waits for an answer from the client (to a question, a ping),
 // since after the end of stdin none can come.
+//
+// Each line is checked before go-sdk reads it (see checkLine): a line that is
+// not a JSON-RPC 2.0 message is answered here with a parse error or an
+// invalid request, and the server goes on reading.
 func StdioTransport(stdin io.Reader, stdout io.Writer, drain time.Duration) mcp.Transport {
 	p := newPending(drain)
+	w := &answerWriter{w: stdout, p: p}
 	return &mcp.IOTransport{
-		Reader: &drainingReader{r: stdin, p: p},
-		Writer: &answerWriter{w: stdout, p: p},
+		Reader: &drainingReader{r: stdin, p: p, w: w},
+		Writer: w,
+		// The reader bounds a line itself (maxLine) and answers one that is
+		// too long; go-sdk's own bound would end the connection instead.
+		MaxLineLength: -1,
 	}
 }
+
+// maxLine bounds one line of input, as go-sdk's default does.
+const maxLine = mcp.DefaultMaxLineLength
 
 // pending tracks the requests read and not yet answered, and the server's
 // own requests to the client not yet answered.
@@ -37,8 +49,12 @@ type pending struct {
 	ids     map[string]bool // the client's requests
 	asked   map[string]bool // the server's requests (a question, a ping)
 	closed  bool
-	line    []byte // an incomplete line read so far
 	drain   time.Duration
+	// The protocol revision, as far as it is known: what initialize asked
+	// for until its answer says what was agreed. Batches depend on it.
+	initID    string
+	requested string
+	agreed    string
 	changed chan struct{}
 }
 
@@ -73,38 +89,54 @@ func (p *pending) wait() {
 	}
 }
 
-// read records the requests in b, the bytes just read from the client.
-func (p *pending) read(b []byte) {
+// record notes the messages of one line passed on to go-sdk.
+func (p *pending) record(ms []message) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.line = append(p.line, b...)
-	for {
-		i := bytes.IndexByte(p.line, '\n')
-		if i < 0 {
-			break
-		}
-		for _, m := range messages(p.line[:i]) {
-			switch {
-			case m.Method == "notifications/cancelled":
-				var c struct {
-					RequestID json.RawMessage `json:"requestId"`
-				}
-				if json.Unmarshal(m.Params, &c) == nil {
-					delete(p.ids, idKey(c.RequestID))
-				}
-			case m.Method != "" && m.hasID():
-				p.ids[idKey(m.ID)] = true
-			case m.hasID(): // the client's answer to the server
-				delete(p.asked, idKey(m.ID))
+	for _, m := range ms {
+		switch {
+		case m.Method == "notifications/cancelled":
+			var c struct {
+				RequestID json.RawMessage `json:"requestId"`
 			}
+			if json.Unmarshal(m.Params, &c) == nil {
+				delete(p.ids, idKey(c.RequestID))
+			}
+		case m.Method != "" && m.hasID():
+			p.ids[idKey(m.ID)] = true
+			if m.Method == "initialize" && p.initID == "" {
+				var ip struct {
+					ProtocolVersion string `json:"protocolVersion"`
+				}
+				_ = json.Unmarshal(m.Params, &ip)
+				p.initID, p.requested = idKey(m.ID), ip.ProtocolVersion
+			}
+		case m.hasID(): // the client's answer to the server
+			delete(p.asked, idKey(m.ID))
 		}
-		p.line = p.line[i+1:]
 	}
-	if len(p.line) == 0 || len(p.line) > mcp.DefaultMaxLineLength {
-		// Nothing left, or a line longer than go-sdk reads, which it refuses
-		// with no id to wait for: keep no large buffer alive.
-		p.line = nil
+}
+
+// isPending reports whether a request with this id key is unanswered.
+func (p *pending) isPending(key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ids[key]
+}
+
+// batchesAllowed mirrors go-sdk: batches before initialize, and under the
+// revisions that have them. While initialize is unanswered, the revision it
+// asked for is what go-sdk will agree to if it has batches.
+func (p *pending) batchesAllowed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.agreed != "":
+		return batchVersions[p.agreed]
+	case p.initID != "":
+		return batchVersions[p.requested]
 	}
+	return true
 }
 
 // wrote records the answers and requests in b, one message or batch as
@@ -121,7 +153,21 @@ func (p *pending) wrote(b []byte) {
 	for _, m := range ms {
 		switch {
 		case m.Method == "" && m.hasID():
-			delete(p.ids, idKey(m.ID))
+			k := idKey(m.ID)
+			if k == p.initID && p.agreed == "" && p.ids[k] {
+				var r struct {
+					Result struct {
+						ProtocolVersion string `json:"protocolVersion"`
+					} `json:"result"`
+				}
+				if json.Unmarshal(b, &r) == nil {
+					p.agreed = r.Result.ProtocolVersion
+				}
+				if p.agreed == "" { // refused: no revision agreed yet
+					p.initID, p.requested = "", ""
+				}
+			}
+			delete(p.ids, k)
 		case m.Method != "" && m.hasID():
 			p.asked[idKey(m.ID)] = true
 		}
@@ -213,21 +259,96 @@ func idKey(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// drainingReader is stdin with its end held back until pending settles.
+// drainingReader is stdin cut into lines: each line is checked (checkLine),
+// a bad one answered at once and dropped, a good one passed on to go-sdk;
+// the end of input is held back until pending settles.
 type drainingReader struct {
-	r io.Reader
-	p *pending
+	r    io.Reader
+	p    *pending
+	w    *answerWriter
+	buf  []byte // read from stdin, not yet cut into lines
+	line []byte // the line being read
+	long bool   // the line being read is longer than maxLine: skip to its end
+	out  []byte // checked lines, ready for go-sdk
+	err  error  // stdin's error, once it came
 }
 
+const readChunk = 64 << 10
+
 func (d *drainingReader) Read(b []byte) (int, error) {
-	n, err := d.r.Read(b)
-	if n > 0 {
-		d.p.read(b[:n])
+	for len(d.out) == 0 {
+		if d.err != nil {
+			if d.err == io.EOF {
+				d.p.wait()
+			}
+			return 0, d.err
+		}
+		if cap(d.buf) < readChunk {
+			d.buf = make([]byte, readChunk)
+		}
+		n, err := d.r.Read(d.buf[:readChunk])
+		d.take(d.buf[:n])
+		if err != nil {
+			if len(d.line) > 0 || d.long {
+				d.endLine() // a last line without its newline
+			}
+			d.err = err
+		}
 	}
-	if err == io.EOF {
-		d.p.wait()
+	n := copy(b, d.out)
+	d.out = d.out[n:]
+	if len(d.out) == 0 {
+		d.out = d.out[:0:0]
 	}
-	return n, err
+	return n, nil
+}
+
+// take cuts chunk into lines.
+func (d *drainingReader) take(chunk []byte) {
+	for len(chunk) > 0 {
+		i := bytes.IndexByte(chunk, '\n')
+		part := chunk
+		if i >= 0 {
+			part = chunk[:i]
+		}
+		if !d.long {
+			if len(d.line)+len(part) > maxLine {
+				d.long, d.line = true, nil
+			} else {
+				d.line = append(d.line, part...)
+			}
+		}
+		if i < 0 {
+			return
+		}
+		d.endLine()
+		chunk = chunk[i+1:]
+	}
+}
+
+// endLine decides the line read so far.
+func (d *drainingReader) endLine() {
+	line, long := d.line, d.long
+	d.line, d.long = d.line[:0], false
+	if cap(d.line) > readChunk {
+		d.line = nil // keep no large buffer alive
+	}
+	if long {
+		d.w.reply(invalidRequest(nil, fmt.Sprintf("the line is longer than %d bytes", maxLine)).reply())
+		return
+	}
+	pass, ms, reply := checkLine(line, d.p.batchesAllowed(), d.p.isPending)
+	if len(pass) == 0 {
+		if reply != nil {
+			d.w.reply(reply)
+		}
+		return
+	}
+	d.p.record(ms)
+	for _, l := range pass {
+		d.out = append(d.out, l...)
+		d.out = append(d.out, '\n')
+	}
 }
 
 // Close releases a Read held at the end of input (the session is ending).
@@ -244,14 +365,25 @@ func (d *drainingReader) Close() error {
 
 // answerWriter is stdout, watched for answers.
 type answerWriter struct {
-	w io.Writer
-	p *pending
+	mu sync.Mutex // go-sdk's writes and the reader's replies, one at a time
+	w  io.Writer
+	p  *pending
 }
 
 func (a *answerWriter) Write(b []byte) (int, error) {
+	a.mu.Lock()
 	n, err := a.w.Write(b)
+	a.mu.Unlock()
 	a.p.wrote(b[:n])
 	return n, err
+}
+
+// reply writes the transport's own answer to a line it did not pass on. It
+// is not recorded: its id, if any, belongs to no request go-sdk holds.
+func (a *answerWriter) reply(b []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, _ = a.w.Write(append(b, '\n'))
 }
 
 // Close leaves stdout open, as go-sdk's own stdio transport does.

@@ -13,7 +13,8 @@ import (
 // Input arrives one byte per read, so that every message is split.
 func pipeEnd(lines string, drain time.Duration) (*drainingReader, *answerWriter) {
 	p := newPending(drain)
-	return &drainingReader{r: iotest.OneByteReader(strings.NewReader(lines)), p: p}, &answerWriter{w: io.Discard, p: p}
+	w := &answerWriter{w: io.Discard, p: p}
+	return &drainingReader{r: iotest.OneByteReader(strings.NewReader(lines)), p: p, w: w}, w
 }
 
 // readToEnd reads r until the end of input and says when that came.
@@ -92,7 +93,8 @@ func TestEndOfInputWaitsForAnswers(t *testing.T) {
 func TestAnsweredQuestionHoldsNothing(t *testing.T) {
 	pr, pw := io.Pipe()
 	p := newPending(time.Minute)
-	r, w := &drainingReader{r: pr, p: p}, &answerWriter{w: io.Discard, p: p}
+	w := &answerWriter{w: io.Discard, p: p}
+	r := &drainingReader{r: pr, p: p, w: w}
 	end := readToEnd(t, r)
 	send := func(line string) {
 		if _, err := io.WriteString(pw, line+"\n"); err != nil {

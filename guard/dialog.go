@@ -97,20 +97,37 @@ func (q *Question) Message() string {
 	return strings.Join(paras, "\n\n")
 }
 
-const renewedNote = "This is a new question: the answer to the previous one could not be matched to this call (it had expired, was already used, or was not sealed by this server), so it counted as no answer."
+// renewedNote says why a question is asked again: the answer that came with
+// the call could not be matched to it (why is the reason open gave).
+func (g *Guard) renewedNote(why string) string {
+	var cause string
+	switch why {
+	case "expired":
+		cause = fmt.Sprintf("the previous question had expired (a question is good for %s) before its answer came back", span(g.cfg.StateTTL))
+	case "already used":
+		cause = "the answer that came back had already been used for an earlier call"
+	case "other tool", "other arguments":
+		cause = "the answer that came back was given to a question about another call (" + why + ")"
+	case "missing":
+		cause = "an answer came back without the question's state (requestState)"
+	default:
+		cause = "the answer that came back was not sealed by this server (it may predate a restart of the server, or come from another instance with another AUDIOBOOKSHELF_STATE_KEY)"
+	}
+	return "This question is asked again because " + cause + ", so that answer counted as no answer."
+}
 
 const changedNote = "This is a new question: what the call would change on Audiobookshelf changed after the previous question was asked, so the answer to that one was not used and nothing was sent. The text above is what it would do now."
 
 // renewal is the note under a question asked again because the answer to
 // the last one did not open (why, from open); "" for a first question.
-func renewal(why string) string {
+func (g *Guard) renewal(why string) string {
 	switch why {
 	case "":
 		return ""
 	case stateChanged:
 		return changedNote
 	}
-	return renewedNote
+	return g.renewedNote(why)
 }
 
 func approvalSchema(tool string) *jsonschema.Schema {
@@ -133,7 +150,7 @@ func approvalSchema(tool string) *jsonschema.Schema {
 // not open, "" for a first question.
 func (g *Guard) question(q *Question, fp [32]byte, now time.Time, renewed string) *mcp.CallToolResult {
 	msg := q.Message()
-	if note := renewal(renewed); note != "" {
+	if note := g.renewal(renewed); note != "" {
 		msg += "\n\n" + note
 	}
 	return &mcp.CallToolResult{
@@ -175,6 +192,9 @@ func (g *Guard) dialog(ctx context.Context, req *mcp.CallToolRequest, q Question
 			return false, notChanged(q.Tool, outcomeStaleState,
 				fmt.Sprintf("the answer could not be matched to this call: the question had expired (questions are good for %s) before the answer came back. If the person still wants this, call %s again and a new question will be asked.", span(g.cfg.StateTTL), q.Tool))
 		}
+		if why == "" {
+			why = "unknown"
+		}
 		return false, g.question(&q, fp, now, why)
 	}
 	er, ok := responses[InputID].(*mcp.ElicitResult)
@@ -184,9 +204,15 @@ func (g *Guard) dialog(ctx context.Context, req *mcp.CallToolRequest, q Question
 	}
 	switch er.Action {
 	case "accept":
-		if v, ok := er.Content[ApproveField].(bool); ok && v {
+		v, isBool := er.Content[ApproveField].(bool)
+		if isBool && v {
 			g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeApproved, "")
 			return true, nil
+		}
+		if !isBool {
+			// Not the form's answer: say what it held instead.
+			g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeNotApproved, "answer off the form")
+			return false, notChanged(q.Tool, outcomeNotApproved, describeAnswer(er)+", so the change was not approved.")
 		}
 		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeNotApproved, "")
 		return false, notChanged(q.Tool, outcomeNotApproved, "the form came back without the Approve box checked, so the change was not approved.")
@@ -234,6 +260,8 @@ func span(d time.Duration) string {
 		return "1 minute"
 	case d%time.Minute == 0:
 		return fmt.Sprintf("%d minutes", d/time.Minute)
+	case d <= time.Second:
+		return "1 second"
 	default:
 		return fmt.Sprintf("%d seconds", (d+time.Second-1)/time.Second)
 	}

@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -251,13 +252,31 @@ func formElicitation(req *mcp.CallToolRequest) bool {
 
 // pushes reports whether go-sdk's server middleware answers a question for
 // this request by sending elicitation/create and re-running the handler once
-// (the session predates 2026-07-28). It mirrors the SDK's own test.
+// (the session's revision predates 2026-07-28). It mirrors the SDK's own
+// test, which reads the revision initialize asked for: Middleware has set it
+// to the one agreed.
 func pushes(req *mcp.CallToolRequest) bool {
 	if req == nil || req.Session == nil {
 		return false
 	}
 	ip := req.Session.InitializeParams()
 	return ip != nil && ip.ProtocolVersion < protocolMRTR
+}
+
+// agreedVersion is the revision go-sdk answers an initialize asking for v
+// with: v if go-sdk speaks it and it is older than 2026-07-28, else the
+// newest older one it speaks.
+func agreedVersion(v string) string {
+	supported := mcp.SupportedProtocolVersions() // newest first
+	if v < protocolMRTR && slices.Contains(supported, v) {
+		return v
+	}
+	for _, s := range supported {
+		if s < protocolMRTR {
+			return s
+		}
+	}
+	return v
 }
 
 // decision writes the one log line of a decision: ids only.

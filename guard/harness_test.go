@@ -155,6 +155,7 @@ func newHarness(t *testing.T, cfg Config, middleware bool) *harness {
 	})
 	if middleware {
 		h.srv.AddReceivingMiddleware(g.Middleware())
+		h.srv.AddSendingMiddleware(g.SendingMiddleware())
 	}
 	return h
 }

@@ -2,27 +2,49 @@ package guard
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Middleware returns a receiving middleware for the server
-// (server.AddReceivingMiddleware(g.Middleware())).
+// (server.AddReceivingMiddleware(g.Middleware())); SendingMiddleware goes
+// with it.
 //
 // For a client older than 2026-07-28, go-sdk's own server middleware (which
 // NewServer installs first, so it runs inside this one) sends the guard's
 // question as elicitation/create and re-runs the tool handler with the
 // answer. When that request fails — the client's elicitation handler returns
-// an error, the answer does not match the form, the client goes away — the
-// SDK's middleware returns the failure as a JSON-RPC error for tools/call and
-// the handler is not re-run. This middleware turns exactly that case (the
-// guard asked during this call and no answer reached it) into a tool result
-// with isError that says no answer came and nothing was changed, and logs it
-// as outcome "no answer". Every other error passes through untouched.
+// an error, the answer does not match the form, no answer comes within the
+// question's life, the client goes away — the SDK's middleware returns the
+// failure as a JSON-RPC error for tools/call and the handler is not re-run.
+// This middleware turns exactly that case (the guard asked during this call
+// and no answer reached it) into a tool result with isError that says what
+// came back instead, and that nothing was changed. Every other error passes
+// through untouched.
+//
+// go-sdk decides how to ask (push, or input_required) from the revision an
+// initialize asked for, not the one it agreed to: a client that asks for
+// 2026-07-28 in initialize is answered with 2025-11-25 (initialize does not
+// exist from 2026-07-28 on), and the SDK would then send it input_required,
+// which it cannot read, and refuse to push. So this middleware sets the
+// revision of an initialize to the one go-sdk answers with before go-sdk
+// reads it (agreedVersion): the answer is the same, and from then on the
+// session is served, and asked, as that revision.
 func (g *Guard) Middleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "initialize" {
+				if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil {
+					p.ProtocolVersion = agreedVersion(p.ProtocolVersion)
+				}
+			}
 			if method != "tools/call" {
 				return next(ctx, method, req)
 			}
@@ -35,10 +57,139 @@ func (g *Guard) Middleware() mcp.Middleware {
 			if !ok {
 				return res, err
 			}
-			g.decision(ctx, tool, targets, pathDialog, outcomeNoAnswer, "elicitation failed")
-			return notChanged(tool, outcomeNoAnswer, "no answer to the question came back: the client could not show it or answered with an error. If the person still wants this, call "+tool+" again and a new question will be asked."), nil
+			outcome, reason, why := g.whatCameBack(tr, tool)
+			g.decision(ctx, tool, targets, pathDialog, outcome, reason)
+			return notChanged(tool, outcome, why+" If the person still wants this, call "+tool+" again and a new question will be asked."), nil
 		}
 	}
+}
+
+// SendingMiddleware returns a sending middleware for the server
+// (server.AddSendingMiddleware(g.SendingMiddleware())). It bounds the wait
+// for the answer to a pushed question by the question's life (StateTTL):
+// without it a client that never answers — it lost the question, or
+// answered with another id — holds the call open for as long as the
+// session lasts. It also records what came back, for Middleware to report.
+func (g *Guard) SendingMiddleware() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			tr := traceFrom(ctx)
+			if method != "elicitation/create" || tr == nil {
+				return next(ctx, method, req)
+			}
+			bounded, cancel := context.WithTimeout(ctx, g.cfg.StateTTL)
+			defer cancel()
+			res, err := next(bounded, method, req)
+			timedOut := err != nil && ctx.Err() == nil && errors.Is(bounded.Err(), context.DeadlineExceeded)
+			er, _ := res.(*mcp.ElicitResult)
+			tr.pushed(er, err, timedOut)
+			if timedOut {
+				err = fmt.Errorf("no answer to elicitation/create within %s: %w", span(g.cfg.StateTTL), err)
+			}
+			return res, err
+		}
+	}
+}
+
+// whatCameBack says, for a pushed question that did not reach the handler
+// with an answer, what happened instead: the outcome and reason to log, and
+// the sentence for the result.
+func (g *Guard) whatCameBack(tr *callTrace, tool string) (outcome, reason, why string) {
+	tr.mu.Lock()
+	answer, err, timedOut := tr.answer, tr.pushErr, tr.timedOut
+	tr.mu.Unlock()
+	var wire *jsonrpc.Error
+	switch {
+	case timedOut:
+		return outcomeNoAnswer, "no answer within the question's life",
+			fmt.Sprintf("no answer to the question came back within %s (the time a question is good for), so the change was not approved.", span(g.cfg.StateTTL))
+	case answer != nil:
+		// An answer came back, and go-sdk refused it: it does not match the form.
+		return outcomeNotApproved, "answer off the form", describeAnswer(answer) + ", so the change was not approved."
+	case errors.As(err, &wire):
+		// The client's own error text is not repeated: only its code.
+		return outcomeNoAnswer, "client answered with an error",
+			fmt.Sprintf("the client answered the question with an error instead of an answer (JSON-RPC code %d%s).", wire.Code, codeMeaning(wire.Code))
+	case err != nil:
+		return outcomeNoAnswer, "elicitation failed",
+			"no answer to the question came back: the question could not be sent, or the connection to the client ended before an answer came."
+	}
+	return outcomeNoAnswer, "elicitation failed",
+		"no answer to the question came back: the client could not show it or answered with an error."
+}
+
+// codeMeaning says what a JSON-RPC error code from the client means here.
+func codeMeaning(code int64) string {
+	switch code {
+	case jsonrpc.CodeInvalidParams:
+		return ", invalid params: the client found its own answer did not match the form, or could not read the question"
+	case jsonrpc.CodeMethodNotFound:
+		return ", method not found: the client does not take questions (elicitation/create)"
+	case jsonrpc.CodeInternalError:
+		return ", internal error: the client failed while showing the question"
+	}
+	return ": the client could not show the question, or failed while showing it"
+}
+
+// describeAnswer says what an accepted answer held instead of a true Approve
+// field. It names a field the client sent only when the name is a plain id;
+// values are never repeated, only their kind.
+func describeAnswer(er *mcp.ElicitResult) string {
+	action := er.Action
+	if action != "accept" && action != "decline" && action != "cancel" {
+		action = "an unknown action"
+	}
+	v, has := er.Content[ApproveField]
+	switch {
+	case !has && len(er.Content) == 0:
+		return fmt.Sprintf("the answer came back as %s with an empty form: no Approve field", action)
+	case !has:
+		return fmt.Sprintf("the answer came back as %s without the Approve field (it held %s instead)", action, fieldNames(er.Content))
+	}
+	return fmt.Sprintf("the answer came back as %s, but its Approve field was %s, not true or false", action, kindOf(v))
+}
+
+func fieldNames(m map[string]any) string {
+	var names []string
+	others := 0
+	for k := range m {
+		if ValidID(k) && len(k) <= 32 {
+			names = append(names, k)
+		} else {
+			others++
+		}
+	}
+	sort.Strings(names)
+	if len(names) > 5 {
+		others += len(names) - 5
+		names = names[:5]
+	}
+	var parts []string
+	if len(names) > 0 {
+		parts = append(parts, "the field(s) "+strings.Join(names, ", "))
+	}
+	if others > 0 {
+		parts = append(parts, fmt.Sprintf("%d other field(s)", others))
+	}
+	return strings.Join(parts, " and ")
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case float64, float32, int, int64, json.Number:
+		return "a number"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	case bool:
+		return "a boolean"
+	}
+	return "of another kind"
 }
 
 type traceKey struct{}
@@ -51,6 +202,10 @@ type callTrace struct {
 	didAnswer  bool
 	tool       string
 	targetsIDs []string
+	// What came back to a pushed question (SendingMiddleware).
+	answer   *mcp.ElicitResult
+	pushErr  error
+	timedOut bool
 }
 
 func traceFrom(ctx context.Context) *callTrace {
@@ -74,6 +229,12 @@ func (t *callTrace) answered() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.didAnswer = true
+}
+
+func (t *callTrace) pushed(answer *mcp.ElicitResult, err error, timedOut bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.answer, t.pushErr, t.timedOut = answer, err, timedOut
 }
 
 func (t *callTrace) unanswered() (string, []string, bool) {

@@ -70,7 +70,7 @@ func TestSealedStateRoundTrip(t *testing.T) {
 	if res.RequestState == first.RequestState || h.executed.Load() != 1 {
 		t.Fatalf("replay executed or reused the state")
 	}
-	if !strings.Contains(p.Message, renewedNote) {
+	if !strings.Contains(p.Message, "asked again because the answer that came back had already been used") {
 		t.Errorf("renewed question does not say so: %q", p.Message)
 	}
 	// The fresh question works.
@@ -128,10 +128,20 @@ func TestStaleStates(t *testing.T) {
 			s := c.state()
 			res := retry(t, cs, "delete_thing", c.args, s, approve)
 			p := mustAsk(t, res)
+			// The new question says why it is asked again.
+			says := map[string]string{
+				"bad seal": "not sealed by this server", "malformed": "not sealed by this server",
+				"missing": "without the question's state", "other tool": "about another call (other tool)",
+				"other arguments": "about another call (other arguments)",
+				"expired":         "the previous question had expired (a question is good for 10 minutes)",
+			}[c.why]
+			if c.why != stateChanged && (!strings.Contains(p.Message, "This question is asked again because ") || !strings.Contains(p.Message, says)) {
+				t.Errorf("the new question does not say why (%s): %q", c.why, p.Message)
+			}
 			if res.RequestState == s {
 				t.Error("the stale state came back")
 			}
-			if note := renewal(c.why); !strings.Contains(p.Message, note) {
+			if note := h.g.renewal(c.why); !strings.Contains(p.Message, note) {
 				t.Errorf("the fresh question does not say %q:\n%s", note, p.Message)
 			}
 			if h.executed.Load() != 0 {

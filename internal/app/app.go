@@ -37,6 +37,10 @@ type Options struct {
 	// Now is the guard's clock; nil means time.Now. Tests move it to expire
 	// questions and tokens.
 	Now func() time.Time
+	// StateTTL is how long a question is good for, and so how long a call
+	// waits for the answer to a pushed question; zero means the guard's
+	// default (10 minutes). Tests shorten it.
+	StateTTL time.Duration
 }
 
 // Server is an assembled server.
@@ -68,6 +72,7 @@ func New(o Options) (*Server, error) {
 		ServerName:  registry.ServerName,
 		Logger:      logger,
 		Now:         o.Now,
+		StateTTL:    o.StateTTL,
 	})
 	if err != nil {
 		return nil, err
@@ -85,6 +90,7 @@ func New(o Options) (*Server, error) {
 			// the background (register), and the list never changes.
 			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
 	s.AddReceivingMiddleware(g.Middleware())
+	s.AddSendingMiddleware(g.SendingMiddleware())
 	selected := Select(cfg.ReadOnly, cfg.Toolsets)
 	registered := register(s, selected, deps, logger)
 	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered}, nil

@@ -26,7 +26,12 @@ type stdioSession struct {
 
 func startStdio(t testing.TB) *stdioSession {
 	t.Helper()
-	srv, err := New(Options{Config: &config.Config{Elicitation: true}, Version: "test"})
+	return startStdioWith(t, Options{Config: &config.Config{Elicitation: true}, Version: "test"})
+}
+
+func startStdioWith(t testing.TB, o Options) *stdioSession {
+	t.Helper()
+	srv, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

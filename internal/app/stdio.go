@@ -45,17 +45,17 @@ const maxLine = mcp.DefaultMaxLineLength
 // pending tracks the requests read and not yet answered, and the server's
 // own requests to the client not yet answered.
 type pending struct {
-	mu      sync.Mutex
-	ids     map[string]bool // the client's requests
-	asked   map[string]bool // the server's requests (a question, a ping)
-	closed  bool
-	drain   time.Duration
+	mu     sync.Mutex
+	ids    map[string]bool // the client's requests
+	asked  map[string]bool // the server's requests (a question, a ping)
+	closed bool
+	drain  time.Duration
 	// The protocol revision, as far as it is known: what initialize asked
 	// for until its answer says what was agreed. Batches depend on it.
 	initID    string
 	requested string
 	agreed    string
-	changed chan struct{}
+	changed   chan struct{}
 }
 
 func newPending(drain time.Duration) *pending {

@@ -114,6 +114,9 @@ type Guard struct {
 	now        func() time.Time
 	usedTokens *nonceSet // tokens used on this instance
 	answers    *nonceSet // questions answered on this instance
+	// stopping ends every pushed question at once (StopAsking).
+	stopping context.Context
+	stop     context.CancelFunc
 }
 
 // New returns a Guard, or an error for a key of the wrong length.
@@ -155,6 +158,7 @@ func New(cfg Config) (*Guard, error) {
 		usedTokens: newNonceSet(cfg.MaxTokens),
 		answers:    newNonceSet(cfg.MaxAnswered),
 	}
+	g.stopping, g.stop = context.WithCancel(context.Background())
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
@@ -163,6 +167,11 @@ func New(cfg Config) (*Guard, error) {
 	}
 	return g, nil
 }
+
+// StopAsking ends the wait for every pushed question, now and from now on:
+// the server is shutting down, and an answer could not be used. Each such
+// call ends with a result that says so and that nothing was changed.
+func (g *Guard) StopAsking() { g.stop() }
 
 // Check reports whether the call may go on. When it returns false, res is the
 // result the tool must return as it is (a question, a token, or a statement

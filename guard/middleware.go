@@ -70,6 +70,11 @@ func (g *Guard) Middleware() mcp.Middleware {
 // without it a client that never answers — it lost the question, or
 // answered with another id — holds the call open for as long as the
 // session lasts. It also records what came back, for Middleware to report.
+var (
+	errNoAnswerInTime = errors.New("no answer to elicitation/create within the question's life")
+	errShuttingDown   = errors.New("the server is shutting down")
+)
+
 func (g *Guard) SendingMiddleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -77,14 +82,21 @@ func (g *Guard) SendingMiddleware() mcp.Middleware {
 			if method != "elicitation/create" || tr == nil {
 				return next(ctx, method, req)
 			}
-			bounded, cancel := context.WithTimeout(ctx, g.cfg.StateTTL)
+			bounded, cancel := context.WithTimeoutCause(ctx, g.cfg.StateTTL, errNoAnswerInTime)
 			defer cancel()
+			bounded, stop := context.WithCancelCause(bounded)
+			defer stop(nil)
+			unhook := context.AfterFunc(g.stopping, func() { stop(errShuttingDown) })
+			defer unhook()
 			res, err := next(bounded, method, req)
-			timedOut := err != nil && ctx.Err() == nil && errors.Is(bounded.Err(), context.DeadlineExceeded)
+			var cause error
+			if err != nil && ctx.Err() == nil {
+				cause = context.Cause(bounded)
+			}
 			er, _ := res.(*mcp.ElicitResult)
-			tr.pushed(er, err, timedOut)
-			if timedOut {
-				err = fmt.Errorf("no answer to elicitation/create within %s: %w", span(g.cfg.StateTTL), err)
+			tr.pushed(er, err, cause)
+			if cause != nil {
+				err = fmt.Errorf("%w: %w", cause, err)
 			}
 			return res, err
 		}
@@ -96,11 +108,14 @@ func (g *Guard) SendingMiddleware() mcp.Middleware {
 // the sentence for the result.
 func (g *Guard) whatCameBack(tr *callTrace, tool string) (outcome, reason, why string) {
 	tr.mu.Lock()
-	answer, err, timedOut := tr.answer, tr.pushErr, tr.timedOut
+	answer, err, cause := tr.answer, tr.pushErr, tr.cause
 	tr.mu.Unlock()
 	var wire *jsonrpc.Error
 	switch {
-	case timedOut:
+	case errors.Is(cause, errShuttingDown):
+		return outcomeNoAnswer, "server shutting down",
+			"the server is shutting down (it was told to stop) and no answer to the question had come back, so the change was not approved."
+	case errors.Is(cause, errNoAnswerInTime):
 		return outcomeNoAnswer, "no answer within the question's life",
 			fmt.Sprintf("no answer to the question came back within %s (the time a question is good for), so the change was not approved.", span(g.cfg.StateTTL))
 	case answer != nil:
@@ -203,9 +218,9 @@ type callTrace struct {
 	tool       string
 	targetsIDs []string
 	// What came back to a pushed question (SendingMiddleware).
-	answer   *mcp.ElicitResult
-	pushErr  error
-	timedOut bool
+	answer  *mcp.ElicitResult
+	pushErr error
+	cause   error // why the guard stopped waiting, if it did
 }
 
 func traceFrom(ctx context.Context) *callTrace {
@@ -231,10 +246,10 @@ func (t *callTrace) answered() {
 	t.didAnswer = true
 }
 
-func (t *callTrace) pushed(answer *mcp.ElicitResult, err error, timedOut bool) {
+func (t *callTrace) pushed(answer *mcp.ElicitResult, err, cause error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.answer, t.pushErr, t.timedOut = answer, err, timedOut
+	t.answer, t.pushErr, t.cause = answer, err, cause
 }
 
 func (t *callTrace) unanswered() (string, []string, bool) {

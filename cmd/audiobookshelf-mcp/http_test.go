@@ -411,3 +411,76 @@ func TestStateKeyAcrossInstances(t *testing.T) {
 		b.stop()
 	}
 }
+
+// TestShutdownWithAQuestionPending: SIGTERM while a guarded call waits for
+// the person's answer. The question cannot be answered in time: its call
+// ends at once saying so, nothing is deleted, and the process exits 0
+// within the grace period. (Before, a handler blocked in the question kept
+// the process up until SIGKILL.)
+func TestShutdownWithAQuestionPending(t *testing.T) {
+	sd := standin.Start(t, standin.Options{})
+	p := startHTTP(t, baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+standin.DefaultAPIKey), "--http", "127.0.0.1:0")
+	asked := make(chan struct{}, 1)
+	cs, err := p.client("2025-11-25", nil, &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked <- struct{}{}
+		<-ctx.Done() // the person never answers
+		return nil, ctx.Err()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "delete_playlist", Arguments: map[string]any{"playlist_id": standin.PlaylistCommute}})
+		got <- res
+	}()
+	select {
+	case <-asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the question was never asked")
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(ShutdownGrace + 2*time.Second); code != 0 {
+		t.Errorf("exit %d after SIGTERM, want 0: %s", code, p.stderr)
+	}
+	select {
+	case res := <-got:
+		if res == nil || !res.IsError || !strings.Contains(apptest.Text(res), "Nothing was changed") || !strings.Contains(apptest.Text(res), "shutting down") {
+			t.Errorf("the pending call: %v", res)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the pending call never ended")
+	}
+	if _, ok := sd.Playlist(standin.PlaylistCommute); !ok || len(sd.Mutations()) != 0 {
+		t.Errorf("something was changed: %v", sd.Mutations())
+	}
+	if strings.Contains(p.stderr.String(), "cut off") {
+		t.Errorf("the question's call was cut off instead of ending: %s", p.stderr)
+	}
+}
+
+// TestShutdownWithACallStuck: SIGTERM while a call waits on an
+// Audiobookshelf that does not answer (and whose timeout is longer than the
+// grace period). The process still exits 0 within the grace period, saying
+// that the call was cut off.
+func TestShutdownWithACallStuck(t *testing.T) {
+	sd, arrived, _ := slowStandin(t)
+	p := startHTTP(t, baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+standin.DefaultAPIKey, "AUDIOBOOKSHELF_TIMEOUT=2m"), "--http", "127.0.0.1:0")
+	cs, err := p.client("2025-11-25", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_libraries", Arguments: map[string]any{}})
+	select {
+	case <-arrived:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call never reached Audiobookshelf")
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(ShutdownGrace + 3*time.Second); code != 0 {
+		t.Errorf("exit %d after SIGTERM, want 0: %s", code, p.stderr)
+	}
+	if !strings.Contains(p.stderr.String(), "1 call(s) still running after 10s were cut off") {
+		t.Errorf("the shutdown lines: %s", p.stderr)
+	}
+}

@@ -284,19 +284,33 @@ func serveHTTP(ctx context.Context, stop func(), srv *app.Server, addr, token st
 	}
 	stop() // a second signal ends the process at once
 	fmt.Fprintf(stderr, "audiobookshelf-mcp: shutting down: no new connections; waiting up to %s for %d call(s) in flight\n", ShutdownGrace, calls.n.Load())
+	// A question waiting for a person cannot be answered in time: its call
+	// ends now, saying so, with nothing changed.
+	srv.StopAsking()
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- hs.Shutdown(sctx) }()
 	calls.wait(sctx)
 	// What is left open are the sessions' GET streams: closing the sessions
-	// ends them, and with them the connections Shutdown waits for.
-	for ss := range srv.MCP.Sessions() {
-		ss.Close()
+	// ends them, and with them the connections Shutdown waits for. Closing a
+	// session waits for its calls still running, so it is bounded by the
+	// grace period too: whatever a handler waits on, the process ends.
+	closed := make(chan struct{})
+	go func() {
+		for ss := range srv.MCP.Sessions() {
+			ss.Close()
+		}
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-sctx.Done():
 	}
-	if err := <-done; err != nil {
+	left := calls.n.Load()
+	if err := <-done; err != nil || left > 0 {
 		hs.Close()
-		fmt.Fprintf(stderr, "audiobookshelf-mcp: %d call(s) still running after %s were cut off\n", calls.n.Load(), ShutdownGrace)
+		fmt.Fprintf(stderr, "audiobookshelf-mcp: %d call(s) still running after %s were cut off\n", left, ShutdownGrace)
 	}
 	fmt.Fprintln(stderr, "audiobookshelf-mcp: stopped")
 	return 0

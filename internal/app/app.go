@@ -52,7 +52,12 @@ type Server struct {
 	Stateless  bool
 	logger     *slog.Logger
 	registered <-chan struct{}
+	guard      *guard.Guard
 }
+
+// StopAsking ends every question the server is waiting on an answer to (the
+// server is shutting down): their calls end saying so, nothing changed.
+func (s *Server) StopAsking() { s.guard.StopAsking() }
 
 // Registered is closed once every tool is registered with go-sdk; tools/*
 // requests wait for it on their own, so only a measurement needs it.
@@ -93,7 +98,7 @@ func New(o Options) (*Server, error) {
 	s.AddSendingMiddleware(g.SendingMiddleware())
 	selected := Select(cfg.ReadOnly, cfg.Toolsets)
 	registered := register(s, selected, deps, logger)
-	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered}, nil
+	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered, guard: g}, nil
 }
 
 // Select returns the tools that read-only mode and the toolsets allow.

@@ -63,3 +63,26 @@ func TestNotAPI(t *testing.T) {
 		}
 	}
 }
+
+// Audiobookshelf's own refusals are short texts labelled text/html: they
+// are passed on quoted, cleaned and clipped; a page is named a page.
+func TestServerMessage(t *testing.T) {
+	for _, c := range []struct {
+		ctype, body, want string
+	}{
+		{"text/html; charset=utf-8", "Invalid collection data. Invalid books", `: "Invalid collection data. Invalid books"`},
+		{"text/html; charset=utf-8", "Invalid time", `: "Invalid time"`},
+		{"text/html", "<html><body><h1>502 Bad Gateway</h1></body></html>", ": the answer was an HTML page, not the API (is AUDIOBOOKSHELF_URL the Audiobookshelf server?)"},
+		{"text/plain", "Bad Gateway\n<hr><center>nginx</center>", ": the answer was an HTML page, not the API (is AUDIOBOOKSHELF_URL the Audiobookshelf server?)"},
+		{"text/html", "time must be < duration", `: "time must be \u003c duration"`},
+		{"text/plain", "Error: <!DOCTYPE html> inside", ": the answer was an HTML page, not the API (is AUDIOBOOKSHELF_URL the Audiobookshelf server?)"},
+		{"application/json", `{"error":"Nope \u202e"}`, `: "Nope ` + "\uFFFD" + `"`},
+		{"text/html", "a\x00b", `: "a` + "\uFFFD" + `b"`},
+		{"text/html", strings.Repeat("x", 300), `: "` + strings.Repeat("x", 200) + `…"`},
+		{"text/html", "  ", ""},
+	} {
+		if got := serverMessage(&response{Status: 400, ContentType: c.ctype, Body: []byte(c.body)}); got != c.want {
+			t.Errorf("%s %q: %q, want %q", c.ctype, c.body, got, c.want)
+		}
+	}
+}

@@ -98,6 +98,23 @@ func isHTML(r *response) bool {
 	return strings.Contains(ct, "html") || bytes.HasPrefix(body, []byte("<!doctype")) || bytes.HasPrefix(body, []byte("<html"))
 }
 
+// isPage reports whether a body is markup (a web page, a proxy's error
+// page) rather than a text: a tag near its start ('<' then a letter, '/' or
+// '!'). Audiobookshelf's own refusals are plain sentences without one.
+func isPage(body []byte) bool {
+	head := body[:min(len(body), 1024)]
+	for i := 0; i+1 < len(head); i++ {
+		if head[i] != '<' {
+			continue
+		}
+		switch c := head[i+1]; {
+		case c == '/' || c == '!', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+			return true
+		}
+	}
+	return false
+}
+
 // get sends a request and expects a 2xx answer; what names the thing asked
 // for in a 404 message ("collection 1234").
 func (d *Deps) get(ctx context.Context, what string, s sender) ([]byte, *mcp.CallToolResult) {
@@ -198,13 +215,15 @@ func statusError(r *response, what string, mutating bool) *mcp.CallToolResult {
 }
 
 // serverMessage is ": <text>" for a short plain-text or JSON body, or a note
-// for an HTML page; never headers.
+// for a web page; never headers. Audiobookshelf answers its own errors with
+// a short text (Express's res.send) that is labelled text/html: that is its
+// words, passed on quoted and clipped, not a page.
 func serverMessage(r *response) string {
 	body := bytes.TrimSpace(r.Body)
 	if len(body) == 0 {
 		return ""
 	}
-	if isHTML(r) {
+	if isPage(body) {
 		return ": the answer was an HTML page, not the API (is AUDIOBOOKSHELF_URL the Audiobookshelf server?)"
 	}
 	var j struct {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -129,7 +130,22 @@ func ListBookmarks(ctx context.Context, d *Deps, a toolargs.ListBookmarks) (*mcp
 // CreateBookmark is create_bookmark. Audiobookshelf answers a create at an
 // occupied time by replacing that bookmark's title, so this checks first
 // and refuses.
+//
+// Audiobookshelf takes any title and any time; a blank title or a time past
+// the end of a book would make a bookmark nobody can use, so they are
+// refused here.
 func CreateBookmark(ctx context.Context, d *Deps, a toolargs.CreateBookmark) (*mcp.CallToolResult, error) {
+	if res := blankTitle(a.Title); res != nil {
+		return res, nil
+	}
+	_, it, res := d.getItem(ctx, a.LibraryItemID)
+	if res != nil {
+		return res, nil
+	}
+	if it.MediaType == "book" && it.Media.Duration > 0 && a.Time > it.Media.Duration {
+		return errorResult(`argument "time": %s s is past the end of library item %s, which lasts %s s; give a position from 0 to %s. Nothing was changed.`,
+			strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID, strconv.FormatFloat(it.Media.Duration, 'f', -1, 64), strconv.FormatFloat(it.Media.Duration, 'f', -1, 64)), nil
+	}
 	bms, res := d.itemBookmarks(ctx, a.LibraryItemID)
 	if res != nil {
 		return res, nil
@@ -152,8 +168,19 @@ func CreateBookmark(ctx context.Context, d *Deps, a toolargs.CreateBookmark) (*m
 	return jsonResult(map[string]any{"created": true, "bookmark": bm}), nil
 }
 
+// blankTitle refuses a title of white space only.
+func blankTitle(title string) *mcp.CallToolResult {
+	if strings.TrimSpace(title) == "" {
+		return errorResult(`argument "title": must have at least one character that is not a space. Nothing was changed.`)
+	}
+	return nil
+}
+
 // UpdateBookmark is update_bookmark.
 func UpdateBookmark(ctx context.Context, d *Deps, a toolargs.UpdateBookmark) (*mcp.CallToolResult, error) {
+	if res := blankTitle(a.Title); res != nil {
+		return res, nil
+	}
 	r, res := d.send(ctx, true, func(ctx context.Context) (*http.Response, error) {
 		return d.API.UpdateBookmark(ctx, a.LibraryItemID, abs.UpdateBookmarkJSONRequestBody{Time: a.Time, Title: a.Title})
 	})

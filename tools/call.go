@@ -201,6 +201,10 @@ func statusError(r *response, what string, mutating bool) *mcp.CallToolResult {
 	switch {
 	case r.Status == http.StatusUnauthorized:
 		return errorResult("Audiobookshelf refused the API key (%s%s). Check AUDIOBOOKSHELF_API_KEY: create a key in Audiobookshelf under Settings → Users → API keys and make sure it is active.%s", status, msg, unchanged)
+	case r.Status == http.StatusForbidden && !mutating:
+		// A read: no permission to change anything is involved, and nothing
+		// was going to change.
+		return errorResult("Audiobookshelf answered %s%s: the user of this API key may not read %s (a playlist can be read only by the user who made it; some other reads are for admins only).", status, msg, what)
 	case r.Status == http.StatusForbidden:
 		return errorResult("Audiobookshelf answered %s%s: the user of this API key may not do this (deleting needs the delete permission, changing collections the update permission; playlists belong to their owner).%s", status, msg, unchanged)
 	case r.Status == http.StatusNotFound:

@@ -197,7 +197,7 @@ func PlanUpdateCollection(ctx context.Context, d *Deps, a toolargs.UpdateCollect
 				why = append(why, "it leaves out "+listIDs(missing)+" (to take books out use remove_books_from_collection)")
 			}
 			if len(extra) > 0 {
-				why = append(why, listIDs(extra)+" are not in the collection (to add books use add_books_to_collection)")
+				why = append(why, listIDs(extra)+pluralBe(len(extra))+" not in the collection (to add books use add_books_to_collection)")
 			}
 			return nil, errorResult(`argument "library_item_ids": must list each of the %d books of collection %s exactly once, in the new order; %s. Nothing was changed.`, len(c.Books), a.CollectionID, strings.Join(why, "; "))
 		}

@@ -231,6 +231,9 @@ func PlanUpdatePlaylist(ctx context.Context, d *Deps, a toolargs.UpdatePlaylist)
 		if res != nil {
 			return nil, res
 		}
+		if res := missingEpisodeIDs(p, a.Items); res != nil {
+			return nil, res
+		}
 		missing, extra := sameMembers(entryIDs(p.keys()), entryIDs(a.Items))
 		if len(missing) > 0 || len(extra) > 0 || len(a.Items) != len(p.Items) {
 			var why string
@@ -305,6 +308,9 @@ func PlanRemoveItemsFromPlaylist(ctx context.Context, d *Deps, a toolargs.Remove
 	if res != nil {
 		return nil, res
 	}
+	if res := missingEpisodeIDs(p, a.Items); res != nil {
+		return nil, res
+	}
 	_, extra := sameMembers(entryIDs(p.keys()), entryIDs(a.Items))
 	if len(extra) > 0 {
 		return nil, errorResult(`argument "items": %s not in playlist %s (get_playlist lists its entries). Nothing was changed.`, listIDs(extra)+pluralBe(len(extra)), a.PlaylistID)
@@ -336,6 +342,29 @@ func PlanRemoveItemsFromPlaylist(ctx context.Context, d *Deps, a toolargs.Remove
 		return jsonResult(map[string]any{"removed": len(a.Items), "playlist": playlistDetail(&p)}), nil
 	}
 	return plan, nil
+}
+
+// missingEpisodeIDs refuses entries that name a podcast of the playlist
+// without the episode_id of its episode: they would otherwise read as
+// entries that are not in the playlist.
+func missingEpisodeIDs(p *absPlaylist, items []argdec.PlaylistItem) *mcp.CallToolResult {
+	podcasts := map[string]bool{}
+	for _, k := range p.keys() {
+		if k.EpisodeID != "" {
+			podcasts[k.LibraryItemID] = true
+		}
+	}
+	var missing []string
+	for i, it := range items {
+		if it.EpisodeID == "" && podcasts[it.LibraryItemID] {
+			missing = append(missing, fmt.Sprintf("entry %d (library item %s)", i, it.LibraryItemID))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return errorResult(`argument "items": %s %s no episode_id, and playlist %s holds episodes of that podcast: give each entry the episode_id of its episode (get_playlist lists them). Nothing was changed.`,
+		listIDs(missing), map[bool]string{true: "has", false: "have"}[len(missing) == 1], p.ID)
 }
 
 // PlanDeletePlaylist plans delete_playlist.

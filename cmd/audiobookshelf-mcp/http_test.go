@@ -201,6 +201,10 @@ func TestHTTPOnEveryInterfaceWarns(t *testing.T) {
 	if !strings.Contains(errOut, "warning: --http 0.0.0.0:0 listens on an address other than loopback") || !strings.Contains(errOut, "set AUDIOBOOKSHELF_MCP_TOKEN") {
 		t.Errorf("a bind to every interface must warn and name the token variable: %s", errOut)
 	}
+	// The address as given, not Go's [::] for it.
+	if !strings.HasPrefix(p.url, "http://0.0.0.0:") || strings.HasSuffix(p.addr, ":0") {
+		t.Errorf("listening line: %s", p.url)
+	}
 	if code := p.stop(); code != 0 {
 		t.Errorf("exit %d", code)
 	}

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -47,7 +48,7 @@ type Flag struct {
 
 // Flags is every flag, in the order of the reference.
 var Flags = []Flag{
-	{"--http", "ADDR", "(stdio)", "serve MCP over streamable HTTP at http://ADDR/mcp (an empty host is 127.0.0.1)", "Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is host:port; an empty host means 127.0.0.1 (--http :8080), port 0 picks a free port. A host that is not loopback (0.0.0.0, a LAN address) works but warns: anyone who can reach it can use the tools, so set AUDIOBOOKSHELF_MCP_TOKEN. A request with a Host header that is not loopback to a loopback address gets 403 (DNS rebinding). Prints one line `audiobookshelf-mcp: listening on http://HOST:PORT/mcp` once it accepts. SIGINT or SIGTERM: stops accepting, lets calls in flight finish for up to 10s, exits 0. An ADDR that is not host:port: exit 2; one that cannot be bound: exit 1."},
+	{"--http", "ADDR", "(stdio)", "serve MCP over streamable HTTP at http://ADDR/mcp (an empty host is 127.0.0.1)", "Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is host:port; an empty host means 127.0.0.1 (--http :8080), port 0 picks a free port. A host that is not loopback (0.0.0.0, a LAN address) works but warns: anyone who can reach it can use the tools, so set AUDIOBOOKSHELF_MCP_TOKEN. A request with a Host header that is not loopback to a loopback address gets 403 (DNS rebinding). Prints one line `audiobookshelf-mcp: listening on http://HOST:PORT/mcp` once it accepts. SIGINT or SIGTERM: stops accepting, lets calls in flight finish for up to 10s (a call waiting for the answer to a question ends at once, nothing changed; what still runs after 10s is cut off), exits 0. An ADDR that is not host:port: exit 2; one that cannot be bound: exit 1."},
 	{"--stateless", "", "false", "with --http: no sessions (for gateways; older clients get the token path)", "With --http: no sessions, every request stands alone (for gateways and load balancers; set the same AUDIOBOOKSHELF_STATE_KEY on every instance). 2026-07-28 clients still get the approval dialog, through sealed state in the result; older clients get the two-call confirm_token, which says why. Without --http: exit 2."},
 	{"--demo", "", "false", "serve a built-in sample library from memory (nothing is written)", "Serve a built-in sample library from memory instead of a real Audiobookshelf (AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY are ignored; nothing is written anywhere)."},
 	{"--version", "", "", "print the version", "Print the version and exit."},
@@ -236,6 +237,18 @@ func parseListenAddr(v string) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
+// listenURLHost is host:port for the listening line: the host as it was
+// given (0.0.0.0 stays 0.0.0.0; Go reports a bind to every IPv4 interface
+// as [::] on a dual-stack machine) with the port that was bound, when it is
+// an address.
+func listenURLHost(addr string, bound *net.TCPAddr) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || net.ParseIP(host) == nil {
+		return bound.String() // a name (localhost): the address it resolved to
+	}
+	return net.JoinHostPort(host, strconv.Itoa(bound.Port))
+}
+
 // ShutdownGrace is how long calls in flight may take after SIGINT or SIGTERM.
 const ShutdownGrace = 10 * time.Second
 
@@ -274,7 +287,7 @@ func serveHTTP(ctx context.Context, stop func(), srv *app.Server, addr, token st
 		auth = "bearer token from AUDIOBOOKSHELF_MCP_TOKEN required"
 	}
 	fmt.Fprintf(stderr, "audiobookshelf-mcp: streamable HTTP, %s, %s\n", mode, auth)
-	fmt.Fprintf(stderr, "audiobookshelf-mcp: listening on http://%s%s\n", bound.String(), app.MCPPath)
+	fmt.Fprintf(stderr, "audiobookshelf-mcp: listening on http://%s%s\n", listenURLHost(addr, bound), app.MCPPath)
 
 	select {
 	case err := <-served:

@@ -12,7 +12,9 @@ import (
 	"runtime/debug"
 	"slices"
 	"time"
+	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
@@ -94,11 +96,42 @@ func New(o Options) (*Server, error) {
 			// Declared, not inferred from registered tools: they are added in
 			// the background (register), and the list never changes.
 			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
-	s.AddReceivingMiddleware(g.Middleware())
+	s.AddReceivingMiddleware(g.Middleware(), clipToolName)
 	s.AddSendingMiddleware(g.SendingMiddleware())
 	selected := Select(cfg.ReadOnly, cfg.Toolsets)
 	registered := register(s, selected, deps, logger)
 	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered, guard: g}, nil
+}
+
+// maxToolName is longer than any tool name here; a longer name is unknown.
+const maxToolName = 64
+
+// clipToolName answers a tools/call whose tool name is longer than any tool
+// has, before go-sdk does: go-sdk's "unknown tool" error quotes the name
+// whole, and a client that sends megabytes would get them all back.
+func clipToolName(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil && len(p.Name) > maxToolName {
+				return nil, &jsonrpc.Error{
+					Code:    jsonrpc.CodeInvalidParams,
+					Message: fmt.Sprintf("unknown tool %q… (a name of %d bytes; tool names are at most %d, and tools/list gives them)", clipUTF8(p.Name, maxToolName), len(p.Name), maxToolName),
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// clipUTF8 is s cut to at most n bytes, at a character boundary.
+func clipUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // Select returns the tools that read-only mode and the toolsets allow.

@@ -395,6 +395,10 @@ func (d *Decoder) PlaylistItems(name string, r ListRule) []PlaylistItem {
 			p.EpisodeID = *ep
 		}
 		if j, dup := seen[p]; dup {
+			if p.EpisodeID == "" {
+				d.fail(name, "lists library item %s twice (entries %d and %d) without an episode_id: an entry of a podcast needs the episode_id of its episode (get_playlist and get_library_item list them); a book is in a playlist once", p.LibraryItemID, j, i)
+				return nil
+			}
 			d.fail(name, "lists the same entry twice (entries %d and %d)", j, i)
 			return nil
 		}

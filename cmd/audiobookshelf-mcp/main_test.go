@@ -366,3 +366,59 @@ func TestPipedRequestsAreAnswered(t *testing.T) {
 		}
 	}
 }
+
+// TestStdioSurvivesBadLines: the lines a broken or hostile client may send
+// over stdio each get a JSON-RPC error answer, and the process goes on to
+// answer the request after them and exits 0 at the end of input. Before,
+// the first of them ended the process with exit 1 and no answer.
+func TestStdioSurvivesBadLines(t *testing.T) {
+	bad := []string{
+		`garbage`, `[]`, `{}`, `123`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":Infinity}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":NaN}}`,
+		`{"jsonrpc":"1.0","id":2,"method":"ping"}`,
+		`{"id":3,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`,
+		strings.Repeat("[", 1001) + strings.Repeat("]", 1001),
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list"`, // cut short
+	}
+	lines := append([]string{
+		`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	}, bad...)
+	lines = append(lines, `{"jsonrpc":"2.0","id":"after","method":"tools/list"}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "--demo")
+	cmd.Env = baseEnv()
+	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("exit: %v\nstderr: %s", err, stderr.String())
+	}
+	errors, after := 0, false
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("stdout line is not JSON-RPC: %q", line)
+		}
+		switch {
+		case m.Error != nil && (m.Error.Code == -32700 || m.Error.Code == -32600):
+			errors++
+		case string(m.ID) == `"after"` && m.Result != nil:
+			after = true
+		}
+	}
+	if errors != len(bad) || !after {
+		t.Errorf("%d error answers for %d bad lines, the request after them answered: %v; stdout:\n%s", errors, len(bad), after, out)
+	}
+}

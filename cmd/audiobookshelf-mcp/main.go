@@ -157,7 +157,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(stderr, "audiobookshelf-mcp: warning:", w)
 	}

@@ -239,6 +239,10 @@ func checkServerJSONVars(t *testing.T, pkg string, vars []serverJSONVar) {
 			if e.Format != "boolean" || !slices.Equal(e.Choices, []string{"true", "false"}) {
 				t.Errorf("%s: a boolean variable: format %q, choices %v", e.Name, e.Format, e.Choices)
 			}
+		} else if v.Name == "AUDIOBOOKSHELF_LOG_LEVEL" {
+			if e.Format != "" || !slices.Equal(e.Choices, config.LogLevels) {
+				t.Errorf("%s: format %q, choices %v, want config.LogLevels", e.Name, e.Format, e.Choices)
+			}
 		} else if e.Format != "" || e.Choices != nil {
 			t.Errorf("%s: format %q, choices %v", e.Name, e.Format, e.Choices)
 		}

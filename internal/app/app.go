@@ -92,7 +92,7 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: registry.ServerName, Title: registry.ServerTitle, Version: o.Version},
-		&mcp.ServerOptions{Instructions: Instructions, Logger: logger,
+		&mcp.ServerOptions{Instructions: Instructions, Logger: sdkLogger(logger),
 			// Declared, not inferred from registered tools: they are added in
 			// the background (register), and the list never changes.
 			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})

@@ -7,6 +7,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -40,7 +41,11 @@ var Vars = []Var{
 	{"AUDIOBOOKSHELF_TIMEOUT", "30s", "a Go duration from 1s to 10m", stops, "How long one request to Audiobookshelf may take before the call fails with a clear error."},
 	{"AUDIOBOOKSHELF_INSECURE_TLS", "false", "true or false", stops, "true skips certificate verification for the Audiobookshelf connection only (self-signed servers), with a warning at start. false: a certificate that does not verify makes each call say so and name this variable."},
 	{"AUDIOBOOKSHELF_MCP_TOKEN", "(none: no token asked)", fmt.Sprintf("at least %d printable ASCII characters, no spaces", MinTokenLen), stops, "With --http: every request to /mcp must carry the header Authorization: Bearer TOKEN, else 401 (compared in constant time). Read once at start and removed from the environment; never logged or shown. Over stdio it is not used, and the server warns that it is set."},
+	{"AUDIOBOOKSHELF_LOG_LEVEL", "info", "debug, info, warn or error", stops, "Which JSON log lines reach stderr. info: the guard's decisions (which tool asked, what came of it), the requests refused for a protocol revision that needs --stateless, warnings and errors. debug adds go-sdk's lines for every request (sessions opened and closed, a client's protocol mistakes). warn: warnings and errors only; error: errors only. The plain-text lines at start are printed whatever the level."},
 }
+
+// LogLevels are the values AUDIOBOOKSHELF_LOG_LEVEL takes, in order.
+var LogLevels = []string{"debug", "info", "warn", "error"}
 
 // Config is the parsed configuration.
 type Config struct {
@@ -54,6 +59,8 @@ type Config struct {
 	InsecureTLS bool
 	// MCPToken is the bearer token the HTTP endpoint asks for ("" for none).
 	MCPToken string
+	// LogLevel is the lowest level of the JSON log lines written.
+	LogLevel slog.Level
 	// Warnings are printed on stderr at start.
 	Warnings []string
 }
@@ -118,7 +125,27 @@ func FromEnv(getenv func(string) string, lookup func(string) (string, bool), uns
 			c.Timeout = d
 		}
 	}
+	if v, ok := lookup("AUDIOBOOKSHELF_LOG_LEVEL"); ok {
+		if c.LogLevel, err = ParseLogLevel(v); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return c, errors.Join(errs...)
+}
+
+// ParseLogLevel takes one of LogLevels, exactly.
+func ParseLogLevel(v string) (slog.Level, error) {
+	switch v {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return slog.LevelInfo, fmt.Errorf("AUDIOBOOKSHELF_LOG_LEVEL=%q: must be one of %s (default info)", clip(v), strings.Join(LogLevels, ", "))
 }
 
 // parseBool takes exactly "true" or "false"; unset gives def. Anything else,

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -165,5 +166,28 @@ func TestMCPToken(t *testing.T) {
 	c, err = parse(t, map[string]string{})
 	if err != nil || c.MCPToken != "" {
 		t.Errorf("unset: %q %v", c.MCPToken, err)
+	}
+}
+
+func TestLogLevel(t *testing.T) {
+	c, err := parse(t, map[string]string{})
+	if err != nil || c.LogLevel != slog.LevelInfo {
+		t.Errorf("default log level %v (%v), want info", c.LogLevel, err)
+	}
+	want := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
+	for _, name := range LogLevels {
+		c, err := parse(t, map[string]string{"AUDIOBOOKSHELF_LOG_LEVEL": name})
+		if err != nil || c.LogLevel != want[name] {
+			t.Errorf("AUDIOBOOKSHELF_LOG_LEVEL=%s: %v (%v), want %v", name, c.LogLevel, err, want[name])
+		}
+	}
+	if len(want) != len(LogLevels) {
+		t.Errorf("LogLevels %v", LogLevels)
+	}
+	for _, bad := range []string{"", "INFO", "warning", "trace", "0", " info"} {
+		_, err := parse(t, map[string]string{"AUDIOBOOKSHELF_LOG_LEVEL": bad})
+		if err == nil || !strings.Contains(err.Error(), "AUDIOBOOKSHELF_LOG_LEVEL") || !strings.Contains(err.Error(), "debug, info, warn, error") {
+			t.Errorf("AUDIOBOOKSHELF_LOG_LEVEL=%q: %v, want an error naming the variable and the four levels", bad, err)
+		}
 	}
 }

@@ -41,9 +41,15 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP }, &mcp.StreamableHTTPOptions{
 		Stateless:           s.Stateless,
 		MaxRequestBodyBytes: limit,
-		Logger:              s.logger,
+		Logger:              sdkLogger(s.logger),
+		// With sessions, what a stream carries is kept (bounded) so that a
+		// client whose stream breaks resumes it with Last-Event-ID.
+		EventStore: eventStore(s.Stateless),
 	})
 	var h http.Handler = sdk
+	if !s.Stateless {
+		h = refuseModernDiscover(s.logger, h)
+	}
 	h = http.NewCrossOriginProtection().Handler(h)
 	h = limitBody(limit, h)
 	if o.BearerToken != "" {

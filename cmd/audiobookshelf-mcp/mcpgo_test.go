@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+)
+
+// mcp-go (github.com/mark3labs/mcp-go), a client written elsewhere, with its
+// default settings and an elicitation handler, against the binary over the
+// three transports: it lists the tools and completes a guarded call through
+// the dialog, and nothing is deleted until the person approves.
+
+// mcpgoAsker answers the dialog: decline first, then approve.
+type mcpgoAsker struct {
+	asked   atomic.Int32
+	approve atomic.Bool
+	message atomic.Value
+}
+
+func (a *mcpgoAsker) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	a.asked.Add(1)
+	a.message.Store(req.Params.Message)
+	if !a.approve.Load() {
+		return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}, nil
+	}
+	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
+		Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"approve": true}}}, nil
+}
+
+func TestMCPGoClient(t *testing.T) {
+	for _, tr := range []string{"stdio", "http", "http-stateless"} {
+		t.Run(tr, func(t *testing.T) { checkMCPGo(t, tr) })
+	}
+}
+
+func checkMCPGo(t *testing.T, tr string) {
+	sd := standin.Start(t, standin.Options{})
+	env := standinEnv(sd)
+	var trans transport.Interface
+	switch tr {
+	case "stdio":
+		trans = transport.NewStdio(binary, env)
+	default:
+		args := []string{"--http", "127.0.0.1:0"}
+		if tr == "http-stateless" {
+			args = append(args, "--stateless")
+		}
+		p := startHTTP(t, env, args...)
+		t.Cleanup(func() {
+			if code := p.stop(); code != 0 {
+				t.Errorf("exit %d on SIGTERM", code)
+			}
+			if s := p.stderr.String(); strings.Contains(s, "StreamableHTTPOptions") || strings.Contains(s, `"level":"ERROR"`) {
+				t.Errorf("stderr:\n%s", s)
+			}
+		})
+		h, err := transport.NewStreamableHTTP(p.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trans = h
+	}
+	var asker mcpgoAsker
+	c := mcpgo.NewClient(trans, mcpgo.WithElicitationHandler(&asker))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	init, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ClientInfo: mcp.Implementation{Name: "interop-mcp-go", Version: "1.2.1"}}})
+	if err != nil {
+		t.Fatalf("Initialize: %v", err)
+	}
+	want := "2026-07-28"
+	if tr == "http" {
+		want = "2025-11-25" // with sessions the endpoint speaks 2025-11-25 and older
+	}
+	if init.ProtocolVersion != want || c.ProtocolVersion() != want {
+		t.Errorf("protocol %s (client %s), want %s", init.ProtocolVersion, c.ProtocolVersion(), want)
+	}
+	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	if len(tools.Tools) != 44 {
+		t.Fatalf("tools/list: %d tools, want 44", len(tools.Tools))
+	}
+
+	call := func() *mcp.CallToolResult {
+		t.Helper()
+		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{
+			Name: "delete_collection", Arguments: map[string]any{"collection_id": standin.CollectionSpaceOpera}}})
+		if err != nil {
+			t.Fatalf("delete_collection: %v", err)
+		}
+		return res
+	}
+	deletes := func() int {
+		n := 0
+		for _, r := range sd.Mutations() {
+			if r.Method == http.MethodDelete && strings.Contains(r.Path, standin.CollectionSpaceOpera) {
+				n++
+			}
+		}
+		return n
+	}
+
+	res := call()
+	if asker.asked.Load() != 1 || !res.IsError || len(sd.Mutations()) != 0 {
+		t.Fatalf("declined: asked %d times, isError %v, %d mutations sent: %s", asker.asked.Load(), res.IsError, len(sd.Mutations()), text(res))
+	}
+	if msg, _ := asker.message.Load().(string); !strings.Contains(msg, standin.CollectionSpaceOpera) {
+		t.Errorf("the dialog does not name the collection: %q", msg)
+	}
+	asker.approve.Store(true)
+	res = call()
+	if asker.asked.Load() != 2 || res.IsError || deletes() != 1 || len(sd.Mutations()) != 1 {
+		t.Fatalf("approved: asked %d times, isError %v, %d deletes of %d mutations: %s", asker.asked.Load(), res.IsError, deletes(), len(sd.Mutations()), text(res))
+	}
+	if strings.Contains(text(res), "confirm_token") {
+		t.Errorf("approved through the dialog, yet the answer speaks of a token: %s", text(res))
+	}
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		} else {
+			j, _ := json.Marshal(c)
+			fmt.Fprintf(&b, "%s", j)
+		}
+	}
+	return b.String()
+}

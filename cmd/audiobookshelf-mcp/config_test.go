@@ -36,6 +36,7 @@ var variableTests = map[string][]string{
 	"AUDIOBOOKSHELF_TIMEOUT":      {"TestTimeoutVariable", "TestBadConfigurationStops"},
 	"AUDIOBOOKSHELF_INSECURE_TLS": {"TestInsecureTLSVariable", "TestBadConfigurationStops"},
 	"AUDIOBOOKSHELF_MCP_TOKEN":    {"TestHTTPBearerTokenVariable", "TestHTTPOnEveryInterfaceWarns"},
+	"AUDIOBOOKSHELF_LOG_LEVEL":    {"TestLogLevelVariable"},
 }
 
 func TestEveryVariableIsTested(t *testing.T) {

@@ -48,7 +48,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	})
 	var h http.Handler = sdk
 	if !s.Stateless {
-		h = refuseModernDiscover(s.logger, h)
+		h = primeRetry(refuseModernDiscover(s.logger, h))
 	}
 	h = http.NewCrossOriginProtection().Handler(h)
 	h = limitBody(limit, h)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -146,7 +147,7 @@ func (g gate) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-type sseEvent struct{ id, name, data string }
+type sseEvent struct{ id, name, data, retry string }
 
 // nextEvent reads one server-sent event.
 func nextEvent(r *bufio.Reader) (sseEvent, error) {
@@ -174,11 +175,14 @@ func nextEvent(r *bufio.Reader) (sseEvent, error) {
 			e.name = v
 		case "data":
 			e.data += v
+		case "retry":
+			e.retry = v
 		}
 	}
 }
 
-// TestSSEResumption: with sessions, a POST's stream starts with an event id;
+// TestSSEResumption: with sessions, a POST's stream starts with an event id
+// and the retry field;
 // a client whose stream breaks before the answer comes sends that id as
 // Last-Event-ID on a GET and gets the answer it missed.
 func TestSSEResumption(t *testing.T) {
@@ -223,6 +227,9 @@ func TestSSEResumption(t *testing.T) {
 	prime, err := nextEvent(bufio.NewReader(resp.Body))
 	if err != nil || prime.id == "" {
 		t.Fatalf("the stream does not start with an event id: %+v %v", prime, err)
+	}
+	if want := strconv.FormatInt(app.ReconnectAfter.Milliseconds(), 10); prime.retry != want || prime.data != "" {
+		t.Errorf("priming event %+v: want retry %s and no data", prime, want)
 	}
 	cancel() // the stream breaks before the answer
 	resp.Body.Close()

@@ -64,7 +64,8 @@ func refuseModernDiscover(logger *slog.Logger, next http.Handler) http.Handler {
 		if v, ok := req.Params.Meta[mcp.MetaKeyProtocolVersion].(string); ok && v > version {
 			version = v
 		}
-		if version < statelessOnly {
+		if version < statelessOnly || !slices.Contains(mcp.SupportedProtocolVersions(), version) {
+			// Older, or unknown: go-sdk answers it.
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -85,6 +85,12 @@ func TestDiscoverWithSessions(t *testing.T) {
 		map[string]string{"Mcp-Protocol-Version": "2025-11-25"}); code != 200 || strings.Contains(body, "2026-07-28") {
 		t.Errorf("server/discover at 2025-11-25: %d %s", code, body)
 	}
+	// A revision go-sdk does not know is go-sdk's to refuse, and is not
+	// blamed on the missing --stateless.
+	if code, _ := post(t, url, strings.NewReader(strings.ReplaceAll(discover2026, "2026-07-28", "v999.0.0")), -1,
+		map[string]string{"Mcp-Protocol-Version": "v999.0.0"}); code != 400 || strings.Contains(log.String(), "v999") {
+		t.Errorf("server/discover at v999.0.0: %d, log:\n%s", code, log.String())
+	}
 	cs, err := apptest.ConnectHTTP(t, url, "", nil, nil)
 	if err != nil {
 		t.Fatal(err)

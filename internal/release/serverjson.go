@@ -163,6 +163,9 @@ func envVars(required ...string) ([]input, error) {
 		if v.Allowed == "true or false" {
 			in.Format, in.Choices = "boolean", []string{"true", "false"}
 		}
+		if v.Name == "AUDIOBOOKSHELF_LOG_LEVEL" {
+			in.Choices = config.LogLevels
+		}
 		out = append(out, in)
 	}
 	return out, nil

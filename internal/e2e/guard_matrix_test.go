@@ -175,7 +175,7 @@ func TestGuardMatrix(t *testing.T) {
 			for _, a := range answers {
 				t.Run(fmt.Sprintf("%s/%s/%s", proto, c.tool, a.name), func(t *testing.T) {
 					rec := &recorder{answer: a.answer}
-					e := apptest.Start(t, apptest.Options{ProtocolVersion: proto, Elicit: rec.handle})
+					e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: rec.handle})
 					if got := e.Session.InitializeResult().ProtocolVersion; got != proto {
 						t.Fatalf("negotiated %s, want %s", got, proto)
 					}
@@ -223,7 +223,7 @@ func TestGuardMatrix(t *testing.T) {
 // counts that reads the consequence first where a count changes it.
 func TestQuestionForm(t *testing.T) {
 	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
-	e := apptest.Start(t, apptest.Options{Elicit: rec.handle})
+	e := start(t, apptest.Options{Elicit: rec.handle})
 	e.Call(t, "remove_items_from_playlist", map[string]any{"playlist_id": sd.PlaylistCatchUp, "items": []map[string]any{
 		{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings2},
 		{"library_item_id": sd.ItemPodcastOrbital, "episode_id": sd.EpisodeOrbital1}}})
@@ -255,8 +255,8 @@ func TestQuestionForm(t *testing.T) {
 // client declares no elicitation, or ELICITATION=false.
 func tokenEnvs(t *testing.T, now func() time.Time) map[string]*apptest.Env {
 	return map[string]*apptest.Env{
-		"client without elicitation": apptest.Start(t, apptest.Options{Now: now}),
-		"ELICITATION=false": apptest.Start(t, apptest.Options{Now: now, Elicit: approve,
+		"client without elicitation": start(t, apptest.Options{Now: now}),
+		"ELICITATION=false": start(t, apptest.Options{Now: now, Elicit: approve,
 			Config: func(c *config.Config) { c.Elicitation = false }}),
 	}
 }
@@ -369,7 +369,7 @@ func TestStaleRequestState(t *testing.T) {
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 	advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
 	manual := func() *apptest.Env {
-		return apptest.Start(t, apptest.Options{Now: now, ManualRetry: true, Elicit: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return start(t, apptest.Options{Now: now, ManualRetry: true, Elicit: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			t.Error("the client's handler ran although the retry is driven by hand")
 			return nil, nil
 		}})
@@ -465,7 +465,7 @@ func TestStaleRequestState(t *testing.T) {
 // a new order does.
 func TestConditionalGuards(t *testing.T) {
 	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
-	e := apptest.Start(t, apptest.Options{Elicit: rec.handle})
+	e := start(t, apptest.Options{Elicit: rec.handle})
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -541,7 +541,7 @@ func TestHostileMetadataNeverAsked(t *testing.T) {
 	t.Run("dialog", func(t *testing.T) {
 		for _, proto := range []string{apptest.Proto20260728, apptest.Proto20251125} {
 			rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
-			e := apptest.Start(t, apptest.Options{ProtocolVersion: proto, Elicit: rec.handle})
+			e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: rec.handle})
 			setup(e)
 			for _, c := range calls {
 				res := e.Call(t, c.tool, c.args)
@@ -557,7 +557,7 @@ func TestHostileMetadataNeverAsked(t *testing.T) {
 		}
 	})
 	t.Run("token", func(t *testing.T) {
-		e := apptest.Start(t, apptest.Options{})
+		e := start(t, apptest.Options{})
 		setup(e)
 		for _, c := range calls {
 			res := e.Call(t, c.tool, c.args)

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/contract"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
 
@@ -79,4 +80,22 @@ func mutations(s *standin.Server) []string {
 		out = append(out, r.Method+" "+r.Path)
 	}
 	return out
+}
+
+// start is apptest.Start with every answer of the stand-in held to
+// spec/audiobookshelf.yaml: each request the server sends and the answer the
+// stand-in gives are validated against their operation's schemas, and an
+// answer the spec does not allow fails the test, naming the field.
+func start(t *testing.T, o apptest.Options) *apptest.Env {
+	t.Helper()
+	spec, err := contract.Load()
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	o.Transport = spec.Transport(o.Transport, "", func(r contract.Result) {
+		if r.Err != nil {
+			t.Errorf("stand-in against the spec: %s", r)
+		}
+	})
+	return apptest.Start(t, o)
 }

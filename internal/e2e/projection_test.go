@@ -15,7 +15,7 @@ import (
 // characters, collapse their markup and whitespace, and say the total
 // length; detail "full" returns Audiobookshelf's own text.
 func TestLongDescriptionIsCut(t *testing.T) {
-	e := apptest.Start(t, apptest.Options{})
+	e := start(t, apptest.Options{})
 	long := "<p>" + strings.Repeat("Death   rides\n a pale horse. ", 200) + "</p>"
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range d.Items {
@@ -54,7 +54,7 @@ func TestLongDescriptionIsCut(t *testing.T) {
 // Lists that Audiobookshelf does not page are capped at tools.ListCap
 // entries, with the total said.
 func TestListsAreCapped(t *testing.T) {
-	e := apptest.Start(t, apptest.Options{})
+	e := start(t, apptest.Options{})
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range 130 {
 			d.Collections = append(d.Collections, sd.Collection{ID: fmt.Sprintf("col-%03d", i), LibraryID: sd.LibraryBooksID,
@@ -95,7 +95,7 @@ func TestListsAreCapped(t *testing.T) {
 // is measured by make bench; here only that compact is the smaller form and
 // keeps what browsing needs).
 func TestCompactKeepsWhatMatters(t *testing.T) {
-	e := apptest.Start(t, apptest.Options{})
+	e := start(t, apptest.Options{})
 	args := map[string]any{"library_id": sd.LibraryBooksID, "limit": 16}
 	compact := apptest.Text(e.Call(t, "list_library_items", args))
 	args["detail"] = "full"

@@ -243,7 +243,7 @@ var readCases = []readCase{
 }
 
 func TestReadTools(t *testing.T) {
-	e := apptest.Start(t, apptest.Options{})
+	e := start(t, apptest.Options{})
 	tested := map[string]bool{}
 	for _, c := range readCases {
 		t.Run(c.tool, func(t *testing.T) {
@@ -294,7 +294,7 @@ func TestReadTools(t *testing.T) {
 // TestListLibraryItemsFilter: the filter is group.base64(value), with sort,
 // order and paging as sent; standalone groups take no value.
 func TestListLibraryItemsFilter(t *testing.T) {
-	e := apptest.Start(t, apptest.Options{})
+	e := start(t, apptest.Options{})
 	res := e.Call(t, "list_library_items", map[string]any{"library_id": sd.LibraryBooksID, "filter_group": "series",
 		"filter_value": sd.SeriesDiscworld, "sort": "sequence", "descending": true, "limit": 3, "page": 1})
 	v := decode(t, res)

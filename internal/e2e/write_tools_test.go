@@ -29,7 +29,7 @@ func num(v any) float64 {
 
 func startApproving(t *testing.T) *apptest.Env {
 	t.Helper()
-	return apptest.Start(t, apptest.Options{Elicit: approve})
+	return start(t, apptest.Options{Elicit: approve})
 }
 
 // wantMutations fails unless the stand-in received exactly these mutating
@@ -510,7 +510,7 @@ func TestDeletePlaylist(t *testing.T) {
 // TestWriteToolsAbsentInReadOnlyMode: with AUDIOBOOKSHELF_READ_ONLY=true a
 // write tool is not there to call, and nothing reaches Audiobookshelf.
 func TestWriteToolsAbsentInReadOnlyMode(t *testing.T) {
-	e := apptest.Start(t, apptest.Options{Elicit: approve, Config: func(c *config.Config) { c.ReadOnly = true }})
+	e := start(t, apptest.Options{Elicit: approve, Config: func(c *config.Config) { c.ReadOnly = true }})
 	for _, tool := range []string{"delete_collection", "set_media_progress", "create_playlist"} {
 		e.Standin.ResetRequests()
 		res, err := e.CallErr(tool, map[string]any{"collection_id": sd.CollectionSpaceOpera, "library_item_id": sd.ItemMort, "progress": 1,

@@ -7,7 +7,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # seconds): the last commit's, so the same commit and Go give the same bytes.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 946684800)
 
-.PHONY: all build generate check-generated test test-short test-interop test-packaging vet bench run demo clean release image
+.PHONY: all build generate check-generated test test-short test-interop test-packaging test-live spec-drift vet bench run demo clean release image
 
 all: build
 
@@ -69,6 +69,19 @@ test-packaging: packaging/node_modules/.package-lock.json
 
 packaging/node_modules/.package-lock.json: packaging/package-lock.json packaging/package.json
 	cd packaging && npm ci --no-audit --no-fund
+
+# The contract run against a real, throwaway Audiobookshelf: every tool of the
+# built binary over stdio, every answer validated against spec/ by a
+# recording proxy (internal/live). Needs AUDIOBOOKSHELF_URL and
+# AUDIOBOOKSHELF_API_KEY; it makes "contract-" fixtures and removes them.
+test-live: build
+	ABS_LIVE=1 ABS_MCP_BIN=$(abspath $(BIN)) $(GO) test -count=1 -v -run TestLiveContract ./internal/live/
+
+# Routes of an Audiobookshelf source tree or release archive against spec/
+# (cmd/specdrift). Exits 1 when a route a tool uses has gone or changed.
+spec-drift:
+	@test -n "$(ABS_SRC)" || { echo "make spec-drift ABS_SRC=path/to/audiobookshelf (a checkout or a release .tar.gz)" >&2; exit 2; }
+	$(GO) run ./cmd/specdrift $(abspath $(ABS_SRC))
 
 test-short:
 	$(GO) test -count=1 ./...

@@ -27,8 +27,8 @@ func check(t *testing.T, method, target, ctype, body string, status int) Result 
 func TestCheck(t *testing.T) {
 	for _, tt := range []struct {
 		name, method, target, ctype, body string
-		status                             int
-		op, err                            string // err "" means conforms; else a substring
+		status                            int
+		op, err                           string // err "" means conforms; else a substring
 	}{
 		{"conforming list", "GET", "/api/libraries", "application/json", `{"libraries":[{"id":"l1","name":"Books","mediaType":"book"}]}`, 200, "listLibraries", ""},
 		{"enum broken", "GET", "/api/libraries", "application/json", `{"libraries":[{"id":"l1","name":"Books","mediaType":"audio"}]}`, 200, "listLibraries", "field /libraries/0/mediaType"},

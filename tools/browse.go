@@ -3,12 +3,14 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/versions"
 )
 
 // SearchLibrary is search_library.
@@ -421,6 +423,13 @@ func GetServerStatus(ctx context.Context, d *Deps, a toolargs.GetServerStatus) (
 		return res, nil
 	}
 	out := map[string]any{"reachable": true, "url": d.BaseURL, "app": s.App, "server_version": s.ServerVersion,
-		"initialized": s.IsInit, "auth_methods": s.AuthMethods, "api_key_configured": d.HasKey}
+		"initialized": s.IsInit, "auth_methods": s.AuthMethods, "api_key_configured": d.HasKey,
+		"written_for": versions.Spec}
+	// What this server's version lacks of what the tools use (the
+	// x-abs-since gates of the spec).
+	if l := lacks(s.ServerVersion); len(l) > 0 {
+		out["lacks"] = l
+		out["note"] = fmt.Sprintf("Audiobookshelf %s is older than some routes the tools use (listed in lacks, each with the release it came in); update the server to %s for all of them.", s.ServerVersion, versions.Spec)
+	}
 	return jsonResult(out), nil
 }

@@ -58,6 +58,11 @@ func (d *Deps) send(ctx context.Context, mutating bool, s sender) (*response, *m
 		body = d.redact(body)
 	}
 	r := &response{Status: resp.StatusCode, Body: body, ContentType: resp.Header.Get("Content-Type")}
+	if r.Status == http.StatusNotFound || r.Status == http.StatusUnauthorized {
+		if res := d.versionGate(ctx, resp.Request, r.Status); res != nil {
+			return nil, res
+		}
+	}
 	if r.Status/100 == 2 {
 		if what := notAPI(r); what != "" {
 			// A web page, a proxy's page or a file answered in the API's

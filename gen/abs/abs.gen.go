@@ -14582,14 +14582,14 @@ type ClientInterface interface {
 
 	// ListAllBookmarks All of the user's bookmarks
 	//
-	// MeController.getAllBookmarks. Answers {bookmarks: [...]} across all items. A bookmark is addressed by (libraryItemId, time); there is no bookmark id.
+	// MeController.getAllBookmarks. Answers {bookmarks: [...]} across all items. A bookmark is addressed by (libraryItemId, time); there is no bookmark id. New in 2.36.0: an older server answers Express's 404 "Cannot GET /api/me/bookmarks" (bookmarks are then only in getMe).
 	//
 	// Corresponds with GET /api/me/bookmarks (the `ListAllBookmarks` operationId).
 	ListAllBookmarks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListItemBookmarks The user's bookmarks on one item
 	//
-	// MeController.getBookmarksForLibraryItem. 404 for an unknown library item, 403 when the user may not access it.
+	// MeController.getBookmarksForLibraryItem. 404 for an unknown library item, 403 when the user may not access it. New in 2.36.0: an older server answers Express's 404 "Cannot GET /api/me/bookmarks/..." for every id.
 	//
 	// Corresponds with GET /api/me/bookmarks/{libraryItemId} (the `ListItemBookmarks` operationId).
 	ListItemBookmarks(ctx context.Context, libraryItemId string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -15321,7 +15321,7 @@ func (c *Client) GetMe(ctx context.Context, reqEditors ...RequestEditorFn) (*htt
 
 // ListAllBookmarks All of the user's bookmarks
 //
-// MeController.getAllBookmarks. Answers {bookmarks: [...]} across all items. A bookmark is addressed by (libraryItemId, time); there is no bookmark id.
+// MeController.getAllBookmarks. Answers {bookmarks: [...]} across all items. A bookmark is addressed by (libraryItemId, time); there is no bookmark id. New in 2.36.0: an older server answers Express's 404 "Cannot GET /api/me/bookmarks" (bookmarks are then only in getMe).
 //
 // Corresponds with GET /api/me/bookmarks (the `ListAllBookmarks` operationId).
 func (c *Client) ListAllBookmarks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -15338,7 +15338,7 @@ func (c *Client) ListAllBookmarks(ctx context.Context, reqEditors ...RequestEdit
 
 // ListItemBookmarks The user's bookmarks on one item
 //
-// MeController.getBookmarksForLibraryItem. 404 for an unknown library item, 403 when the user may not access it.
+// MeController.getBookmarksForLibraryItem. 404 for an unknown library item, 403 when the user may not access it. New in 2.36.0: an older server answers Express's 404 "Cannot GET /api/me/bookmarks/..." for every id.
 //
 // Corresponds with GET /api/me/bookmarks/{libraryItemId} (the `ListItemBookmarks` operationId).
 func (c *Client) ListItemBookmarks(ctx context.Context, libraryItemId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -18519,7 +18519,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListAllBookmarksWithResponse All of the user's bookmarks
 	//
-	// MeController.getAllBookmarks. Answers {bookmarks: [...]} across all items. A bookmark is addressed by (libraryItemId, time); there is no bookmark id.
+	// MeController.getAllBookmarks. Answers {bookmarks: [...]} across all items. A bookmark is addressed by (libraryItemId, time); there is no bookmark id. New in 2.36.0: an older server answers Express's 404 "Cannot GET /api/me/bookmarks" (bookmarks are then only in getMe).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -18528,7 +18528,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListItemBookmarksWithResponse The user's bookmarks on one item
 	//
-	// MeController.getBookmarksForLibraryItem. 404 for an unknown library item, 403 when the user may not access it.
+	// MeController.getBookmarksForLibraryItem. 404 for an unknown library item, 403 when the user may not access it. New in 2.36.0: an older server answers Express's 404 "Cannot GET /api/me/bookmarks/..." for every id.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -21148,7 +21148,7 @@ func (c *ClientWithResponses) GetMeWithResponse(ctx context.Context, reqEditors 
 
 // ListAllBookmarksWithResponse All of the user's bookmarks
 //
-// MeController.getAllBookmarks. Answers {bookmarks: [...]} across all items. A bookmark is addressed by (libraryItemId, time); there is no bookmark id.
+// MeController.getAllBookmarks. Answers {bookmarks: [...]} across all items. A bookmark is addressed by (libraryItemId, time); there is no bookmark id. New in 2.36.0: an older server answers Express's 404 "Cannot GET /api/me/bookmarks" (bookmarks are then only in getMe).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -21163,7 +21163,7 @@ func (c *ClientWithResponses) ListAllBookmarksWithResponse(ctx context.Context, 
 
 // ListItemBookmarksWithResponse The user's bookmarks on one item
 //
-// MeController.getBookmarksForLibraryItem. 404 for an unknown library item, 403 when the user may not access it.
+// MeController.getBookmarksForLibraryItem. 404 for an unknown library item, 403 when the user may not access it. New in 2.36.0: an older server answers Express's 404 "Cannot GET /api/me/bookmarks/..." for every id.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/absversion"
 )
 
 // ctx is one request being handled, with the Express-like pieces the
@@ -94,7 +96,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case method == http.MethodGet && (p == "/status" || p == "/status/"):
 		c.sendJSON(jobj{
 			{"app", "audiobookshelf"},
-			{"serverVersion", "2.36.0"},
+			{"serverVersion", s.version},
 			{"isInit", true},
 			{"language", "en-us"},
 			{"authMethods", []string{"local"}},
@@ -123,6 +125,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		c.body = b
+		if g := absversion.GateFor(method, ep); g != nil && absversion.Older(s.version, g.Since) {
+			c.expressNotFound() // the route came in a later release
+			return
+		}
 		rest := ep[len("/api"):]
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -168,7 +174,7 @@ func (s *Server) authenticate(r *http.Request) *User {
 	if token == "" {
 		token = r.URL.Query().Get("token")
 	}
-	if token == "" {
+	if token == "" || absversion.LacksAPIKeys(s.version) {
 		return nil
 	}
 	for i := range s.data.Users {

@@ -31,6 +31,12 @@ type Options struct {
 	Now func() time.Time
 	// NewID makes ids for new records; nil means random UUID v4 (as 2.36 does).
 	NewID func() string
+	// ServerVersion is the release GET /status reports; "" means 2.36.0.
+	// An older release plays its gaps, from the spec's x-abs-since gates
+	// (gen/versions): a route that came later answers Express's 404
+	// "Cannot GET ...", and before API keys (2.26.0) every bearer token is
+	// refused with 401.
+	ServerVersion string
 }
 
 // Request is one request the server received.
@@ -56,6 +62,7 @@ type Server struct {
 	apiKey  string
 	now     func() time.Time
 	newID   func() string
+	version string
 	crashes int
 
 	recMu    sync.Mutex // guards requests, fault
@@ -71,7 +78,10 @@ type Server struct {
 
 // New makes a server with its state and no listener.
 func New(opts Options) *Server {
-	s := &Server{apiKey: opts.APIKey, data: opts.Data, now: opts.Now, newID: opts.NewID}
+	s := &Server{apiKey: opts.APIKey, data: opts.Data, now: opts.Now, newID: opts.NewID, version: opts.ServerVersion}
+	if s.version == "" {
+		s.version = "2.36.0"
+	}
 	if s.apiKey == "" {
 		s.apiKey = DefaultAPIKey
 	}

@@ -27,7 +27,18 @@ func Build(root string) (map[string][]byte, error) {
 	if err := Check(m, spec); err != nil {
 		return nil, err
 	}
-	return Render(m, spec)
+	files, err := Render(m, spec)
+	if err != nil {
+		return nil, err
+	}
+	v, err := LoadVersions(filepath.Join(root, SpecFile), m)
+	if err != nil {
+		return nil, err
+	}
+	if files[VersionsFile], err = renderVersions(v); err != nil {
+		return nil, err
+	}
+	return files, nil
 }
 
 // Stale lists the generated files under root that differ from files.

@@ -21662,6 +21662,9 @@ func ParseGetAuthorResponse(rsp *http.Response) (*GetAuthorResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -21688,6 +21691,9 @@ func ParseListCollectionsResponse(rsp *http.Response) (*ListCollectionsResponse,
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -21713,6 +21719,9 @@ func ParseCreateCollectionResponse(rsp *http.Response) (*CreateCollectionRespons
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -21756,6 +21765,9 @@ func ParseGetCollectionResponse(rsp *http.Response) (*GetCollectionResponse, err
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -21781,6 +21793,9 @@ func ParseUpdateCollectionResponse(rsp *http.Response) (*UpdateCollectionRespons
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -21808,6 +21823,9 @@ func ParseAddBooksToCollectionResponse(rsp *http.Response) (*AddBooksToCollectio
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -21833,6 +21851,9 @@ func ParseRemoveBooksFromCollectionResponse(rsp *http.Response) (*RemoveBooksFro
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -21860,6 +21881,9 @@ func ParseListGenresResponse(rsp *http.Response) (*ListGenresResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -21885,6 +21909,9 @@ func ParseGetLibraryItemResponse(rsp *http.Response) (*GetLibraryItemResponse, e
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -21912,6 +21939,9 @@ func ParseListLibrariesResponse(rsp *http.Response) (*ListLibrariesResponse, err
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -21937,6 +21967,9 @@ func ParseGetLibraryResponse(rsp *http.Response) (*GetLibraryResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -21964,6 +21997,9 @@ func ParseListLibraryAuthorsResponse(rsp *http.Response) (*ListLibraryAuthorsRes
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -21989,6 +22025,9 @@ func ParseListLibraryCollectionsResponse(rsp *http.Response) (*ListLibraryCollec
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -22016,6 +22055,9 @@ func ParseGetLibraryFilterDataResponse(rsp *http.Response) (*GetLibraryFilterDat
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22041,6 +22083,9 @@ func ParseListLibraryItemsResponse(rsp *http.Response) (*ListLibraryItemsRespons
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -22068,6 +22113,9 @@ func ParseGetPersonalizedShelvesResponse(rsp *http.Response) (*GetPersonalizedSh
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22093,6 +22141,9 @@ func ParseListLibraryPlaylistsResponse(rsp *http.Response) (*ListLibraryPlaylist
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -22120,6 +22171,9 @@ func ParseListRecentEpisodesResponse(rsp *http.Response) (*ListRecentEpisodesRes
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22145,6 +22199,9 @@ func ParseSearchLibraryResponse(rsp *http.Response) (*SearchLibraryResponse, err
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -22172,6 +22229,9 @@ func ParseListLibrarySeriesResponse(rsp *http.Response) (*ListLibrarySeriesRespo
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22197,6 +22257,9 @@ func ParseGetLibraryStatsResponse(rsp *http.Response) (*GetLibraryStatsResponse,
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -22224,6 +22287,9 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22249,6 +22315,9 @@ func ParseListAllBookmarksResponse(rsp *http.Response) (*ListAllBookmarksRespons
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -22276,6 +22345,9 @@ func ParseListItemBookmarksResponse(rsp *http.Response) (*ListItemBookmarksRespo
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22302,6 +22374,9 @@ func ParseUpdateBookmarkResponse(rsp *http.Response) (*UpdateBookmarkResponse, e
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22327,6 +22402,9 @@ func ParseCreateBookmarkResponse(rsp *http.Response) (*CreateBookmarkResponse, e
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -22370,6 +22448,9 @@ func ParseListItemsInProgressResponse(rsp *http.Response) (*ListItemsInProgressR
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22396,6 +22477,9 @@ func ParseListListeningSessionsResponse(rsp *http.Response) (*ListListeningSessi
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22421,6 +22505,9 @@ func ParseGetListeningStatsResponse(rsp *http.Response) (*GetListeningStatsRespo
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -22464,6 +22551,9 @@ func ParseGetMediaProgressResponse(rsp *http.Response) (*GetMediaProgressRespons
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22505,6 +22595,9 @@ func ParseGetEpisodeMediaProgressResponse(rsp *http.Response) (*GetEpisodeMediaP
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -22548,6 +22641,9 @@ func ParseGetYearStatsResponse(rsp *http.Response) (*GetYearStatsResponse, error
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22574,6 +22670,9 @@ func ParseListPlaylistsResponse(rsp *http.Response) (*ListPlaylistsResponse, err
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22599,6 +22698,9 @@ func ParseCreatePlaylistResponse(rsp *http.Response) (*CreatePlaylistResponse, e
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -22642,6 +22744,9 @@ func ParseGetPlaylistResponse(rsp *http.Response) (*GetPlaylistResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22667,6 +22772,9 @@ func ParseUpdatePlaylistResponse(rsp *http.Response) (*UpdatePlaylistResponse, e
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -22694,6 +22802,9 @@ func ParseAddItemsToPlaylistResponse(rsp *http.Response) (*AddItemsToPlaylistRes
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22719,6 +22830,9 @@ func ParseRemoveItemsFromPlaylistResponse(rsp *http.Response) (*RemoveItemsFromP
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 
@@ -22746,6 +22860,9 @@ func ParseGetPodcastEpisodeResponse(rsp *http.Response) (*GetPodcastEpisodeRespo
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22772,6 +22889,9 @@ func ParseGetSeriesResponse(rsp *http.Response) (*GetSeriesResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil
@@ -22797,6 +22917,9 @@ func ParseListTagsResponse(rsp *http.Response) (*ListTagsResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
 
 	}
 

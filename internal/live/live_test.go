@@ -444,6 +444,13 @@ func TestLiveContract(t *testing.T) {
 		call("delete_playlist", map[string]any{"playlist_id": epid})
 	}
 
+	// A refused key, for the shape of the 401 answer.
+	wrong := *a
+	wrong.key = prefix + "not-a-key"
+	if st := wrong.do("GET", "/api/me", nil, nil); st != http.StatusUnauthorized {
+		t.Errorf("GET /api/me with a wrong key: %d, want 401", st)
+	}
+
 	for _, tool := range tl.Tools {
 		if !called[tool.Name] {
 			t.Errorf("tool %s was not run", tool.Name)

@@ -444,6 +444,27 @@ func TestLiveContract(t *testing.T) {
 		call("delete_playlist", map[string]any{"playlist_id": epid})
 	}
 
+	// Error answers through the binary, for their shapes: ids that do not
+	// exist (a sentence sent as text/html, and res.sendStatus's text/plain).
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"get_collection", map[string]any{"collection_id": prefix + "missing"}},
+		{"get_playlist", map[string]any{"playlist_id": prefix + "missing"}},
+		{"get_library", map[string]any{"library_id": prefix + "missing"}},
+		{"get_library_item", map[string]any{"library_item_id": prefix + "missing"}},
+		{"get_author", map[string]any{"author_id": prefix + "missing"}},
+		{"search_library", map[string]any{"library_id": prefix + "missing", "q": "x"}},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		cancel()
+		if err != nil || !res.IsError {
+			t.Errorf("%s %v: want a tool error, got %v %v", c.tool, c.args, res, err)
+		}
+	}
+
 	// A refused key, for the shape of the 401 answer.
 	wrong := *a
 	wrong.key = prefix + "not-a-key"

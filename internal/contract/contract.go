@@ -9,12 +9,15 @@ package contract
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -31,6 +34,10 @@ const SpecFile = "spec/audiobookshelf.yaml"
 type Spec struct {
 	Doc    *openapi3.T
 	router routers.Router
+	// verdicts caches Check by a hash of everything it reads: the tests
+	// send the same requests to the same sample library many times, and a
+	// verdict cannot change while the spec does not.
+	verdicts sync.Map // [32]byte → Result
 }
 
 // Express sends the sentence of res.status(code).send(text) as text/html;
@@ -125,6 +132,25 @@ func (r Result) String() string {
 // (the path of AUDIOBOOKSHELF_URL, "" at the root), which is cut off before
 // the spec's routes are matched. reqBody and body are the whole bodies.
 func (s *Spec) Check(req *http.Request, basePath string, reqBody []byte, status int, header http.Header, body []byte) Result {
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(req.Method), []byte(req.URL.Path), []byte(req.URL.RawQuery), []byte(basePath),
+		[]byte(req.Header.Get("Content-Type")), reqBody, []byte(strconv.Itoa(status)), []byte(header.Get("Content-Type")), body} {
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:])
+		h.Write(part)
+	}
+	var key [32]byte
+	h.Sum(key[:0])
+	if r, ok := s.verdicts.Load(key); ok {
+		return r.(Result)
+	}
+	r := s.check(req, basePath, reqBody, status, header, body)
+	s.verdicts.Store(key, r)
+	return r
+}
+
+func (s *Spec) check(req *http.Request, basePath string, reqBody []byte, status int, header http.Header, body []byte) Result {
 	path := strings.TrimPrefix(req.URL.Path, strings.TrimRight(basePath, "/"))
 	res := Result{Method: req.Method, Path: path, Status: status}
 	// A copy of the request with the base path cut and its body restored.

@@ -108,3 +108,18 @@ func TestProxy(t *testing.T) {
 		t.Errorf("reports %v, want one listLibraries report naming /libraries/0/mediaType", got)
 	}
 }
+
+// A verdict served from the cache is the verdict: a bad answer stays bad,
+// and the same request with another answer is judged anew.
+func TestCachedVerdicts(t *testing.T) {
+	bad := `{"libraries":[{"id":"l1","name":"Books","mediaType":"audio"}]}`
+	good := `{"libraries":[{"id":"l1","name":"Books","mediaType":"book"}]}`
+	for i := 0; i < 2; i++ {
+		if r := check(t, "GET", "/api/libraries", "application/json", bad, 200); r.Err == nil {
+			t.Errorf("round %d: a bad answer conforms", i)
+		}
+		if r := check(t, "GET", "/api/libraries", "application/json", good, 200); r.Err != nil {
+			t.Errorf("round %d: a good answer: %v", i, r.Err)
+		}
+	}
+}

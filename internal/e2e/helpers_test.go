@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -83,19 +84,26 @@ func mutations(s *standin.Server) []string {
 }
 
 // start is apptest.Start with every answer of the stand-in held to
-// spec/audiobookshelf.yaml: each request the server sends and the answer the
-// stand-in gives are validated against their operation's schemas, and an
-// answer the spec does not allow fails the test, naming the field.
+// spec/audiobookshelf.yaml (validated).
 func start(t *testing.T, o apptest.Options) *apptest.Env {
+	t.Helper()
+	o.Transport = validated(t, o.Transport)
+	return apptest.Start(t, o)
+}
+
+// validated wraps a transport to the stand-in (nil: the default) so that
+// each request the server sends and the answer the stand-in gives are
+// validated against their operation's schemas in spec/audiobookshelf.yaml;
+// an answer the spec does not allow fails the test, naming the field.
+func validated(t *testing.T, base http.RoundTripper) http.RoundTripper {
 	t.Helper()
 	spec, err := contract.Load()
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
-	o.Transport = spec.Transport(o.Transport, "", func(r contract.Result) {
+	return spec.Transport(base, "", func(r contract.Result) {
 		if r.Err != nil {
 			t.Errorf("stand-in against the spec: %s", r)
 		}
 	})
-	return apptest.Start(t, o)
 }

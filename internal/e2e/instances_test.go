@@ -62,7 +62,7 @@ func startCluster(t *testing.T) *cluster {
 	for i := range backends {
 		c.logs[i] = &apptest.SyncBuffer{}
 		cfg := &config.Config{URL: c.sd.URL(), APIKey: sd.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second, StateKey: key}
-		srv, err := app.New(app.Options{Config: cfg, Version: "test", Stateless: true, Logger: slog.New(slog.NewJSONHandler(c.logs[i], nil))})
+		srv, err := app.New(app.Options{Config: cfg, Version: "test", Stateless: true, Logger: slog.New(slog.NewJSONHandler(c.logs[i], nil)), Transport: validated(t, nil)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -123,3 +123,43 @@ func TestCachedVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// The asynchronous transport answers first and reports every verdict by the
+// time wait returns.
+func TestAsyncTransport(t *testing.T) {
+	s, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"libraries":[{"id":"l1","name":"Books","mediaType":"audio"}]}`)
+	}))
+	defer backend.Close()
+	var mu sync.Mutex
+	var got []Result
+	rt, wait := s.AsyncTransport(nil, "", func(r Result) { mu.Lock(); got = append(got, r); mu.Unlock() })
+	hc := &http.Client{Transport: rt}
+	for range 3 {
+		resp, err := hc.Get(backend.URL + "/api/libraries")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), `"audio"`) {
+			t.Errorf("answer changed: %s", b)
+		}
+	}
+	wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 {
+		t.Fatalf("%d verdicts, want 3", len(got))
+	}
+	for _, r := range got {
+		if r.Err == nil || !strings.Contains(r.Err.Error(), "/libraries/0/mediaType") {
+			t.Errorf("verdict %v", r)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"sync"
 )
 
 // MaxBody bounds what the validating transport reads of one body.
@@ -23,11 +24,25 @@ func (s *Spec) Transport(base http.RoundTripper, basePath string, report func(Re
 	return &validating{spec: s, base: base, basePath: basePath, report: report}
 }
 
+// AsyncTransport is Transport with the validation taken off the request's
+// path: the caller gets the answer at once and each exchange is validated
+// in the background, so a large answer validated on a busy machine cannot
+// push a call past its timeout. wait blocks until every verdict has been
+// reported; call it before the verdicts are looked at (a test's Cleanup).
+func (s *Spec) AsyncTransport(base http.RoundTripper, basePath string, report func(Result)) (rt http.RoundTripper, wait func()) {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	v := &validating{spec: s, base: base, basePath: basePath, report: report, async: &sync.WaitGroup{}}
+	return v, v.async.Wait
+}
+
 type validating struct {
 	spec     *Spec
 	base     http.RoundTripper
 	basePath string
 	report   func(Result)
+	async    *sync.WaitGroup // nil: validate before answering
 }
 
 func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -52,10 +67,22 @@ func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(body) > MaxBody {
-		v.report(Result{Method: req.Method, Path: req.URL.Path, Status: resp.StatusCode, Err: fmt.Errorf("answer over %d bytes, not validated", MaxBody)})
+	status, header := resp.StatusCode, resp.Header.Clone()
+	judge := func() {
+		if len(body) > MaxBody {
+			v.report(Result{Method: req.Method, Path: req.URL.Path, Status: status, Err: fmt.Errorf("answer over %d bytes, not validated", MaxBody)})
+			return
+		}
+		v.report(v.spec.Check(req, v.basePath, reqBody, status, header, body))
+	}
+	if v.async != nil {
+		v.async.Add(1)
+		go func() {
+			defer v.async.Done()
+			judge()
+		}()
 	} else {
-		v.report(v.spec.Check(req, v.basePath, reqBody, resp.StatusCode, resp.Header, body))
+		judge()
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	resp.ContentLength = int64(len(body))

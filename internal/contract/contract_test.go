@@ -124,9 +124,9 @@ func TestCachedVerdicts(t *testing.T) {
 	}
 }
 
-// The asynchronous transport answers first and reports every verdict by the
-// time wait returns.
-func TestAsyncTransport(t *testing.T) {
+// The deferred transport answers at once, validates nothing until flush,
+// and then reports every verdict.
+func TestDeferredTransport(t *testing.T) {
 	s, err := Load()
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestAsyncTransport(t *testing.T) {
 	defer backend.Close()
 	var mu sync.Mutex
 	var got []Result
-	rt, wait := s.AsyncTransport(nil, "", func(r Result) { mu.Lock(); got = append(got, r); mu.Unlock() })
+	rt, flush := s.DeferredTransport(nil, "", func(r Result) { mu.Lock(); got = append(got, r); mu.Unlock() })
 	hc := &http.Client{Transport: rt}
 	for range 3 {
 		resp, err := hc.Get(backend.URL + "/api/libraries")
@@ -151,7 +151,12 @@ func TestAsyncTransport(t *testing.T) {
 			t.Errorf("answer changed: %s", b)
 		}
 	}
-	wait()
+	mu.Lock()
+	if len(got) != 0 {
+		t.Errorf("%d verdicts before flush", len(got))
+	}
+	mu.Unlock()
+	flush()
 	mu.Lock()
 	defer mu.Unlock()
 	if len(got) != 3 {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"runtime"
 	"sync"
 )
 
@@ -24,17 +25,58 @@ func (s *Spec) Transport(base http.RoundTripper, basePath string, report func(Re
 	return &validating{spec: s, base: base, basePath: basePath, report: report}
 }
 
-// AsyncTransport is Transport with the validation taken off the request's
-// path: the caller gets the answer at once and each exchange is validated
-// in the background, so a large answer validated on a busy machine cannot
-// push a call past its timeout. wait blocks until every verdict has been
-// reported; call it before the verdicts are looked at (a test's Cleanup).
-func (s *Spec) AsyncTransport(base http.RoundTripper, basePath string, report func(Result)) (rt http.RoundTripper, wait func()) {
+// DeferredTransport is Transport with the validation taken off the calls:
+// each exchange is kept, the caller gets the answer at once, and flush
+// validates everything kept so far and reports each verdict. A test calls
+// flush in its Cleanup, so that validating a large answer on a busy machine
+// never competes with the calls under test or pushes one past its timeout.
+func (s *Spec) DeferredTransport(base http.RoundTripper, basePath string, report func(Result)) (rt http.RoundTripper, flush func()) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	v := &validating{spec: s, base: base, basePath: basePath, report: report, async: &sync.WaitGroup{}}
-	return v, v.async.Wait
+	v := &validating{spec: s, base: base, basePath: basePath, report: report, deferred: &pending{}}
+	return v, v.deferred.run
+}
+
+// pending holds the validations a DeferredTransport has yet to run.
+type pending struct {
+	mu   sync.Mutex
+	jobs []func()
+}
+
+func (p *pending) add(f func()) {
+	p.mu.Lock()
+	p.jobs = append(p.jobs, f)
+	p.mu.Unlock()
+}
+
+func (p *pending) run() {
+	for {
+		p.mu.Lock()
+		jobs := p.jobs
+		p.jobs = nil
+		p.mu.Unlock()
+		if len(jobs) == 0 {
+			return
+		}
+		// Nothing else runs now: use every processor.
+		next := make(chan func())
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for f := range next {
+					f()
+				}
+			}()
+		}
+		for _, f := range jobs {
+			next <- f
+		}
+		close(next)
+		wg.Wait()
+	}
 }
 
 type validating struct {
@@ -42,7 +84,7 @@ type validating struct {
 	base     http.RoundTripper
 	basePath string
 	report   func(Result)
-	async    *sync.WaitGroup // nil: validate before answering
+	deferred *pending // nil: validate before answering
 }
 
 func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -62,7 +104,10 @@ func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody+1))
+	// One buffer of the announced size: no copies while it grows.
+	buf := bytes.NewBuffer(make([]byte, 0, max(0, min(resp.ContentLength, MaxBody))+bytes.MinRead))
+	_, err = buf.ReadFrom(io.LimitReader(resp.Body, MaxBody+1))
+	body := buf.Bytes()
 	resp.Body.Close()
 	if err != nil {
 		return nil, err
@@ -75,12 +120,8 @@ func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		v.report(v.spec.Check(req, v.basePath, reqBody, status, header, body))
 	}
-	if v.async != nil {
-		v.async.Add(1)
-		go func() {
-			defer v.async.Done()
-			judge()
-		}()
+	if v.deferred != nil {
+		v.deferred.add(judge)
 	} else {
 		judge()
 	}

@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/contract"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
@@ -88,6 +90,16 @@ func mutations(s *standin.Server) []string {
 func start(t *testing.T, o apptest.Options) *apptest.Env {
 	t.Helper()
 	o.Transport = validated(t, o.Transport)
+	// A generous timeout: these tests are about what the tools do, not
+	// about time (internal/reliability is), and the largest answers of the
+	// sample library take seconds under -race on a busy machine.
+	cfg := o.Config
+	o.Config = func(c *config.Config) {
+		c.Timeout = 30 * time.Second
+		if cfg != nil {
+			cfg(c)
+		}
+	}
 	return apptest.Start(t, o)
 }
 
@@ -101,14 +113,14 @@ func validated(t *testing.T, base http.RoundTripper) http.RoundTripper {
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
-	// Validated in the background (a large answer validated under -race on
-	// a busy machine must not push a call past its timeout); every verdict
-	// is in before the test ends.
-	rt, wait := spec.AsyncTransport(base, "", func(r contract.Result) {
+	// Validated when the test ends (Cleanup), not during the calls: a large
+	// answer validated under -race on a busy machine must not push a call
+	// past its timeout.
+	rt, flush := spec.DeferredTransport(base, "", func(r contract.Result) {
 		if r.Err != nil {
 			t.Errorf("stand-in against the spec: %s", r)
 		}
 	})
-	t.Cleanup(wait)
+	t.Cleanup(flush)
 	return rt
 }

@@ -14,6 +14,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
@@ -42,6 +43,10 @@ type Deps struct {
 	// Authorization header, and nothing from an answer may carry the key
 	// on into an error, a result or a log.
 	redact func([]byte) []byte
+	// noProgressRoute is set once the server answered GET /api/me/progress
+	// with 404 (Audiobookshelf before 2.36): progress is read from GET
+	// /api/me from then on.
+	noProgressRoute atomic.Bool
 }
 
 // Redacted is what replaces the API key in an answer from Audiobookshelf.

@@ -181,10 +181,21 @@ func ListLibraryItems(ctx context.Context, d *Deps, a toolargs.ListLibraryItems)
 	if a.CollapseSeries {
 		params.Collapseseries = ptrOf(abs.ListLibraryItemsParamsCollapseseriesN1)
 	}
+	// The page carries no progress of the user (its include knows only
+	// rssfeed, share and, for podcasts, numEpisodesIncomplete:
+	// LibraryController.getLibraryItems, LibraryItem.getByFilterAndSort), so
+	// the compact form asks for the user's progress at the same time.
+	var progress *pending[map[string]*absProgress]
+	if !full(a.Detail) {
+		progress = alongside(ctx, d.bookProgress)
+	}
 	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListLibraryItems(ctx, a.LibraryID, params)
 	})
 	if res != nil {
+		if progress != nil {
+			progress.abandon()
+		}
 		return res, nil
 	}
 	if full(a.Detail) {
@@ -195,41 +206,17 @@ func ListLibraryItems(ctx context.Context, d *Deps, a toolargs.ListLibraryItems)
 		Total   *int      `json:"total"`
 	}
 	if res := decode(body, &v); res != nil {
+		progress.abandon()
 		return res, nil
 	}
-	progress := d.progressByItem(ctx)
+	byItem := progress.wait()
 	out := make([]ItemBrief, 0, len(v.Results))
 	for i := range v.Results {
-		out = append(out, brief(&v.Results[i], progress))
+		out = append(out, brief(&v.Results[i], byItem))
 	}
 	total := len(out)
 	if v.Total != nil {
 		total = *v.Total
 	}
 	return jsonResult(newPage(out, total, int(a.Page), int(a.Limit))), nil
-}
-
-// progressByItem reads the user's book progress once, to show it beside
-// list entries (list pages do not carry it). Failure only leaves it out.
-func (d *Deps) progressByItem(ctx context.Context) map[string]*absProgress {
-	body, res := d.get(ctx, "the current user", func(ctx context.Context) (*http.Response, error) {
-		return d.API.GetMe(ctx)
-	})
-	if res != nil {
-		return nil
-	}
-	var me struct {
-		MediaProgress []absProgress `json:"mediaProgress"`
-	}
-	if unmarshal(body, &me) != nil {
-		return nil
-	}
-	out := make(map[string]*absProgress, len(me.MediaProgress))
-	for i := range me.MediaProgress {
-		p := &me.MediaProgress[i]
-		if p.EpisodeID == nil || *p.EpisodeID == "" {
-			out[p.LibraryItemID] = p
-		}
-	}
-	return out
 }

@@ -85,10 +85,23 @@ func withoutSecrets(body []byte) []byte {
 
 // ListItemsInProgress is list_items_in_progress.
 func ListItemsInProgress(ctx context.Context, d *Deps, a toolargs.ListItemsInProgress) (*mcp.CallToolResult, error) {
+	// The entries carry no progress but its time (progressLastUpdate:
+	// MeController.getAllLibraryItemsInProgress), so the compact form asks
+	// for the user's progress records at the same time.
+	var records *pending[[]absProgress]
+	if !full(a.Detail) {
+		records = alongside(ctx, func(ctx context.Context) []absProgress {
+			recs, _ := d.progressRecords(ctx)
+			return recs
+		})
+	}
 	body, res := d.get(ctx, "the items in progress", func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListItemsInProgress(ctx, &abs.ListItemsInProgressParams{Limit: ptrOf(int(a.Limit))})
 	})
 	if res != nil {
+		if records != nil {
+			records.abandon()
+		}
 		return res, nil
 	}
 	if full(a.Detail) {
@@ -101,19 +114,18 @@ func ListItemsInProgress(ctx context.Context, d *Deps, a toolargs.ListItemsInPro
 		} `json:"libraryItems"`
 	}
 	if res := decode(body, &v); res != nil {
+		records.abandon()
 		return res, nil
 	}
-	_, me, _ := d.getMe(ctx)
-	byKey := map[[2]string]*absProgress{}
-	if me != nil {
-		for i := range me.MediaProgress {
-			p := &me.MediaProgress[i]
-			ep := ""
-			if p.EpisodeID != nil {
-				ep = *p.EpisodeID
-			}
-			byKey[[2]string{p.LibraryItemID, ep}] = p
+	recs := records.wait()
+	byKey := make(map[[2]string]*absProgress, len(recs))
+	for i := range recs {
+		p := &recs[i]
+		ep := ""
+		if p.EpisodeID != nil {
+			ep = *p.EpisodeID
 		}
+		byKey[[2]string{p.LibraryItemID, ep}] = p
 	}
 	type entry struct {
 		ItemBrief

@@ -389,24 +389,39 @@ func PlanDeletePlaylist(ctx context.Context, d *Deps, a toolargs.DeletePlaylist)
 	}, nil
 }
 
+// entryReads bounds the item reads checkEntries has in flight at once.
+const entryReads = 4
+
 // checkEntries reads each entry's item before a playlist gets it:
 // Audiobookshelf's create and batch add do not check that an episode
 // belongs to its item, or that a book has no episode id, and its process
 // dies on such an entry (PlaylistController.create / addBatch). Entries
 // must also be of the playlist's library.
+//
+// Each distinct item is read once, up to entryReads of them at the same
+// time (the reads do not depend on each other); the entries are then
+// checked in order, so the error is about the first entry that fails.
 func (d *Deps) checkEntries(ctx context.Context, libraryID string, items []argdec.PlaylistItem) *mcp.CallToolResult {
-	seen := map[string]*absItem{}
+	var ids []string
+	index := map[string]int{}
+	for _, e := range items {
+		if _, ok := index[e.LibraryItemID]; !ok {
+			index[e.LibraryItemID] = len(ids)
+			ids = append(ids, e.LibraryItemID)
+		}
+	}
+	got := make([]*absItem, len(ids))
+	failed := make([]*mcp.CallToolResult, len(ids))
+	eachLimit(len(ids), entryReads, func(i int) {
+		_, got[i], failed[i] = d.getItem(ctx, ids[i])
+	})
 	for i, e := range items {
 		at := fmt.Sprintf("items[%d]", i)
-		it, ok := seen[e.LibraryItemID]
-		if !ok {
-			_, got, res := d.getItem(ctx, e.LibraryItemID)
-			if res != nil {
-				return res
-			}
-			it = got
-			seen[e.LibraryItemID] = it
+		j := index[e.LibraryItemID]
+		if failed[j] != nil {
+			return failed[j]
 		}
+		it := got[j]
 		if libraryID != "" && it.LibraryID != libraryID {
 			return errorResult(`argument "%s": library item %s is in library %s, not in the playlist's library %s. Nothing was changed.`, at, e.LibraryItemID, it.LibraryID, libraryID)
 		}

@@ -62,14 +62,28 @@ func target(itemID string, episodeID *string) string {
 	return "library item " + itemID
 }
 
-// GetMediaProgress is get_media_progress.
+// GetMediaProgress is get_media_progress. It asks for the progress first
+// and reads the item only when the answer alone cannot be trusted: a 404
+// (never started, or a wrong id, or a podcast without episode_id, or a book
+// with one: the item tells which), or a record of an episode when none was
+// asked for (Audiobookshelf answers a podcast's id alone with whichever
+// episode's record it finds first). A record for the item, or for the
+// episode asked for, is the answer, in one request.
 func GetMediaProgress(ctx context.Context, d *Deps, a toolargs.GetMediaProgress) (*mcp.CallToolResult, error) {
-	if _, _, res := d.mediaTarget(ctx, a.LibraryItemID, a.EpisodeID); res != nil {
-		return res, nil
-	}
 	r, res := d.readProgress(ctx, a.LibraryItemID, a.EpisodeID)
 	if res != nil {
 		return res, nil
+	}
+	var p absProgress
+	if r.Status/100 == 2 {
+		if res := decode(r.Body, &p); res != nil {
+			return res, nil
+		}
+	}
+	if r.Status == http.StatusNotFound || (r.Status/100 == 2 && a.EpisodeID == nil && p.EpisodeID != nil && *p.EpisodeID != "") {
+		if _, _, res := d.mediaTarget(ctx, a.LibraryItemID, a.EpisodeID); res != nil {
+			return res, nil
+		}
 	}
 	if r.Status == http.StatusNotFound {
 		out := map[string]any{"library_item_id": a.LibraryItemID, "started": false, "note": "No progress recorded: never started."}
@@ -80,10 +94,6 @@ func GetMediaProgress(ctx context.Context, d *Deps, a toolargs.GetMediaProgress)
 	}
 	if r.Status/100 != 2 {
 		return statusError(r, target(a.LibraryItemID, a.EpisodeID), false), nil
-	}
-	var p absProgress
-	if res := decode(r.Body, &p); res != nil {
-		return res, nil
 	}
 	return jsonResult(progressOf(&p)), nil
 }
@@ -183,19 +193,19 @@ func progressBodies(a toolargs.SetMediaProgress, duration float64) ([]abs.MediaP
 // PlanDeleteMediaProgress plans delete_media_progress: it finds the record
 // among the user's progress so the question can say whose it is.
 func PlanDeleteMediaProgress(ctx context.Context, d *Deps, a toolargs.DeleteMediaProgress) (*Plan, *mcp.CallToolResult) {
-	_, me, res := d.getMe(ctx)
+	recs, res := d.progressRecords(ctx)
 	if res != nil {
 		return nil, res
 	}
 	var rec *absProgress
-	for i := range me.MediaProgress {
-		if me.MediaProgress[i].ID == a.MediaProgressID {
-			rec = &me.MediaProgress[i]
+	for i := range recs {
+		if recs[i].ID == a.MediaProgressID {
+			rec = &recs[i]
 		}
 	}
 	if rec == nil {
 		hint := ""
-		for _, p := range me.MediaProgress {
+		for _, p := range recs {
 			if p.LibraryItemID == a.MediaProgressID {
 				hint = fmt.Sprintf(" %s is a library item id; its progress record id is %s.", a.MediaProgressID, p.ID)
 				break

@@ -975,6 +975,12 @@ type MediaProgress struct {
 // MediaProgressMediaItemType defines model for MediaProgress.MediaItemType.
 type MediaProgressMediaItemType string
 
+// MediaProgressList defines model for MediaProgressList.
+type MediaProgressList struct {
+	MediaProgress        []MediaProgress        `json:"mediaProgress"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
 // MediaProgressUpdate Fields of the progress record to set (User ProgressUpdatePayload).
 type MediaProgressUpdate struct {
 	// CurrentTime Seconds.
@@ -9245,6 +9251,74 @@ func (a MediaProgress) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for MediaProgressList. Returns the specified
+// element and whether it was found
+func (a MediaProgressList) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for MediaProgressList
+func (a *MediaProgressList) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for MediaProgressList to handle AdditionalProperties
+func (a *MediaProgressList) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["mediaProgress"]; found {
+		err = json.Unmarshal(raw, &a.MediaProgress)
+		if err != nil {
+			return fmt.Errorf("error reading 'mediaProgress': %w", err)
+		}
+		delete(object, "mediaProgress")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for MediaProgressList to handle AdditionalProperties
+func (a MediaProgressList) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.MediaProgress != nil {
+		object["mediaProgress"], err = json.Marshal(a.MediaProgress)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'mediaProgress': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // Getter for additional properties for NameCount. Returns the specified
 // element and whether it was found
 func (a NameCount) Get(fieldName string) (value interface{}, found bool) {
@@ -14658,6 +14732,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/me/listening-stats (the `GetListeningStats` operationId).
 	GetListeningStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListMediaProgress Every media progress record of the user
+	//
+	// MeController.getAllMediaProgress (route /me/progress, registered before /me/progress/:id/:episodeId?). Answers {mediaProgress: [...]}, the same records as the mediaProgress of getMe without the rest of the user. Served from Audiobookshelf 2.36.0 on; an older server answers 404, and getMe carries the same records.
+	//
+	// Corresponds with GET /api/me/progress (the `ListMediaProgress` operationId).
+	ListMediaProgress(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeleteMediaProgress Delete one of the user's progress records
 	//
 	// MeController.removeMediaProgress (route DELETE /me/progress/:id). {id} is the progress record's id, not the library item id: the `id` field of a MediaProgress (from getMediaProgress, getEpisodeMediaProgress or getMe). DELETE with the library item id answers 404 "Not Found", as does a record of another user. Answers 200 with plain text "OK".
@@ -15487,6 +15568,23 @@ func (c *Client) ListListeningSessions(ctx context.Context, params *ListListenin
 // Corresponds with GET /api/me/listening-stats (the `GetListeningStats` operationId).
 func (c *Client) GetListeningStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetListeningStatsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListMediaProgress Every media progress record of the user
+//
+// MeController.getAllMediaProgress (route /me/progress, registered before /me/progress/:id/:episodeId?). Answers {mediaProgress: [...]}, the same records as the mediaProgress of getMe without the rest of the user. Served from Audiobookshelf 2.36.0 on; an older server answers 404, and getMe carries the same records.
+//
+// Corresponds with GET /api/me/progress (the `ListMediaProgress` operationId).
+func (c *Client) ListMediaProgress(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListMediaProgressRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -17554,6 +17652,33 @@ func NewGetListeningStatsRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListMediaProgressRequest constructs an http.Request for the ListMediaProgress method
+func NewListMediaProgressRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/me/progress")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewDeleteMediaProgressRequest constructs an http.Request for the DeleteMediaProgress method
 func NewDeleteMediaProgressRequest(server string, id string) (*http.Request, error) {
 	var err error
@@ -18606,6 +18731,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/me/listening-stats (the `GetListeningStats` operationId).
 	GetListeningStatsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetListeningStatsResponse, error)
+
+	// ListMediaProgressWithResponse Every media progress record of the user
+	//
+	// MeController.getAllMediaProgress (route /me/progress, registered before /me/progress/:id/:episodeId?). Answers {mediaProgress: [...]}, the same records as the mediaProgress of getMe without the rest of the user. Served from Audiobookshelf 2.36.0 on; an older server answers 404, and getMe carries the same records.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/me/progress (the `ListMediaProgress` operationId).
+	ListMediaProgressWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListMediaProgressResponse, error)
 
 	// DeleteMediaProgressWithResponse Delete one of the user's progress records
 	//
@@ -20072,6 +20206,47 @@ func (r GetListeningStatsResponse) ContentType() string {
 	return ""
 }
 
+type ListMediaProgressResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MediaProgressList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListMediaProgressResponse) GetJSON200() *MediaProgressList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListMediaProgressResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListMediaProgressResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListMediaProgressResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListMediaProgressResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type DeleteMediaProgressResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -21296,6 +21471,21 @@ func (c *ClientWithResponses) GetListeningStatsWithResponse(ctx context.Context,
 	return ParseGetListeningStatsResponse(rsp)
 }
 
+// ListMediaProgressWithResponse Every media progress record of the user
+//
+// MeController.getAllMediaProgress (route /me/progress, registered before /me/progress/:id/:episodeId?). Answers {mediaProgress: [...]}, the same records as the mediaProgress of getMe without the rest of the user. Served from Audiobookshelf 2.36.0 on; an older server answers 404, and getMe carries the same records.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/me/progress (the `ListMediaProgress` operationId).
+func (c *ClientWithResponses) ListMediaProgressWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListMediaProgressResponse, error) {
+	rsp, err := c.ListMediaProgress(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListMediaProgressResponse(rsp)
+}
+
 // DeleteMediaProgressWithResponse Delete one of the user's progress records
 //
 // MeController.removeMediaProgress (route DELETE /me/progress/:id). {id} is the progress record's id, not the library item id: the `id` field of a MediaProgress (from getMediaProgress, getEpisodeMediaProgress or getMe). DELETE with the library item id answers 404 "Not Found", as does a record of another user. Answers 200 with plain text "OK".
@@ -22508,6 +22698,32 @@ func ParseGetListeningStatsResponse(rsp *http.Response) (*GetListeningStatsRespo
 
 	case rsp.StatusCode == 401:
 		break // No content-type
+
+	}
+
+	return response, nil
+}
+
+// ParseListMediaProgressResponse parses an HTTP response from a ListMediaProgressWithResponse call
+func ParseListMediaProgressResponse(rsp *http.Response) (*ListMediaProgressResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListMediaProgressResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MediaProgressList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
 
 	}
 

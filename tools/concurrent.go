@@ -1,0 +1,115 @@
+package tools
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// pending is a request sent alongside the one a call waits for: a tool
+// that needs two answers which do not depend on each other asks for both
+// at once, so the call takes one round trip instead of two.
+type pending[T any] struct {
+	done   chan struct{}
+	cancel context.CancelFunc
+	v      T
+}
+
+// alongside starts f in the background. Each pending must end with wait
+// or abandon, so nothing outlives the call.
+func alongside[T any](ctx context.Context, f func(context.Context) T) *pending[T] {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &pending[T]{done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(p.done)
+		p.v = f(ctx)
+	}()
+	return p
+}
+
+// wait is f's result, once it has come.
+func (p *pending[T]) wait() T {
+	<-p.done
+	p.cancel()
+	return p.v
+}
+
+// abandon cancels f (its answer is no longer needed) and waits for it to end.
+func (p *pending[T]) abandon() {
+	p.cancel()
+	<-p.done
+}
+
+// eachLimit runs f(i) for i in [0, n), at most limit at a time, and waits
+// for all of them.
+func eachLimit(n, limit int, f func(i int)) {
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i := range n {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f(i)
+		}()
+	}
+	wg.Wait()
+}
+
+// progressRecords reads every progress record of the user. It is read
+// fresh on every call and never kept: progress changes while a person
+// listens (a player reports every few seconds).
+//
+// GET /api/me/progress answers the records alone; a server older than
+// Audiobookshelf 2.36 answers it 404, and then GET /api/me, which carries
+// the same records inside the whole user, is asked instead, now and for
+// the rest of this process (what is remembered is which route the server
+// has, not anything of the user's).
+func (d *Deps) progressRecords(ctx context.Context) ([]absProgress, *mcp.CallToolResult) {
+	if !d.noProgressRoute.Load() {
+		r, res := d.send(ctx, false, func(ctx context.Context) (*http.Response, error) {
+			return d.API.ListMediaProgress(ctx)
+		})
+		if res != nil {
+			return nil, res
+		}
+		if r.Status/100 == 2 {
+			var v struct {
+				MediaProgress []absProgress `json:"mediaProgress"`
+			}
+			if res := decode(r.Body, &v); res != nil {
+				return nil, res
+			}
+			return v.MediaProgress, nil
+		}
+		if r.Status != http.StatusNotFound {
+			return nil, statusError(r, "the user's progress", false)
+		}
+		d.noProgressRoute.Store(true)
+	}
+	_, me, res := d.getMe(ctx)
+	if res != nil {
+		return nil, res
+	}
+	return me.MediaProgress, nil
+}
+
+// bookProgress is progressRecords by library item id, books only (an
+// episode's record is left out): what list entries show beside each book.
+// A failure only leaves the progress out of the list.
+func (d *Deps) bookProgress(ctx context.Context) map[string]*absProgress {
+	recs, res := d.progressRecords(ctx)
+	if res != nil {
+		return nil
+	}
+	out := make(map[string]*absProgress, len(recs))
+	for i := range recs {
+		p := &recs[i]
+		if p.EpisodeID == nil || *p.EpisodeID == "" {
+			out[p.LibraryItemID] = p
+		}
+	}
+	return out
+}

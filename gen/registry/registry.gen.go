@@ -129,7 +129,7 @@ var All = []Tool{
 	{
 		Name: "list_library_items", Title: "List library items", Toolset: "libraries",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"listLibraryItems"},
+		Operations: []string{"listLibraryItems", "listMediaProgress", "getMe"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "list_library_items",
@@ -339,7 +339,7 @@ var All = []Tool{
 	{
 		Name: "list_items_in_progress", Title: "List items in progress", Toolset: "me",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"listItemsInProgress"},
+		Operations: []string{"listItemsInProgress", "listMediaProgress", "getMe"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "list_items_in_progress",
@@ -425,7 +425,7 @@ var All = []Tool{
 		Name: "delete_media_progress", Title: "Delete progress", Toolset: "progress",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
 		Reason:     "Removes a listening history that cannot be restored from here; a second delete finds nothing.",
-		Operations: []string{"getMe", "deleteMediaProgress"},
+		Operations: []string{"listMediaProgress", "getMe", "deleteMediaProgress"},
 		NeedsAuth:  true,
 		Guard:      &Guard{Condition: "always", WhenParam: "", BindsTo: []string{"media_progress_id"}, TakesOut: "The position, finished state and dates of one item cannot be restored from here.", Stays: "The item itself and its bookmarks are not touched."},
 		Definition: &mcp.Tool{

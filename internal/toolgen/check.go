@@ -196,6 +196,24 @@ func Check(m *Manifest, spec Spec) error {
 				fail(name, field+".maps", "%s parameter %s is in none of the operations %s", mm[1], mm[2], strings.Join(t.Operations, ", "))
 			}
 		}
+		// requests
+		rq := t.Requests
+		switch {
+		case !rq.Set:
+			fail(name, "requests", "is missing: say how many requests a call sends to Audiobookshelf")
+		case rq.Count < 1:
+			fail(name, "requests.count", "must be at least 1")
+		case rq.Max != 0 && rq.Max <= rq.Count:
+			fail(name, "requests.max", "must be more than count (%d), or left out", rq.Count)
+		}
+		if rq.PerItem != "" {
+			if p := params[rq.PerItem]; p == nil || (p.Type != "id_list" && p.Type != "playlist_items") {
+				fail(name, "requests.per_item", "%s is not a list parameter of the tool", rq.PerItem)
+			}
+		}
+		if (rq.Max != 0 || rq.PerItem != "") && strings.TrimSpace(rq.Note) == "" {
+			fail(name, "requests.note", "a count that varies needs a note saying when")
+		}
 		// guard
 		g := t.Guard
 		switch {

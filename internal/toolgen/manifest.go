@@ -46,6 +46,56 @@ type Tool struct {
 	Params      []Param     `yaml:"params"`
 	Annotations Annotations `yaml:"annotations"`
 	Guard       Guard       `yaml:"guard"`
+	Requests    Requests    `yaml:"requests"`
+}
+
+// Requests is how many requests one call of the tool sends to
+// Audiobookshelf, when it succeeds (and, for a guarded tool, is approved).
+// docs/tools.md shows it; a test in internal/e2e holds it to what the
+// stand-in receives for each tool.
+type Requests struct {
+	// Count is the fewest, Max the most (0: always Count).
+	Count int `yaml:"count"`
+	Max   int `yaml:"max"`
+	// PerItem names a list parameter whose every distinct library item
+	// adds one request (a read of that item), beyond Count..Max.
+	PerItem string `yaml:"per_item"`
+	// Note says when a call sends more than Count, and which requests go
+	// at the same time.
+	Note string `yaml:"note"`
+	Set  bool   `yaml:"-"`
+}
+
+// UnmarshalYAML takes a number (always that many) or a mapping.
+func (r *Requests) UnmarshalYAML(n *yaml.Node) error {
+	r.Set = true
+	if n.Kind == yaml.ScalarNode {
+		return n.Decode(&r.Count)
+	}
+	type plain Requests
+	var p plain
+	if err := n.Decode(&p); err != nil {
+		return err
+	}
+	p.Set = true
+	*r = Requests(p)
+	return nil
+}
+
+// Most is the most requests a call sends, beyond PerItem's.
+func (r Requests) Most() int { return max(r.Count, r.Max) }
+
+// Text is the count as docs/tools.md shows it: "1", "1–2", "2 + 1 per
+// library item in `items`".
+func (r Requests) Text() string {
+	s := fmt.Sprint(r.Count)
+	if r.Max > r.Count {
+		s += fmt.Sprintf("–%d", r.Max)
+	}
+	if r.PerItem != "" {
+		s += " + 1 per library item in `" + r.PerItem + "`"
+	}
+	return s
 }
 
 // Param is one parameter. With Use set it starts from the shared parameter

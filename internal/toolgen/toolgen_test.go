@@ -33,6 +33,7 @@ tools:
       - use: detail
     annotations: {readOnly: true, destructive: false, idempotent: true, openWorld: false}
     guard: none
+    requests: 1
   - name: update_thing
     title: Update thing
     toolset: things
@@ -51,6 +52,7 @@ tools:
       reads: The books in their order.
       replay: The order has changed.
       digest_blind: The same order again.
+    requests: {count: 1, max: 2, per_item: book_ids, note: A new order reads the thing first.}
 `
 
 func check(t *testing.T, manifest string) error {
@@ -108,6 +110,11 @@ func TestRefusals(t *testing.T) {
 			[]string{"tool get_thing", "toolset", `"stuff"`}},
 		{"unknown type", "type: id_list", "type: list", []string{"tool update_thing", "params.book_ids.type"}},
 		{"integer without bounds", "min: 1, max: 100, ", "", []string{"tool get_thing", "params.limit", "needs min and max"}},
+		{"requests missing", "    requests: 1\n", "", []string{"tool get_thing", "requests", "is missing"}},
+		{"requests zero", "    requests: 1\n", "    requests: 0\n", []string{"tool get_thing", "requests.count", "at least 1"}},
+		{"requests max not above count", "count: 1, max: 2,", "count: 2, max: 2,", []string{"tool update_thing", "requests.max", "more than count"}},
+		{"requests per unknown parameter", "per_item: book_ids", "per_item: thing_id", []string{"tool update_thing", "requests.per_item", "thing_id is not a list parameter"}},
+		{"varying requests without a note", ", note: A new order reads the thing first.}", "}", []string{"tool update_thing", "requests.note", "needs a note"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -178,6 +185,13 @@ func TestRenderedSchemaAndHandlers(t *testing.T) {
 	}
 	if !strings.Contains(string(files[GuardDocFile]), "| `update_thing` | when `book_ids` is present |") {
 		t.Errorf("guard table: %s", files[GuardDocFile])
+	}
+	doc := string(files[ToolsDocFile])
+	for _, want := range []string{"| getThing | 1 |", "| getThing, updateThing | 1–2 + 1 per library item in `book_ids` |",
+		"Requests to Audiobookshelf per call: 1–2 + 1 per library item in `book_ids`. A new order reads the thing first."} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("tools.md lacks %q:\n%s", want, doc)
+		}
 	}
 }
 

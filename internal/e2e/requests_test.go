@@ -1,0 +1,217 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
+	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/toolgen"
+)
+
+// requestCases are successful calls whose requests to Audiobookshelf are
+// counted; between them they reach the fewest and the most requests that
+// tools.yaml gives for each tool.
+var requestCases = func() []readCase {
+	var out []readCase
+	for _, c := range readCases {
+		out = append(out, readCase{tool: c.tool, args: c.args})
+	}
+	entry := func(item string, episode ...string) map[string]any {
+		e := map[string]any{"library_item_id": item}
+		if len(episode) > 0 {
+			e["episode_id"] = episode[0]
+		}
+		return e
+	}
+	return append(out, []readCase{
+		{tool: "list_library_items", args: map[string]any{"library_id": sd.LibraryBooksID, "limit": 5, "detail": "full"}},
+		{tool: "list_items_in_progress", args: map[string]any{"detail": "full"}},
+		{tool: "get_media_progress", args: map[string]any{"library_item_id": sd.ItemMort}}, // never started
+		{tool: "get_media_progress", args: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings1}},
+		{tool: "set_media_progress", args: map[string]any{"library_item_id": sd.ItemMort, "current_time": 600}},
+		{tool: "set_media_progress", args: map[string]any{"library_item_id": sd.ItemLeviathanWakes, "is_finished": false, "current_time": 120}},
+		{tool: "delete_media_progress", args: map[string]any{"media_progress_id": sd.ProgressColourOfMagic}},
+		{tool: "create_bookmark", args: map[string]any{"library_item_id": sd.ItemMort, "time": 95.5, "title": "Death takes an apprentice"}},
+		{tool: "update_bookmark", args: map[string]any{"library_item_id": sd.ItemColourOfMagic, "time": 3600, "title": "Twoflower arrives"}},
+		{tool: "delete_bookmark", args: map[string]any{"library_item_id": sd.ItemColourOfMagic, "time": 1234.5}},
+		{tool: "create_collection", args: map[string]any{"library_id": sd.LibraryBooksID, "name": "Earthsea", "library_item_ids": []string{sd.ItemWizardOfEarthsea, sd.ItemTombsOfAtuan}}},
+		{tool: "update_collection", args: map[string]any{"collection_id": sd.CollectionDiscworldInOrder, "name": "Discworld (publication order)"}},
+		{tool: "update_collection", args: map[string]any{"collection_id": sd.CollectionDiscworldInOrder,
+			"library_item_ids": []string{sd.ItemMort, sd.ItemEqualRites, sd.ItemLightFantastic, sd.ItemColourOfMagic}}},
+		{tool: "add_books_to_collection", args: map[string]any{"collection_id": sd.CollectionDiscworldInOrder, "library_item_ids": []string{sd.ItemSourcery, sd.ItemWyrdSisters}}},
+		{tool: "remove_books_from_collection", args: map[string]any{"collection_id": sd.CollectionDiscworldInOrder, "library_item_ids": []string{sd.ItemEqualRites}}},
+		{tool: "delete_collection", args: map[string]any{"collection_id": sd.CollectionSpaceOpera}},
+		{tool: "create_playlist", args: map[string]any{"library_id": sd.LibraryPodcastsID, "name": "Empty for now"}},
+		{tool: "create_playlist", args: map[string]any{"library_id": sd.LibraryPodcastsID, "name": "Weekend", "items": []map[string]any{
+			entry(sd.ItemPodcastOrbital, sd.EpisodeOrbital3), entry(sd.ItemPodcastTinyThings, sd.EpisodeTinyThings1), entry(sd.ItemPodcastOrbital, sd.EpisodeOrbital4)}}},
+		{tool: "update_playlist", args: map[string]any{"playlist_id": sd.PlaylistCommute, "description": "Short ones first"}},
+		{tool: "update_playlist", args: map[string]any{"playlist_id": sd.PlaylistCommute, "items": []map[string]any{
+			entry(sd.ItemProjectHailMary), entry(sd.ItemGoodOmens), entry(sd.ItemMort)}}},
+		{tool: "add_items_to_playlist", args: map[string]any{"playlist_id": sd.PlaylistCatchUp, "items": []map[string]any{
+			entry(sd.ItemPodcastTinyThings, sd.EpisodeTinyThings5)}}},
+		{tool: "add_items_to_playlist", args: map[string]any{"playlist_id": sd.PlaylistCatchUp, "items": []map[string]any{
+			entry(sd.ItemPodcastTinyThings, sd.EpisodeTinyThings4), entry(sd.ItemPodcastOrbital, sd.EpisodeOrbital4), entry(sd.ItemPodcastTinyThings, sd.EpisodeTinyThings5)}}},
+		{tool: "remove_items_from_playlist", args: map[string]any{"playlist_id": sd.PlaylistCommute, "items": []map[string]any{entry(sd.ItemMort)}}},
+		{tool: "delete_playlist", args: map[string]any{"playlist_id": sd.PlaylistCommute}},
+	}...)
+}()
+
+// distinctItems counts the distinct library items in a list argument (ids,
+// or entries with library_item_id).
+func distinctItems(v any) int {
+	seen := map[string]bool{}
+	switch l := v.(type) {
+	case []string:
+		for _, id := range l {
+			seen[id] = true
+		}
+	case []map[string]any:
+		for _, e := range l {
+			seen[fmt.Sprint(e["library_item_id"])] = true
+		}
+	}
+	return len(seen)
+}
+
+// TestRequestsPerCall holds docs/tools.md to the truth: each successful
+// call sends as many requests to Audiobookshelf (the stand-in records every
+// one) as tools.yaml's requests says, and for every tool the cases reach
+// both the fewest and the most it says, so the documented count can be
+// neither too high nor too low.
+func TestRequestsPerCall(t *testing.T) {
+	m, err := toolgen.Load("../../tools.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]toolgen.Requests{}
+	for _, tool := range m.Tools {
+		declared[tool.Name] = tool.Requests
+	}
+	seen := map[string][]int{}
+	for _, c := range requestCases {
+		rq, ok := declared[c.tool]
+		if !ok {
+			t.Errorf("%s is not in tools.yaml", c.tool)
+			continue
+		}
+		// Both ways a guarded call is approved: the question pushed while
+		// the call waits (2025-11-25), and the call ended and retried with
+		// the answer (2026-07-28).
+		for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
+			// A fresh server and stand-in per call: writes change what the
+			// next call would find.
+			e := apptest.Start(t, apptest.Options{Elicit: approve, ProtocolVersion: proto})
+			e.Standin.ResetRequests()
+			res := e.Call(t, c.tool, c.args)
+			if res.IsError {
+				t.Errorf("%s %v (%s): %s", c.tool, c.args, proto, apptest.Text(res))
+				continue
+			}
+			reqs := e.Standin.Requests()
+			extra := 0
+			if rq.PerItem != "" {
+				extra = distinctItems(c.args[rq.PerItem])
+			}
+			n := len(reqs) - extra
+			if n < rq.Count || n > rq.Most() {
+				var sent []string
+				for _, r := range reqs {
+					sent = append(sent, r.Method+" "+r.Path)
+				}
+				t.Errorf("%s %v (%s) sent %d requests (%s); tools.yaml says %s", c.tool, c.args, proto, len(reqs), strings.Join(sent, ", "), rq.Text())
+			}
+			seen[c.tool] = append(seen[c.tool], n)
+		}
+	}
+	for _, tool := range m.Tools {
+		ns := seen[tool.Name]
+		if len(ns) == 0 {
+			t.Errorf("%s: no call counted", tool.Name)
+			continue
+		}
+		lo, hi := ns[0], ns[0]
+		for _, n := range ns {
+			lo, hi = min(lo, n), max(hi, n)
+		}
+		if lo != tool.Requests.Count || hi != tool.Requests.Most() {
+			t.Errorf("%s: the calls counted sent %d to %d requests (beyond per-item reads); tools.yaml says %s", tool.Name, lo, hi, tool.Requests.Text())
+		}
+	}
+}
+
+// TestProgressAlongsideThePage: the compact list's two requests are sent
+// at the same time, not one after the other. The stand-in holds the page
+// back until the progress request has arrived; sent in turn, the page
+// would wait for ever (here: until the test's timeout).
+func TestProgressAlongsideThePage(t *testing.T) {
+	for _, c := range []struct {
+		tool, first, second string
+		args                map[string]any
+	}{
+		{"list_library_items", "/items", "/api/me/progress", map[string]any{"library_id": sd.LibraryBooksID, "limit": 5}},
+		{"list_items_in_progress", "/api/me/items-in-progress", "/api/me/progress", nil},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			e := apptest.Start(t, apptest.Options{})
+			arrived := make(chan struct{})
+			var once sync.Once
+			e.Standin.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+				switch {
+				case r.URL.Path == c.second:
+					once.Do(func() { close(arrived) })
+				case strings.HasSuffix(r.URL.Path, c.first):
+					select {
+					case <-arrived:
+					case <-time.After(5 * time.Second):
+						t.Errorf("%s waited 5 s and %s had not come: they are not sent at the same time", c.first, c.second)
+					}
+				}
+				return false
+			})
+			v := decode(t, e.Call(t, c.tool, c.args))
+			if !strings.Contains(str(v), "progress_pct") {
+				t.Errorf("no progress in %v", v)
+			}
+		})
+	}
+}
+
+// TestProgressFromMeOnOlderServers: an Audiobookshelf before 2.36 answers
+// GET /api/me/progress with 404; the progress then comes from GET /api/me,
+// and the 404 route is not asked again.
+func TestProgressFromMeOnOlderServers(t *testing.T) {
+	e := apptest.Start(t, apptest.Options{})
+	e.Standin.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/api/me/progress" {
+			http.Error(w, "Not Found", http.StatusNotFound)
+			return true
+		}
+		return false
+	})
+	args := map[string]any{"library_id": sd.LibraryBooksID, "limit": 5}
+	for i := range 2 {
+		e.Standin.ResetRequests()
+		v := decode(t, e.Call(t, "list_library_items", args))
+		if at(t, v, "results", 0, "progress_pct").(float64) != 42 {
+			t.Errorf("call %d: first item %v", i, at(t, v, "results", 0))
+		}
+		var paths []string
+		me := false
+		for _, r := range e.Standin.Requests() {
+			paths = append(paths, r.Path)
+			me = me || r.Path == "/api/me"
+		}
+		want := 2
+		if i == 0 {
+			want = 3 // the 404 once
+		}
+		if len(paths) != want || !me {
+			t.Errorf("call %d sent %v; want %d requests, GET /api/me among them", i, paths, want)
+		}
+	}
+}

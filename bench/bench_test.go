@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -208,3 +210,76 @@ func TestReadCPUTimes(t *testing.T) {
 		t.Errorf("StealShare over no time = %v, want 0", s)
 	}
 }
+
+// BenchmarkReadToolsReplayed is each of the six read tools of the overhead
+// table with Audiobookshelf's answers replayed from memory: the server's
+// own cost per call, client included. Profile it with
+// go test -run '^$' -bench ReadToolsReplayed -cpuprofile cpu.out ./bench.
+func BenchmarkReadToolsReplayed(b *testing.B) {
+	p, err := StartReplaying(SeedLibrary(30))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(p.Close)
+	tools, err := ReadTools(context.Background(), HTTPClient(1), Target{URL: p.URL, Key: p.Key})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tool := range tools {
+		b.Run(tool.Name, func(b *testing.B) { benchCall(b, p, tool.Name, tool.Args) })
+	}
+}
+
+// TestReadToolsHarness: the overhead table's harness finds arguments on a
+// stand-in, records the requests a call makes through the proxy, and the
+// direct path makes the same requests (cheap; it runs in the default test
+// run, so that the driver cannot rot unseen).
+func TestReadToolsHarness(t *testing.T) {
+	sd := standin.New(standin.Options{Data: SeedLibrary(30), Now: standin.SampleNow})
+	base, err := sd.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sd.Close()
+	target := Target{URL: base, Key: standin.DefaultAPIKey}
+	ctx := context.Background()
+	hc := HTTPClient(1)
+	tools, err := ReadTools(ctx, hc, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools) != 6 {
+		t.Fatalf("%d tools", len(tools))
+	}
+	if v, err := target.Version(ctx, hc); err != nil || v != "audiobookshelf 2.36.0" {
+		t.Fatalf("version %q, %v", v, err)
+	}
+	rec, err := StartRecorder(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	// Through the proxy with net/http: what it records is what was sent.
+	if err := DirectCall(ctx, hc, Target{URL: rec.URL, Key: target.Key}, []string{"/api/me", "/api/libraries"}); err != nil {
+		t.Fatal(err)
+	}
+	got := rec.Take()
+	if len(got) != 2 || !slices.Contains(got, "GET /api/me") || !slices.Contains(got, "GET /api/libraries") {
+		t.Fatalf("recorded %v", got)
+	}
+	if again := rec.Take(); len(again) != 0 {
+		t.Fatalf("Take did not forget: %v", again)
+	}
+	sd.ResetRequests()
+	if err := DirectCall(ctx, hc, target, []string{"/api/libraries/" + standin.LibraryBooksID + "/items?limit=25&page=0", "/api/me/progress"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sd.Requests()); n != 2 {
+		t.Fatalf("the stand-in saw %d requests", n)
+	}
+	if err := DirectCall(ctx, hc, target, []string{"/api/items/" + unknownItem}); err == nil || strings.Contains(err.Error(), target.Key) {
+		t.Fatalf("a 404 gave %v", err)
+	}
+}
+
+const unknownItem = "00000000-0000-4000-8000-000000000000"

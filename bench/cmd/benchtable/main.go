@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,6 +44,11 @@ type params struct {
 	memCalls       int
 	levels         []int
 	skipThroughput bool
+	readCalls      int
+	sections       map[string]bool
+	// real is the Audiobookshelf given by AUDIOBOOKSHELF_URL and
+	// AUDIOBOOKSHELF_API_KEY, when both are set.
+	real *bench.Target
 }
 
 func main() {
@@ -54,10 +60,32 @@ func main() {
 	flag.IntVar(&p.calls, "calls", 3000, "calls measured per path for the overhead per call")
 	flag.DurationVar(&p.level, "level", 5*time.Second, "how long each throughput level runs")
 	flag.IntVar(&p.memCalls, "memcalls", 10000, "calls made before the second RSS reading")
+	flag.IntVar(&p.readCalls, "readcalls", 600, "calls measured per path for each read tool's overhead")
+	sections := flag.String("sections", "startup,sizes,overhead,readtools,throughput", "the parts to run, comma-separated")
 	flag.Parse()
+	// First of all, before any process is started from here: the key goes
+	// out of this process's environment.
+	real, ok, err := realTarget()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(2)
+	}
+	if ok {
+		p.real = &real
+	}
+	p.sections = map[string]bool{}
+	for _, s := range strings.Split(*sections, ",") {
+		switch s = strings.TrimSpace(s); s {
+		case "startup", "sizes", "overhead", "readtools", "throughput":
+			p.sections[s] = true
+		default:
+			fmt.Fprintf(os.Stderr, "benchtable: -sections: %q is not one of startup, sizes, overhead, readtools, throughput\n", s)
+			os.Exit(2)
+		}
+	}
 	p.levels = []int{1, 8, 64}
 	if *quick {
-		p.startups, p.calls, p.level, p.memCalls = 5, 200, time.Second, 500
+		p.startups, p.calls, p.level, p.memCalls, p.readCalls = 5, 200, time.Second, 500, 60
 	}
 	if err := run(p); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
@@ -132,17 +160,50 @@ func run(p params) error {
 		return err
 	}
 	t := &table{}
-	steps := []struct {
-		name string
-		f    func() error
-	}{
-		{"start-up and tools/list", func() error { return startUp(t, p, floor) }},
-		{"result sizes", func() error { return resultSizes(t) }},
-		{"overhead per call", func() error { return overhead(t, p) }},
-		{"throughput and memory", func() error { return throughput(t, p) }},
+	type step struct {
+		section, name string
+		f             func() error
 	}
+	steps := []step{
+		{"startup", "start-up and tools/list", func() error { return startUp(t, p, floor) }},
+		{"sizes", "result sizes", func() error { return resultSizes(t) }},
+		{"overhead", "overhead per call", func() error { return overhead(t, p) }},
+		{"readtools", "read tools on the stand-in", func() error {
+			target, stop, err := startStandin(root, dir)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			return readToolsOverhead(t, p, readTarget{label: "stand-in", target: target, note: "Read tools (stand-in): the built binary over stdio " +
+				"(go-sdk client, mcp.CommandTransport) pointed at bench/cmd/standinserver, the stand-in as its own process with the sample library's " +
+				"books copied to 30. The direct path sends, with net/http over keep-alive from the driver to that same process, the requests the " +
+				"server sent for the same arguments (recorded through a proxy in an untimed pass, which also counts the requests per call), several " +
+				"at once when the server sends several, and reads the bodies without decoding them. Each call through MCP alternates with its " +
+				"direct request(s), call by call, the order rotated every round, after 20 rounds of warm-up."})
+		}},
+	}
+	if p.real != nil {
+		real := *p.real
+		steps = append(steps, step{"readtools", "read tools on the real server", func() error {
+			version, err := real.Version(context.Background(), bench.HTTPClient(1))
+			if err != nil {
+				return fmt.Errorf("AUDIOBOOKSHELF_URL: %w", err)
+			}
+			where := "on another host"
+			if loopbackURL(real.URL) {
+				where = "on loopback"
+			}
+			return readToolsOverhead(t, p, readTarget{label: version, target: real, note: "Read tools (" + version + "): the same, with the server " +
+				"pointed at the Audiobookshelf of AUDIOBOOKSHELF_URL (" + where + "), which only reads are sent to; the key is given to the measured " +
+				"servers' environment alone (the server removes it from its own), never to another process, and appears nowhere in this table."})
+		}})
+	}
+	steps = append(steps, step{"throughput", "throughput and memory", func() error { return throughput(t, p) }})
 	var steal []string
 	for _, s := range steps {
+		if !p.sections[s.section] {
+			continue
+		}
 		fmt.Fprintf(os.Stderr, "benchtable: %s…\n", s.name)
 		c0, err0 := bench.ReadCPUTimes()
 		if err := s.f(); err != nil {
@@ -157,13 +218,16 @@ func run(p params) error {
 			strings.Join(steal, ", ") + ". The machine is shared: a run with more steal is slower throughout, ratios included."}, t.notes...)
 	}
 	md := t.markdown()
+	if p.real != nil && strings.Contains(md, p.real.Key) {
+		return fmt.Errorf("the table holds the API key: not printed, not written")
+	}
 	fmt.Print(md)
 	if p.out != "" {
 		head := fmt.Sprintf("# Benchmark results\n\nGenerated by `make bench` (bench/cmd/benchtable) on %s.\n\n"+
 			"Machine: %s, %s/%s, `nproc` %s; %s; server %s.\n"+
-			"Runs: %d start-ups per server, %d calls per path for the overhead, %s per throughput level, %d calls before the second RSS reading.\n\n",
+			"Runs: %d start-ups per server, %d calls per path for the overhead of `get_library_item`, %d per path for each read tool, %s per throughput level, %d calls before the second RSS reading.\n\n",
 			time.Now().UTC().Format("2006-01-02 15:04 MST"), cpuModel(), runtime.GOOS, runtime.GOARCH, nproc(),
-			runtime.Version(), gitDescribe(root), p.startups, p.calls, p.level, p.memCalls)
+			runtime.Version(), gitDescribe(root), p.startups, p.calls, p.readCalls, p.level, p.memCalls)
 		if err := os.WriteFile(p.out, []byte(head+md), 0o644); err != nil {
 			return err
 		}
@@ -747,6 +811,20 @@ func cpuModel() string {
 		}
 	}
 	return "unknown CPU"
+}
+
+// loopbackURL reports whether u's host is a loopback address or localhost.
+func loopbackURL(u string) bool {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	h := pu.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }

@@ -36,6 +36,7 @@ var version = "0.1.0-dev"
 const ElicitationOffLine = "audiobookshelf-mcp: ELICITATION=false — guarded tools fall back to the two-call token"
 
 func main() {
+	tuneGC(os.Getenv)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

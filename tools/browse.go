@@ -190,7 +190,7 @@ func GetPersonalizedShelves(ctx context.Context, d *Deps, a toolargs.GetPersonal
 type absSeriesEntry struct {
 	ID          string    `json:"id"`
 	Name        string    `json:"name"`
-	Description string    `json:"description"`
+	Description lazyText  `json:"description"`
 	AddedAt     int64     `json:"addedAt"`
 	Books       []absItem `json:"books"`
 	NumBooks    int       `json:"numBooks"`

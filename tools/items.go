@@ -91,7 +91,7 @@ func GetPodcastEpisode(ctx context.Context, d *Deps, a toolargs.GetPodcastEpisod
 		return res, nil
 	}
 	out := EpisodeDetail{EpisodeBrief: episodeBrief(&e, ""), Subtitle: e.Subtitle, Type: e.EpisodeType, Chapters: len(e.Chapters)}
-	out.Description, out.DescriptionLength = collapse(e.Description, DescriptionLimit)
+	out.Description, out.DescriptionLength = collapse(e.Description.String(), DescriptionLimit)
 	return jsonResult(out), nil
 }
 

@@ -75,6 +75,31 @@ func (f *flexString) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// lazyText is a JSON string kept as it came and decoded only when read.
+// Descriptions are the longest strings of an answer, often with escapes and
+// characters outside ASCII that are slow to decode, and a list's compact
+// form shows none of the many it receives.
+type lazyText []byte
+
+// UnmarshalJSON keeps a copy of the raw value.
+func (t *lazyText) UnmarshalJSON(b []byte) error {
+	*t = append((*t)[:0], b...)
+	return nil
+}
+
+// String decodes the text: "" for null, a missing value or one that is
+// not a string.
+func (t lazyText) String() string {
+	if len(t) == 0 || t[0] != '"' {
+		return ""
+	}
+	var s string
+	if unmarshal(t, &s) != nil {
+		return ""
+	}
+	return s
+}
+
 type absRef struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
@@ -93,7 +118,7 @@ type absMetadata struct {
 	Genres        []string   `json:"genres"`
 	PublishedYear flexString `json:"publishedYear"`
 	Publisher     string     `json:"publisher"`
-	Description   string     `json:"description"`
+	Description   lazyText   `json:"description"`
 	Language      string     `json:"language"`
 	Explicit      bool       `json:"explicit"`
 	Abridged      bool       `json:"abridged"`
@@ -118,7 +143,7 @@ type absEpisode struct {
 	EpisodeType   string     `json:"episodeType"`
 	Title         string     `json:"title"`
 	Subtitle      string     `json:"subtitle"`
-	Description   string     `json:"description"`
+	Description   lazyText   `json:"description"`
 	PubDate       string     `json:"pubDate"`
 	PublishedAt   int64      `json:"publishedAt"`
 	Duration      float64    `json:"duration"`
@@ -497,7 +522,7 @@ func detail(it *absItem) ItemDetail {
 			d.Episodes = append(d.Episodes, episodeBrief(&eps[i], ""))
 		}
 	}
-	d.Description, d.DescriptionLength = collapse(m.Description, DescriptionLimit)
+	d.Description, d.DescriptionLength = collapse(m.Description.String(), DescriptionLimit)
 	return d
 }
 

@@ -247,8 +247,20 @@ func readToolsOverhead(t *table, p params, rt readTarget) error {
 	}
 	t.appendix = append(t.appendix, a.String())
 	t.notes = append(t.notes, rt.note)
+	if !costNoted {
+		costNoted = true
+		t.notes = append(t.notes, "What a call through MCP adds to its direct request(s), where a ratio misses 1.15×: a cost about the same for every tool — "+
+			"two more hops between processes over pipes (driver → server, server → driver), go-sdk's JSON-RPC decoding and encoding at both ends "+
+			"(it decodes each message through a fresh 32 kB buffer, several times per call), the client decoding the result — and the server "+
+			"decoding and projecting Audiobookshelf's answer, which grows with the answer (server CPU per call, in the tables below). Against an "+
+			"answer that takes a fraction of a millisecond (`list_libraries`, `get_me` on the stand-in) the fixed part is most of the call. "+
+			"`go test -run '^$' -bench ReadToolsReplayed -cpuprofile cpu.out ./bench` profiles the server's own part in process.")
+	}
 	return nil
 }
+
+// costNoted keeps the note on what a call adds to one copy per table.
+var costNoted bool
 
 func clipText(s string, n int) string {
 	if len(s) <= n {

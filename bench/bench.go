@@ -414,8 +414,9 @@ func ProcessCPU(pid int) (time.Duration, error) {
 }
 
 // CPUTimes is the machine's CPU time from the first line of /proc/stat, in
-// clock ticks: all of it, and what the hypervisor took for others (steal).
-type CPUTimes struct{ Total, Steal int64 }
+// clock ticks: all of it, what the hypervisor took for others (steal), and
+// the idle time (idle and iowait).
+type CPUTimes struct{ Total, Steal, Idle int64 }
 
 // ReadCPUTimes reads /proc/stat (Linux only).
 func ReadCPUTimes() (CPUTimes, error) {
@@ -441,11 +442,36 @@ func parseCPUTimes(line string) (CPUTimes, error) {
 			return CPUTimes{}, fmt.Errorf("/proc/stat: %w", err)
 		}
 		c.Total += n
-		if i == 7 {
+		switch i {
+		case 3, 4:
+			c.Idle += n
+		case 7:
 			c.Steal = n
 		}
 	}
 	return c, nil
+}
+
+// BusyShare is the share of the CPU time between a and b that was not idle:
+// this run's own work, every other process's, and steal.
+func BusyShare(a, b CPUTimes) float64 {
+	if b.Total <= a.Total {
+		return 0
+	}
+	return 1 - float64(b.Idle-a.Idle)/float64(b.Total-a.Total)
+}
+
+// LoadAverage is the one-minute load average from /proc/loadavg (Linux only).
+func LoadAverage() (float64, error) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, fmt.Errorf("/proc/loadavg: empty")
+	}
+	return strconv.ParseFloat(f[0], 64)
 }
 
 // StealShare is the share of the CPU time between a and b that the

@@ -197,7 +197,7 @@ func TestReadCPUTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (CPUTimes{Total: 626789 + 83126 + 11447315 + 2536 + 9486 + 78927, Steal: 78927}); c != want {
+	if want := (CPUTimes{Total: 626789 + 83126 + 11447315 + 2536 + 9486 + 78927, Steal: 78927, Idle: 11447315 + 2536}); c != want {
 		t.Errorf("parseCPUTimes = %+v, want %+v (guest time is in user time already)", c, want)
 	}
 	if _, err := parseCPUTimes("intr 1 2 3"); err == nil {
@@ -208,6 +208,12 @@ func TestReadCPUTimes(t *testing.T) {
 	}
 	if s := StealShare(a, a); s != 0 {
 		t.Errorf("StealShare over no time = %v, want 0", s)
+	}
+	if s := BusyShare(a, CPUTimes{Total: a.Total + 100, Idle: a.Idle + 40}); s != 0.6 {
+		t.Errorf("BusyShare = %v, want 0.6", s)
+	}
+	if l, err := LoadAverage(); err != nil || l < 0 {
+		t.Errorf("LoadAverage = %v, %v", l, err)
 	}
 }
 

@@ -199,7 +199,7 @@ func run(p params) error {
 		}})
 	}
 	steps = append(steps, step{"throughput", "throughput and memory", func() error { return throughput(t, p) }})
-	var steal []string
+	var steal, busy, load []string
 	for _, s := range steps {
 		if !p.sections[s.section] {
 			continue
@@ -211,11 +211,17 @@ func run(p params) error {
 		}
 		if c1, err1 := bench.ReadCPUTimes(); err0 == nil && err1 == nil {
 			steal = append(steal, fmt.Sprintf("%s %.1f%%", s.name, 100*bench.StealShare(c0, c1)))
+			busy = append(busy, fmt.Sprintf("%s %.0f%%", s.name, 100*bench.BusyShare(c0, c1)))
+		}
+		if l, err := bench.LoadAverage(); err == nil {
+			load = append(load, fmt.Sprintf("%s %.1f", s.name, l))
 		}
 	}
 	if len(steal) > 0 {
 		t.notes = append([]string{"CPU time the hypervisor gave to other machines (steal, /proc/stat) during each part: " +
-			strings.Join(steal, ", ") + ". The machine is shared: a run with more steal is slower throughout, ratios included."}, t.notes...)
+			strings.Join(steal, ", ") + ". The share of the machine's CPU time that was busy (this run, every other process, steal): " +
+			strings.Join(busy, ", ") + "; the one-minute load average at the end of each part (" + nproc() + " CPUs): " + strings.Join(load, ", ") +
+			". The machine is shared: a run with more steal or other work is slower throughout, ratios included."}, t.notes...)
 	}
 	md := t.markdown()
 	if p.real != nil && strings.Contains(md, p.real.Key) {

@@ -138,18 +138,31 @@ func CreateBookmark(ctx context.Context, d *Deps, a toolargs.CreateBookmark) (*m
 	if res := blankTitle(a.Title); res != nil {
 		return res, nil
 	}
+	// The item (its duration) and its bookmarks do not depend on each
+	// other: both are asked for at once.
+	type listed struct {
+		bms []absBookmark
+		res *mcp.CallToolResult
+	}
+	bookmarks := alongside(ctx, func(ctx context.Context) listed {
+		bms, res := d.itemBookmarks(ctx, a.LibraryItemID)
+		return listed{bms, res}
+	})
 	_, it, res := d.getItem(ctx, a.LibraryItemID)
 	if res != nil {
+		bookmarks.abandon()
 		return res, nil
 	}
 	if it.MediaType == "book" && it.Media.Duration > 0 && a.Time > it.Media.Duration {
+		bookmarks.abandon()
 		return errorResult(`argument "time": %s s is past the end of library item %s, which lasts %s s; give a position from 0 to %s. Nothing was changed.`,
 			strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID, strconv.FormatFloat(it.Media.Duration, 'f', -1, 64), strconv.FormatFloat(it.Media.Duration, 'f', -1, 64)), nil
 	}
-	bms, res := d.itemBookmarks(ctx, a.LibraryItemID)
-	if res != nil {
-		return res, nil
+	l := bookmarks.wait()
+	if l.res != nil {
+		return l.res, nil
 	}
+	bms := l.bms
 	if bookmarkAt(bms, a.Time) != nil {
 		return errorResult("Library item %s already has a bookmark at %s s; creating one there would overwrite its title. To rename it use update_bookmark; to add another, pick another time. Nothing was changed.",
 			a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64)), nil

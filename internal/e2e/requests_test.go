@@ -144,38 +144,50 @@ func TestRequestsPerCall(t *testing.T) {
 	}
 }
 
-// TestProgressAlongsideThePage: the compact list's two requests are sent
-// at the same time, not one after the other. The stand-in holds the page
-// back until the progress request has arrived; sent in turn, the page
-// would wait for ever (here: until the test's timeout).
-func TestProgressAlongsideThePage(t *testing.T) {
+// TestReadsAtTheSameTime: reads that do not depend on each other are sent
+// at the same time, not one after the other. The stand-in holds each of
+// the two back until the other has arrived; sent in turn, in either order,
+// the first would wait for ever (here: 5 s, then the test fails).
+func TestReadsAtTheSameTime(t *testing.T) {
 	for _, c := range []struct {
-		tool, first, second string
-		args                map[string]any
+		tool, first, second, want string
+		args                      map[string]any
 	}{
-		{"list_library_items", "/items", "/api/me/progress", map[string]any{"library_id": sd.LibraryBooksID, "limit": 5}},
-		{"list_items_in_progress", "/api/me/items-in-progress", "/api/me/progress", nil},
+		{"list_library_items", "/items", "/api/me/progress", "progress_pct", map[string]any{"library_id": sd.LibraryBooksID, "limit": 5}},
+		{"list_items_in_progress", "/api/me/items-in-progress", "/api/me/progress", "progress", nil},
+		{"create_bookmark", "/api/items/" + sd.ItemMort, "/api/me/bookmarks/" + sd.ItemMort, "created",
+			map[string]any{"library_item_id": sd.ItemMort, "time": 95.5, "title": "Death takes an apprentice"}},
 	} {
 		t.Run(c.tool, func(t *testing.T) {
 			e := apptest.Start(t, apptest.Options{})
-			arrived := make(chan struct{})
-			var once sync.Once
+			// Each of the two waits until the other has arrived.
+			var arrived [2]chan struct{}
+			var once [2]sync.Once
+			for i := range arrived {
+				arrived[i] = make(chan struct{})
+			}
 			e.Standin.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+				i := -1
 				switch {
-				case r.URL.Path == c.second:
-					once.Do(func() { close(arrived) })
 				case strings.HasSuffix(r.URL.Path, c.first):
-					select {
-					case <-arrived:
-					case <-time.After(5 * time.Second):
-						t.Errorf("%s waited 5 s and %s had not come: they are not sent at the same time", c.first, c.second)
-					}
+					i = 0
+				case r.URL.Path == c.second:
+					i = 1
+				}
+				if i < 0 {
+					return false
+				}
+				once[i].Do(func() { close(arrived[i]) })
+				select {
+				case <-arrived[1-i]:
+				case <-time.After(5 * time.Second):
+					t.Errorf("%s waited 5 s for %s: they are not sent at the same time", r.URL.Path, []string{c.first, c.second}[1-i])
 				}
 				return false
 			})
 			v := decode(t, e.Call(t, c.tool, c.args))
-			if !strings.Contains(str(v), "progress_pct") {
-				t.Errorf("no progress in %v", v)
+			if !strings.Contains(str(v), c.want) {
+				t.Errorf("no %s in %v", c.want, v)
 			}
 		})
 	}

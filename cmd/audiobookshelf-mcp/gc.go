@@ -7,11 +7,13 @@ import "runtime/debug"
 // (go-sdk decodes each JSON-RPC message through a fresh 32 kB buffer, several
 // times per call). With Go's default (GOGC=100, which for a small heap means
 // a collection every 4 MB allocated) a collection ran every dozen calls and
-// took about half of the server's CPU per call; at 400 it runs a quarter as
-// often. The memory limit keeps the heap from growing to five times a large
-// live heap (a big answer read while many calls run) before a collection.
+// took about half of the CPU per call, client and server together, in
+// process (BenchmarkReadToolsReplayed); at 200 that share falls to about a
+// tenth, and 400 gains little more for much more memory. The memory limit
+// keeps a large live heap (a big answer read while many calls run) from
+// growing to three times its size before a collection.
 const (
-	gcPercent   = 400
+	gcPercent   = 200
 	memoryLimit = 512 << 20
 )
 

@@ -6,10 +6,11 @@ import "runtime/debug"
 // and whose every call makes a few hundred kB of short-lived garbage
 // (go-sdk decodes each JSON-RPC message through a fresh 32 kB buffer, several
 // times per call). With Go's default (GOGC=100, which for a small heap means
-// a collection every 4 MB allocated) a collection ran every dozen calls and
-// took about half of the CPU per call, client and server together, in
-// process (BenchmarkReadToolsReplayed); at 200 that share falls to about a
-// tenth, and 400 gains little more for much more memory. The memory limit
+// a collection every 4 MB allocated) a collection ran every dozen calls.
+// Measured in process, client and server together
+// (BenchmarkReadToolsReplayed), 200 takes 46% off the CPU per call and 400
+// 54%, for far more memory (a heap of up to five times the live one). The
+// memory limit
 // keeps a large live heap (a big answer read while many calls run) from
 // growing to three times its size before a collection.
 const (

@@ -22725,6 +22725,9 @@ func ParseListMediaProgressResponse(rsp *http.Response) (*ListMediaProgressRespo
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 401:
+		break // No content-type
+
 	}
 
 	return response, nil

@@ -14734,7 +14734,7 @@ type ClientInterface interface {
 
 	// ListMediaProgress Every media progress record of the user
 	//
-	// MeController.getAllMediaProgress (route /me/progress, registered before /me/progress/:id/:episodeId?). Answers {mediaProgress: [...]}, the same records as the mediaProgress of getMe without the rest of the user. Served from Audiobookshelf 2.36.0 on; an older server answers 404, and getMe carries the same records.
+	// MeController.getAllMediaProgress (route /me/progress, registered before /me/progress/:id/:episodeId?). Answers {mediaProgress: [...]}, the same records as the mediaProgress of getMe without the rest of the user. Served from Audiobookshelf 2.36.0 on; an older server answers 404, and getMe carries the same records. No x-abs-since on purpose: the tools fall back to getMe on that 404, so none of them needs 2.36.0 for it, and a version gate would turn the 404 into an error.
 	//
 	// Corresponds with GET /api/me/progress (the `ListMediaProgress` operationId).
 	ListMediaProgress(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -15580,7 +15580,7 @@ func (c *Client) GetListeningStats(ctx context.Context, reqEditors ...RequestEdi
 
 // ListMediaProgress Every media progress record of the user
 //
-// MeController.getAllMediaProgress (route /me/progress, registered before /me/progress/:id/:episodeId?). Answers {mediaProgress: [...]}, the same records as the mediaProgress of getMe without the rest of the user. Served from Audiobookshelf 2.36.0 on; an older server answers 404, and getMe carries the same records.
+// MeController.getAllMediaProgress (route /me/progress, registered before /me/progress/:id/:episodeId?). Answers {mediaProgress: [...]}, the same records as the mediaProgress of getMe without the rest of the user. Served from Audiobookshelf 2.36.0 on; an older server answers 404, and getMe carries the same records. No x-abs-since on purpose: the tools fall back to getMe on that 404, so none of them needs 2.36.0 for it, and a version gate would turn the 404 into an error.
 //
 // Corresponds with GET /api/me/progress (the `ListMediaProgress` operationId).
 func (c *Client) ListMediaProgress(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -18734,7 +18734,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListMediaProgressWithResponse Every media progress record of the user
 	//
-	// MeController.getAllMediaProgress (route /me/progress, registered before /me/progress/:id/:episodeId?). Answers {mediaProgress: [...]}, the same records as the mediaProgress of getMe without the rest of the user. Served from Audiobookshelf 2.36.0 on; an older server answers 404, and getMe carries the same records.
+	// MeController.getAllMediaProgress (route /me/progress, registered before /me/progress/:id/:episodeId?). Answers {mediaProgress: [...]}, the same records as the mediaProgress of getMe without the rest of the user. Served from Audiobookshelf 2.36.0 on; an older server answers 404, and getMe carries the same records. No x-abs-since on purpose: the tools fall back to getMe on that 404, so none of them needs 2.36.0 for it, and a version gate would turn the 404 into an error.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -21473,7 +21473,7 @@ func (c *ClientWithResponses) GetListeningStatsWithResponse(ctx context.Context,
 
 // ListMediaProgressWithResponse Every media progress record of the user
 //
-// MeController.getAllMediaProgress (route /me/progress, registered before /me/progress/:id/:episodeId?). Answers {mediaProgress: [...]}, the same records as the mediaProgress of getMe without the rest of the user. Served from Audiobookshelf 2.36.0 on; an older server answers 404, and getMe carries the same records.
+// MeController.getAllMediaProgress (route /me/progress, registered before /me/progress/:id/:episodeId?). Answers {mediaProgress: [...]}, the same records as the mediaProgress of getMe without the rest of the user. Served from Audiobookshelf 2.36.0 on; an older server answers 404, and getMe carries the same records. No x-abs-since on purpose: the tools fall back to getMe on that 404, so none of them needs 2.36.0 for it, and a version gate would turn the 404 into an error.
 //
 // Returns a wrapper object for the known response body format(s).
 //

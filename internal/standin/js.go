@@ -118,35 +118,9 @@ func (w *jsWriter) write(v any) error {
 		}
 		w.buf.WriteByte('}')
 	case []jobj:
-		if x == nil {
-			w.buf.WriteString("null")
-			return nil
-		}
-		w.buf.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				w.buf.WriteByte(',')
-			}
-			if err := w.write(e); err != nil {
-				return err
-			}
-		}
-		w.buf.WriteByte(']')
+		return writeArray(w, x)
 	case []any:
-		if x == nil {
-			w.buf.WriteString("null")
-			return nil
-		}
-		w.buf.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				w.buf.WriteByte(',')
-			}
-			if err := w.write(e); err != nil {
-				return err
-			}
-		}
-		w.buf.WriteByte(']')
+		return writeArray(w, x)
 	case map[string]any:
 		if x == nil {
 			w.buf.WriteString("null")
@@ -174,6 +148,25 @@ func (w *jsWriter) write(v any) error {
 	default:
 		return w.other(v)
 	}
+	return nil
+}
+
+// writeArray writes a list of values the way write writes each.
+func writeArray[T any](w *jsWriter, x []T) error {
+	if x == nil {
+		w.buf.WriteString("null")
+		return nil
+	}
+	w.buf.WriteByte('[')
+	for i, e := range x {
+		if i > 0 {
+			w.buf.WriteByte(',')
+		}
+		if err := w.write(e); err != nil {
+			return err
+		}
+	}
+	w.buf.WriteByte(']')
 	return nil
 }
 

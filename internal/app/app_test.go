@@ -20,23 +20,8 @@ import (
 // lists its tools through a real go-sdk client.
 func listTools(t *testing.T, cfg *config.Config) []*mcp.Tool {
 	t.Helper()
-	srv, err := New(Options{Config: cfg, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	res, err := cs.ListTools(ctx, nil)
+	cs := connectInMemory(t, cfg, nil)
+	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,4 +184,28 @@ func TestCallsWithoutSetupExplainIt(t *testing.T) {
 			t.Errorf("%s without setup: %v %q", name, res.IsError, text)
 		}
 	}
+}
+
+// connectInMemory assembles a server from cfg and connects a go-sdk client
+// to it in memory, with opts (nil: the client's defaults); both ends close
+// when the test ends.
+func connectInMemory(t *testing.T, cfg *config.Config, opts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
+	srv, err := New(Options{Config: cfg, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }

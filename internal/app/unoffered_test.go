@@ -21,22 +21,8 @@ func TestPromptsAndResourcesAreUnknownMethods(t *testing.T) {
 }
 
 func checkUnoffered(t *testing.T, version string) {
-	srv, err := New(Options{Config: &config.Config{Elicitation: true}, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectInMemory(t, &config.Config{Elicitation: true}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	caps := cs.InitializeResult().Capabilities
 	if caps.Prompts != nil || caps.Resources != nil {
 		t.Errorf("capabilities declare prompts %v or resources %v", caps.Prompts, caps.Resources)

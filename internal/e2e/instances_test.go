@@ -43,6 +43,18 @@ type leg struct {
 	token    string // arguments.confirm_token
 }
 
+// none fails the test when, at step, the stand-in has received a mutating
+// request or shows the effect of case c.
+func (cl *cluster) none(t *testing.T, c guardedCase, step string) {
+	t.Helper()
+	if m := mutations(cl.sd); len(m) != 0 {
+		t.Fatalf("%s: sent %v", step, m)
+	}
+	if c.done(cl.sd) {
+		t.Fatalf("%s: the effect happened", step)
+	}
+}
+
 // cluster is the stand-in, three instances and the proxy in front of them.
 type cluster struct {
 	sd   *sd.Server
@@ -217,15 +229,6 @@ func TestSeveralInstancesDialog(t *testing.T) {
 				}
 				return res
 			}
-			none := func(step string) {
-				t.Helper()
-				if m := mutations(cl.sd); len(m) != 0 {
-					t.Fatalf("%s: sent %v", step, m)
-				}
-				if c.done(cl.sd) {
-					t.Fatalf("%s: the effect happened", step)
-				}
-			}
 
 			// Declined: the question from one instance, the answer at the next.
 			cl.sd.ResetRequests()
@@ -238,7 +241,7 @@ func TestSeveralInstancesDialog(t *testing.T) {
 			if !res.IsError || !strings.Contains(apptest.Text(res), "declined") {
 				t.Errorf("declined: %s", apptest.Text(res))
 			}
-			none("declined")
+			cl.none(t, c, "declined")
 
 			// Approved at A, executed after the entries changed, at B.
 			from = cl.mark()
@@ -256,7 +259,7 @@ func TestSeveralInstancesDialog(t *testing.T) {
 			if !res.NeedsInput() || p == nil || !strings.Contains(p.Message, "changed after the previous question was asked") {
 				t.Fatalf("a state approved before the entries changed: want a new question that says so, got %v %s", res.NeedsInput(), apptest.Text(res))
 			}
-			none("approved before a change")
+			cl.none(t, c, "approved before a change")
 
 			// Approved: the question at one instance, the answer at the next.
 			mu.Lock()
@@ -315,15 +318,6 @@ func TestSeveralInstancesToken(t *testing.T) {
 				t.Error("a stateless server pushed a question")
 				return nil, nil
 			}})
-			none := func(step string) {
-				t.Helper()
-				if m := mutations(cl.sd); len(m) != 0 {
-					t.Fatalf("%s: sent %v", step, m)
-				}
-				if c.done(cl.sd) {
-					t.Fatalf("%s: the effect happened", step)
-				}
-			}
 			cl.sd.ResetRequests()
 			from := cl.mark()
 
@@ -337,7 +331,7 @@ func TestSeveralInstancesToken(t *testing.T) {
 			if !strings.Contains(apptest.Text(res), "issued for another tool or for other arguments") {
 				t.Errorf("other arguments: %s", apptest.Text(res))
 			}
-			none("other arguments")
+			cl.none(t, c, "other arguments")
 
 			// Not called again (the person said no): nothing. Then the
 			// entries change, and the token comes back at another instance.
@@ -348,7 +342,7 @@ func TestSeveralInstancesToken(t *testing.T) {
 			if !strings.Contains(apptest.Text(res), "has changed since the token was issued") {
 				t.Errorf("a token after the entries changed: %s", apptest.Text(res))
 			}
-			none("token after a change")
+			cl.none(t, c, "token after a change")
 
 			// The token handed out with that refusal, at the next instance.
 			res = apptest.CallOn(t, cs, c.tool, with(c.args, "confirm_token", fresh))

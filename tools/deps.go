@@ -38,6 +38,9 @@ type Deps struct {
 	Timeout time.Duration
 	// MaxBody bounds one response body; 0 means MaxResponseBytes.
 	MaxBody int64
+	// MaxResultChars is the result budget: the most characters of text one
+	// answer carries; 0 means DefaultMaxResultChars.
+	MaxResultChars int
 	// redact takes the API key out of an answer (nil without a key): a
 	// proxy's error page or a misbehaving server may echo the request's
 	// Authorization header, and nothing from an answer may carry the key
@@ -57,7 +60,9 @@ type Options struct {
 	URL, APIKey string
 	Timeout     time.Duration
 	InsecureTLS bool
-	Guard       *guard.Guard
+	// MaxResultChars is the result budget; 0 means DefaultMaxResultChars.
+	MaxResultChars int
+	Guard          *guard.Guard
 	// Transport replaces the HTTP transport (tests); nil builds one.
 	Transport http.RoundTripper
 	// Backoff is the wait before each retry of a failed GET; nil means
@@ -70,7 +75,7 @@ type Options struct {
 // host), bounded bodies, and the key added to each request by an editor
 // that holds it — it is in no URL, log or environment.
 func NewDeps(o Options) (*Deps, error) {
-	d := &Deps{Guard: o.Guard, BaseURL: o.URL, HasKey: o.APIKey != "", Timeout: o.Timeout}
+	d := &Deps{Guard: o.Guard, BaseURL: o.URL, HasKey: o.APIKey != "", Timeout: o.Timeout, MaxResultChars: o.MaxResultChars}
 	if d.Timeout == 0 {
 		d.Timeout = 30 * time.Second
 	}

@@ -27,16 +27,17 @@ import (
 // run the binary with it. A new variable fails TestEveryVariableIsTested
 // until it has one.
 var variableTests = map[string][]string{
-	"AUDIOBOOKSHELF_URL":          {"TestURLVariable", "TestBadConfigurationStops", "TestStdioToolsListWithoutConfiguration"},
-	"AUDIOBOOKSHELF_API_KEY":      {"TestAPIKeyVariable"},
-	"AUDIOBOOKSHELF_READ_ONLY":    {"TestReadOnlyModeOverStdio", "TestToolsetsVariable", "TestBadConfigurationStops"},
-	"AUDIOBOOKSHELF_TOOLSETS":     {"TestToolsetsVariable", "TestBadConfigurationStops"},
-	"ELICITATION":                 {"TestElicitationVariable", "TestElicitationFalseTakesTheTokenPath"},
-	"AUDIOBOOKSHELF_STATE_KEY":    {"TestStateKeyAcrossInstances", "TestBadConfigurationStops"},
-	"AUDIOBOOKSHELF_TIMEOUT":      {"TestTimeoutVariable", "TestBadConfigurationStops"},
-	"AUDIOBOOKSHELF_INSECURE_TLS": {"TestInsecureTLSVariable", "TestBadConfigurationStops"},
-	"AUDIOBOOKSHELF_MCP_TOKEN":    {"TestHTTPBearerTokenVariable", "TestHTTPOnEveryInterfaceWarns"},
-	"AUDIOBOOKSHELF_LOG_LEVEL":    {"TestLogLevelVariable"},
+	"AUDIOBOOKSHELF_URL":              {"TestURLVariable", "TestBadConfigurationStops", "TestStdioToolsListWithoutConfiguration"},
+	"AUDIOBOOKSHELF_API_KEY":          {"TestAPIKeyVariable"},
+	"AUDIOBOOKSHELF_READ_ONLY":        {"TestReadOnlyModeOverStdio", "TestToolsetsVariable", "TestBadConfigurationStops"},
+	"AUDIOBOOKSHELF_TOOLSETS":         {"TestToolsetsVariable", "TestBadConfigurationStops"},
+	"ELICITATION":                     {"TestElicitationVariable", "TestElicitationFalseTakesTheTokenPath"},
+	"AUDIOBOOKSHELF_STATE_KEY":        {"TestStateKeyAcrossInstances", "TestBadConfigurationStops"},
+	"AUDIOBOOKSHELF_TIMEOUT":          {"TestTimeoutVariable", "TestBadConfigurationStops"},
+	"AUDIOBOOKSHELF_INSECURE_TLS":     {"TestInsecureTLSVariable", "TestBadConfigurationStops"},
+	"AUDIOBOOKSHELF_MCP_TOKEN":        {"TestHTTPBearerTokenVariable", "TestHTTPOnEveryInterfaceWarns"},
+	"AUDIOBOOKSHELF_LOG_LEVEL":        {"TestLogLevelVariable"},
+	"AUDIOBOOKSHELF_MAX_RESULT_CHARS": {"TestMaxResultCharsVariable", "TestBadConfigurationStops"},
 }
 
 func TestEveryVariableIsTested(t *testing.T) {
@@ -227,6 +228,27 @@ func TestTimeoutVariable(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2400*time.Millisecond {
 		t.Errorf("the call took %s: the timeout did not cut it", d)
+	}
+}
+
+func TestMaxResultCharsVariable(t *testing.T) {
+	sd := standin.Start(t, standin.Options{})
+	args := map[string]any{"library_item_id": standin.ItemMort, "detail": "full"}
+	// The raw item is some 48,000 characters: over the default budget and
+	// over 10000, within 100000.
+	for _, c := range []struct {
+		env    []string
+		refuse string
+	}{
+		{nil, "budget of 40,000"},
+		{[]string{"AUDIOBOOKSHELF_MAX_RESULT_CHARS=10000"}, "budget of 10,000"},
+		{[]string{"AUDIOBOOKSHELF_MAX_RESULT_CHARS=100000"}, ""},
+	} {
+		res, _ := callOverStdio(t, standinEnv(sd, c.env...), "get_library_item", args)
+		refused := strings.Contains(res, `"isError":true`)
+		if c.refuse == "" && refused || c.refuse != "" && (!refused || !strings.Contains(res, c.refuse)) {
+			t.Errorf("%v: want refused=%v (%q): %.300s", c.env, c.refuse != "", c.refuse, res)
+		}
 	}
 }
 

@@ -146,13 +146,14 @@ func TestElicitationVariable(t *testing.T) {
 
 func TestBadConfigurationStops(t *testing.T) {
 	cases := map[string]string{
-		"AUDIOBOOKSHELF_READ_ONLY=yes":       "AUDIOBOOKSHELF_READ_ONLY",
-		"AUDIOBOOKSHELF_URL=ftp://x":         "AUDIOBOOKSHELF_URL",
-		"AUDIOBOOKSHELF_URL=https://u:p@h":   "user:password@",
-		"AUDIOBOOKSHELF_TOOLSETS=colections": "valid toolsets",
-		"AUDIOBOOKSHELF_STATE_KEY=short":     "AUDIOBOOKSHELF_STATE_KEY",
-		"AUDIOBOOKSHELF_TIMEOUT=forever":     "AUDIOBOOKSHELF_TIMEOUT",
-		"AUDIOBOOKSHELF_INSECURE_TLS=1":      "AUDIOBOOKSHELF_INSECURE_TLS",
+		"AUDIOBOOKSHELF_READ_ONLY=yes":        "AUDIOBOOKSHELF_READ_ONLY",
+		"AUDIOBOOKSHELF_URL=ftp://x":          "AUDIOBOOKSHELF_URL",
+		"AUDIOBOOKSHELF_URL=https://u:p@h":    "user:password@",
+		"AUDIOBOOKSHELF_TOOLSETS=colections":  "valid toolsets",
+		"AUDIOBOOKSHELF_STATE_KEY=short":      "AUDIOBOOKSHELF_STATE_KEY",
+		"AUDIOBOOKSHELF_TIMEOUT=forever":      "AUDIOBOOKSHELF_TIMEOUT",
+		"AUDIOBOOKSHELF_INSECURE_TLS=1":       "AUDIOBOOKSHELF_INSECURE_TLS",
+		"AUDIOBOOKSHELF_MAX_RESULT_CHARS=40k": "AUDIOBOOKSHELF_MAX_RESULT_CHARS",
 	}
 	for env, want := range cases {
 		code, _, errOut := runQuick(t, baseEnv(env))

@@ -86,7 +86,7 @@ func New(o Options) (*Server, error) {
 	}
 	deps, err := tools.NewDeps(tools.Options{
 		URL: cfg.URL, APIKey: cfg.APIKey, Timeout: cfg.Timeout, InsecureTLS: cfg.InsecureTLS,
-		Guard: g, Transport: o.Transport,
+		MaxResultChars: cfg.MaxResultChars, Guard: g, Transport: o.Transport,
 	})
 	if err != nil {
 		return nil, err
@@ -149,10 +149,13 @@ func Select(readOnly bool, toolsets []string) []registry.Tool {
 	return out
 }
 
-// wrap adds what every tool shares: the setup check and a recover that turns
-// a panic into a tool error instead of a crash.
+// wrap adds what every tool shares: the setup check, the result budget
+// (tools.Budget: no answer longer than AUDIOBOOKSHELF_MAX_RESULT_CHARS
+// reaches the client, whatever the tool) and a recover that turns a panic
+// into a tool error instead of a crash.
 func wrap(t registry.Tool, deps *tools.Deps, logger *slog.Logger) mcp.ToolHandler {
 	h := t.Handler(deps)
+	shape := tools.ShapeOf(t.Name, t.ReadOnly, t.Definition.InputSchema)
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -165,6 +168,7 @@ func wrap(t registry.Tool, deps *tools.Deps, logger *slog.Logger) mcp.ToolHandle
 		if r := deps.Ready(t.NeedsAuth); r != nil {
 			return r, nil
 		}
-		return h(ctx, req)
+		res, err = h(ctx, req)
+		return tools.Budget(res, deps.MaxChars(), shape, req.Params.Arguments), err
 	}
 }

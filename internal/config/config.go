@@ -16,6 +16,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
 )
 
 // Var documents one environment variable.
@@ -39,6 +40,7 @@ var Vars = []Var{
 	{"ELICITATION", "true", "true or false", stops, "true: guarded tools ask through a dialog where the client can show one. false: they take the two-call confirm_token path, and the server says so on stderr at start. Not prefixed, on purpose: one export reaches every MCP server in that environment."},
 	{"AUDIOBOOKSHELF_STATE_KEY", "(random per process)", "base64 of exactly 32 bytes", stops, "Key that seals pending questions and confirm_tokens (HMAC-SHA256). Set the same key on every instance behind a load balancer so any of them accepts what another issued; a fixed key also keeps them good across a restart. Unset: a restart refuses them, and the person is asked afresh."},
 	{"AUDIOBOOKSHELF_TIMEOUT", "30s", "a Go duration from 1s to 10m", stops, "How long one request to Audiobookshelf may take before the call fails with a clear error."},
+	{"AUDIOBOOKSHELF_MAX_RESULT_CHARS", fmt.Sprint(tools.DefaultMaxResultChars), fmt.Sprintf("a whole number from %d to %d", tools.MinMaxResultChars, tools.MaxMaxResultChars), stops, "The most characters of text one tool answer carries (Claude Code refuses a result over 25,000 tokens, about 100,000 characters, and moves one over 50,000 characters out of the conversation). Lists fit their page to it and say how to get the next one; a long list inside one object shows its first entries and how many more; a raw answer (detail \"full\") that would pass it is refused with its size and the call that fits."},
 	{"AUDIOBOOKSHELF_INSECURE_TLS", "false", "true or false", stops, "true skips certificate verification for the Audiobookshelf connection only (self-signed servers), with a warning at start. false: a certificate that does not verify makes each call say so and name this variable."},
 	{"AUDIOBOOKSHELF_MCP_TOKEN", "(none: no token asked)", fmt.Sprintf("at least %d printable ASCII characters, no spaces", MinTokenLen), stops, "With --http: every request to /mcp must carry the header Authorization: Bearer TOKEN, else 401 (compared in constant time). Read once at start and removed from the environment; never logged or shown. Over stdio it is not used, and the server warns that it is set."},
 	{"AUDIOBOOKSHELF_LOG_LEVEL", "info", "debug, info, warn or error", stops, "Which JSON log lines reach stderr. info: the guard's decisions (which tool asked, what came of it), the requests refused for a protocol revision that needs --stateless, warnings and errors. debug adds go-sdk's lines for every request (sessions opened and closed, a client's protocol mistakes). warn: warnings and errors only; error: errors only. The plain-text lines at start are printed whatever the level."},
@@ -57,6 +59,8 @@ type Config struct {
 	StateKey    []byte // nil: random
 	Timeout     time.Duration
 	InsecureTLS bool
+	// MaxResultChars is the result budget (0: tools.DefaultMaxResultChars).
+	MaxResultChars int
 	// MCPToken is the bearer token the HTTP endpoint asks for ("" for none).
 	MCPToken string
 	// LogLevel is the lowest level of the JSON log lines written.
@@ -68,7 +72,7 @@ type Config struct {
 // FromEnv reads the configuration from getenv and removes the API key and the
 // MCP token from the process environment (unsetenv may be nil in tests).
 func FromEnv(getenv func(string) string, lookup func(string) (string, bool), unsetenv func(string) error) (*Config, error) {
-	c := &Config{Elicitation: true, Timeout: 30 * time.Second}
+	c := &Config{Elicitation: true, Timeout: 30 * time.Second, MaxResultChars: tools.DefaultMaxResultChars}
 	var errs []error
 	if v := getenv("AUDIOBOOKSHELF_URL"); v != "" {
 		u, warn, err := ParseURL(v)
@@ -125,12 +129,35 @@ func FromEnv(getenv func(string) string, lookup func(string) (string, bool), uns
 			c.Timeout = d
 		}
 	}
+	if v, ok := lookup("AUDIOBOOKSHELF_MAX_RESULT_CHARS"); ok {
+		if c.MaxResultChars, err = ParseMaxResultChars(v); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if v, ok := lookup("AUDIOBOOKSHELF_LOG_LEVEL"); ok {
 		if c.LogLevel, err = ParseLogLevel(v); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return c, errors.Join(errs...)
+}
+
+// ParseMaxResultChars takes a whole number of characters within the
+// bounds, written in digits alone (no sign, no spaces, no separators).
+func ParseMaxResultChars(v string) (int, error) {
+	n := 0
+	ok := v != "" && len(v) <= 8
+	for i := 0; ok && i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			ok = false
+			break
+		}
+		n = n*10 + int(v[i]-'0')
+	}
+	if !ok || n < tools.MinMaxResultChars || n > tools.MaxMaxResultChars {
+		return tools.DefaultMaxResultChars, fmt.Errorf("AUDIOBOOKSHELF_MAX_RESULT_CHARS=%q: must be a whole number of characters from %d to %d, in digits only (default %d)", clip(v), tools.MinMaxResultChars, tools.MaxMaxResultChars, tools.DefaultMaxResultChars)
+	}
+	return n, nil
 }
 
 // ParseLogLevel takes one of LogLevels, exactly.

@@ -191,3 +191,24 @@ func TestLogLevel(t *testing.T) {
 		}
 	}
 }
+
+func TestMaxResultChars(t *testing.T) {
+	c, err := parse(t, map[string]string{})
+	if err != nil || c.MaxResultChars != 40000 {
+		t.Errorf("unset: %d %v, want the default 40000", c.MaxResultChars, err)
+	}
+	c, err = parse(t, map[string]string{"AUDIOBOOKSHELF_MAX_RESULT_CHARS": "25000"})
+	if err != nil || c.MaxResultChars != 25000 {
+		t.Errorf("25000: %d %v", c.MaxResultChars, err)
+	}
+	for _, ok := range []string{"10000", "1000000"} {
+		if _, err := parse(t, map[string]string{"AUDIOBOOKSHELF_MAX_RESULT_CHARS": ok}); err != nil {
+			t.Errorf("%q is within the bounds: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "9999", "1000001", "40k", "40,000", " 40000", "+40000", "-1", "4e4", "99999999999999999999"} {
+		if _, err := parse(t, map[string]string{"AUDIOBOOKSHELF_MAX_RESULT_CHARS": bad}); err == nil || !strings.Contains(err.Error(), "AUDIOBOOKSHELF_MAX_RESULT_CHARS") || !strings.Contains(err.Error(), "10000 to 1000000") {
+			t.Errorf("%q: %v, want a refusal naming the variable and the bounds", bad, err)
+		}
+	}
+}

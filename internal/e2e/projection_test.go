@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
 )
@@ -15,7 +16,9 @@ import (
 // characters, collapse their markup and whitespace, and say the total
 // length; detail "full" returns Audiobookshelf's own text.
 func TestLongDescriptionIsCut(t *testing.T) {
-	e := start(t, apptest.Options{})
+	// The raw item is longer than the default result budget: this test is
+	// about the description, so the budget is raised.
+	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = tools.MaxMaxResultChars }})
 	long := "<p>" + strings.Repeat("Death   rides\n a pale horse. ", 200) + "</p>"
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range d.Items {

@@ -187,10 +187,10 @@ func (g *Guard) dialog(ctx context.Context, req *mcp.CallToolRequest, q Question
 			// 2026-07-28: a second question would reach it as a result it
 			// cannot read. Say so instead.
 			if why == stateChanged {
-				return false, notChanged(q.Tool, outcomeStaleState, "what it would change on Audiobookshelf changed while the question was open, so the answer was not used. If the person still wants this, call "+q.Tool+" again and a new question will be asked about what is there now.")
+				return false, notChanged(q.Tool, outcomeStaleState, "what it would change on Audiobookshelf changed while the question was open, so the answer was not used. If the person still wants this, call this tool again and a new question will be asked about what is there now.")
 			}
 			return false, notChanged(q.Tool, outcomeStaleState,
-				fmt.Sprintf("the answer could not be matched to this call: the question had expired (questions are good for %s) before the answer came back. If the person still wants this, call %s again and a new question will be asked.", span(g.cfg.StateTTL), q.Tool))
+				fmt.Sprintf("the answer could not be matched to this call: the question had expired (questions are good for %s) before the answer came back. If the person still wants this, call this tool again and a new question will be asked.", span(g.cfg.StateTTL)))
 		}
 		if why == "" {
 			why = "unknown"
@@ -200,7 +200,7 @@ func (g *Guard) dialog(ctx context.Context, req *mcp.CallToolRequest, q Question
 	er, ok := responses[InputID].(*mcp.ElicitResult)
 	if !ok || er == nil {
 		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeNoAnswer, "")
-		return false, notChanged(q.Tool, outcomeNoAnswer, "no answer to the question came back with this call. If the person still wants this, call "+q.Tool+" again and a new question will be asked.")
+		return false, notChanged(q.Tool, outcomeNoAnswer, "no answer to the question came back with this call. If the person still wants this, call this tool again and a new question will be asked.")
 	}
 	switch er.Action {
 	case "accept":

@@ -59,7 +59,7 @@ func (g *Guard) tokenResult(q *Question, tok, reason, rejected string) *mcp.Call
 	if msg := q.Message(); msg != "" {
 		fmt.Fprintf(&b, "\n\nWhat the call would do:\n\n%s", msg)
 	}
-	fmt.Fprintf(&b, "\n\nTo go ahead, call %s again with identical arguments plus confirm_token %q. The token works once, for %s, and only for exactly these arguments.", q.Tool, tok, span(g.cfg.TokenTTL))
+	fmt.Fprintf(&b, "\n\nTo go ahead, call this tool again with identical arguments plus confirm_token %q. The token works once, for %s, and only for exactly these arguments.", tok, span(g.cfg.TokenTTL))
 	fmt.Fprintf(&b, "\n\nWhat the token proves: %s. Nobody was asked, and receiving it is not anyone's approval. Tell the person what the call would do before calling again.", TokenProves)
 	sc := map[string]any{
 		"status":             "confirmation_required",

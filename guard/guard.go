@@ -28,7 +28,9 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -228,21 +230,64 @@ const (
 const protocolMRTR = "2026-07-28"
 
 // choosePath picks dialog or token for this request, and for the token path
-// the sentence that says why no dialog is shown.
+// the sentence that says why no dialog is shown. A capability the client left
+// out comes first: a newer revision or another deployment would not help a
+// client that cannot show a question.
 func (g *Guard) choosePath(req *mcp.CallToolRequest) (path, string) {
 	if !g.cfg.Elicitation {
 		return pathToken, fmt.Sprintf("this server (%s) was started with ELICITATION=false", g.cfg.ServerName)
 	}
-	// Before the capability check: behind stateless HTTP a client older than
-	// 2026-07-28 declared its capabilities in an initialize this request
-	// does not carry, so they read as absent; the reason is the deployment.
-	if g.cfg.Stateless && req.ProtocolVersion() < protocolMRTR {
-		return pathToken, "a stateless HTTP deployment cannot push a question to a client older than " + protocolMRTR
+	old := req == nil || req.ProtocolVersion() < protocolMRTR
+	if g.cfg.Stateless && old && (req == nil || req.ClientCapabilities() == nil) {
+		// Behind stateless HTTP a client older than 2026-07-28 declared its
+		// capabilities in an initialize this request does not carry.
+		return pathToken, "the client did not declare elicitation (form) support with this request, and " + statelessReason +
+			" (such a client says what it supports only when it connects, which a stateless deployment does not keep)"
 	}
 	if !formElicitation(req) {
-		return pathToken, "the client did not declare elicitation (form) support"
+		return pathToken, "the client did not declare elicitation (form) support" + seenClient(req) +
+			", so it cannot show a question; if the person's app does show questions, a gateway or proxy between it and this server may have removed that capability"
+	}
+	if g.cfg.Stateless && old {
+		return pathToken, statelessReason
 	}
 	return pathDialog, ""
+}
+
+// statelessReason says why a stateless deployment gives a client older than
+// 2026-07-28 the token even when it takes questions.
+const statelessReason = "a stateless HTTP deployment cannot push a question to a client older than " + protocolMRTR
+
+// seenClient names the client as this server sees it (clientInfo), for a
+// reason: behind a gateway that is the gateway, not the person's app.
+func seenClient(req *mcp.CallToolRequest) string {
+	if req == nil {
+		return ""
+	}
+	info := req.ClientInfo()
+	if info == nil || info.Name == "" {
+		return " (the client this server sees sent no name)"
+	}
+	name := clipName(info.Name)
+	if info.Version != "" {
+		name += " " + clipName(info.Version)
+	}
+	return fmt.Sprintf(" (the client this server sees calls itself %q)", name)
+}
+
+// clipName keeps a client-chosen name short and on one line: it ends up in a
+// tool result and a log line.
+func clipName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > 64 {
+		return string(r[:64]) + "…"
+	}
+	return s
 }
 
 // formElicitation reports whether the client declared form elicitation. An

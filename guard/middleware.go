@@ -59,7 +59,7 @@ func (g *Guard) Middleware() mcp.Middleware {
 			}
 			outcome, reason, why := g.whatCameBack(tr, tool)
 			g.decision(ctx, tool, targets, pathDialog, outcome, reason)
-			return notChanged(tool, outcome, why+" If the person still wants this, call "+tool+" again and a new question will be asked."), nil
+			return notChanged(tool, outcome, why+" If the person still wants this, call this tool again and a new question will be asked."), nil
 		}
 	}
 }

@@ -50,6 +50,11 @@ func TestMiddlewareNoAnswer(t *testing.T) {
 			if !res.IsError || !strings.Contains(text(res), "Nothing was changed") || !strings.Contains(text(res), c.says) {
 				t.Errorf("result %v %q, want it to say %q", res.IsError, text(res), c.says)
 			}
+			// A gateway may rename the tool (mcp-hub: abs__delete_thing),
+			// so the way on does not name it.
+			if !strings.Contains(text(res), "call this tool again") || strings.Contains(text(res), "call delete_thing") {
+				t.Errorf("the way on must say \"call this tool again\": %q", text(res))
+			}
 			if strings.Contains(text(res), "crashed") || strings.Contains(text(res), "yes") {
 				t.Error("the client's own text reached the result")
 			}

@@ -13,7 +13,7 @@ import (
 )
 
 const (
-	reasonClient    = "the client did not declare elicitation (form) support"
+	reasonClient    = `the client did not declare elicitation (form) support (the client this server sees calls itself "guard-test-client v0"), so it cannot show a question; if the person's app does show questions, a gateway or proxy between it and this server may have removed that capability`
 	reasonServer    = "this server (audiobookshelf-mcp) was started with ELICITATION=false"
 	reasonStateless = "a stateless HTTP deployment cannot push a question to a client older than 2026-07-28"
 )
@@ -31,7 +31,7 @@ func tokenOf(t *testing.T, res *mcp.CallToolResult, reason string) string {
 	for _, want := range []string{
 		"Nothing was changed.",
 		reason,
-		"call delete_thing again with identical arguments plus confirm_token \"" + tok + "\"",
+		"call this tool again with identical arguments plus confirm_token \"" + tok + "\"",
 		"What the token proves: the call was made twice with the same arguments, nothing more.",
 		"5 minutes",
 		"What the call would do:\n\nThis will delete thing",
@@ -168,10 +168,11 @@ func TestStatelessPath(t *testing.T) {
 	if rec.count() != 0 {
 		t.Fatal("a stateless server pushed a question")
 	}
-	// Without elicitation support the reason is still the deployment: over
-	// real stateless HTTP an old client's capabilities never reach the call.
+	// A client known to take no questions is told that first: a newer
+	// revision would not help it. (Over real stateless HTTP an old client's
+	// capabilities never reach the call; internal/app tests that reason.)
 	bare := h.connect(t, v20251125, nil, nil)
-	tokenOf(t, call(t, bare, "delete_thing", thingArgs{ID: "t1"}), reasonStateless)
+	tokenOf(t, call(t, bare, "delete_thing", thingArgs{ID: "t1"}), reasonClient)
 	current := h.connect(t, v20260728, &mcp.ClientOptions{ElicitationHandler: rec.handle}, nil)
 	if r := call(t, current, "delete_thing", thingArgs{ID: "t1"}); text(r) != "deleted t1" || rec.count() != 1 {
 		t.Fatalf("2026-07-28 behind a stateless server: %q, asked %d", text(r), rec.count())

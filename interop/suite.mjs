@@ -10,7 +10,7 @@ export const PLAYLIST = "ee7d2eab-52a8-4724-92db-bd7266926ced"; // the demo's "C
 // No scenario may hang a CI run.
 export const limit = { timeout: 30_000 };
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
-const STATELESS_REASON = "a stateless HTTP deployment cannot push a question to a client older than 2026-07-28";
+const STATELESS_REASON = "the client did not declare elicitation (form) support with this request, and a stateless HTTP deployment cannot push a question to a client older than 2026-07-28 (such a client says what it supports only when it connects, which a stateless deployment does not keep)";
 
 async function playlistExists(client) {
   const res = await client.callTool({ name: "get_playlist", arguments: { playlist_id: PLAYLIST } });

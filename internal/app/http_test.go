@@ -112,7 +112,8 @@ func TestHTTPGuardedCalls(t *testing.T) {
 				if a.asked.Load() != 0 || !res.IsError || sc["confirm_token"] == nil || !exists {
 					t.Fatalf("want the token path and nothing changed: asked %d, exists %v, %s", a.asked.Load(), exists, apptest.Text(res))
 				}
-				if !strings.Contains(apptest.Text(res), "a stateless HTTP deployment cannot push a question to a client older than 2026-07-28") {
+				// What the client did not declare comes first, then the deployment.
+				if !strings.Contains(apptest.Text(res), "the client did not declare elicitation (form) support with this request, and a stateless HTTP deployment cannot push a question to a client older than 2026-07-28") {
 					t.Errorf("the fallback must say why: %s", apptest.Text(res))
 				}
 				res = apptest.CallOn(t, cs, "delete_playlist", map[string]any{"playlist_id": standin.PlaylistCommute, "confirm_token": sc["confirm_token"]})

@@ -120,11 +120,7 @@ func ListBookmarks(ctx context.Context, d *Deps, a toolargs.ListBookmarks) (*mcp
 		}
 		return out[i].TimeS < out[j].TimeS
 	})
-	total := len(out)
-	if len(out) > ListCap {
-		out = out[:ListCap]
-	}
-	return jsonResult(map[string]any{"total": total, "returned": len(out), "bookmarks": out}), nil
+	return pageResult(d, "bookmarks", pageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit)), nil
 }
 
 // CreateBookmark is create_bookmark. Audiobookshelf answers a create at an

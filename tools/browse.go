@@ -239,7 +239,7 @@ func ListSeries(ctx context.Context, d *Deps, a toolargs.ListSeries) (*mcp.CallT
 		}
 		out = append(out, sb)
 	}
-	return jsonResult(newPage(out, v.Total, int(a.Page), int(a.Limit))), nil
+	return pageResult(d, "results", out, v.Total, int(a.Page), int(a.Limit)), nil
 }
 
 // GetSeries is get_series.
@@ -283,6 +283,12 @@ func GetSeries(ctx context.Context, d *Deps, a toolargs.GetSeries) (*mcp.CallToo
 	return jsonResult(out), nil
 }
 
+// authorSorts maps list_authors' sort names to Audiobookshelf's
+// (LibraryController.getAuthors).
+var authorSorts = map[string]string{
+	"name": "name", "last_first": "lastFirst", "added_at": "addedAt", "updated_at": "updatedAt", "num_books": "numBooks",
+}
+
 // AuthorBrief is an author in a list.
 type AuthorBrief struct {
 	ID       string `json:"id"`
@@ -292,8 +298,11 @@ type AuthorBrief struct {
 
 // ListAuthors is list_authors.
 func ListAuthors(ctx context.Context, d *Deps, a toolargs.ListAuthors) (*mcp.CallToolResult, error) {
+	// Audiobookshelf pages the authors when limit and page are both given
+	// (LibraryController.getAuthors): a page costs it a page of rows.
+	params := &abs.ListLibraryAuthorsParams{Limit: ptrOf(int(a.Limit)), Page: ptrOf(int(a.Page)), Sort: ptrOf(authorSorts[a.Sort])}
 	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
-		return d.API.ListLibraryAuthors(ctx, a.LibraryID, &abs.ListLibraryAuthorsParams{})
+		return d.API.ListLibraryAuthors(ctx, a.LibraryID, params)
 	})
 	if res != nil {
 		return res, nil
@@ -301,21 +310,32 @@ func ListAuthors(ctx context.Context, d *Deps, a toolargs.ListAuthors) (*mcp.Cal
 	if full(a.Detail) {
 		return rawResult(body), nil
 	}
+	type author struct {
+		ID       string `json:"id"`
+		Name     string `json:"name"`
+		NumBooks int    `json:"numBooks"`
+	}
 	var v struct {
-		Authors []struct {
-			ID       string `json:"id"`
-			Name     string `json:"name"`
-			NumBooks int    `json:"numBooks"`
-		} `json:"authors"`
+		Results []author `json:"results"`
+		Authors []author `json:"authors"` // an unpaged answer
+		Total   *int     `json:"total"`
 	}
 	if res := decode(body, &v); res != nil {
 		return res, nil
 	}
-	out := make([]AuthorBrief, 0, len(v.Authors))
-	for _, au := range v.Authors {
+	rows, total := v.Results, 0
+	if v.Total != nil {
+		total = *v.Total
+	} else {
+		// A server that sent every author: the page is cut here.
+		total = len(v.Authors)
+		rows = pageOf(v.Authors, int(a.Page), int(a.Limit))
+	}
+	out := make([]AuthorBrief, 0, len(rows))
+	for _, au := range rows {
 		out = append(out, AuthorBrief{ID: au.ID, Name: au.Name, NumBooks: au.NumBooks})
 	}
-	return jsonResult(map[string]any{"total": len(out), "authors": out}), nil
+	return pageResult(d, "authors", out, total, int(a.Page), int(a.Limit)), nil
 }
 
 // GetAuthor is get_author.
@@ -394,7 +414,13 @@ func ListTags(ctx context.Context, d *Deps, a toolargs.ListTags) (*mcp.CallToolR
 	if res != nil {
 		return res, nil
 	}
-	return rawResult(body), nil
+	var v struct {
+		Tags []string `json:"tags"`
+	}
+	if res := decode(body, &v); res != nil {
+		return res, nil
+	}
+	return pageResult(d, "tags", pageOf(v.Tags, int(a.Page), int(a.Limit)), len(v.Tags), int(a.Page), int(a.Limit)), nil
 }
 
 // ListGenres is list_genres.
@@ -403,7 +429,13 @@ func ListGenres(ctx context.Context, d *Deps, a toolargs.ListGenres) (*mcp.CallT
 	if res != nil {
 		return res, nil
 	}
-	return rawResult(body), nil
+	var v struct {
+		Genres []string `json:"genres"`
+	}
+	if res := decode(body, &v); res != nil {
+		return res, nil
+	}
+	return pageResult(d, "genres", pageOf(v.Genres, int(a.Page), int(a.Limit)), len(v.Genres), int(a.Page), int(a.Limit)), nil
 }
 
 // GetServerStatus is get_server_status.

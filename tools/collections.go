@@ -114,11 +114,7 @@ func ListCollections(ctx context.Context, d *Deps, a toolargs.ListCollections) (
 	for _, c := range cs {
 		out = append(out, CollectionBrief{ID: c.ID, Name: c.Name, LibraryID: c.LibraryID, Books: len(c.Books)})
 	}
-	total := len(out)
-	if len(out) > ListCap {
-		out = out[:ListCap]
-	}
-	return jsonResult(map[string]any{"total": total, "returned": len(out), "collections": out}), nil
+	return pageResult(d, "collections", pageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit)), nil
 }
 
 // GetCollection is get_collection.

@@ -56,11 +56,11 @@ func GetItemChapters(ctx context.Context, d *Deps, a toolargs.GetItemChapters) (
 		return errorResult("Library item %s is a podcast: its chapters belong to episodes. Use get_podcast_episode with an episode_id (get_library_item lists them).", a.LibraryItemID), nil
 	}
 	out := make([]Chapter, 0, len(it.Media.Chapters))
-	for i, c := range it.Media.Chapters {
-		out = append(out, Chapter{Index: i, Title: c.Title, StartS: round1(c.Start), EndS: round1(c.End)})
+	for i, c := range pageOf(it.Media.Chapters, int(a.Page), int(a.Limit)) {
+		out = append(out, Chapter{Index: int(a.Page*a.Limit) + i, Title: c.Title, StartS: round1(c.Start), EndS: round1(c.End)})
 	}
-	return jsonResult(map[string]any{"library_item_id": it.ID, "title": it.Media.Metadata.Title,
-		"duration_s": seconds(it.Media.Duration), "total": len(out), "chapters": out}), nil
+	return pageResult(d, "chapters", out, len(it.Media.Chapters), int(a.Page), int(a.Limit),
+		field{"library_item_id", it.ID}, field{"title", it.Media.Metadata.Title}, field{"duration_s", seconds(it.Media.Duration)}), nil
 }
 
 func round1(f float64) float64 { return float64(int64(f*10+0.5)) / 10 }
@@ -129,7 +129,7 @@ func ListRecentEpisodes(ctx context.Context, d *Deps, a toolargs.ListRecentEpiso
 	} else if len(out) == int(a.Limit) {
 		total++ // Audiobookshelf does not count; there may be more
 	}
-	return jsonResult(newPage(out, total, int(a.Page), int(a.Limit))), nil
+	return pageResult(d, "results", out, total, int(a.Page), int(a.Limit)), nil
 }
 
 var _ = json.Marshal

@@ -218,5 +218,5 @@ func ListLibraryItems(ctx context.Context, d *Deps, a toolargs.ListLibraryItems)
 	if v.Total != nil {
 		total = *v.Total
 	}
-	return jsonResult(newPage(out, total, int(a.Page), int(a.Limit))), nil
+	return pageResult(d, "results", out, total, int(a.Page), int(a.Limit)), nil
 }

@@ -311,5 +311,5 @@ func ListListeningSessions(ctx context.Context, d *Deps, a toolargs.ListListenin
 	for i := range v.Sessions {
 		out = append(out, sessionBrief(&v.Sessions[i]))
 	}
-	return jsonResult(newPage(out, v.Total, int(a.Page), int(a.Limit))), nil
+	return pageResult(d, "results", out, v.Total, int(a.Page), int(a.Limit)), nil
 }

@@ -177,11 +177,7 @@ func ListPlaylists(ctx context.Context, d *Deps, a toolargs.ListPlaylists) (*mcp
 	for _, p := range ps {
 		out = append(out, PlaylistBrief{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: len(p.Items)})
 	}
-	total := len(out)
-	if len(out) > ListCap {
-		out = out[:ListCap]
-	}
-	return jsonResult(map[string]any{"total": total, "returned": len(out), "playlists": out}), nil
+	return pageResult(d, "playlists", pageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit)), nil
 }
 
 // GetPlaylist is get_playlist.

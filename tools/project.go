@@ -312,29 +312,6 @@ type EpisodeBrief struct {
 	DurationS int64  `json:"duration_s,omitempty"`
 }
 
-// Page is a list with what a model needs to ask for the next page.
-type Page[T any] struct {
-	Total    int    `json:"total"`
-	Page     int    `json:"page"`
-	Limit    int    `json:"limit"`
-	Returned int    `json:"returned"`
-	NextPage *int   `json:"next_page,omitempty"`
-	Note     string `json:"note,omitempty"`
-	Results  []T    `json:"results"`
-}
-
-func newPage[T any](results []T, total, page, limit int) Page[T] {
-	if results == nil {
-		results = []T{}
-	}
-	p := Page[T]{Total: total, Page: page, Limit: limit, Returned: len(results), Results: results}
-	if (page+1)*limit < total {
-		n := page + 1
-		p.NextPage = &n
-	}
-	return p
-}
-
 // ---------------------------------------------------------------- helpers
 
 func seconds(f float64) int64 {

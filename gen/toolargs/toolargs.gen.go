@@ -199,17 +199,23 @@ func DecodeGetSeries(raw json.RawMessage) (GetSeries, error) {
 // ListAuthors holds the arguments of list_authors.
 type ListAuthors struct {
 	LibraryID string `json:"library_id"` // Library id, from list_libraries.
+	Page      int64  `json:"page"`       // 0-based page number.
+	Limit     int64  `json:"limit"`      // Entries per page, at most 500.
+	Sort      string `json:"sort"`       // Sort key.
 	Detail    string `json:"detail"`     // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeListAuthors reads and checks the arguments of list_authors.
 func DecodeListAuthors(raw json.RawMessage) (ListAuthors, error) {
 	var a ListAuthors
-	d, err := argdec.New(raw, "library_id", "detail")
+	d, err := argdec.New(raw, "library_id", "page", "limit", "sort", "detail")
 	if err != nil {
 		return a, err
 	}
 	a.LibraryID = argdec.Val(d.ID("library_id", true))
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
+	a.Sort = argdec.Or(d.String("sort", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"name", "last_first", "added_at", "updated_at", "num_books"}}), "name")
 	a.Detail = argdec.Or(d.String("detail", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"compact", "full"}}), "compact")
 	return a, d.Err()
 }
@@ -238,29 +244,37 @@ func DecodeGetAuthor(raw json.RawMessage) (GetAuthor, error) {
 
 // ListTags holds the arguments of list_tags.
 type ListTags struct {
+	Page  int64 `json:"page"`  // 0-based page number.
+	Limit int64 `json:"limit"` // Entries per page, at most 500.
 }
 
 // DecodeListTags reads and checks the arguments of list_tags.
 func DecodeListTags(raw json.RawMessage) (ListTags, error) {
 	var a ListTags
-	d, err := argdec.New(raw)
+	d, err := argdec.New(raw, "page", "limit")
 	if err != nil {
 		return a, err
 	}
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
 	return a, d.Err()
 }
 
 // ListGenres holds the arguments of list_genres.
 type ListGenres struct {
+	Page  int64 `json:"page"`  // 0-based page number.
+	Limit int64 `json:"limit"` // Entries per page, at most 500.
 }
 
 // DecodeListGenres reads and checks the arguments of list_genres.
 func DecodeListGenres(raw json.RawMessage) (ListGenres, error) {
 	var a ListGenres
-	d, err := argdec.New(raw)
+	d, err := argdec.New(raw, "page", "limit")
 	if err != nil {
 		return a, err
 	}
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
 	return a, d.Err()
 }
 
@@ -299,16 +313,20 @@ func DecodeGetLibraryItem(raw json.RawMessage) (GetLibraryItem, error) {
 // GetItemChapters holds the arguments of get_item_chapters.
 type GetItemChapters struct {
 	LibraryItemID string `json:"library_item_id"` // Library item id (a book or podcast), from list_library_items or search_library.
+	Page          int64  `json:"page"`            // 0-based page number.
+	Limit         int64  `json:"limit"`           // Entries per page, at most 500.
 }
 
 // DecodeGetItemChapters reads and checks the arguments of get_item_chapters.
 func DecodeGetItemChapters(raw json.RawMessage) (GetItemChapters, error) {
 	var a GetItemChapters
-	d, err := argdec.New(raw, "library_item_id")
+	d, err := argdec.New(raw, "library_item_id", "page", "limit")
 	if err != nil {
 		return a, err
 	}
 	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
 	return a, d.Err()
 }
 
@@ -504,16 +522,20 @@ func DecodeDeleteMediaProgress(raw json.RawMessage) (DeleteMediaProgress, error)
 // ListBookmarks holds the arguments of list_bookmarks.
 type ListBookmarks struct {
 	LibraryItemID *string `json:"library_item_id"` // Only this item's bookmarks.
+	Page          int64   `json:"page"`            // 0-based page number.
+	Limit         int64   `json:"limit"`           // Entries per page, at most 500.
 }
 
 // DecodeListBookmarks reads and checks the arguments of list_bookmarks.
 func DecodeListBookmarks(raw json.RawMessage) (ListBookmarks, error) {
 	var a ListBookmarks
-	d, err := argdec.New(raw, "library_item_id")
+	d, err := argdec.New(raw, "library_item_id", "page", "limit")
 	if err != nil {
 		return a, err
 	}
 	a.LibraryItemID = d.ID("library_item_id", false)
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
 	return a, d.Err()
 }
 
@@ -581,16 +603,20 @@ func DecodeDeleteBookmark(raw json.RawMessage) (DeleteBookmark, error) {
 // ListCollections holds the arguments of list_collections.
 type ListCollections struct {
 	LibraryID *string `json:"library_id"` // Only this library's collections.
+	Page      int64   `json:"page"`       // 0-based page number.
+	Limit     int64   `json:"limit"`      // Entries per page, at most 500.
 }
 
 // DecodeListCollections reads and checks the arguments of list_collections.
 func DecodeListCollections(raw json.RawMessage) (ListCollections, error) {
 	var a ListCollections
-	d, err := argdec.New(raw, "library_id")
+	d, err := argdec.New(raw, "library_id", "page", "limit")
 	if err != nil {
 		return a, err
 	}
 	a.LibraryID = d.ID("library_id", false)
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
 	return a, d.Err()
 }
 
@@ -718,16 +744,20 @@ func DecodeDeleteCollection(raw json.RawMessage) (DeleteCollection, error) {
 // ListPlaylists holds the arguments of list_playlists.
 type ListPlaylists struct {
 	LibraryID *string `json:"library_id"` // Only this library's playlists.
+	Page      int64   `json:"page"`       // 0-based page number.
+	Limit     int64   `json:"limit"`      // Entries per page, at most 500.
 }
 
 // DecodeListPlaylists reads and checks the arguments of list_playlists.
 func DecodeListPlaylists(raw json.RawMessage) (ListPlaylists, error) {
 	var a ListPlaylists
-	d, err := argdec.New(raw, "library_id")
+	d, err := argdec.New(raw, "library_id", "page", "limit")
 	if err != nil {
 		return a, err
 	}
 	a.LibraryID = d.ID("library_id", false)
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
 	return a, d.Err()
 }
 

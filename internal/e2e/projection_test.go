@@ -54,8 +54,8 @@ func TestLongDescriptionIsCut(t *testing.T) {
 	}
 }
 
-// Lists that Audiobookshelf does not page are capped at tools.ListCap
-// entries, with the total said.
+// Lists that Audiobookshelf does not page are paged here: 100 entries by
+// default, with the total and the next page's arguments.
 func TestListsAreCapped(t *testing.T) {
 	e := start(t, apptest.Options{})
 	e.Standin.Update(func(d *sd.Data) {
@@ -87,9 +87,14 @@ func TestListsAreCapped(t *testing.T) {
 		{"list_bookmarks", "bookmarks", bookmarks},
 	} {
 		v := decode(t, e.Call(t, c.tool, map[string]any{}))
-		if num(at(t, v, "total")) != float64(c.total) || num(at(t, v, "returned")) != tools.ListCap || len(at(t, v, c.key).([]any)) != tools.ListCap {
-			t.Errorf("%s: total %v returned %v entries %d; want %d, %d, %d", c.tool, at(t, v, "total"), at(t, v, "returned"),
-				len(at(t, v, c.key).([]any)), c.total, tools.ListCap, tools.ListCap)
+		if num(at(t, v, "total")) != float64(c.total) || num(at(t, v, "returned")) != 100 || len(at(t, v, c.key).([]any)) != 100 ||
+			num(at(t, v, "next", "page")) != 1 || num(at(t, v, "next", "limit")) != 100 {
+			t.Errorf("%s: total %v returned %v entries %d next %v; want %d, 100, 100, page 1", c.tool, at(t, v, "total"), at(t, v, "returned"),
+				len(at(t, v, c.key).([]any)), at(t, v, "next"), c.total)
+		}
+		v = decode(t, e.Call(t, c.tool, map[string]any{"page": 1}))
+		if num(at(t, v, "returned")) != float64(c.total-100) || len(at(t, v, c.key).([]any)) != c.total-100 || at(t, v, "next") != nil {
+			t.Errorf("%s page 1: returned %v next %v; want %d and no next", c.tool, at(t, v, "returned"), at(t, v, "next"), c.total-100)
 		}
 	}
 }

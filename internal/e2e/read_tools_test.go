@@ -57,7 +57,7 @@ var readCases = []readCase{
 		fail: map[string]any{"library_id": "../../status"}, failWant: []string{`"library_id"`, "letters, digits"}},
 	{tool: "list_library_items", args: map[string]any{"library_id": sd.LibraryBooksID, "limit": 5}, route: "/items",
 		check: func(t *testing.T, v any) {
-			if at(t, v, "total").(float64) != 16 || at(t, v, "returned").(float64) != 5 || at(t, v, "next_page").(float64) != 1 {
+			if at(t, v, "total").(float64) != 16 || at(t, v, "returned").(float64) != 5 || at(t, v, "next", "page").(float64) != 1 {
 				t.Errorf("page: %v", v)
 			}
 			if str(at(t, v, "results", 0, "title")) != "The Colour of Magic" || at(t, v, "results", 0, "progress_pct").(float64) != 42 {
@@ -119,7 +119,7 @@ var readCases = []readCase{
 				t.Errorf("tags: %v", v)
 			}
 		},
-		fail: map[string]any{"library_id": sd.LibraryBooksID}, failWant: []string{"unknown argument", "library_id", "takes: none"}},
+		fail: map[string]any{"library_id": sd.LibraryBooksID}, failWant: []string{"unknown argument", "library_id", "takes: page, limit"}},
 	{tool: "list_genres", route: "/api/genres",
 		check: func(t *testing.T, v any) {
 			if !strings.Contains(str(at(t, v, "genres")), "Fantasy") {

@@ -1,0 +1,190 @@
+package tools
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Every list pages the same way: page (0-based) and limit in, and an answer
+// that carries total, page, limit, returned and, when there is more, next:
+// the page and limit of the next call (its other arguments stay the same).
+// Where Audiobookshelf pages a route, a page costs it a page; where it sends
+// everything, the page is cut here (pageOf).
+//
+// A page that would not fit the result budget is made smaller, never cut
+// at an odd place: its limit is lowered to the largest divisor of the
+// asked limit whose entries fit, so that page and limit still name the
+// same entries (page*limit is a multiple of the new limit) and next goes
+// on exactly where it stopped. The answer says so in note.
+
+// pageOf is one page of a list Audiobookshelf sent whole.
+func pageOf[T any](all []T, page, limit int) []T {
+	if limit <= 0 || page < 0 {
+		return nil
+	}
+	start := page * limit
+	if start >= len(all) || start < 0 {
+		return nil
+	}
+	return all[start:min(len(all), start+limit)]
+}
+
+// NextPage is the arguments of the next call.
+type NextPage struct {
+	Page  int `json:"page"`
+	Limit int `json:"limit"`
+}
+
+// field is one more key of a page's answer, before the entries.
+type field struct {
+	Key   string
+	Value any
+}
+
+// pageResult answers one page of a list under key. entries is the page as
+// asked (at most limit entries, from page*limit); total is the length of
+// the whole list.
+func pageResult[T any](d *Deps, key string, entries []T, total, page, limit int, extra ...field) *mcp.CallToolResult {
+	enc := make([][]byte, 0, len(entries))
+	for i := range entries {
+		b, err := marshal(entries[i])
+		if err != nil {
+			return errorResult("internal error: could not encode the result: %v", err)
+		}
+		enc = append(enc, b)
+	}
+	room := d.room()
+	for _, f := range extra {
+		if b, err := marshal(f.Value); err == nil {
+			room -= utf8.RuneCount(b) + len(f.Key) + 4
+		}
+	}
+	note := ""
+	if n := len(enc); n > 1 && chars(enc) > room {
+		smaller := 1
+		for x := n - 1; x >= 1; x-- {
+			if limit%x == 0 && chars(enc[:x]) <= room {
+				smaller = x
+				break
+			}
+		}
+		page = page * limit / smaller
+		note = fmt.Sprintf("limit lowered from %d to %d so that the answer fits the result budget of %s characters; page is counted in the new limit", limit, smaller, thousands(d.MaxChars()))
+		limit = smaller
+		enc = enc[:smaller]
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"total":%d,"page":%d,"limit":%d,"returned":%d`, total, page, limit, len(enc))
+	if (page+1)*limit < total && len(enc) > 0 {
+		fmt.Fprintf(&b, `,"next":{"page":%d,"limit":%d}`, page+1, limit)
+	}
+	if note != "" {
+		b.WriteString(`,"note":`)
+		b.WriteString(strconv.Quote(note))
+	}
+	for _, f := range extra {
+		v, err := marshal(f.Value)
+		if err != nil {
+			return errorResult("internal error: could not encode the result: %v", err)
+		}
+		fmt.Fprintf(&b, `,%q:`, f.Key)
+		b.Write(v)
+	}
+	fmt.Fprintf(&b, `,%q:[`, key)
+	b.Write(bytes.Join(enc, []byte(",")))
+	b.WriteString("]}")
+	return jsonText(b.Bytes())
+}
+
+func chars(enc [][]byte) int {
+	n := len(enc)
+	for _, e := range enc {
+		n += utf8.RuneCount(e)
+	}
+	return n
+}
+
+// Cut is what a long list inside one answer left out: it shows the first
+// Shown of Total entries; Rest says which tool or argument gives the rest.
+type Cut struct {
+	Shown int    `json:"shown"`
+	Total int    `json:"total"`
+	More  string `json:"more"`
+	Rest  string `json:"rest,omitempty"`
+}
+
+// firstOf keeps the first n entries of a list inside one object and says
+// what was left out ("+365 more").
+func firstOf[T any](list []T, n int, rest string, cuts map[string]Cut, key string) []T {
+	if len(list) <= n {
+		return list
+	}
+	cuts[key] = Cut{Shown: n, Total: len(list), More: fmt.Sprintf("+%d more", len(list)-n), Rest: rest}
+	return list[:n]
+}
+
+// fitLists shortens the lists of an answer (keys of out holding slices)
+// until it fits the budget: each is cut to the same number of entries, the
+// largest that fits, and cuts says what was left out and rest[key] where to
+// get it. Lists already short enough stay whole.
+func (d *Deps) fitLists(out map[string]any, rest map[string]string, cuts map[string]Cut) {
+	type list struct {
+		key   string
+		v     reflect.Value
+		sizes []int
+	}
+	var lists []list
+	base := map[string]any{}
+	for k, v := range out {
+		rv := reflect.ValueOf(v)
+		if rv.Kind() != reflect.Slice || rv.Len() == 0 {
+			base[k] = v
+			continue
+		}
+		l := list{key: k, v: rv}
+		for i := 0; i < rv.Len(); i++ {
+			b, _ := marshal(rv.Index(i).Interface())
+			l.sizes = append(l.sizes, utf8.RuneCount(b)+1)
+		}
+		lists = append(lists, l)
+	}
+	if len(lists) == 0 {
+		return
+	}
+	sort.Slice(lists, func(i, j int) bool { return lists[i].key < lists[j].key })
+	b, _ := marshal(base)
+	room := d.room() - utf8.RuneCount(b) - 300*len(lists) // the cuts' own notes
+	cost := func(c int) int {
+		n := 0
+		for _, l := range lists {
+			for i := 0; i < min(c, len(l.sizes)); i++ {
+				n += l.sizes[i]
+			}
+			n += len(l.key) + 4
+		}
+		return n
+	}
+	longest := 0
+	for _, l := range lists {
+		longest = max(longest, len(l.sizes))
+	}
+	if cost(longest) <= d.room()-utf8.RuneCount(b) {
+		return
+	}
+	// The largest per-list count that fits.
+	c := sort.Search(longest+1, func(c int) bool { return cost(c) > room }) - 1
+	c = max(c, 0)
+	for _, l := range lists {
+		if l.v.Len() <= c {
+			continue
+		}
+		out[l.key] = l.v.Slice(0, c).Interface()
+		cuts[l.key] = Cut{Shown: c, Total: l.v.Len(), More: fmt.Sprintf("+%d more", l.v.Len()-c), Rest: rest[l.key]}
+	}
+}

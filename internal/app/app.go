@@ -96,7 +96,7 @@ func New(o Options) (*Server, error) {
 			// Declared, not inferred from registered tools: they are added in
 			// the background (register), and the list never changes.
 			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
-	s.AddReceivingMiddleware(refuseUnoffered, g.Middleware(), clipToolName)
+	s.AddReceivingMiddleware(refuseSecondInitialize, refuseUnoffered, g.Middleware(), clipToolName)
 	s.AddSendingMiddleware(g.SendingMiddleware())
 	selected := Select(cfg.ReadOnly, cfg.Toolsets)
 	registered := register(s, selected, deps, logger)

@@ -184,7 +184,7 @@ func (d *Deps) transportError(ctx context.Context, mutating bool, err error) *mc
 	case errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
 		reason = "closed the connection without answering (a proxy in front of it, or the server stopping, can do this)"
 	case strings.Contains(err.Error(), "certificate"):
-		reason = "presented a TLS certificate that could not be verified (for a self-signed server set AUDIOBOOKSHELF_INSECURE_TLS=true)"
+		reason = "presented a TLS certificate that could not be verified. For a self-signed certificate, trust that one certificate: set SSL_CERT_FILE to a PEM file holding it (Linux and the container; on macOS and Windows add it to the system's trust store). Only if that cannot be done, AUDIOBOOKSHELF_INSECURE_TLS=true skips the check altogether"
 	default:
 		if errors.As(err, &urlErr) {
 			err = urlErr.Err

@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"encoding/pem"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -260,6 +262,20 @@ func TestInsecureTLSVariable(t *testing.T) {
 	res, s := callOverStdio(t, env, "list_libraries", nil)
 	if !strings.Contains(res, "TLS certificate that could not be verified") || !strings.Contains(res, "AUDIOBOOKSHELF_INSECURE_TLS=true") {
 		t.Errorf("a self-signed server without the variable: %s", res)
+	}
+	// The safer way comes first: trusting that one certificate.
+	if i, j := strings.Index(res, "SSL_CERT_FILE"), strings.Index(res, "AUDIOBOOKSHELF_INSECURE_TLS"); i < 0 || i > j {
+		t.Errorf("the message does not name SSL_CERT_FILE before AUDIOBOOKSHELF_INSECURE_TLS: %s", res)
+	}
+	// And it works: with SSL_CERT_FILE holding the server's certificate, the
+	// call succeeds without skipping verification.
+	certFile := filepath.Join(t.TempDir(), "abs.pem")
+	pemCert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
+	if err := os.WriteFile(certFile, pemCert, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := callOverStdio(t, append(env, "SSL_CERT_FILE="+certFile), "list_libraries", nil); !strings.Contains(res, `\"name\":\"Books\"`) {
+		t.Errorf("a self-signed server with SSL_CERT_FILE naming its certificate: %s", res)
 	}
 	if strings.Contains(s.stderr.String(), "INSECURE_TLS") {
 		t.Errorf("a warning without the variable: %s", s.stderr)

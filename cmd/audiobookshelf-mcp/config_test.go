@@ -29,17 +29,18 @@ import (
 // run the binary with it. A new variable fails TestEveryVariableIsTested
 // until it has one.
 var variableTests = map[string][]string{
-	"AUDIOBOOKSHELF_URL":              {"TestURLVariable", "TestBadConfigurationStops", "TestStdioToolsListWithoutConfiguration"},
-	"AUDIOBOOKSHELF_API_KEY":          {"TestAPIKeyVariable"},
-	"AUDIOBOOKSHELF_READ_ONLY":        {"TestReadOnlyModeOverStdio", "TestToolsetsVariable", "TestBadConfigurationStops"},
-	"AUDIOBOOKSHELF_TOOLSETS":         {"TestToolsetsVariable", "TestBadConfigurationStops"},
-	"ELICITATION":                     {"TestElicitationVariable", "TestElicitationFalseTakesTheTokenPath"},
-	"AUDIOBOOKSHELF_STATE_KEY":        {"TestStateKeyAcrossInstances", "TestBadConfigurationStops"},
-	"AUDIOBOOKSHELF_TIMEOUT":          {"TestTimeoutVariable", "TestBadConfigurationStops"},
-	"AUDIOBOOKSHELF_INSECURE_TLS":     {"TestInsecureTLSVariable", "TestBadConfigurationStops"},
-	"AUDIOBOOKSHELF_MCP_TOKEN":        {"TestHTTPBearerTokenVariable", "TestHTTPOnEveryInterfaceWarns"},
-	"AUDIOBOOKSHELF_LOG_LEVEL":        {"TestLogLevelVariable"},
-	"AUDIOBOOKSHELF_MAX_RESULT_CHARS": {"TestMaxResultCharsVariable", "TestBadConfigurationStops"},
+	"AUDIOBOOKSHELF_URL":               {"TestURLVariable", "TestBadConfigurationStops", "TestStdioToolsListWithoutConfiguration"},
+	"AUDIOBOOKSHELF_API_KEY":           {"TestAPIKeyVariable"},
+	"AUDIOBOOKSHELF_READ_ONLY":         {"TestReadOnlyModeOverStdio", "TestToolsetsVariable", "TestBadConfigurationStops"},
+	"AUDIOBOOKSHELF_TOOLSETS":          {"TestToolsetsVariable", "TestBadConfigurationStops"},
+	"ELICITATION":                      {"TestElicitationVariable", "TestElicitationFalseTakesTheTokenPath"},
+	"AUDIOBOOKSHELF_STATE_KEY":         {"TestStateKeyAcrossInstances", "TestBadConfigurationStops"},
+	"AUDIOBOOKSHELF_TIMEOUT":           {"TestTimeoutVariable", "TestBadConfigurationStops"},
+	"AUDIOBOOKSHELF_INSECURE_TLS":      {"TestInsecureTLSVariable", "TestBadConfigurationStops"},
+	"AUDIOBOOKSHELF_MCP_TOKEN":         {"TestHTTPBearerTokenVariable", "TestHTTPRefusesToStartOpen"},
+	"AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS": {"TestAllowedHostsVariable"},
+	"AUDIOBOOKSHELF_LOG_LEVEL":         {"TestLogLevelVariable"},
+	"AUDIOBOOKSHELF_MAX_RESULT_CHARS":  {"TestMaxResultCharsVariable", "TestBadConfigurationStops"},
 }
 
 func TestEveryVariableIsTested(t *testing.T) {

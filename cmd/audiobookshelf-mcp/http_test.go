@@ -195,25 +195,80 @@ func TestHTTPFlagsRefused(t *testing.T) {
 	}
 }
 
-func TestHTTPOnEveryInterfaceWarns(t *testing.T) {
-	p := startHTTP(t, baseEnv(), "--http", "0.0.0.0:0", "--demo")
-	errOut := p.stderr.String()
-	if !strings.Contains(errOut, "warning: --http 0.0.0.0:0 listens on an address other than loopback") || !strings.Contains(errOut, "set AUDIOBOOKSHELF_MCP_TOKEN") {
-		t.Errorf("a bind to every interface must warn and name the token variable: %s", errOut)
+// TestHTTPRefusesToStartOpen: on an address other than loopback, a server
+// with nothing that asks who is calling does not start, and says how to add
+// authentication; with a token, or told that the gateway in front
+// authenticates, it starts and warns.
+func TestHTTPRefusesToStartOpen(t *testing.T) {
+	for _, env := range [][]string{baseEnv(), baseEnv("AUDIOBOOKSHELF_URL=http://127.0.0.1:1", "AUDIOBOOKSHELF_API_KEY=some-key")} {
+		args := []string{"--http", "0.0.0.0:0", "--stateless"}
+		if len(env) == len(baseEnv()) {
+			args = append(args, "--demo")
+		}
+		code, _, errOut := runQuick(t, env, args...)
+		if code != 1 || !strings.Contains(errOut, "Not starting") || !strings.Contains(errOut, "AUDIOBOOKSHELF_MCP_TOKEN") || !strings.Contains(errOut, "--gateway-authenticates") {
+			t.Errorf("%q open on every interface: exit %d: %s", args, code, errOut)
+		}
+		if listeningLine.MatchString(errOut) {
+			t.Errorf("it listened: %s", errOut)
+		}
 	}
-	// The address as given, not Go's [::] for it.
+	// --gateway-authenticates without --http is a mistake.
+	if code, _, errOut := runQuick(t, baseEnv(), "--gateway-authenticates", "--demo"); code != 2 || !strings.Contains(errOut, "--gateway-authenticates needs --http") {
+		t.Errorf("--gateway-authenticates over stdio: exit %d: %s", code, errOut)
+	}
+	// With a token it starts, warns, and prints the address as given, not
+	// Go's [::] for it.
+	p := startHTTP(t, baseEnv("AUDIOBOOKSHELF_MCP_TOKEN=0123456789abcdef0123"), "--http", "0.0.0.0:0", "--demo")
+	if errOut := p.stderr.String(); !strings.Contains(errOut, "warning: --http 0.0.0.0:0 listens on an address other than loopback") || strings.Contains(errOut, "Not starting") {
+		t.Errorf("with a token: %s", errOut)
+	}
 	if !strings.HasPrefix(p.url, "http://0.0.0.0:") || strings.HasSuffix(p.addr, ":0") {
 		t.Errorf("listening line: %s", p.url)
 	}
 	if code := p.stop(); code != 0 {
 		t.Errorf("exit %d", code)
 	}
-	// With a token the warning stays, without the advice.
-	p = startHTTP(t, baseEnv("AUDIOBOOKSHELF_MCP_TOKEN=0123456789abcdef0123"), "--http", "0.0.0.0:0", "--demo")
-	if errOut := p.stderr.String(); !strings.Contains(errOut, "other than loopback") || strings.Contains(errOut, "set AUDIOBOOKSHELF_MCP_TOKEN") {
-		t.Errorf("with a token: %s", errOut)
+	// Told that the network in front authenticates: it starts, and the
+	// warning says the gateway must.
+	p = startHTTP(t, baseEnv(), "--http", "0.0.0.0:0", "--demo", "--gateway-authenticates")
+	if errOut := p.stderr.String(); !strings.Contains(errOut, "the gateway in front must authenticate every request") || !strings.Contains(errOut, "no token asked (--gateway-authenticates)") {
+		t.Errorf("with --gateway-authenticates: %s", errOut)
 	}
 	p.stop()
+}
+
+// TestAllowedHostsVariable: a Host header naming something other than
+// localhost or an IP address is refused (DNS rebinding) unless it is in
+// AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS; a value that is not host names stops
+// the server.
+func TestAllowedHostsVariable(t *testing.T) {
+	hostCode := func(url, host string) int {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Host = host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	p := startHTTP(t, baseEnv("AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS=mcp.example.org, NAS.lan"), "--http", "127.0.0.1:0", "--stateless", "--demo")
+	for host, want := range map[string]int{"mcp.example.org": 200, "nas.lan:8080": 200, "evil.example": 403, "localhost": 200, "192.0.2.7": 200} {
+		if got := hostCode(p.url, host); got != want {
+			t.Errorf("Host %s: %d, want %d", host, got, want)
+		}
+	}
+	p.stop()
+	for _, bad := range []string{"https://mcp.example.org", "mcp.example.org:443", "a b", ","} {
+		code, _, errOut := runQuick(t, baseEnv("AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS="+bad), "--http", "127.0.0.1:0", "--demo")
+		if code != 1 || !strings.Contains(errOut, "AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS") {
+			t.Errorf("AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS=%q: exit %d: %s", bad, code, errOut)
+		}
+	}
 }
 
 func TestHTTPBearerTokenVariable(t *testing.T) {

@@ -49,8 +49,9 @@ type Flag struct {
 
 // Flags is every flag, in the order of the reference.
 var Flags = []Flag{
-	{"--http", "ADDR", "(stdio)", "serve MCP over streamable HTTP at http://ADDR/mcp (an empty host is 127.0.0.1)", "Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is host:port; an empty host means 127.0.0.1 (--http :8080), port 0 picks a free port. A host that is not loopback (0.0.0.0, a LAN address) works but warns: anyone who can reach it can use the tools, so set AUDIOBOOKSHELF_MCP_TOKEN. A request with a Host header that is not loopback to a loopback address gets 403 (DNS rebinding). Prints one line `audiobookshelf-mcp: listening on http://HOST:PORT/mcp` once it accepts. SIGINT or SIGTERM: stops accepting, lets calls in flight finish for up to 10s (a call waiting for the answer to a question ends at once, nothing changed; what still runs after 10s is cut off), exits 0. An ADDR that is not host:port: exit 2; one that cannot be bound: exit 1."},
+	{"--http", "ADDR", "(stdio)", "serve MCP over streamable HTTP at http://ADDR/mcp (an empty host is 127.0.0.1)", "Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is host:port; an empty host means 127.0.0.1 (--http :8080), port 0 picks a free port. A host that is not loopback (0.0.0.0, a LAN address) needs authentication: without AUDIOBOOKSHELF_MCP_TOKEN (or --gateway-authenticates) the server refuses to start there (exit 1) and says how to add it. A Host header other than localhost, an IP address or a name in AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS gets 403 (DNS rebinding). Limits: headers must arrive within 10s and a body within 30s of them (else 408, and the connection is closed), a body is at most 4 MiB (413), a kept-alive connection with no request is closed after 2m; with sessions, a session with no request for 30m is closed (its client starts a new one) and at most 100 are open at once (then 503). Prints one line `audiobookshelf-mcp: listening on http://HOST:PORT/mcp` once it accepts. SIGINT or SIGTERM: stops accepting, lets calls in flight finish for up to 10s (a call waiting for the answer to a question ends at once, nothing changed; what still runs after 10s is cut off), exits 0. An ADDR that is not host:port: exit 2; one that cannot be bound: exit 1."},
 	{"--stateless", "", "false", "with --http: no sessions (for gateways; older clients get the token path)", "With --http: no sessions, every request stands alone (for gateways and load balancers; set the same AUDIOBOOKSHELF_STATE_KEY on every instance). 2026-07-28 clients still get the approval dialog, through sealed state in the result; older clients get the two-call confirm_token, which says why. Without --http: exit 2."},
+	{"--gateway-authenticates", "", "false", "with --http: the network in front authenticates every request (no token asked here)", "With --http on an address that is not loopback and no AUDIOBOOKSHELF_MCP_TOKEN: start anyway, because a gateway or reverse proxy in front authenticates every request before it reaches this server. Without it the server refuses to start open. Without --http: exit 2."},
 	{"--demo", "", "false", "serve a built-in sample library from memory (nothing is written)", "Serve a built-in sample library from memory instead of a real Audiobookshelf (AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY are ignored; nothing is written anywhere)."},
 	{"--version", "", "", "print the version", "Print the version and exit."},
 	{"--help", "", "", "this text", "Print the usage, the flags and the variables, and exit."},
@@ -67,7 +68,8 @@ func usage(w io.Writer) {
 
 Usage:
   audiobookshelf-mcp [--demo]                          serve MCP over stdio (what desktop clients start)
-  audiobookshelf-mcp --http ADDR [--stateless] [--demo] serve MCP over streamable HTTP at http://ADDR/mcp
+  audiobookshelf-mcp --http ADDR [--stateless] [--gateway-authenticates] [--demo]
+                                                       serve MCP over streamable HTTP at http://ADDR/mcp
   audiobookshelf-mcp tools                             print the tool reference
   audiobookshelf-mcp guards                            print the guard table
   audiobookshelf-mcp --version | --help
@@ -90,8 +92,8 @@ Flags:
 
 // options are the parsed command line.
 type options struct {
-	version, demo, stateless bool
-	http                     string
+	version, demo, stateless, gatewayAuth bool
+	http                                  string
 }
 
 func newFlagSet(stderr io.Writer, o *options) *flag.FlagSet {
@@ -102,6 +104,7 @@ func newFlagSet(stderr io.Writer, o *options) *flag.FlagSet {
 	fs.BoolVar(&o.demo, "demo", false, "serve a built-in sample library from memory")
 	fs.StringVar(&o.http, "http", "", "serve MCP over streamable HTTP at http://ADDR/mcp")
 	fs.BoolVar(&o.stateless, "stateless", false, "with --http: no sessions")
+	fs.BoolVar(&o.gatewayAuth, "gateway-authenticates", false, "with --http: the network in front authenticates every request")
 	return fs
 }
 
@@ -147,6 +150,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.stateless && listenAddr == "" {
 		fmt.Fprintln(stderr, "audiobookshelf-mcp: --stateless needs --http ADDR (over stdio there is one client and one session)")
+		return 2
+	}
+	if o.gatewayAuth && listenAddr == "" {
+		fmt.Fprintln(stderr, "audiobookshelf-mcp: --gateway-authenticates needs --http ADDR (over stdio the client that starts the server is the only one)")
 		return 2
 	}
 
@@ -203,7 +210,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "audiobookshelf-mcp %s: %d tools, %s; Audiobookshelf: %s\n", version, len(srv.Tools), mode, target)
 
 	if listenAddr != "" {
-		return serveHTTP(ctx, stop, srv, listenAddr, cfg.MCPToken, stderr, logger)
+		return serveHTTP(ctx, stop, srv, httpConfig{addr: listenAddr, gatewayAuth: o.gatewayAuth, opts: app.HTTPOptions{
+			BearerToken: cfg.MCPToken, AllowedHosts: cfg.AllowedHosts,
+		}}, stderr, logger)
 	}
 	// When stdin ends, what was read is still answered: for as long as a
 	// call can take (each of its requests is bounded by the timeout).
@@ -256,7 +265,8 @@ const ShutdownGrace = 10 * time.Second
 // serveHTTP serves srv over streamable HTTP until ctx ends, then shuts down
 // gracefully: no new connections, calls in flight finish (up to
 // ShutdownGrace), then the sessions' open streams are closed.
-func serveHTTP(ctx context.Context, stop func(), srv *app.Server, addr, token string, stderr io.Writer, logger *slog.Logger) int {
+func serveHTTP(ctx context.Context, stop func(), srv *app.Server, hc httpConfig, stderr io.Writer, logger *slog.Logger) int {
+	addr, token := hc.addr, hc.opts.BearerToken
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "audiobookshelf-mcp: --http %s: %v\n", addr, err)
@@ -264,19 +274,19 @@ func serveHTTP(ctx context.Context, stop func(), srv *app.Server, addr, token st
 	}
 	bound := ln.Addr().(*net.TCPAddr)
 	if !bound.IP.IsLoopback() {
-		w := fmt.Sprintf("--http %s listens on an address other than loopback: anyone who can reach it can use the tools with this server's Audiobookshelf key", addr)
+		if token == "" && !hc.gatewayAuth {
+			ln.Close()
+			fmt.Fprintf(stderr, "audiobookshelf-mcp: --http %s listens on an address other than loopback, and nothing asks who is calling: anyone who can reach it could use the tools with this server's Audiobookshelf key. Not starting. Add authentication: set AUDIOBOOKSHELF_MCP_TOKEN (make one with: openssl rand -hex 32; clients send it as Authorization: Bearer), or, when a gateway or reverse proxy in front authenticates every request, pass --gateway-authenticates. Or listen on loopback only (--http 127.0.0.1:PORT)\n", addr)
+			return 1
+		}
+		w := fmt.Sprintf("--http %s listens on an address other than loopback: anyone who can reach it and authenticate can use the tools with this server's Audiobookshelf key", addr)
 		if token == "" {
-			w += "; set AUDIOBOOKSHELF_MCP_TOKEN, or put an authenticating gateway in front"
+			w += "; no token is asked here (--gateway-authenticates): the gateway in front must authenticate every request"
 		}
 		fmt.Fprintln(stderr, "audiobookshelf-mcp: warning:", w)
 	}
 	var calls inflight
-	hs := &http.Server{
-		Handler:           calls.wrap(srv.HTTPHandler(app.HTTPOptions{BearerToken: token})),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	hs := app.NewHTTPServer(calls.wrap(srv.HTTPHandler(hc.opts)), hc.opts, slog.NewLogLogger(logger.Handler(), slog.LevelWarn))
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	mode := "with sessions"
@@ -284,6 +294,9 @@ func serveHTTP(ctx context.Context, stop func(), srv *app.Server, addr, token st
 		mode = "stateless"
 	}
 	auth := "no token asked"
+	if hc.gatewayAuth && token == "" {
+		auth = "no token asked (--gateway-authenticates)"
+	}
 	if token != "" {
 		auth = "bearer token from AUDIOBOOKSHELF_MCP_TOKEN required"
 	}
@@ -328,6 +341,13 @@ func serveHTTP(ctx context.Context, stop func(), srv *app.Server, addr, token st
 	}
 	fmt.Fprintln(stderr, "audiobookshelf-mcp: stopped")
 	return 0
+}
+
+// httpConfig is what serveHTTP serves.
+type httpConfig struct {
+	addr        string
+	gatewayAuth bool // --gateway-authenticates
+	opts        app.HTTPOptions
 }
 
 // inflight counts the requests that carry calls (everything but the GET

@@ -1,11 +1,19 @@
 package app
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
 	"fmt"
+	"io"
+	"log"
+	"net"
 	"net/http"
+	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,6 +25,25 @@ const MCPPath = "/mcp"
 // MaxBodyBytes at zero.
 const DefaultMaxBodyBytes int64 = 4 << 20
 
+// The endpoint's limits when HTTPOptions leaves them at zero. They are what
+// the README's --http entry documents.
+const (
+	// DefaultHeaderTimeout bounds the arrival of a request's headers.
+	DefaultHeaderTimeout = 10 * time.Second
+	// DefaultBodyTimeout bounds the arrival of a request's body, counted
+	// from the end of its headers: a client that trickles it is cut off.
+	DefaultBodyTimeout = 30 * time.Second
+	// DefaultIdleTimeout closes a kept-alive connection with no request.
+	DefaultIdleTimeout = 2 * time.Minute
+	// DefaultSessionTimeout closes a session that has had no request for
+	// this long (a call in flight keeps it open); its client starts a new
+	// one.
+	DefaultSessionTimeout = 30 * time.Minute
+	// DefaultMaxSessions is how many sessions are open at once at most; one
+	// more is refused with 503 until one closes or expires.
+	DefaultMaxSessions = 100
+)
+
 // HTTPOptions configure the streamable HTTP endpoint.
 type HTTPOptions struct {
 	// BearerToken, when not empty, must arrive on every request as
@@ -25,53 +52,186 @@ type HTTPOptions struct {
 	// MaxBodyBytes bounds one request body (413 beyond); 0 or less means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// HeaderTimeout, BodyTimeout, IdleTimeout, SessionTimeout and
+	// MaxSessions are the limits above; zero means the default.
+	HeaderTimeout, BodyTimeout, IdleTimeout, SessionTimeout time.Duration
+	MaxSessions                                             int
+	// AllowedHosts are the host names, besides localhost and IP addresses,
+	// that a request's Host header may carry (a LAN name, a reverse
+	// proxy's); any other gets 403, whatever interface it arrived on.
+	AllowedHosts []string
+}
+
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.HeaderTimeout, DefaultHeaderTimeout)
+	def(&o.BodyTimeout, DefaultBodyTimeout)
+	def(&o.IdleTimeout, DefaultIdleTimeout)
+	def(&o.SessionTimeout, DefaultSessionTimeout)
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	return o
+}
+
+// NewHTTPServer is the http.Server for handler h (HTTPHandler's, perhaps
+// wrapped) with the connection limits of o: headers within HeaderTimeout, an
+// idle kept-alive connection closed after IdleTimeout. The body's limit is
+// HTTPHandler's (per request, so that a long call or a session's stream is
+// not cut off by it).
+func NewHTTPServer(h http.Handler, o HTTPOptions, errorLog *log.Logger) *http.Server {
+	o = o.withDefaults()
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: o.HeaderTimeout,
+		IdleTimeout:       o.IdleTimeout,
+		ErrorLog:          errorLog,
+	}
 }
 
 // HTTPHandler serves MCP over streamable HTTP at MCPPath, with go-sdk's
-// handler: sessions unless the server was built with Options.Stateless, and
-// its DNS-rebinding protection on (a request that reaches a loopback address
-// with a Host header that is not loopback gets 403). In front of it: the
-// bearer token check, the body limit, and cross-origin protection for
-// browsers (a cross-site POST gets 403). Every other path is 404.
+// handler: sessions unless the server was built with Options.Stateless
+// (idle ones expire after SessionTimeout, and at most MaxSessions are open).
+// In front of it, in order: the body's deadline, the Host check (DNS
+// rebinding: only localhost, IP addresses and AllowedHosts), the bearer
+// token check, the body read whole within its limit, and cross-origin
+// protection for browsers (a cross-site POST gets 403). Every other path is
+// 404.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
-	limit := o.MaxBodyBytes
-	if limit <= 0 {
-		limit = DefaultMaxBodyBytes
-	}
+	o = o.withDefaults()
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP }, &mcp.StreamableHTTPOptions{
 		Stateless:           s.Stateless,
-		MaxRequestBodyBytes: limit,
+		MaxRequestBodyBytes: o.MaxBodyBytes,
 		Logger:              sdkLogger(s.logger),
 		// With sessions, what a stream carries is kept (bounded) so that a
 		// client whose stream breaks resumes it with Last-Event-ID.
-		EventStore: eventStore(s.Stateless),
+		EventStore:     eventStore(s.Stateless),
+		SessionTimeout: o.SessionTimeout,
+		// checkHost below applies the same rule to every interface.
+		DisableLocalhostProtection: true,
 	})
 	var h http.Handler = sdk
 	if !s.Stateless {
 		h = primeRetry(refuseModernDiscover(s.logger, h))
+		h = capSessions(s.MCP, o.MaxSessions, o.SessionTimeout, h)
 	}
 	h = http.NewCrossOriginProtection().Handler(h)
-	h = limitBody(limit, h)
+	h = readBody(o.MaxBodyBytes, o.BodyTimeout, h)
 	if o.BearerToken != "" {
 		h = requireBearer(o.BearerToken, h)
 	}
 	mux := http.NewServeMux()
 	mux.Handle(MCPPath, h)
-	return mux
+	return bodyDeadline(o.BodyTimeout, checkHost(o.AllowedHosts, mux))
 }
 
-// limitBody answers 413 for a body whose declared length is over limit,
-// without reading it, and caps what is read of any other body (go-sdk answers
-// 413 when a body without a length passes the cap).
-func limitBody(limit int64, next http.Handler) http.Handler {
+// bodyDeadline gives a request's body BodyTimeout to arrive: the
+// connection's read deadline, so that also a body nobody reads (a 401, a
+// 404), which the server drains before it answers, cannot hold the
+// connection. readBody lifts it once the body is in; without a body, reading
+// is not limited (a session's stream stays open, and the server notices a
+// client that goes away).
+func bodyDeadline(d time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// readBody reads a request's body whole, within limit bytes and the
+// deadline bodyDeadline set, then lifts the deadline: a body declared over
+// the limit gets 413 without being read, one that passes it while read gets
+// 413, one that does not arrive in time gets 408 and the connection is
+// closed.
+func readBody(limit int64, timeout time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > limit {
 			w.Header().Set("Connection", "close")
 			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", limit), http.StatusRequestEntityTooLarge)
 			return
 		}
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, limit)
+		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			w.Header().Set("Connection", "close")
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", limit), http.StatusRequestEntityTooLarge)
+			return
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			w.Header().Set("Connection", "close")
+			http.Error(w, fmt.Sprintf("the request body did not arrive within %s", timeout), http.StatusRequestTimeout)
+			return
+		case err != nil:
+			w.Header().Set("Connection", "close")
+			http.Error(w, "the request body could not be read", http.StatusBadRequest)
+			return
+		}
+		// The body is in: what is read from the connection from now on is
+		// the next request, or nothing (the server watches for a client
+		// that goes away while a call runs).
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// checkHost refuses a request whose Host header names something other than
+// localhost, an IP address or one of allowed (403): a browser page from a
+// name that an attacker made resolve to this server (DNS rebinding) sends
+// that name, on whatever interface the request arrives.
+func checkHost(allowed []string, next http.Handler) http.Handler {
+	names := map[string]bool{"localhost": true}
+	for _, a := range allowed {
+		names[strings.ToLower(strings.TrimSuffix(a, "."))] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
+		if host != "" && !names[host] && net.ParseIP(host) == nil {
+			w.Header().Set("Connection", "close")
+			http.Error(w, fmt.Sprintf("403 Forbidden: this server does not answer to the host name %q (a protection against DNS rebinding). If that is the name clients reach it by, add it to AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS", clipUTF8(host, 100)), http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// capSessions refuses a new session (a POST without Mcp-Session-Id) with 503
+// while max sessions are open. Such requests are served one at a time, so
+// that two cannot both take the last place.
+func capSessions(srv *mcp.Server, max int, idle time.Duration, next http.Handler) http.Handler {
+	var mu sync.Mutex
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for range srv.Sessions() {
+			n++
+		}
+		if n >= max {
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, fmt.Sprintf("503 Service Unavailable: this server has its maximum of %d sessions open; one closes when its client ends it or after %s without a request. Try again later", max, idle), http.StatusServiceUnavailable)
+			return
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -87,6 +247,9 @@ func requireBearer(token string, next http.Handler) http.Handler {
 		sum := sha256.Sum256([]byte(got))
 		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok {
 			w.Header().Set("WWW-Authenticate", "Bearer")
+			// The body is not read: closing the connection spares the
+			// server draining it before it answers.
+			w.Header().Set("Connection", "close")
 			http.Error(w, "401 Unauthorized: this MCP endpoint needs the header Authorization: Bearer followed by the token set in AUDIOBOOKSHELF_MCP_TOKEN", http.StatusUnauthorized)
 			return
 		}

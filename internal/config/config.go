@@ -43,6 +43,7 @@ var Vars = []Var{
 	{"AUDIOBOOKSHELF_MAX_RESULT_CHARS", fmt.Sprint(tools.DefaultMaxResultChars), fmt.Sprintf("a whole number from %d to %d", tools.MinMaxResultChars, tools.MaxMaxResultChars), stops, "The most characters of text one tool answer carries (Claude Code refuses a result over 25,000 tokens, about 100,000 characters, and moves one over 50,000 characters out of the conversation). Lists fit their page to it and say how to get the next one; a long list inside one object shows its first entries and how many more; a raw answer (detail \"full\") that would pass it is refused with its size and the call that fits."},
 	{"AUDIOBOOKSHELF_INSECURE_TLS", "false", "true or false", stops, "true skips certificate verification for the Audiobookshelf connection only (self-signed servers), with a warning at start. false: a certificate that does not verify makes each call say so, and name first SSL_CERT_FILE (a PEM file holding that one certificate, which Go trusts instead of the system's roots on Linux and in the container: the safer way for a self-signed server) and then this variable."},
 	{"AUDIOBOOKSHELF_MCP_TOKEN", "(none: no token asked)", fmt.Sprintf("at least %d printable ASCII characters, no spaces", MinTokenLen), stops, "With --http: every request to /mcp must carry the header Authorization: Bearer TOKEN, else 401 (compared in constant time). Read once at start and removed from the environment; never logged or shown. Over stdio it is not used, and the server warns that it is set."},
+	{"AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS", "(none: localhost and IP addresses only)", "comma-separated host names, such as mcp.example.org,nas.lan", stops, "With --http: the host names, besides localhost and IP addresses, that a request's Host header may carry: the name clients reach this server by on a LAN or through a reverse proxy. A request naming any other host gets 403, on every interface (a browser page whose name was made to resolve to this server, DNS rebinding, sends its own name)."},
 	{"AUDIOBOOKSHELF_LOG_LEVEL", "info", "debug, info, warn or error", stops, "Which JSON log lines reach stderr. info: the guard's decisions (which tool asked, what came of it), the requests refused for a protocol revision that needs --stateless, warnings and errors. debug adds go-sdk's lines for every request (sessions opened and closed, a client's protocol mistakes). warn: warnings and errors only; error: errors only. The plain-text lines at start are printed whatever the level."},
 }
 
@@ -63,6 +64,9 @@ type Config struct {
 	MaxResultChars int
 	// MCPToken is the bearer token the HTTP endpoint asks for ("" for none).
 	MCPToken string
+	// AllowedHosts are the host names the HTTP endpoint answers to besides
+	// localhost and IP addresses.
+	AllowedHosts []string
 	// LogLevel is the lowest level of the JSON log lines written.
 	LogLevel slog.Level
 	// Warnings are printed on stderr at start.
@@ -131,6 +135,11 @@ func FromEnv(getenv func(string) string, lookup func(string) (string, bool), uns
 	}
 	if v, ok := lookup("AUDIOBOOKSHELF_MAX_RESULT_CHARS"); ok {
 		if c.MaxResultChars, err = ParseMaxResultChars(v); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if v, ok := lookup("AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS"); ok {
+		if c.AllowedHosts, err = ParseAllowedHosts(v); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -243,6 +252,31 @@ func ParseMCPToken(v string) (string, error) {
 		}
 	}
 	return v, nil
+}
+
+// ParseAllowedHosts checks AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS: host names
+// (letters, digits, '-' and '.'), without a scheme, port or path.
+func ParseAllowedHosts(v string) ([]string, error) {
+	var out []string
+	for _, part := range strings.Split(v, ",") {
+		h := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(part), "."))
+		if h == "" {
+			continue
+		}
+		ok := len(h) <= 253
+		for i := 0; i < len(h) && ok; i++ {
+			c := h[i]
+			ok = c == '-' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z'
+		}
+		if !ok {
+			return nil, fmt.Errorf("AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS: %q is not a host name; give names only (letters, digits, '-' and '.'), without scheme, port or path, separated by commas, such as mcp.example.org,nas.lan", clip(part))
+		}
+		out = append(out, h)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS=%q names no host; give names separated by commas, or leave it unset", clip(v))
+	}
+	return out, nil
 }
 
 // ParseToolsets checks a comma-separated list against the manifest's toolsets.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,8 +16,9 @@ import (
 type absCollection struct {
 	ID          string    `json:"id"`
 	LibraryID   string    `json:"libraryId"`
+	UserID      string    `json:"userId"`
 	Name        string    `json:"name"`
-	Description string    `json:"description"`
+	Description *string   `json:"description"`
 	Books       []absItem `json:"books"`
 	LastUpdate  int64     `json:"lastUpdate"`
 	CreatedAt   int64     `json:"createdAt"`
@@ -59,13 +61,22 @@ type CollectionDetail struct {
 	LibraryID         string      `json:"library_id"`
 	Description       string      `json:"description,omitempty"`
 	DescriptionLength int         `json:"description_length,omitempty"`
+	DescriptionCut    string      `json:"description_cut,omitempty"`
 	Updated           string      `json:"updated,omitempty"`
 	Books             []ItemBrief `json:"books"`
 }
 
+func (c *absCollection) description() string {
+	if c.Description == nil {
+		return ""
+	}
+	return *c.Description
+}
+
 func collectionDetail(c *absCollection) CollectionDetail {
 	out := CollectionDetail{ID: c.ID, Name: c.Name, LibraryID: c.LibraryID, Updated: date(c.LastUpdate), Books: []ItemBrief{}}
-	out.Description, out.DescriptionLength = collapse(c.Description, DescriptionLimit)
+	out.Description, out.DescriptionLength, out.DescriptionCut = excerpt(c.description(), DescriptionLimit,
+		fmt.Sprintf(`get_collection {"collection_id": %q, "detail": "full"}`, c.ID))
 	for i := range c.Books {
 		b := brief(&c.Books[i], nil)
 		b.Added = ""
@@ -75,17 +86,23 @@ func collectionDetail(c *absCollection) CollectionDetail {
 }
 
 func (d *Deps) getCollection(ctx context.Context, id string) (*absCollection, *mcp.CallToolResult) {
+	c, _, res := d.getCollectionRaw(ctx, id)
+	return c, res
+}
+
+// getCollectionRaw reads a collection, and returns Audiobookshelf's JSON too.
+func (d *Deps) getCollectionRaw(ctx context.Context, id string) (*absCollection, []byte, *mcp.CallToolResult) {
 	body, res := d.get(ctx, "collection "+id, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetCollection(ctx, id)
 	})
 	if res != nil {
-		return nil, res
+		return nil, nil, res
 	}
 	var c absCollection
 	if res := decode(body, &c); res != nil {
-		return nil, res
+		return nil, nil, res
 	}
-	return &c, nil
+	return &c, body, nil
 }
 
 // ListCollections is list_collections.
@@ -119,9 +136,12 @@ func ListCollections(ctx context.Context, d *Deps, a toolargs.ListCollections) (
 
 // GetCollection is get_collection.
 func GetCollection(ctx context.Context, d *Deps, a toolargs.GetCollection) (*mcp.CallToolResult, error) {
-	c, res := d.getCollection(ctx, a.CollectionID)
+	c, body, res := d.getCollectionRaw(ctx, a.CollectionID)
 	if res != nil {
 		return res, nil
+	}
+	if full(a.Detail) {
+		return rawResult(body), nil
 	}
 	return jsonResult(collectionDetail(c)), nil
 }
@@ -181,11 +201,20 @@ func PlanUpdateCollection(ctx context.Context, d *Deps, a toolargs.UpdateCollect
 	}
 	body := abs.UpdateCollectionJSONRequestBody{Name: a.Name, Description: a.Description}
 	plan := &Plan{Targets: []string{a.CollectionID}}
+	// The collection is read first in every case: the answer carries what
+	// the call replaces, and the call that puts it back.
+	c, res := d.getCollection(ctx, a.CollectionID)
+	if res != nil {
+		return nil, res
+	}
+	prev, putBack, lost := collectionPutBack(c, a)
+	if lost != "" {
+		plan.Effects = append(plan.Effects, EffectUnrestorableText)
+		plan.Read = c.read()
+		plan.Action = fmt.Sprintf("This will replace the %s of collection %s.", lost, a.CollectionID)
+		plan.Consequences = []string{"The text it holds now could not be given back with update_collection: " + unrestorableWhy(lost, c.Description == nil, false) + "."}
+	}
 	if a.LibraryItemIDs != nil {
-		c, res := d.getCollection(ctx, a.CollectionID)
-		if res != nil {
-			return nil, res
-		}
 		missing, extra := sameMembers(c.bookIDs(), a.LibraryItemIDs)
 		if len(missing) > 0 || len(extra) > 0 {
 			var why []string
@@ -209,7 +238,9 @@ func PlanUpdateCollection(ctx context.Context, d *Deps, a toolargs.UpdateCollect
 		plan.Read = c.read()
 		plan.Action = fmt.Sprintf("This will reorder the %d book(s) of collection %s; %d of them change place.", len(books), a.CollectionID, moved)
 		plan.Consequences = []string{"New order: " + listIDs(books) + "."}
-		if a.Name != nil || a.Description != nil {
+		if lost != "" {
+			plan.Consequences = append(plan.Consequences, "The text it holds now could not be given back with update_collection: "+unrestorableWhy(lost, c.Description == nil, false)+".")
+		} else if a.Name != nil || a.Description != nil {
 			plan.Consequences = append(plan.Consequences, "The name or description changes too.")
 		}
 	}
@@ -224,9 +255,62 @@ func PlanUpdateCollection(ctx context.Context, d *Deps, a toolargs.UpdateCollect
 		if res := decode(rb, &c); res != nil {
 			return res, nil
 		}
-		return jsonResult(map[string]any{"updated": true, "collection": collectionDetail(&c)}), nil
+		out := map[string]any{"updated": true, "collection": collectionDetail(&c), "previous": prev}
+		if putBack != nil {
+			out["put_back"] = putBack
+		}
+		return jsonResult(out), nil
 	}
 	return plan, nil
+}
+
+// EffectUnrestorableText is the effect of update_collection and
+// update_playlist that makes them ask (tools.yaml): the call replaces a
+// name or description that the put-back could not give back exactly.
+const EffectUnrestorableText = "replaces_unrestorable_text"
+
+// unrestorableWhy says why the text named by lost ("description", "name",
+// "name and description") could not be given back.
+func unrestorableWhy(lost string, nullDescription, playlist bool) string {
+	switch {
+	case lost == "name":
+		return fmt.Sprintf("the name is longer than the %d characters the tool takes", maxNameLen)
+	case playlist:
+		return fmt.Sprintf("the playlist has no description now, or one longer than the %d characters the tool takes, and Audiobookshelf ignores an empty description on a playlist, so none could be given back", maxDescriptionLen)
+	case nullDescription:
+		return "the collection has no description at all now (Audiobookshelf holds null), and the tool can give back only text, not null"
+	}
+	return fmt.Sprintf("the text is longer than the %d characters the tool takes", maxDescriptionLen)
+}
+
+// collectionPutBack is what update_collection replaces and the call that
+// gives it back. lost names what could not be given back exactly ("" when
+// all can): then the tool asks first.
+func collectionPutBack(c *absCollection, a toolargs.UpdateCollection) (prev map[string]any, pb *PutBack, lost string) {
+	prev = map[string]any{}
+	args := map[string]any{"collection_id": c.ID}
+	var lostParts []string
+	if a.Name != nil {
+		prev["name"] = c.Name
+		args["name"] = c.Name
+		if utf8.RuneCountInString(c.Name) > maxNameLen || c.Name == "" {
+			lostParts = append(lostParts, "name")
+		}
+	}
+	if a.Description != nil {
+		prev["description"] = c.Description // whole; null when none
+		args["description"] = c.description()
+		if c.Description == nil || utf8.RuneCountInString(*c.Description) > maxDescriptionLen {
+			lostParts = append(lostParts, "description")
+		}
+	}
+	note := ""
+	if a.LibraryItemIDs != nil {
+		prev["library_item_ids"] = c.bookIDs()
+		args["library_item_ids"] = c.bookIDs()
+		note = "Giving the old order back asks the person first, as every reorder does."
+	}
+	return prev, &PutBack{Tool: "update_collection", Arguments: args, Note: note}, strings.Join(lostParts, " and ")
 }
 
 // AddBooksToCollection is add_books_to_collection.

@@ -22,6 +22,21 @@ type Plan struct {
 	// it, and the call that comes back with the approval reads again. It
 	// never reaches a question's text.
 	Read any
+	// Effects names what the plan found the call would do that makes it
+	// ask under a condition "when effect NAME" of tools.yaml (for example
+	// that it would clear a finished date Audiobookshelf will not take
+	// back). Names not declared there are never looked at.
+	Effects []string
 	// Execute makes the change.
 	Execute func(ctx context.Context) (*mcp.CallToolResult, error)
+}
+
+// Effect reports whether the plan found the effect name.
+func (p *Plan) Effect(name string) bool {
+	for _, e := range p.Effects {
+		if e == name {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -32,7 +34,7 @@ type absPlaylist struct {
 	LibraryID   string            `json:"libraryId"`
 	UserID      string            `json:"userId"`
 	Name        string            `json:"name"`
-	Description string            `json:"description"`
+	Description *string           `json:"description"`
 	Items       []absPlaylistItem `json:"items"`
 	LastUpdate  int64             `json:"lastUpdate"`
 }
@@ -84,12 +86,21 @@ type PlaylistDetail struct {
 	LibraryID         string          `json:"library_id"`
 	Description       string          `json:"description,omitempty"`
 	DescriptionLength int             `json:"description_length,omitempty"`
+	DescriptionCut    string          `json:"description_cut,omitempty"`
 	Entries           []PlaylistEntry `json:"entries"`
+}
+
+func (p *absPlaylist) description() string {
+	if p.Description == nil {
+		return ""
+	}
+	return *p.Description
 }
 
 func playlistDetail(p *absPlaylist) PlaylistDetail {
 	out := PlaylistDetail{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: []PlaylistEntry{}}
-	out.Description, out.DescriptionLength = collapse(p.Description, DescriptionLimit)
+	out.Description, out.DescriptionLength, out.DescriptionCut = excerpt(p.description(), DescriptionLimit,
+		fmt.Sprintf(`get_playlist {"playlist_id": %q, "detail": "full"}`, p.ID))
 	for i := range p.Items {
 		it := &p.Items[i]
 		e := PlaylistEntry{ItemID: it.LibraryItemID}
@@ -113,17 +124,23 @@ func playlistDetail(p *absPlaylist) PlaylistDetail {
 }
 
 func (d *Deps) getPlaylist(ctx context.Context, id string) (*absPlaylist, *mcp.CallToolResult) {
+	p, _, res := d.getPlaylistRaw(ctx, id)
+	return p, res
+}
+
+// getPlaylistRaw reads a playlist, and returns Audiobookshelf's JSON too.
+func (d *Deps) getPlaylistRaw(ctx context.Context, id string) (*absPlaylist, []byte, *mcp.CallToolResult) {
 	body, res := d.get(ctx, "playlist "+id, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetPlaylist(ctx, id)
 	})
 	if res != nil {
-		return nil, res
+		return nil, nil, res
 	}
 	var p absPlaylist
 	if res := decode(body, &p); res != nil {
-		return nil, res
+		return nil, nil, res
 	}
-	return &p, nil
+	return &p, body, nil
 }
 
 func toABSItems(items []argdec.PlaylistItem) []abs.PlaylistItemRef {
@@ -182,9 +199,12 @@ func ListPlaylists(ctx context.Context, d *Deps, a toolargs.ListPlaylists) (*mcp
 
 // GetPlaylist is get_playlist.
 func GetPlaylist(ctx context.Context, d *Deps, a toolargs.GetPlaylist) (*mcp.CallToolResult, error) {
-	p, res := d.getPlaylist(ctx, a.PlaylistID)
+	p, body, res := d.getPlaylistRaw(ctx, a.PlaylistID)
 	if res != nil {
 		return res, nil
+	}
+	if full(a.Detail) {
+		return rawResult(body), nil
 	}
 	return jsonResult(playlistDetail(p)), nil
 }
@@ -222,11 +242,20 @@ func PlanUpdatePlaylist(ctx context.Context, d *Deps, a toolargs.UpdatePlaylist)
 	}
 	body := abs.UpdatePlaylistJSONRequestBody{Name: a.Name, Description: a.Description}
 	plan := &Plan{Targets: []string{a.PlaylistID}}
+	// The playlist is read first in every case: the answer carries what
+	// the call replaces, and the call that puts it back.
+	p, res := d.getPlaylist(ctx, a.PlaylistID)
+	if res != nil {
+		return nil, res
+	}
+	prev, putBack, lost := playlistPutBack(p, a)
+	if lost != "" {
+		plan.Effects = append(plan.Effects, EffectUnrestorableText)
+		plan.Read = p.read()
+		plan.Action = fmt.Sprintf("This will replace the %s of playlist %s.", lost, a.PlaylistID)
+		plan.Consequences = []string{"The text it holds now could not be given back with update_playlist: " + unrestorableWhy(lost, false, true) + "."}
+	}
 	if a.Items != nil {
-		p, res := d.getPlaylist(ctx, a.PlaylistID)
-		if res != nil {
-			return nil, res
-		}
 		if res := missingEpisodeIDs(p, a.Items); res != nil {
 			return nil, res
 		}
@@ -254,7 +283,9 @@ func PlanUpdatePlaylist(ctx context.Context, d *Deps, a toolargs.UpdatePlaylist)
 		plan.Read = p.read()
 		plan.Action = fmt.Sprintf("This will reorder the %d entries of playlist %s; %d of them change place.", len(a.Items), a.PlaylistID, moved)
 		plan.Consequences = []string{"New order: " + listIDs(entryIDs(a.Items)) + "."}
-		if a.Name != nil || a.Description != nil {
+		if lost != "" {
+			plan.Consequences = append(plan.Consequences, "The text it holds now could not be given back with update_playlist: "+unrestorableWhy(lost, false, true)+".")
+		} else if a.Name != nil || a.Description != nil {
 			plan.Consequences = append(plan.Consequences, "The name or description changes too.")
 		}
 	}
@@ -269,9 +300,54 @@ func PlanUpdatePlaylist(ctx context.Context, d *Deps, a toolargs.UpdatePlaylist)
 		if res := decode(rb, &p); res != nil {
 			return res, nil
 		}
-		return jsonResult(map[string]any{"updated": true, "playlist": playlistDetail(&p)}), nil
+		out := map[string]any{"updated": true, "playlist": playlistDetail(&p), "previous": prev}
+		if putBack != nil {
+			out["put_back"] = putBack
+		}
+		return jsonResult(out), nil
 	}
 	return plan, nil
+}
+
+// playlistPutBack is what update_playlist replaces and the call that gives
+// it back. lost names what could not be given back exactly ("" when all
+// can): then the tool asks first. Audiobookshelf ignores an empty name or
+// description on a playlist (PlaylistController.update), so a playlist
+// without a description cannot be given "none" back.
+func playlistPutBack(p *absPlaylist, a toolargs.UpdatePlaylist) (prev map[string]any, pb *PutBack, lost string) {
+	prev = map[string]any{}
+	args := map[string]any{"playlist_id": p.ID}
+	var lostParts []string
+	if a.Name != nil {
+		prev["name"] = p.Name
+		args["name"] = p.Name
+		if utf8.RuneCountInString(p.Name) > maxNameLen || p.Name == "" {
+			lostParts = append(lostParts, "name")
+		}
+	}
+	if a.Description != nil {
+		prev["description"] = p.Description // whole; null when none
+		args["description"] = p.description()
+		if d := p.description(); d == "" || utf8.RuneCountInString(d) > maxDescriptionLen {
+			lostParts = append(lostParts, "description")
+		}
+	}
+	note := ""
+	if a.Items != nil {
+		keys := p.keys()
+		items := make([]map[string]any, 0, len(keys))
+		for _, k := range keys {
+			e := map[string]any{"library_item_id": k.LibraryItemID}
+			if k.EpisodeID != "" {
+				e["episode_id"] = k.EpisodeID
+			}
+			items = append(items, e)
+		}
+		prev["items"] = items
+		args["items"] = items
+		note = "Giving the old order back asks the person first, as every reorder does."
+	}
+	return prev, &PutBack{Tool: "update_playlist", Arguments: args, Note: note}, strings.Join(lostParts, " and ")
 }
 
 // AddItemsToPlaylist is add_items_to_playlist.

@@ -38,10 +38,14 @@ type Tool struct {
 
 // Guard is when a tool asks a person, and what the dialog says.
 type Guard struct {
-	// Condition is "always" or "when PARAM present".
+	// Condition is "always", or "when" with terms joined by "or", each
+	// "PARAM present" or "effect NAME".
 	Condition string
-	// WhenParam is PARAM of "when PARAM present", or "".
-	WhenParam string
+	// WhenParams are the PARAMs of its "PARAM present" terms.
+	WhenParams []string
+	// WhenEffects are the NAMEs of its "effect NAME" terms: what the
+	// plan found the call would do (tools.Plan.Effects).
+	WhenEffects []string
 	// BindsTo are the parameters the approval is bound to.
 	BindsTo []string
 	// TakesOut and Stays are the dialog's fixed sentences.
@@ -427,7 +431,7 @@ var All = []Tool{
 		Reason:     "Removes a listening history that cannot be restored from here; a second delete finds nothing.",
 		Operations: []string{"listMediaProgress", "getMe", "deleteMediaProgress"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParam: "", BindsTo: []string{"media_progress_id"}, TakesOut: "The position, finished state and dates of one item cannot be restored from here.", Stays: "The item itself and its bookmarks are not touched."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"media_progress_id"}, TakesOut: "The position, finished state and dates of one item cannot be restored from here.", Stays: "The item itself and its bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "delete_media_progress",
 			Title:       "Delete progress",
@@ -487,7 +491,7 @@ var All = []Tool{
 		Reason:     "Removes the title somebody typed for a position; a second delete finds nothing.",
 		Operations: []string{"listItemBookmarks", "deleteBookmark"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParam: "", BindsTo: []string{"library_item_id", "time"}, TakesOut: "The title somebody typed for this position is gone; create_bookmark would make a new one with a new title.", Stays: "The item and its other bookmarks are not touched."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "time"}, TakesOut: "The title somebody typed for this position is gone; create_bookmark would make a new one with a new title.", Stays: "The item and its other bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "delete_bookmark",
 			Title:       "Delete bookmark",
@@ -519,8 +523,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_collection",
 			Title:       "Get collection",
-			Description: "One collection with its books in their order.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."}},"required":["collection_id"],"additionalProperties":false}`),
+			Description: "One collection with its books in their order. The compact answer shows the description as Audiobookshelf holds it, cut after 1000 characters (it says so); detail full returns it whole.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getCollection,
@@ -546,11 +550,11 @@ var All = []Tool{
 		Reason:     "Overwrites the name, description or curated order; the same call again changes nothing more.",
 		Operations: []string{"getCollection", "updateCollection"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "when library_item_ids present", WhenParam: "library_item_ids", BindsTo: []string{"collection_id", "library_item_ids"}, TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No book is added or removed; the items themselves are not touched."},
+		Guard:      &Guard{Condition: "when library_item_ids present or effect replaces_unrestorable_text", WhenParams: []string{"library_item_ids"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"collection_id", "name", "description", "library_item_ids"}, TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No book is added or removed; the items themselves are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_collection",
 			Title:       "Update collection",
-			Description: "Rename a collection, change its description, or reorder its books. library_item_ids is the new order of its current books only; it never adds or removes (use add_books_to_collection / remove_books_from_collection). Reordering asks the person first.",
+			Description: "Rename a collection, change its description, or reorder its books. library_item_ids is the new order of its current books only; it never adds or removes (use add_books_to_collection / remove_books_from_collection). The answer carries the old name and description whole and the call that puts them back. Reordering asks the person first, and so does replacing text that could not be given back.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Every book of the collection, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Only if a call answered with a confirm_token instead of asking: that token, with the same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -577,7 +581,7 @@ var All = []Tool{
 		Reason:     "Takes out membership and the order it sat in; a second call finds them gone.",
 		Operations: []string{"getCollection", "removeBooksFromCollection"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParam: "", BindsTo: []string{"collection_id", "library_item_ids"}, TakesOut: "The curated order cannot be reconstructed from here: putting the books back with add_books_to_collection appends them at the end.", Stays: "The items themselves are not deleted."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id", "library_item_ids"}, TakesOut: "The curated order cannot be reconstructed from here: putting the books back with add_books_to_collection appends them at the end.", Stays: "The items themselves are not deleted."},
 		Definition: &mcp.Tool{
 			Name:        "remove_books_from_collection",
 			Title:       "Remove books from collection",
@@ -593,7 +597,7 @@ var All = []Tool{
 		Reason:     "Removes the curated list and its order; a second delete finds nothing.",
 		Operations: []string{"getCollection", "deleteCollection"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParam: "", BindsTo: []string{"collection_id"}, TakesOut: "The curated list and its order cannot be reconstructed from here.", Stays: "The books themselves stay in the library."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id"}, TakesOut: "The curated list and its order cannot be reconstructed from here.", Stays: "The books themselves stay in the library."},
 		Definition: &mcp.Tool{
 			Name:        "delete_collection",
 			Title:       "Delete collection",
@@ -625,8 +629,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_playlist",
 			Title:       "Get playlist",
-			Description: "One playlist with its entries in order.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."}},"required":["playlist_id"],"additionalProperties":false}`),
+			Description: "One playlist with its entries in order. The compact answer shows the description as Audiobookshelf holds it, cut after 1000 characters (it says so); detail full returns it whole.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPlaylist,
@@ -652,11 +656,11 @@ var All = []Tool{
 		Reason:     "Overwrites the name, description or curated order; the same call again changes nothing more.",
 		Operations: []string{"getPlaylist", "updatePlaylist"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "when items present", WhenParam: "items", BindsTo: []string{"playlist_id", "items"}, TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No entry is added or removed; the media itself is not touched."},
+		Guard:      &Guard{Condition: "when items present or effect replaces_unrestorable_text", WhenParams: []string{"items"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"playlist_id", "name", "description", "items"}, TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No entry is added or removed; the media itself is not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_playlist",
 			Title:       "Update playlist",
-			Description: "Rename a playlist, change its description, or reorder its entries. items is the new order of its current entries only; it never adds or removes (use add_items_to_playlist / remove_items_from_playlist). Reordering asks the person first.",
+			Description: "Rename a playlist, change its description, or reorder its entries. items is the new order of its current entries only; it never adds or removes (use add_items_to_playlist / remove_items_from_playlist). The answer carries the old name and description whole and the call that puts them back. Reordering asks the person first, and so does replacing text that could not be given back.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Every current entry, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Only if a call answered with a confirm_token instead of asking: that token, with the same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -683,7 +687,7 @@ var All = []Tool{
 		Reason:     "Takes out entries and their place in the order, and the whole playlist with its last entry; a second call finds them gone.",
 		Operations: []string{"getPlaylist", "removeItemsFromPlaylist"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParam: "", BindsTo: []string{"playlist_id", "items"}, TakesOut: "The entries and the order they sat in cannot be reconstructed from here.", Stays: "The media itself is not deleted."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"playlist_id", "items"}, TakesOut: "The entries and the order they sat in cannot be reconstructed from here.", Stays: "The media itself is not deleted."},
 		Definition: &mcp.Tool{
 			Name:        "remove_items_from_playlist",
 			Title:       "Remove from playlist",
@@ -699,7 +703,7 @@ var All = []Tool{
 		Reason:     "Removes the playlist and its order; a second delete finds nothing.",
 		Operations: []string{"getPlaylist", "deletePlaylist"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParam: "", BindsTo: []string{"playlist_id"}, TakesOut: "The playlist and its order cannot be reconstructed from here.", Stays: "The media itself stays in the library."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"playlist_id"}, TakesOut: "The playlist and its order cannot be reconstructed from here.", Stays: "The media itself stays in the library."},
 		Definition: &mcp.Tool{
 			Name:        "delete_playlist",
 			Title:       "Delete playlist",
@@ -1077,7 +1081,7 @@ func updateCollection(d *tools.Deps) mcp.ToolHandler {
 		if res != nil {
 			return res, nil
 		}
-		if a.LibraryItemIDs != nil {
+		if a.LibraryItemIDs != nil || plan.Effect("replaces_unrestorable_text") {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "update_collection", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
@@ -1185,7 +1189,7 @@ func updatePlaylist(d *tools.Deps) mcp.ToolHandler {
 		if res != nil {
 			return res, nil
 		}
-		if a.Items != nil {
+		if a.Items != nil || plan.Effect("replaces_unrestorable_text") {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "update_playlist", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,

@@ -623,16 +623,18 @@ func DecodeListCollections(raw json.RawMessage) (ListCollections, error) {
 // GetCollection holds the arguments of get_collection.
 type GetCollection struct {
 	CollectionID string `json:"collection_id"` // Collection id, from list_collections.
+	Detail       string `json:"detail"`        // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeGetCollection reads and checks the arguments of get_collection.
 func DecodeGetCollection(raw json.RawMessage) (GetCollection, error) {
 	var a GetCollection
-	d, err := argdec.New(raw, "collection_id")
+	d, err := argdec.New(raw, "collection_id", "detail")
 	if err != nil {
 		return a, err
 	}
 	a.CollectionID = argdec.Val(d.ID("collection_id", true))
+	a.Detail = argdec.Or(d.String("detail", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"compact", "full"}}), "compact")
 	return a, d.Err()
 }
 
@@ -764,16 +766,18 @@ func DecodeListPlaylists(raw json.RawMessage) (ListPlaylists, error) {
 // GetPlaylist holds the arguments of get_playlist.
 type GetPlaylist struct {
 	PlaylistID string `json:"playlist_id"` // Playlist id, from list_playlists.
+	Detail     string `json:"detail"`      // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
 
 // DecodeGetPlaylist reads and checks the arguments of get_playlist.
 func DecodeGetPlaylist(raw json.RawMessage) (GetPlaylist, error) {
 	var a GetPlaylist
-	d, err := argdec.New(raw, "playlist_id")
+	d, err := argdec.New(raw, "playlist_id", "detail")
 	if err != nil {
 		return a, err
 	}
 	a.PlaylistID = argdec.Val(d.ID("playlist_id", true))
+	a.Detail = argdec.Or(d.String("detail", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"compact", "full"}}), "compact")
 	return a, d.Err()
 }
 

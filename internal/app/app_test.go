@@ -135,7 +135,8 @@ func TestGuardedToolsMatchTheContract(t *testing.T) {
 	want := map[string]string{
 		"delete_collection": "always", "delete_playlist": "always", "delete_media_progress": "always",
 		"delete_bookmark": "always", "remove_books_from_collection": "always", "remove_items_from_playlist": "always",
-		"update_collection": "when library_item_ids present", "update_playlist": "when items present",
+		"update_collection": "when library_item_ids present or effect replaces_unrestorable_text",
+		"update_playlist":   "when items present or effect replaces_unrestorable_text",
 	}
 	got := map[string]string{}
 	for _, tool := range registry.All {

@@ -227,15 +227,30 @@ func Check(m *Manifest, spec Spec) error {
 			if a.ReadOnly != nil && *a.ReadOnly {
 				fail(name, "guard", "a read-only tool cannot be guarded")
 			}
+			used := map[string]bool{}
 			if g.Condition != "always" {
-				wp := g.WhenParam()
-				switch {
-				case wp == "":
-					fail(name, "guard.condition", "%q is not always or when PARAM present", g.Condition)
-				case params[wp] == nil || wp == "confirm_token":
-					fail(name, "guard.condition", "when %s present names no parameter of the tool", wp)
-				case params[wp].Required:
-					fail(name, "guard.condition", "when %s present names a required parameter, which is always present: say always", wp)
+				terms, ok := g.Terms()
+				if !ok {
+					fail(name, "guard.condition", "%q is not always or when TERM (or TERM ...), each TERM PARAM present or effect NAME", g.Condition)
+				}
+				for _, tm := range terms {
+					wp := tm.Param
+					switch {
+					case tm.Effect != "":
+						used[tm.Effect] = true
+						if strings.TrimSpace(g.Effects[tm.Effect]) == "" {
+							fail(name, "guard.condition", "effect %s is not declared under guard.effects", tm.Effect)
+						}
+					case params[wp] == nil || wp == "confirm_token":
+						fail(name, "guard.condition", "when %s present names no parameter of the tool", wp)
+					case params[wp].Required:
+						fail(name, "guard.condition", "when %s present names a required parameter, which is always present: say always", wp)
+					}
+				}
+			}
+			for e := range g.Effects {
+				if !used[e] {
+					fail(name, "guard.effects", "%s is declared but no condition names it", e)
 				}
 			}
 			if len(g.BindsTo) == 0 {

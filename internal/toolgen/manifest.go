@@ -144,6 +144,10 @@ type Guard struct {
 	Reads       string `yaml:"reads"`
 	Replay      string `yaml:"replay"`
 	DigestBlind string `yaml:"digest_blind"`
+	// Effects names what a call would do, found out by the plan's read,
+	// that makes it ask (condition "when effect NAME"): NAME -> the clause
+	// docs/guards.md shows after "when it would".
+	Effects map[string]string `yaml:"effects"`
 }
 
 // UnmarshalYAML takes the scalar "none" or a mapping.
@@ -169,14 +173,56 @@ func (g *Guard) UnmarshalYAML(n *yaml.Node) error {
 // Guarded reports whether the tool ever asks.
 func (t *Tool) Guarded() bool { return t.Guard.Set && !t.Guard.None }
 
-var whenRE = regexp.MustCompile(`^when ([a-z_][a-z0-9_]*) present$`)
+var (
+	paramTermRE  = regexp.MustCompile(`^([a-z_][a-z0-9_]*) present$`)
+	effectTermRE = regexp.MustCompile(`^effect ([a-z_][a-z0-9_]*)$`)
+)
 
-// WhenParam is the parameter of a "when P present" condition, or "".
-func (g *Guard) WhenParam() string {
-	if m := whenRE.FindStringSubmatch(g.Condition); m != nil {
-		return m[1]
+// Term is one alternative of a guard condition: a parameter that is
+// present, or an effect the plan found.
+type Term struct{ Param, Effect string }
+
+// Terms parses a condition other than "always": "when T or T ...", each T
+// "PARAM present" or "effect NAME". ok is false when it does not parse.
+func (g *Guard) Terms() (terms []Term, ok bool) {
+	rest, found := strings.CutPrefix(g.Condition, "when ")
+	if !found {
+		return nil, false
 	}
-	return ""
+	for _, t := range strings.Split(rest, " or ") {
+		if m := paramTermRE.FindStringSubmatch(t); m != nil {
+			terms = append(terms, Term{Param: m[1]})
+		} else if m := effectTermRE.FindStringSubmatch(t); m != nil {
+			terms = append(terms, Term{Effect: m[1]})
+		} else {
+			return nil, false
+		}
+	}
+	return terms, true
+}
+
+// WhenParams are the parameters of the condition's "PARAM present" terms.
+func (g *Guard) WhenParams() []string {
+	terms, _ := g.Terms()
+	var out []string
+	for _, t := range terms {
+		if t.Param != "" {
+			out = append(out, t.Param)
+		}
+	}
+	return out
+}
+
+// WhenEffects are the names of the condition's "effect NAME" terms.
+func (g *Guard) WhenEffects() []string {
+	terms, _ := g.Terms()
+	var out []string
+	for _, t := range terms {
+		if t.Effect != "" {
+			out = append(out, t.Effect)
+		}
+	}
+	return out
 }
 
 // Load reads and decodes a manifest, refusing unknown fields.

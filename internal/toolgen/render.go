@@ -349,10 +349,14 @@ type Tool struct {
 
 // Guard is when a tool asks a person, and what the dialog says.
 type Guard struct {
-	// Condition is "always" or "when PARAM present".
+	// Condition is "always", or "when" with terms joined by "or", each
+	// "PARAM present" or "effect NAME".
 	Condition string
-	// WhenParam is PARAM of "when PARAM present", or "".
-	WhenParam string
+	// WhenParams are the PARAMs of its "PARAM present" terms.
+	WhenParams []string
+	// WhenEffects are the NAMEs of its "effect NAME" terms: what the
+	// plan found the call would do (tools.Plan.Effects).
+	WhenEffects []string
 	// BindsTo are the parameters the approval is bound to.
 	BindsTo []string
 	// TakesOut and Stays are the dialog's fixed sentences.
@@ -399,8 +403,8 @@ const ServerName = `)
 			for j, s := range g.BindsTo {
 				binds[j] = strconv.Quote(s)
 			}
-			fmt.Fprintf(&b, "\t\tGuard: &Guard{Condition: %q, WhenParam: %q, BindsTo: []string{%s}, TakesOut: %q, Stays: %q},\n",
-				g.Condition, g.WhenParam(), strings.Join(binds, ", "), oneLine(g.TakesOut), oneLine(g.Stays))
+			fmt.Fprintf(&b, "\t\tGuard: &Guard{Condition: %q, WhenParams: %s, WhenEffects: %s, BindsTo: []string{%s}, TakesOut: %q, Stays: %q},\n",
+				g.Condition, quotedList(g.WhenParams()), quotedList(g.WhenEffects()), strings.Join(binds, ", "), oneLine(g.TakesOut), oneLine(g.Stays))
 		}
 		fmt.Fprintf(&b, "\t\tDefinition: &mcp.Tool{\n\t\t\tName: %q,\n\t\t\tTitle: %q,\n\t\t\tDescription: %q,\n", t.Name, t.Title, oneLine(t.Description))
 		fmt.Fprintf(&b, "\t\t\tInputSchema: json.RawMessage(%s),\n", "`"+string(schema)+"`")
@@ -417,6 +421,17 @@ const ServerName = `)
 
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
 
+func quotedList(ss []string) string {
+	if len(ss) == 0 {
+		return "nil"
+	}
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return "[]string{" + strings.Join(q, ", ") + "}"
+}
+
 func writeHandler(b *bytes.Buffer, t *Tool) {
 	typ := GoName(t.Name)
 	fn := lowerFirst(typ)
@@ -431,8 +446,17 @@ func writeHandler(b *bytes.Buffer, t *Tool) {
 	g := t.Guard
 	fmt.Fprintf(b, "\t\tplan, res := tools.Plan%s(ctx, d, a)\n\t\tif res != nil {\n\t\t\treturn res, nil\n\t\t}\n", typ)
 	indent := "\t\t"
-	if wp := g.WhenParam(); wp != "" {
-		fmt.Fprintf(b, "\t\tif a.%s != nil {\n", GoName(wp))
+	if g.Condition != "always" {
+		terms, _ := g.Terms()
+		var conds []string
+		for _, tm := range terms {
+			if tm.Param != "" {
+				conds = append(conds, fmt.Sprintf("a.%s != nil", GoName(tm.Param)))
+			} else {
+				conds = append(conds, fmt.Sprintf("plan.Effect(%q)", tm.Effect))
+			}
+		}
+		fmt.Fprintf(b, "\t\tif %s {\n", strings.Join(conds, " || "))
 		indent = "\t\t\t"
 	}
 	fmt.Fprintf(b, "%sif ok, res := d.Guard.Check(ctx, req, guard.Question{\n", indent)
@@ -440,7 +464,7 @@ func writeHandler(b *bytes.Buffer, t *Tool) {
 	fmt.Fprintf(b, "%s\tTargets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,\n", indent)
 	fmt.Fprintf(b, "%s\tTakesOut: %q,\n%s\tStays: %q,\n", indent, oneLine(g.TakesOut), indent, oneLine(g.Stays))
 	fmt.Fprintf(b, "%s}); !ok {\n%s\treturn res, nil\n%s}\n", indent, indent, indent)
-	if g.WhenParam() != "" {
+	if g.Condition != "always" {
 		b.WriteString("\t\t}\n")
 	}
 	b.WriteString("\t\treturn plan.Execute(ctx)\n\t}\n}\n\n")
@@ -472,7 +496,16 @@ func asks(g Guard) string {
 	if g.Condition == "always" {
 		return "always"
 	}
-	return "when `" + g.WhenParam() + "` is present"
+	terms, _ := g.Terms()
+	var parts []string
+	for _, tm := range terms {
+		if tm.Param != "" {
+			parts = append(parts, "when `"+tm.Param+"` is present")
+		} else {
+			parts = append(parts, "when it would "+strings.TrimSuffix(oneLine(g.Effects[tm.Effect]), "."))
+		}
+	}
+	return strings.Join(parts, "; or ")
 }
 
 func paramType(p *Param) string {
@@ -589,7 +622,7 @@ func renderGuardDoc(m *Manifest) []byte {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", t.Name, asks(t.Guard), strings.Join(binds, ", "), oneLine(t.Guard.Reads), oneLine(t.Guard.TakesOut), oneLine(t.Guard.Stays))
 	}
-	b.WriteString("\nRenaming and re-describing with `update_collection` and `update_playlist` never ask: typing the old text back recovers them. Creating, adding and setting never ask.\n\n")
+	b.WriteString("\nEvery write tool either asks, or its answer carries what it replaced and the call that puts it back. Renaming and re-describing with `update_collection` and `update_playlist` ask only when the old text could not be given back exactly (the conditions above); otherwise their answer carries the old name and description whole and the call that puts them back.\n\n")
 	b.WriteString("Every other tool never asks. Annotations are a hint to clients; this table is enforced by the server.\n\n")
 
 	b.WriteString("## Why an approval cannot take anything out twice\n\n")

@@ -257,7 +257,10 @@ func TestGuardTableMatchesTheContract(t *testing.T) {
 		t.Errorf("docs/guards.md lists %d guarded tools, the contract %d: %v vs %v", len(got), len(want), got, want)
 	}
 	for tool, asks := range want {
-		if got[tool] != asks {
+		// A condition may have gained alternatives ("; or when it would …")
+		// where a put-back could not restore exactly; the contract's own
+		// condition must still lead it.
+		if !strings.HasPrefix(got[tool], asks) {
 			t.Errorf("%s: docs/guards.md says %q, the contract %q", tool, got[tool], asks)
 		}
 	}

@@ -1,0 +1,205 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
+	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
+)
+
+// bumped are the fields Audiobookshelf itself moves on every save of a
+// record (updatedAt, as lastUpdate in its JSON): a put-back cannot and need
+// not give them back, and they are the only fields the comparison ignores.
+var bumped = map[string]bool{"lastUpdate": true, "updatedAt": true}
+
+// rawRecord is Audiobookshelf's own JSON of one record, through the tool's
+// detail "full".
+func rawRecord(t *testing.T, e *apptest.Env, tool string, args map[string]any) map[string]any {
+	t.Helper()
+	res := e.Call(t, tool, with(args, "detail", "full"))
+	var v map[string]any
+	if res.IsError || json.Unmarshal([]byte(apptest.Text(res)), &v) != nil {
+		t.Fatalf("%s %v full: %s", tool, args, apptest.Text(res))
+	}
+	return v
+}
+
+// sameRecord compares two raw records field by field, ignoring bumped.
+func sameRecord(t *testing.T, what string, before, after map[string]any) {
+	t.Helper()
+	keys := map[string]bool{}
+	for k := range before {
+		keys[k] = true
+	}
+	for k := range after {
+		keys[k] = true
+	}
+	for k := range keys {
+		if bumped[k] {
+			continue
+		}
+		b, _ := json.Marshal(before[k])
+		a, _ := json.Marshal(after[k])
+		if string(a) != string(b) {
+			t.Errorf("%s: field %s is %s after the put-back, was %s", what, k, a, b)
+		}
+	}
+}
+
+// putBack runs the put-back an answer names, approving if it asks.
+func putBack(t *testing.T, e *apptest.Env, answer any) {
+	t.Helper()
+	pb, ok := at(t, answer, "put_back").(map[string]any)
+	if !ok {
+		t.Fatalf("the answer names no put_back: %v", answer)
+	}
+	res := e.Call(t, str(pb["tool"]), pb["arguments"])
+	if res.IsError {
+		t.Fatalf("put-back %v: %s", pb, apptest.Text(res))
+	}
+}
+
+// A compact collection or playlist shows its description as Audiobookshelf
+// holds it: markup, line breaks and runs of spaces untouched, cut only
+// after tools.DescriptionLimit characters, and then it says where and how
+// to get it whole; detail "full" returns it whole.
+func TestDescriptionShownUnaltered(t *testing.T) {
+	e := start(t, apptest.Options{})
+	long := "<p>Ordered   by\n publication. </p>" + strings.Repeat("Rincewind & the Luggage  <i>again</i>\n", 50)
+	short := "<b>Two</b>  spaces\nand a line."
+	e.Standin.Update(func(d *sd.Data) {
+		for i := range d.Collections {
+			if d.Collections[i].ID == sd.CollectionDiscworldInOrder {
+				d.Collections[i].Description = &long
+			}
+		}
+		for i := range d.Playlists {
+			if d.Playlists[i].ID == sd.PlaylistCommute {
+				d.Playlists[i].Description = &short
+			}
+		}
+	})
+	v := decode(t, e.Call(t, "get_collection", map[string]any{"collection_id": sd.CollectionDiscworldInOrder}))
+	desc := str(at(t, v, "description"))
+	if want := string([]rune(long)[:tools.DescriptionLimit]); desc != want {
+		t.Errorf("compact description is not the first %d characters as held:\n got %q\nwant %q", tools.DescriptionLimit, desc[:80], want[:80])
+	}
+	cut := str(at(t, v, "description_cut"))
+	for _, w := range []string{fmt.Sprint(tools.DescriptionLimit), fmt.Sprint(len([]rune(long))), `"detail": "full"`, "get_collection"} {
+		if !strings.Contains(cut, w) {
+			t.Errorf("description_cut %q lacks %q", cut, w)
+		}
+	}
+	if n := num(at(t, v, "description_length")); int(n) != len([]rune(long)) {
+		t.Errorf("description_length %v, want %d", n, len([]rune(long)))
+	}
+	raw := rawRecord(t, e, "get_collection", map[string]any{"collection_id": sd.CollectionDiscworldInOrder})
+	if raw["description"] != long {
+		t.Errorf("detail full does not carry the whole description")
+	}
+	v = decode(t, e.Call(t, "get_playlist", map[string]any{"playlist_id": sd.PlaylistCommute}))
+	if m := v.(map[string]any); m["description"] != short || m["description_cut"] != nil || m["description_length"] != nil {
+		t.Errorf("short playlist description altered or marked cut: %v", m)
+	}
+	if raw := rawRecord(t, e, "get_playlist", map[string]any{"playlist_id": sd.PlaylistCommute}); raw["description"] != short || raw["items"] == nil {
+		t.Errorf("get_playlist full: %v", raw)
+	}
+}
+
+// update_collection and update_playlist answer with what they replaced,
+// whole, and the call that puts it back; that call restores Audiobookshelf's
+// record field by field.
+func TestUpdateTextPutBack(t *testing.T) {
+	e := startApproving(t)
+	long := strings.Repeat("A description somebody typed, with <em>markup</em>  and\nlines. ", 27) // > 1000 characters
+	e.Standin.Update(func(d *sd.Data) {
+		for i := range d.Collections {
+			if d.Collections[i].ID == sd.CollectionDiscworldInOrder {
+				d.Collections[i].Description = &long
+			}
+		}
+		for i := range d.Playlists {
+			if d.Playlists[i].ID == sd.PlaylistCommute {
+				d.Playlists[i].Description = &long
+			}
+		}
+	})
+	for _, c := range []struct{ get, update, idArg, id, kind string }{
+		{"get_collection", "update_collection", "collection_id", sd.CollectionDiscworldInOrder, "collection"},
+		{"get_playlist", "update_playlist", "playlist_id", sd.PlaylistCommute, "playlist"},
+	} {
+		before := rawRecord(t, e, c.get, map[string]any{c.idArg: c.id})
+		e.Standin.ResetRequests()
+		v := decode(t, e.Call(t, c.update, map[string]any{c.idArg: c.id, "name": "Renamed", "description": "short"}))
+		if at(t, v, "previous", "description") != long || at(t, v, "previous", "name") != before["name"] {
+			t.Errorf("%s: previous is not the old text whole: %v", c.update, at(t, v, "previous"))
+		}
+		if len(mutations(e.Standin)) != 1 {
+			t.Errorf("%s: mutations %v", c.update, mutations(e.Standin))
+		}
+		putBack(t, e, v)
+		sameRecord(t, c.update, before, rawRecord(t, e, c.get, map[string]any{c.idArg: c.id}))
+	}
+}
+
+// Where the put-back could not give the old text back exactly, the update
+// asks instead: a collection whose description is null, a playlist with
+// none (Audiobookshelf ignores an empty one), a text longer than the tool
+// takes. Declined, nothing is sent.
+func TestUpdateTextAsksWhenItCannotBePutBack(t *testing.T) {
+	tooLong := strings.Repeat("x", 5001)
+	for _, c := range []struct {
+		name  string
+		setup func(d *sd.Data)
+		tool  string
+		args  map[string]any
+	}{
+		{"collection null description", func(d *sd.Data) {
+			for i := range d.Collections {
+				if d.Collections[i].ID == sd.CollectionSpaceOpera {
+					d.Collections[i].Description = nil
+				}
+			}
+		}, "update_collection", map[string]any{"collection_id": sd.CollectionSpaceOpera, "description": "new"}},
+		{"collection description too long", func(d *sd.Data) {
+			for i := range d.Collections {
+				if d.Collections[i].ID == sd.CollectionSpaceOpera {
+					d.Collections[i].Description = &tooLong
+				}
+			}
+		}, "update_collection", map[string]any{"collection_id": sd.CollectionSpaceOpera, "description": ""}},
+		{"playlist without description", func(d *sd.Data) {
+			for i := range d.Playlists {
+				if d.Playlists[i].ID == sd.PlaylistCatchUp {
+					d.Playlists[i].Description = nil
+				}
+			}
+		}, "update_playlist", map[string]any{"playlist_id": sd.PlaylistCatchUp, "description": "new"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var asked []string
+			e := start(t, apptest.Options{Elicit: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked = append(asked, r.Params.Message)
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}})
+			e.Standin.Update(c.setup)
+			e.Standin.ResetRequests()
+			res := e.Call(t, c.tool, c.args)
+			if !res.IsError || len(asked) != 1 || !strings.Contains(asked[0], "could not be given back") {
+				t.Errorf("want one question that says the text could not be given back, then not changed; asked %q, result %s", asked, apptest.Text(res))
+			}
+			wantMutations(t, e.Standin)
+			if slices.ContainsFunc(asked, func(s string) bool { return strings.Contains(s, "new") }) {
+				t.Errorf("the question repeats the call's text: %q", asked)
+			}
+		})
+	}
+}

@@ -1,0 +1,43 @@
+package tools
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// A write tool either asks first (guard/) or answers with what it replaced
+// and the call that puts it back (docs/guards.md, "Every write either asks
+// or can be undone"). PutBack is that call.
+type PutBack struct {
+	// Tool and Arguments are the call, as a model would make it.
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+	// Note says what the call does beyond giving the old values back, for
+	// example that it asks the person first.
+	Note string `json:"note,omitempty"`
+}
+
+// excerpt is s as Audiobookshelf holds it, never altered: whole when it has
+// at most limit characters, else its first limit characters, with the
+// total and a sentence saying where it was cut and how to get it whole
+// (how names the call).
+func excerpt(s string, limit int, how string) (shown string, total int, cut string) {
+	n := utf8.RuneCountInString(s)
+	if n <= limit {
+		return s, 0, ""
+	}
+	i := 0
+	for k := 0; k < limit; k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i], n, fmt.Sprintf("cut after character %d of %d; %s returns it whole", limit, n, how)
+}
+
+// maxNameLen and maxDescriptionLen are the longest name and description
+// the update tools take (tools.yaml): an older text longer than that could
+// not be given back through them.
+const (
+	maxNameLen        = 500
+	maxDescriptionLen = 5000
+)

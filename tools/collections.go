@@ -75,7 +75,7 @@ func (c *absCollection) description() string {
 
 func collectionDetail(c *absCollection) CollectionDetail {
 	out := CollectionDetail{ID: c.ID, Name: c.Name, LibraryID: c.LibraryID, Updated: date(c.LastUpdate), Books: []ItemBrief{}}
-	out.Description, out.DescriptionLength, out.DescriptionCut = excerpt(c.description(), DescriptionLimit,
+	out.Description, out.DescriptionLength, out.DescriptionCut = excerpt(c.description(), ListTextLimit,
 		fmt.Sprintf(`get_collection {"collection_id": %q, "detail": "full"}`, c.ID))
 	for i := range c.Books {
 		b := brief(&c.Books[i], nil)

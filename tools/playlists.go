@@ -99,7 +99,7 @@ func (p *absPlaylist) description() string {
 
 func playlistDetail(p *absPlaylist) PlaylistDetail {
 	out := PlaylistDetail{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: []PlaylistEntry{}}
-	out.Description, out.DescriptionLength, out.DescriptionCut = excerpt(p.description(), DescriptionLimit,
+	out.Description, out.DescriptionLength, out.DescriptionCut = excerpt(p.description(), ListTextLimit,
 		fmt.Sprintf(`get_playlist {"playlist_id": %q, "detail": "full"}`, p.ID))
 	for i := range p.Items {
 		it := &p.Items[i]

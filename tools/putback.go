@@ -31,8 +31,14 @@ func excerpt(s string, limit int, how string) (shown string, total int, cut stri
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 	}
-	return s[:i], n, fmt.Sprintf("cut after character %d of %d; %s returns it whole", limit, n, how)
+	return s[:i], n, fmt.Sprintf("cut after character %d of %d; %s returns it whole (raise AUDIOBOOKSHELF_MAX_RESULT_CHARS if that answer is over the budget)", limit, n, how)
 }
+
+// ListTextLimit is how many characters of a collection's or playlist's
+// description a compact answer shows whole: somebody typed it, and an
+// update takes it out, so it is shown as it is up to this length (well
+// inside the result budget), and beyond it cut with a note that says where.
+const ListTextLimit = 10000
 
 // maxNameLen and maxDescriptionLen are the longest name and description
 // the update tools take (tools.yaml): an older text longer than that could

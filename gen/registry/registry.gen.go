@@ -523,7 +523,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_collection",
 			Title:       "Get collection",
-			Description: "One collection with its books in their order. The compact answer shows the description as Audiobookshelf holds it, cut after 1000 characters (it says so); detail full returns it whole.",
+			Description: "One collection with its books in their order. The compact answer shows the description as Audiobookshelf holds it, cut only after 10000 characters (it says so); detail full returns the raw object.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -629,7 +629,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_playlist",
 			Title:       "Get playlist",
-			Description: "One playlist with its entries in order. The compact answer shows the description as Audiobookshelf holds it, cut after 1000 characters (it says so); detail full returns it whole.",
+			Description: "One playlist with its entries in order. The compact answer shows the description as Audiobookshelf holds it, cut only after 10000 characters (it says so); detail full returns the raw object.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},

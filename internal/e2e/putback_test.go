@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
 )
@@ -18,7 +19,30 @@ import (
 // bumped are the fields Audiobookshelf itself moves on every save of a
 // record (updatedAt, as lastUpdate in its JSON): a put-back cannot and need
 // not give them back, and they are the only fields the comparison ignores.
-var bumped = map[string]bool{"lastUpdate": true, "updatedAt": true}
+var bumped = map[string]bool{"lastUpdate": true, "updatedAt": true, "LastUpdate": true}
+
+// standinRecord is the stand-in's own record (its model of Audiobookshelf's
+// row) of a collection or playlist, as a map of its fields. Audiobookshelf's
+// raw JSON of a collection carries its books expanded, far over the result
+// budget, so the comparison reads the record itself.
+func standinRecord(t *testing.T, e *apptest.Env, kind, id string) map[string]any {
+	t.Helper()
+	var rec any
+	var ok bool
+	switch kind {
+	case "collection":
+		rec, ok = e.Standin.Collection(id)
+	case "playlist":
+		rec, ok = e.Standin.Playlist(id)
+	}
+	if !ok {
+		t.Fatalf("no %s %s on the stand-in", kind, id)
+	}
+	b, _ := json.Marshal(rec)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
+}
 
 // rawRecord is Audiobookshelf's own JSON of one record, through the tool's
 // detail "full".
@@ -69,12 +93,12 @@ func putBack(t *testing.T, e *apptest.Env, answer any) {
 
 // A compact collection or playlist shows its description as Audiobookshelf
 // holds it: markup, line breaks and runs of spaces untouched, cut only
-// after tools.DescriptionLimit characters, and then it says where and how
+// after tools.ListTextLimit characters, and then it says where and how
 // to get it whole; detail "full" returns it whole.
 func TestDescriptionShownUnaltered(t *testing.T) {
-	e := start(t, apptest.Options{})
-	long := "<p>Ordered   by\n publication. </p>" + strings.Repeat("Rincewind & the Luggage  <i>again</i>\n", 50)
-	short := "<b>Two</b>  spaces\nand a line."
+	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = tools.MaxMaxResultChars }})
+	long := "<p>Ordered   by\n publication. </p>" + strings.Repeat("Rincewind & the Luggage  <i>again</i>\n", 300)
+	short := "<b>Two</b>  spaces\nand a line." + strings.Repeat(" More text typed by somebody.", 50) // over 1000, under tools.ListTextLimit
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range d.Collections {
 			if d.Collections[i].ID == sd.CollectionDiscworldInOrder {
@@ -89,11 +113,11 @@ func TestDescriptionShownUnaltered(t *testing.T) {
 	})
 	v := decode(t, e.Call(t, "get_collection", map[string]any{"collection_id": sd.CollectionDiscworldInOrder}))
 	desc := str(at(t, v, "description"))
-	if want := string([]rune(long)[:tools.DescriptionLimit]); desc != want {
-		t.Errorf("compact description is not the first %d characters as held:\n got %q\nwant %q", tools.DescriptionLimit, desc[:80], want[:80])
+	if want := string([]rune(long)[:tools.ListTextLimit]); desc != want {
+		t.Errorf("compact description is not the first %d characters as held:\n got %q\nwant %q", tools.ListTextLimit, desc[:80], want[:80])
 	}
 	cut := str(at(t, v, "description_cut"))
-	for _, w := range []string{fmt.Sprint(tools.DescriptionLimit), fmt.Sprint(len([]rune(long))), `"detail": "full"`, "get_collection"} {
+	for _, w := range []string{fmt.Sprint(tools.ListTextLimit), fmt.Sprint(len([]rune(long))), `"detail": "full"`, "get_collection"} {
 		if !strings.Contains(cut, w) {
 			t.Errorf("description_cut %q lacks %q", cut, w)
 		}
@@ -119,7 +143,7 @@ func TestDescriptionShownUnaltered(t *testing.T) {
 // record field by field.
 func TestUpdateTextPutBack(t *testing.T) {
 	e := startApproving(t)
-	long := strings.Repeat("A description somebody typed, with <em>markup</em>  and\nlines. ", 27) // > 1000 characters
+	long := strings.Repeat("A description somebody typed, with <em>markup</em>  and\nlines. ", 27) // over 1000 characters, under the tool's 5000
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range d.Collections {
 			if d.Collections[i].ID == sd.CollectionDiscworldInOrder {
@@ -136,17 +160,17 @@ func TestUpdateTextPutBack(t *testing.T) {
 		{"get_collection", "update_collection", "collection_id", sd.CollectionDiscworldInOrder, "collection"},
 		{"get_playlist", "update_playlist", "playlist_id", sd.PlaylistCommute, "playlist"},
 	} {
-		before := rawRecord(t, e, c.get, map[string]any{c.idArg: c.id})
+		before := standinRecord(t, e, c.kind, c.id)
 		e.Standin.ResetRequests()
 		v := decode(t, e.Call(t, c.update, map[string]any{c.idArg: c.id, "name": "Renamed", "description": "short"}))
-		if at(t, v, "previous", "description") != long || at(t, v, "previous", "name") != before["name"] {
+		if at(t, v, "previous", "description") != long || at(t, v, "previous", "name") != before["Name"] {
 			t.Errorf("%s: previous is not the old text whole: %v", c.update, at(t, v, "previous"))
 		}
 		if len(mutations(e.Standin)) != 1 {
 			t.Errorf("%s: mutations %v", c.update, mutations(e.Standin))
 		}
 		putBack(t, e, v)
-		sameRecord(t, c.update, before, rawRecord(t, e, c.get, map[string]any{c.idArg: c.id}))
+		sameRecord(t, c.update, before, standinRecord(t, e, c.kind, c.id))
 	}
 }
 

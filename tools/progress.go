@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 )
 
@@ -213,6 +214,18 @@ func PlanDeleteMediaProgress(ctx context.Context, d *Deps, a toolargs.DeleteMedi
 		}
 		return nil, errorResult(`argument "media_progress_id": the user has no progress record %s.%s Take the record id (field id) from get_media_progress. Nothing was changed.`, a.MediaProgressID, hint)
 	}
+	// Everything that goes into the question is an id checked as such,
+	// whatever Audiobookshelf answered: a record whose ids are not plain ids
+	// is refused before anything is asked or sent.
+	ids := map[string]string{"id": rec.ID, "libraryItemId": rec.LibraryItemID}
+	if rec.EpisodeID != nil && *rec.EpisodeID != "" {
+		ids["episodeId"] = *rec.EpisodeID
+	}
+	for _, field := range []string{"id", "libraryItemId", "episodeId"} {
+		if v, ok := ids[field]; ok && !guard.ValidID(v) {
+			return nil, errorResult("progress record %s: Audiobookshelf answered with a %s that is not a plain id (letters, digits and _ . : - only), so it cannot be put into the question; it is not shown. Check the record in Audiobookshelf's own interface. Nothing was changed.", a.MediaProgressID, field)
+		}
+	}
 	of := "library item " + rec.LibraryItemID
 	if rec.EpisodeID != nil && *rec.EpisodeID != "" {
 		of = fmt.Sprintf("episode %s of library item %s", *rec.EpisodeID, rec.LibraryItemID)
@@ -222,6 +235,9 @@ func PlanDeleteMediaProgress(ctx context.Context, d *Deps, a toolargs.DeleteMedi
 		state = "finished"
 	}
 	targets := []string{rec.ID, rec.LibraryItemID}
+	if ep, ok := ids["episodeId"]; ok {
+		targets = append(targets, ep)
+	}
 	return &Plan{
 		Targets: targets,
 		Action:  fmt.Sprintf("This will delete progress record %s of %s (%s).", rec.ID, of, state),

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -96,6 +97,15 @@ func SearchLibrary(ctx context.Context, d *Deps, a toolargs.SearchLibrary) (*mcp
 	if len(v.Genres) > 0 {
 		out["genres"] = v.Genres
 	}
+	cuts := map[string]Cut{}
+	rest := map[string]string{}
+	for k := range out {
+		rest[k] = "a more precise q, or a smaller limit"
+	}
+	d.fitLists(out, rest, cuts)
+	if len(cuts) > 0 {
+		out["cut"] = cuts
+	}
 	return jsonResult(out), nil
 }
 
@@ -133,6 +143,7 @@ func GetPersonalizedShelves(ctx context.Context, d *Deps, a toolargs.GetPersonal
 		Label    string `json:"label"`
 		Type     string `json:"type"`
 		Total    int    `json:"total,omitempty"`
+		More     string `json:"more,omitempty"`
 		Entities []any  `json:"entities"`
 	}
 	out := make([]shelf, 0, len(shelves))
@@ -183,6 +194,36 @@ func GetPersonalizedShelves(ctx context.Context, d *Deps, a toolargs.GetPersonal
 			}
 		}
 		out = append(out, sh)
+	}
+	// Shelves of limit 100 can pass the budget together: each is then cut
+	// to the same number of entries, the most that fit.
+	sizes := make([][]int, len(out))
+	longest := 0
+	for i := range out {
+		for _, e := range out[i].Entities {
+			b, _ := marshal(e)
+			sizes[i] = append(sizes[i], len(b)+1)
+		}
+		longest = max(longest, len(sizes[i]))
+	}
+	cost := func(c int) int {
+		n := 0
+		for i := range sizes {
+			n += 200 + len(out[i].Label)
+			for j := 0; j < min(c, len(sizes[i])); j++ {
+				n += sizes[i][j]
+			}
+		}
+		return n
+	}
+	if cost(longest) > d.room() {
+		c := max(sort.Search(longest+1, func(c int) bool { return cost(c) > d.room() })-1, 0)
+		for i := range out {
+			if n := len(out[i].Entities); n > c {
+				out[i].Entities = out[i].Entities[:c]
+				out[i].More = fmt.Sprintf("+%d more: cut to fit the result budget; a smaller limit shows fewer on every shelf, list_library_items pages the library", n-c)
+			}
+		}
 	}
 	return jsonResult(map[string]any{"shelves": out}), nil
 }
@@ -404,6 +445,12 @@ func GetAuthor(ctx context.Context, d *Deps, a toolargs.GetAuthor) (*mcp.CallToo
 			series = append(series, x)
 		}
 		out["series"] = series
+		cuts := map[string]Cut{}
+		books := "list_library_items with filter_group authors, filter_value " + au.ID + " (paged)"
+		d.fitLists(out, map[string]string{"books": books, "series": books}, cuts)
+		if len(cuts) > 0 {
+			out["cut"] = cuts
+		}
 	}
 	return jsonResult(out), nil
 }

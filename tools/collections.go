@@ -64,6 +64,8 @@ type CollectionDetail struct {
 	DescriptionCut    string      `json:"description_cut,omitempty"`
 	Updated           string      `json:"updated,omitempty"`
 	Books             []ItemBrief `json:"books"`
+	// Cut says how many books are left out of a write's answer.
+	Cut map[string]Cut `json:"cut,omitempty"`
 }
 
 func (c *absCollection) description() string {
@@ -73,7 +75,19 @@ func (c *absCollection) description() string {
 	return *c.Description
 }
 
+// collectionDetail is the collection with its first ListCap books (a write's
+// answer; get_collection pages them).
 func collectionDetail(c *absCollection) CollectionDetail {
+	out := collectionAll(c)
+	cuts := map[string]Cut{}
+	out.Books = firstOf(out.Books, ListCap, "get_collection with page and limit", cuts, "books")
+	if len(cuts) > 0 {
+		out.Cut = cuts
+	}
+	return out
+}
+
+func collectionAll(c *absCollection) CollectionDetail {
 	out := CollectionDetail{ID: c.ID, Name: c.Name, LibraryID: c.LibraryID, Updated: date(c.LastUpdate), Books: []ItemBrief{}}
 	out.Description, out.DescriptionLength, out.DescriptionCut = excerpt(c.description(), ListTextLimit,
 		fmt.Sprintf(`get_collection {"collection_id": %q, "detail": "full"}`, c.ID))
@@ -143,7 +157,10 @@ func GetCollection(ctx context.Context, d *Deps, a toolargs.GetCollection) (*mcp
 	if full(a.Detail) {
 		return rawResult(body), nil
 	}
-	return jsonResult(collectionDetail(c)), nil
+	all := collectionAll(c)
+	return pageResult(d, "books", pageOf(all.Books, int(a.Page), int(a.Limit)), len(all.Books), int(a.Page), int(a.Limit),
+		field{"id", all.ID}, field{"name", all.Name}, field{"library_id", all.LibraryID}, field{"description", all.Description},
+		field{"description_length", all.DescriptionLength}, field{"description_cut", all.DescriptionCut}, field{"updated", all.Updated}), nil
 }
 
 // CreateCollection is create_collection.

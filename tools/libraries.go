@@ -115,7 +115,45 @@ func GetLibraryFilterData(ctx context.Context, d *Deps, a toolargs.GetLibraryFil
 	if res != nil {
 		return res, nil
 	}
-	return rawResult(body), nil
+	// Every value of the library, in lists that grow with it (a household
+	// library has thousands of authors and tags): each shows its first
+	// FilterValuesCap values, says how many more and which tool pages them.
+	var v map[string]json.RawMessage
+	if res := decode(body, &v); res != nil {
+		return res, nil
+	}
+	out := map[string]any{}
+	cuts := map[string]Cut{}
+	rest := map[string]string{}
+	for k, raw := range v {
+		var list []json.RawMessage
+		if len(raw) == 0 || raw[0] != '[' || unmarshal(raw, &list) != nil {
+			out[k] = raw
+			continue
+		}
+		rest[k] = filterRest[k]
+		out[k] = firstOf(list, FilterValuesCap, rest[k], cuts, k)
+	}
+	d.fitLists(out, rest, cuts)
+	if len(cuts) > 0 {
+		out["cut"] = cuts
+	}
+	return jsonResult(out), nil
+}
+
+// FilterValuesCap is how many values of each kind get_library_filter_data
+// shows.
+const FilterValuesCap = 100
+
+// filterRest says where the rest of each kind of filter value is.
+var filterRest = map[string]string{
+	"authors":    "list_authors (paged)",
+	"series":     "list_series (paged)",
+	"tags":       "list_tags (paged)",
+	"genres":     "list_genres (paged)",
+	"narrators":  "search_library (q matches narrators)",
+	"publishers": "list_library_items with filter_group publishers and a name",
+	"languages":  "list_library_items with filter_group languages and a name",
 }
 
 // itemSorts maps list_library_items' sort names to Audiobookshelf's keys

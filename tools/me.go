@@ -151,7 +151,13 @@ func ListItemsInProgress(ctx context.Context, d *Deps, a toolargs.ListItemsInPro
 	if len(out) > int(a.Limit) {
 		out = out[:a.Limit]
 	}
-	return jsonResult(map[string]any{"total": len(out), "items": out}), nil
+	answer := map[string]any{"total": len(out), "items": out}
+	cuts := map[string]Cut{}
+	d.fitLists(answer, map[string]string{"items": "a smaller limit"}, cuts)
+	if len(cuts) > 0 {
+		answer["cut"] = cuts
+	}
+	return jsonResult(answer), nil
 }
 
 // GetListeningStats is get_listening_stats.

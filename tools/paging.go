@@ -60,6 +60,14 @@ func pageResult[T any](d *Deps, key string, entries []T, total, page, limit int,
 		enc = append(enc, b)
 	}
 	room := d.room()
+	kept := extra[:0:0]
+	for _, f := range extra {
+		if f.Value == nil || reflect.ValueOf(f.Value).IsZero() {
+			continue // like omitempty
+		}
+		kept = append(kept, f)
+	}
+	extra = kept
 	for _, f := range extra {
 		if b, err := marshal(f.Value); err == nil {
 			room -= utf8.RuneCount(b) + len(f.Key) + 4
@@ -185,6 +193,10 @@ func (d *Deps) fitLists(out map[string]any, rest map[string]string, cuts map[str
 			continue
 		}
 		out[l.key] = l.v.Slice(0, c).Interface()
-		cuts[l.key] = Cut{Shown: c, Total: l.v.Len(), More: fmt.Sprintf("+%d more", l.v.Len()-c), Rest: rest[l.key]}
+		total := l.v.Len()
+		if prev, ok := cuts[l.key]; ok {
+			total = prev.Total // already cut (firstOf): the whole list's length
+		}
+		cuts[l.key] = Cut{Shown: c, Total: total, More: fmt.Sprintf("+%d more", total-c), Rest: rest[l.key]}
 	}
 }

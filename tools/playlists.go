@@ -88,6 +88,8 @@ type PlaylistDetail struct {
 	DescriptionLength int             `json:"description_length,omitempty"`
 	DescriptionCut    string          `json:"description_cut,omitempty"`
 	Entries           []PlaylistEntry `json:"entries"`
+	// Cut says how many entries are left out of a write's answer.
+	Cut map[string]Cut `json:"cut,omitempty"`
 }
 
 func (p *absPlaylist) description() string {
@@ -97,7 +99,19 @@ func (p *absPlaylist) description() string {
 	return *p.Description
 }
 
+// playlistDetail is the playlist with its first ListCap entries (a write's
+// answer; get_playlist pages them).
 func playlistDetail(p *absPlaylist) PlaylistDetail {
+	out := playlistAll(p)
+	cuts := map[string]Cut{}
+	out.Entries = firstOf(out.Entries, ListCap, "get_playlist with page and limit", cuts, "entries")
+	if len(cuts) > 0 {
+		out.Cut = cuts
+	}
+	return out
+}
+
+func playlistAll(p *absPlaylist) PlaylistDetail {
 	out := PlaylistDetail{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: []PlaylistEntry{}}
 	out.Description, out.DescriptionLength, out.DescriptionCut = excerpt(p.description(), ListTextLimit,
 		fmt.Sprintf(`get_playlist {"playlist_id": %q, "detail": "full"}`, p.ID))
@@ -206,7 +220,10 @@ func GetPlaylist(ctx context.Context, d *Deps, a toolargs.GetPlaylist) (*mcp.Cal
 	if full(a.Detail) {
 		return rawResult(body), nil
 	}
-	return jsonResult(playlistDetail(p)), nil
+	all := playlistAll(p)
+	return pageResult(d, "entries", pageOf(all.Entries, int(a.Page), int(a.Limit)), len(all.Entries), int(a.Page), int(a.Limit),
+		field{"id", all.ID}, field{"name", all.Name}, field{"library_id", all.LibraryID}, field{"description", all.Description},
+		field{"description_length", all.DescriptionLength}, field{"description_cut", all.DescriptionCut}), nil
 }
 
 // CreatePlaylist is create_playlist.

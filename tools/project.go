@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -16,8 +17,23 @@ import (
 // single-item result keeps; lists keep none (get_library_item has it).
 const DescriptionLimit = 1000
 
-// ListCap is the most entries a list result carries.
+// ListCap is the most entries a list inside one object carries (a
+// podcast's episodes, a collection's books in a write's answer).
 const ListCap = 100
+
+// Inner caps: how many of a short list inside one item a compact answer
+// shows before it says how many more there are.
+const (
+	// NamesCap is for authors, narrators and series.
+	NamesCap = 10
+	// TermsCap is for genres and tags.
+	TermsCap = 20
+	// BriefNamesCap is how many author names an item in a list shows.
+	BriefNamesCap = 5
+)
+
+// restOfItem is where the rest of a list inside an item is.
+const restOfItem = `detail "full" (all of them, when it fits the result budget)`
 
 // ---------------------------------------------------------------- decoding
 
@@ -234,6 +250,7 @@ type ItemBrief struct {
 	Subtitle    string      `json:"subtitle,omitempty"`
 	Authors     string      `json:"authors,omitempty"`
 	Series      []SeriesRef `json:"series,omitempty"`
+	SeriesMore  int         `json:"series_more,omitempty"` // series left out (get_library_item has them)
 	SeriesName  string      `json:"series_name,omitempty"`
 	Year        string      `json:"year,omitempty"`
 	DurationS   int64       `json:"duration_s,omitempty"`
@@ -298,6 +315,9 @@ type ItemDetail struct {
 	Progress          *Progress      `json:"progress,omitempty"`
 	Episodes          []EpisodeBrief `json:"episodes,omitempty"`
 	EpisodesTotal     int            `json:"episodes_total,omitempty"`
+	// Cut says which lists show only their first entries, how many more
+	// there are and where the rest is.
+	Cut map[string]Cut `json:"cut,omitempty"`
 }
 
 // EpisodeBrief is one podcast episode in a list.
@@ -397,16 +417,24 @@ func seriesRefs(s absSeries) []SeriesRef {
 	return out
 }
 
+// authorNames is the authors of an item as one line: the first
+// BriefNamesCap names and, for an anthology, "(+365 more)".
 func authorNames(m *absMetadata) string {
-	if m.AuthorName != "" {
-		return m.AuthorName
+	if m.Author != "" && m.AuthorName == "" && len(m.Authors) == 0 {
+		return m.Author // a podcast's author is one free text
 	}
-	if m.Author != "" {
-		return m.Author
+	var names []string
+	if len(m.Authors) > 0 {
+		names = make([]string, 0, len(m.Authors))
+		for _, a := range m.Authors {
+			names = append(names, a.Name)
+		}
+	} else if m.AuthorName != "" {
+		// Audiobookshelf joins the names with ", " (Book.authorName).
+		names = strings.Split(m.AuthorName, ", ")
 	}
-	names := make([]string, 0, len(m.Authors))
-	for _, a := range m.Authors {
-		names = append(names, a.Name)
+	if len(names) > BriefNamesCap {
+		return strings.Join(names[:BriefNamesCap], ", ") + fmt.Sprintf(" (+%d more)", len(names)-BriefNamesCap)
 	}
 	return strings.Join(names, ", ")
 }
@@ -444,6 +472,10 @@ func brief(it *absItem, progress map[string]*absProgress) ItemBrief {
 		}
 	}
 	if refs := seriesRefs(m.Series); refs != nil {
+		if len(refs) > BriefNamesCap {
+			b.SeriesMore = len(refs) - BriefNamesCap
+			refs = refs[:BriefNamesCap]
+		}
 		b.Series = refs
 	} else if m.SeriesName != "" {
 		b.SeriesName = m.SeriesName
@@ -487,17 +519,25 @@ func detail(it *absItem) ItemDetail {
 	if d.AudioFiles == 0 {
 		d.AudioFiles = it.Media.NumAudioFiles
 	}
+	cuts := map[string]Cut{}
+	d.Authors = firstOf(d.Authors, NamesCap, restOfItem, cuts, "authors")
+	d.Narrators = firstOf(d.Narrators, NamesCap, restOfItem, cuts, "narrators")
+	d.Series = firstOf(d.Series, NamesCap, restOfItem, cuts, "series")
+	d.Genres = firstOf(d.Genres, TermsCap, restOfItem, cuts, "genres")
+	d.Tags = firstOf(d.Tags, TermsCap, restOfItem, cuts, "tags")
 	if it.MediaType == "podcast" {
 		d.Author = m.Author
 		d.Authors = nil
+		delete(cuts, "authors")
 		eps := it.Media.Episodes
 		d.EpisodesTotal = len(eps)
-		if len(eps) > ListCap {
-			eps = eps[:ListCap]
-		}
+		eps = firstOf(eps, ListCap, "list_recent_episodes for the newest; get_podcast_episode for one", cuts, "episodes")
 		for i := range eps {
 			d.Episodes = append(d.Episodes, episodeBrief(&eps[i], ""))
 		}
+	}
+	if len(cuts) > 0 {
+		d.Cut = cuts
 	}
 	d.Description, d.DescriptionLength = collapse(m.Description.String(), DescriptionLimit)
 	return d

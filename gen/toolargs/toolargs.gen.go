@@ -624,17 +624,21 @@ func DecodeListCollections(raw json.RawMessage) (ListCollections, error) {
 type GetCollection struct {
 	CollectionID string `json:"collection_id"` // Collection id, from list_collections.
 	Detail       string `json:"detail"`        // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Page         int64  `json:"page"`          // 0-based page number.
+	Limit        int64  `json:"limit"`         // Entries per page, at most 500.
 }
 
 // DecodeGetCollection reads and checks the arguments of get_collection.
 func DecodeGetCollection(raw json.RawMessage) (GetCollection, error) {
 	var a GetCollection
-	d, err := argdec.New(raw, "collection_id", "detail")
+	d, err := argdec.New(raw, "collection_id", "detail", "page", "limit")
 	if err != nil {
 		return a, err
 	}
 	a.CollectionID = argdec.Val(d.ID("collection_id", true))
 	a.Detail = argdec.Or(d.String("detail", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"compact", "full"}}), "compact")
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
 	return a, d.Err()
 }
 
@@ -767,17 +771,21 @@ func DecodeListPlaylists(raw json.RawMessage) (ListPlaylists, error) {
 type GetPlaylist struct {
 	PlaylistID string `json:"playlist_id"` // Playlist id, from list_playlists.
 	Detail     string `json:"detail"`      // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Page       int64  `json:"page"`        // 0-based page number.
+	Limit      int64  `json:"limit"`       // Entries per page, at most 500.
 }
 
 // DecodeGetPlaylist reads and checks the arguments of get_playlist.
 func DecodeGetPlaylist(raw json.RawMessage) (GetPlaylist, error) {
 	var a GetPlaylist
-	d, err := argdec.New(raw, "playlist_id", "detail")
+	d, err := argdec.New(raw, "playlist_id", "detail", "page", "limit")
 	if err != nil {
 		return a, err
 	}
 	a.PlaylistID = argdec.Val(d.ID("playlist_id", true))
 	a.Detail = argdec.Or(d.String("detail", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"compact", "full"}}), "compact")
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
 	return a, d.Err()
 }
 

@@ -199,8 +199,12 @@ func UpdateBookmark(ctx context.Context, d *Deps, a toolargs.UpdateBookmark) (*m
 	if r.Status == http.StatusNotFound {
 		return errorResult("Library item %s has no bookmark at %s s (list_bookmarks gives the times; create_bookmark adds one). Nothing was changed.", a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64)), nil
 	}
+	what := "the bookmark at " + strconv.FormatFloat(a.Time, 'f', -1, 64) + " s in library item " + a.LibraryItemID
 	if r.Status/100 != 2 {
-		return statusError(r, "the bookmark at "+strconv.FormatFloat(a.Time, 'f', -1, 64)+" s in library item "+a.LibraryItemID, true), nil
+		return statusError(r, what, true), nil
+	}
+	if res := d.checkWrite(r, what); res != nil {
+		return res, nil
 	}
 	var b absBookmark
 	if decode(r.Body, &b) != nil {

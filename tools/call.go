@@ -26,6 +26,8 @@ type response struct {
 	Status      int
 	Body        []byte
 	ContentType string
+	// Method and Path are the request's (Path: its URL path).
+	Method, Path string
 }
 
 // sender sends one request through the generated client.
@@ -58,6 +60,9 @@ func (d *Deps) send(ctx context.Context, mutating bool, s sender) (*response, *m
 		body = d.redact(body)
 	}
 	r := &response{Status: resp.StatusCode, Body: body, ContentType: resp.Header.Get("Content-Type")}
+	if resp.Request != nil && resp.Request.URL != nil {
+		r.Method, r.Path = resp.Request.Method, resp.Request.URL.Path
+	}
 	if r.Status == http.StatusNotFound || r.Status == http.StatusUnauthorized {
 		if res := d.versionGate(ctx, resp.Request, r.Status); res != nil {
 			return nil, res
@@ -141,6 +146,10 @@ func (d *Deps) mutate(ctx context.Context, what string, s sender) ([]byte, *mcp.
 	}
 	if r.Status/100 != 2 {
 		return nil, statusError(r, what, true)
+	}
+	// Believed only when the answer is Audiobookshelf's to this write.
+	if res := d.checkWrite(r, what); res != nil {
+		return nil, res
 	}
 	return r.Body, nil
 }

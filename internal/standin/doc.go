@@ -26,10 +26,20 @@
 //
 // The sample library (SampleData) has fixed ids (sample_ids.go). Its dates
 // are fixed around SampleNow; with the default wall clock the "last 60 days"
-// shelves are empty, as on a real server with an old library. Requests are
-// made as Data.Users[0] ("root"); ListenerAPIKey authenticates a second,
-// unprivileged user who owns one playlist. SetCanDelete, SetCanUpdate and
-// SetPermissions change the first user's permissions.
+// shelves are empty, as on a real server with an old library.
+//
+// The sample is a household. The default key (Options.APIKey) is
+// Data.Users[0], "root", with every permission; PartnerAPIKey is "partner",
+// who may update but not delete and has their own progress, bookmarks,
+// playlist and listening sessions; ListenerAPIKey is "listener", a plain user
+// who may neither update nor delete and owns one playlist. Collections are
+// the server's, the same for everyone, as upstream. Progress, bookmarks,
+// playlists, listening sessions and stats, and GET /api/me follow the user
+// the request's key authenticates. SetCanDelete, SetCanUpdate and
+// SetPermissions change the first user's permissions, SetUserPermissions
+// anyone's; AddUser adds a user with its own key. Every recorded Request
+// carries the credential it presented and the user it authenticated, so a
+// test can tell which key made each request (RequestsBy).
 //
 // Known simplifications (none of them changes a measured behaviour):
 //   - Anything random upstream (Discover shelf, sort=random) is deterministic:

@@ -48,6 +48,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	user := s.authenticate(r)
+	userID := ""
+	if user != nil {
+		userID = user.ID
+	}
 	s.mu.Unlock()
 
 	hdr := r.Header.Clone()
@@ -60,6 +64,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		Query:      r.URL.Query(),
 		Body:       body,
 		Authorized: user != nil,
+		Credential: credential(r),
+		UserID:     userID,
 		Header:     hdr,
 	}
 	s.recMu.Lock()
@@ -167,16 +173,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // parameter (passport-jwt's two extractors) identifies the user. Callers hold
 // s.mu.
 func (s *Server) authenticate(r *http.Request) *User {
-	token := ""
-	if h := r.Header.Get("Authorization"); h != "" {
-		f := strings.Fields(h)
-		if len(f) == 2 && strings.EqualFold(f[0], "bearer") {
-			token = f[1]
-		}
-	}
-	if token == "" {
-		token = r.URL.Query().Get("token")
-	}
+	token := credential(r)
 	if token == "" || absversion.LacksAPIKeys(s.version) {
 		return nil
 	}
@@ -190,6 +187,18 @@ func (s *Server) authenticate(r *http.Request) *User {
 		}
 	}
 	return nil
+}
+
+// credential is the token a request presents: the Authorization bearer
+// header, else the ?token= query parameter (passport-jwt's two extractors).
+func credential(r *http.Request) string {
+	if h := r.Header.Get("Authorization"); h != "" {
+		f := strings.Fields(h)
+		if len(f) == 2 && strings.EqualFold(f[0], "bearer") {
+			return f[1]
+		}
+	}
+	return r.URL.Query().Get("token")
 }
 
 // parseJSONBody reproduces express.json(): only application/json bodies are

@@ -468,7 +468,27 @@ func SampleData() *Data {
 		CreatedAt:   ms(2025, 6, 5, 8, 0),
 		Permissions: Permissions{Download: true, AccessAllLibraries: true, AccessAllTags: true},
 	}
-	d.Users = []User{root, listener}
+	mort := durationOf(ItemMort)
+	partner := User{
+		ID: UserPartnerID, Username: "partner", Type: "user", APIKey: PartnerAPIKey,
+		Token: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ1c2VySWQiOiJzdGFuZGluLXBhcnRuZXIifQ.cGFydG5lci1sZWdhY3k", IsActive: true,
+		LastSeen: ms(2026, 1, 13, 22, 40), CreatedAt: ms(2025, 6, 5, 9, 0),
+		Permissions:                     Permissions{Download: true, Update: true, AccessAllLibraries: true, AccessAllTags: true, AccessExplicitContent: true},
+		SeriesHideFromContinueListening: []string{},
+		MediaProgress: []MediaProgress{
+			{ID: ProgressPartnerColourOfMagic, LibraryItemID: ItemColourOfMagic, MediaItemID: bookID(ItemColourOfMagic), MediaItemType: "book",
+				Duration: com, Progress: 0.87, CurrentTime: float64(int(com*0.87*1000)) / 1000, LastUpdate: ms(2026, 1, 13, 22, 30),
+				StartedAt: ms(2025, 12, 20, 21, 0)},
+			{ID: ProgressPartnerMort, LibraryItemID: ItemMort, MediaItemID: bookID(ItemMort), MediaItemType: "book",
+				Duration: mort, Progress: 0.05, CurrentTime: float64(int(mort*0.05*1000)) / 1000, LastUpdate: ms(2026, 1, 11, 21, 10),
+				StartedAt: ms(2026, 1, 11, 20, 40)},
+		},
+		Bookmarks: []Bookmark{
+			{LibraryItemID: ItemColourOfMagic, Time: 900.0, Title: "Partner: the Octavo", CreatedAt: ms(2026, 1, 3, 21, 15)},
+			{LibraryItemID: ItemMort, Time: 60.0, Title: "Partner: Death takes an apprentice", CreatedAt: ms(2026, 1, 11, 20, 45)},
+		},
+	}
+	d.Users = []User{root, listener, partner}
 
 	desc := "The first four Discworld novels, in publication order."
 	d.Collections = []Collection{
@@ -488,37 +508,33 @@ func SampleData() *Data {
 		{ID: PlaylistListenerQueue, LibraryID: LibraryBooksID, UserID: UserListenerID, Name: "Listener's Queue",
 			Items:      []PlaylistItem{{LibraryItemID: ItemNeverwhere}},
 			LastUpdate: ms(2026, 1, 1, 12, 0), CreatedAt: ms(2026, 1, 1, 12, 0)},
+		{ID: PlaylistBedtime, LibraryID: LibraryBooksID, UserID: UserPartnerID, Name: "Bedtime",
+			Items:      []PlaylistItem{{LibraryItemID: ItemColourOfMagic}, {LibraryItemID: ItemMort}},
+			LastUpdate: ms(2026, 1, 2, 21, 0), CreatedAt: ms(2026, 1, 2, 21, 0)},
 	}
 	d.Sessions = sampleSessions(d)
 	return d
 }
 
 // sampleSessions makes 32 listening sessions of root, every third day from
-// 2025-09-15, rotating over a few books and episodes.
+// 2025-09-15, rotating over a few books and episodes, and 4 of partner, every
+// fourth day from 2025-12-20, on The Colour of Magic and Mort.
 func sampleSessions(d *Data) []Session {
 	type target struct{ item, episode string }
-	targets := []target{
-		{ItemLeviathanWakes, ""}, {ItemColourOfMagic, ""}, {ItemGoodOmens, ""},
-		{ItemPodcastTinyThings, EpisodeTinyThings1}, {ItemPodcastTinyThings, EpisodeTinyThings3}, {ItemColourOfMagic, ""},
-	}
 	var out []Session
-	start := time.Date(2025, 9, 15, 7, 30, 0, 0, time.UTC)
-	for i := 0; i < 32; i++ {
-		t := targets[i%len(targets)]
-		day := start.AddDate(0, 0, 3*i)
+	add := func(id, userID, device, deviceID string, t target, day time.Time, startTime, listen float64) {
 		var li *LibraryItem
 		for k := range d.Items {
 			if d.Items[k].ID == t.item {
 				li = &d.Items[k]
 			}
 		}
-		listen := float64(600 + (i*379)%3000)
 		se := Session{
-			ID: sid(fmt.Sprintf("session:%d", i)), UserID: UserRootID, LibraryID: li.LibraryID, LibraryItemID: li.ID, EpisodeID: t.episode,
+			ID: id, UserID: userID, LibraryID: li.LibraryID, LibraryItemID: li.ID, EpisodeID: t.episode,
 			PlayMethod: 0, MediaPlayer: "html5", ServerVersion: "2.36.0", Date: day.Format("2006-01-02"), DayOfWeek: day.Weekday().String(),
-			TimeListening: listen, StartTime: float64(i * 900), CurrentTime: float64(i*900) + listen,
+			TimeListening: listen, StartTime: startTime, CurrentTime: startTime + listen,
 			StartedAt: day.UnixMilli(), UpdatedAt: day.Add(time.Duration(listen) * time.Second).UnixMilli(),
-			DeviceInfo: &DeviceInfo{ID: sid("device:firefox"), UserID: UserRootID, DeviceID: "standin-device-1", IPAddress: "192.168.1.20",
+			DeviceInfo: &DeviceInfo{ID: sid(device), UserID: userID, DeviceID: deviceID, IPAddress: "192.168.1.20",
 				BrowserName: "Firefox", BrowserVersion: "133.0", OSName: "Linux", OSVersion: "x86_64", DeviceType: "desktop",
 				ClientVersion: "2.36.0", ClientName: "Abs Web", DeviceName: "Firefox 133.0 on Linux"},
 		}
@@ -548,6 +564,21 @@ func sampleSessions(d *Data) []Session {
 			}
 		}
 		out = append(out, se)
+	}
+	targets := []target{
+		{ItemLeviathanWakes, ""}, {ItemColourOfMagic, ""}, {ItemGoodOmens, ""},
+		{ItemPodcastTinyThings, EpisodeTinyThings1}, {ItemPodcastTinyThings, EpisodeTinyThings3}, {ItemColourOfMagic, ""},
+	}
+	start := time.Date(2025, 9, 15, 7, 30, 0, 0, time.UTC)
+	for i := 0; i < 32; i++ {
+		add(sid(fmt.Sprintf("session:%d", i)), UserRootID, "device:firefox", "standin-device-1", targets[i%len(targets)],
+			start.AddDate(0, 0, 3*i), float64(i*900), float64(600+(i*379)%3000))
+	}
+	partnerTargets := []target{{ItemColourOfMagic, ""}, {ItemColourOfMagic, ""}, {ItemColourOfMagic, ""}, {ItemMort, ""}}
+	start = time.Date(2025, 12, 20, 21, 0, 0, 0, time.UTC)
+	for i, t := range partnerTargets {
+		add(sid(fmt.Sprintf("session:partner:%d", i)), UserPartnerID, "device:partner-phone", "standin-device-2", t,
+			start.AddDate(0, 0, 4*i), float64(i*1800), float64(1500+i*120))
 	}
 	return out
 }

@@ -51,6 +51,11 @@ type Request struct {
 	Body     []byte
 	// Authorized tells whether the request carried a valid bearer token.
 	Authorized bool
+	// Credential is the token the request presented (bearer header, else
+	// ?token=), "" for none, so that a test can tell which key made each
+	// request; UserID is the user it authenticated ("" when none).
+	Credential string
+	UserID     string
 	// Header is the request header without Authorization.
 	Header http.Header
 }
@@ -232,11 +237,59 @@ func (s *Server) User() User {
 	return *cloneJSON(&s.data.Users[0])
 }
 
+// UserByID returns any user.
+func (s *Server) UserByID(id string) (User, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if u := s.userIndex(id); u >= 0 {
+		return *cloneJSON(&s.data.Users[u]), true
+	}
+	return User{}, false
+}
+
+// AddUser adds a user (authenticated by its APIKey) and returns it.
+func (s *Server) AddUser(u User) User {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if u.ID == "" {
+		u.ID = s.newID()
+	}
+	if u.SeriesHideFromContinueListening == nil {
+		u.SeriesHideFromContinueListening = []string{}
+	}
+	s.data.Users = append(s.data.Users, u)
+	return *cloneJSON(&u)
+}
+
 // SetPermissions changes Data.Users[0]'s permissions.
 func (s *Server) SetPermissions(f func(p *Permissions)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f(&s.data.Users[0].Permissions)
+}
+
+// SetUserPermissions changes one user's permissions; false when there is
+// no such user.
+func (s *Server) SetUserPermissions(userID string, f func(p *Permissions)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := s.userIndex(userID)
+	if i < 0 {
+		return false
+	}
+	f(&s.data.Users[i].Permissions)
+	return true
+}
+
+// userIndex is the index of a user in Data.Users, -1 when absent. Callers
+// hold s.mu.
+func (s *Server) userIndex(id string) int {
+	for i := range s.data.Users {
+		if s.data.Users[i].ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // SetCanDelete switches Data.Users[0]'s delete permission.
@@ -293,10 +346,22 @@ func (s *Server) Playlists() []Playlist {
 // or an episode, matched exactly on both ids.
 func (s *Server) Progress(itemID, episodeID string) (MediaProgress, bool) {
 	s.mu.Lock()
+	id := s.data.Users[0].ID
+	s.mu.Unlock()
+	return s.UserProgress(id, itemID, episodeID)
+}
+
+// UserProgress is Progress of any user.
+func (s *Server) UserProgress(userID, itemID, episodeID string) (MediaProgress, bool) {
+	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, mp := range s.data.Users[0].MediaProgress {
+	i := s.userIndex(userID)
+	if i < 0 {
+		return MediaProgress{}, false
+	}
+	for _, mp := range s.data.Users[i].MediaProgress {
 		if mp.LibraryItemID == itemID && mp.EpisodeID == episodeID {
-			return mp, true
+			return *cloneJSON(&mp), true
 		}
 	}
 	return MediaProgress{}, false
@@ -305,11 +370,35 @@ func (s *Server) Progress(itemID, episodeID string) (MediaProgress, bool) {
 // Bookmarks returns Data.Users[0]'s bookmarks on a library item ("" = all).
 func (s *Server) Bookmarks(itemID string) []Bookmark {
 	s.mu.Lock()
+	id := s.data.Users[0].ID
+	s.mu.Unlock()
+	return s.UserBookmarks(id, itemID)
+}
+
+// UserBookmarks is Bookmarks of any user.
+func (s *Server) UserBookmarks(userID, itemID string) []Bookmark {
+	s.mu.Lock()
 	defer s.mu.Unlock()
+	i := s.userIndex(userID)
+	if i < 0 {
+		return nil
+	}
 	var out []Bookmark
-	for _, b := range s.data.Users[0].Bookmarks {
+	for _, b := range s.data.Users[i].Bookmarks {
 		if itemID == "" || b.LibraryItemID == itemID {
 			out = append(out, *cloneJSON(&b))
+		}
+	}
+	return out
+}
+
+// RequestsBy returns the recorded requests that presented credential
+// (see Request.Credential).
+func (s *Server) RequestsBy(credential string) []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if r.Credential == credential {
+			out = append(out, r)
 		}
 	}
 	return out

@@ -1337,3 +1337,111 @@ func TestJSHelpers(t *testing.T) {
 		t.Error("likeMatch")
 	}
 }
+
+// ---- a household: several users, each with their own key ----
+
+func TestHousehold(t *testing.T) {
+	s := start(t)
+	type person struct {
+		key, id, typ       string
+		update, del        bool
+		comProgress        float64 // on The Colour of Magic; -1 = none
+		bookmarks          int
+		playlists          int
+		sessions           float64
+		bookmarkTitlePrefx string
+	}
+	people := []person{
+		{DefaultAPIKey, UserRootID, "root", true, true, 0.42, 3, 2, 32, ""},
+		{PartnerAPIKey, UserPartnerID, "user", true, false, 0.87, 2, 1, 4, "Partner: "},
+		{ListenerAPIKey, UserListenerID, "user", false, false, -1, 0, 1, 0, ""},
+	}
+	for _, p := range people {
+		t.Run(p.typ+"/"+p.id[:8], func(t *testing.T) {
+			me := call(t, s, "GET", "/api/me", nil, p.key).json(t)
+			perms := me["permissions"].(map[string]any)
+			if me["id"] != p.id || me["type"] != p.typ || perms["update"] != p.update || perms["delete"] != p.del {
+				t.Errorf("/api/me: id %v type %v update %v delete %v", me["id"], me["type"], perms["update"], perms["delete"])
+			}
+			if n := len(me["bookmarks"].([]any)); n != p.bookmarks {
+				t.Errorf("/api/me: %d bookmarks, want %d", n, p.bookmarks)
+			}
+			for _, b := range me["bookmarks"].([]any) {
+				if title := b.(map[string]any)["title"].(string); !strings.HasPrefix(title, p.bookmarkTitlePrefx) {
+					t.Errorf("someone else's bookmark %q", title)
+				}
+			}
+			r := call(t, s, "GET", "/api/me/progress/"+ItemColourOfMagic, nil, p.key)
+			if p.comProgress < 0 {
+				if r.status != 404 {
+					t.Errorf("progress without any: %d %.100s", r.status, r.body)
+				}
+			} else if got := r.json(t)["progress"]; got != p.comProgress {
+				t.Errorf("progress %v, want %v", got, p.comProgress)
+			}
+			pl := call(t, s, "GET", "/api/playlists", nil, p.key).json(t)
+			if n := len(pl["playlists"].([]any)); n != p.playlists {
+				t.Errorf("%d playlists, want %d", n, p.playlists)
+			}
+			ls := call(t, s, "GET", "/api/me/listening-sessions", nil, p.key).json(t)
+			if ls["total"] != p.sessions {
+				t.Errorf("%v listening sessions, want %v", ls["total"], p.sessions)
+			}
+			// Collections are the server's, the same for everyone.
+			if n := len(call(t, s, "GET", "/api/collections", nil, p.key).json(t)["collections"].([]any)); n != 2 {
+				t.Errorf("%d collections", n)
+			}
+			// Permissions: update and delete of a collection.
+			want := map[bool]int{true: 200, false: 403}
+			if r := call(t, s, "PATCH", "/api/collections/"+CollectionSpaceOpera, map[string]any{"name": "Space Opera Picks"}, p.key); r.status != want[p.update] {
+				t.Errorf("update: %d, want %d", r.status, want[p.update])
+			}
+			if !p.del {
+				if r := call(t, s, "DELETE", "/api/collections/"+CollectionSpaceOpera, nil, p.key); r.status != 403 {
+					t.Errorf("delete without the right: %d", r.status)
+				}
+			}
+		})
+	}
+
+	// A bookmark made by partner is partner's alone.
+	s.ResetRequests()
+	if r := call(t, s, "POST", "/api/me/item/"+ItemGoodOmens+"/bookmark", map[string]any{"time": 5, "title": "Partner's"}, PartnerAPIKey); r.status != 200 {
+		t.Fatalf("create bookmark: %d %s", r.status, r.body)
+	}
+	if n := len(s.UserBookmarks(UserPartnerID, ItemGoodOmens)); n != 1 {
+		t.Errorf("partner has %d bookmarks on Good Omens", n)
+	}
+	if n := len(s.Bookmarks(ItemGoodOmens)); n != 1 { // root's one sample bookmark
+		t.Errorf("root has %d bookmarks on Good Omens", n)
+	}
+	if mp, ok := s.UserProgress(UserPartnerID, ItemMort, ""); !ok || mp.Progress != 0.05 {
+		t.Errorf("partner's Mort progress %v %v", mp.Progress, ok)
+	}
+
+	// Each request is recorded with the key it presented and the user it was.
+	call(t, s, "GET", "/api/me", nil, "not-a-key")
+	reqs := s.Requests()
+	if len(reqs) != 2 || reqs[0].Credential != PartnerAPIKey || reqs[0].UserID != UserPartnerID ||
+		reqs[1].Credential != "not-a-key" || reqs[1].UserID != "" || reqs[1].Authorized {
+		t.Errorf("recorded %+v", reqs)
+	}
+	if n := len(s.RequestsBy(PartnerAPIKey)); n != 1 {
+		t.Errorf("RequestsBy: %d", n)
+	}
+	if _, ok := reqs[0].Header["Authorization"]; ok {
+		t.Error("Authorization header kept in the record")
+	}
+
+	// AddUser and SetUserPermissions.
+	u := s.AddUser(User{Username: "guest", Type: "guest", APIKey: "guest-key", IsActive: true, Permissions: Permissions{AccessAllLibraries: true, AccessAllTags: true}})
+	if me := call(t, s, "GET", "/api/me", nil, "guest-key").json(t); me["id"] != u.ID || me["username"] != "guest" {
+		t.Errorf("added user: %v", me["id"])
+	}
+	if !s.SetUserPermissions(u.ID, func(p *Permissions) { p.Update = true }) {
+		t.Fatal("SetUserPermissions: no user")
+	}
+	if got, _ := s.UserByID(u.ID); !got.Permissions.Update {
+		t.Error("permission not changed")
+	}
+}

@@ -13,8 +13,14 @@ import (
 
 // getItem reads one expanded item with this user's progress.
 func (d *Deps) getItem(ctx context.Context, id string) ([]byte, *absItem, *mcp.CallToolResult) {
+	return d.getItemEpisode(ctx, id, nil)
+}
+
+// getItemEpisode is getItem whose userMediaProgress is the episode's record
+// when episodeID is given (Audiobookshelf's ?episode=).
+func (d *Deps) getItemEpisode(ctx context.Context, id string, episodeID *string) ([]byte, *absItem, *mcp.CallToolResult) {
 	body, res := d.get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
-		return d.API.GetLibraryItem(ctx, id, &abs.GetLibraryItemParams{Expanded: ptrOf(abs.GetLibraryItemParamsExpandedN1), Include: ptrOf("progress")})
+		return d.API.GetLibraryItem(ctx, id, &abs.GetLibraryItemParams{Expanded: ptrOf(abs.GetLibraryItemParamsExpandedN1), Include: ptrOf("progress"), Episode: episodeID})
 	})
 	if res != nil {
 		return nil, nil, res

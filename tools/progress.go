@@ -9,8 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 )
 
 // mediaTarget checks an item/episode pair: a podcast needs an episode id
@@ -18,7 +18,7 @@ import (
 // that matches), a book takes none. It returns the item and the episode's
 // duration in seconds (the book's when no episode).
 func (d *Deps) mediaTarget(ctx context.Context, itemID string, episodeID *string) (*absItem, float64, *mcp.CallToolResult) {
-	_, it, res := d.getItem(ctx, itemID)
+	_, it, res := d.getItemEpisode(ctx, itemID, episodeID)
 	if res != nil {
 		return nil, 0, res
 	}
@@ -99,43 +99,152 @@ func GetMediaProgress(ctx context.Context, d *Deps, a toolargs.GetMediaProgress)
 	return jsonResult(progressOf(&p)), nil
 }
 
-// SetMediaProgress is set_media_progress.
-func SetMediaProgress(ctx context.Context, d *Deps, a toolargs.SetMediaProgress) (*mcp.CallToolResult, error) {
+// PlanSetMediaProgress plans set_media_progress. It reads the item with
+// the current progress record: the answer carries what the call replaces
+// and the call that puts it back, and a call that would clear a finished
+// date (which the tool cannot give back) asks first (effect
+// clears_finished_date, tools.yaml).
+func PlanSetMediaProgress(ctx context.Context, d *Deps, a toolargs.SetMediaProgress) (*Plan, *mcp.CallToolResult) {
 	if a.CurrentTime == nil && a.Progress == nil && a.IsFinished == nil && a.HideFromContinueListening == nil {
-		return errorResult("arguments: give at least one of current_time, progress, is_finished, hide_from_continue_listening. Nothing was sent to Audiobookshelf."), nil
+		return nil, errorResult("arguments: give at least one of current_time, progress, is_finished, hide_from_continue_listening. Nothing was sent to Audiobookshelf.")
 	}
-	_, duration, res := d.mediaTarget(ctx, a.LibraryItemID, a.EpisodeID)
+	it, duration, res := d.mediaTarget(ctx, a.LibraryItemID, a.EpisodeID)
 	if res != nil {
-		return res, nil
+		return nil, res
 	}
+	what := target(a.LibraryItemID, a.EpisodeID)
 	if a.CurrentTime != nil && duration > 0 && *a.CurrentTime > duration+1 {
-		return errorResult(`argument "current_time": %s lasts %d s, so current_time must be from 0 to %d; got %g. Nothing was sent to Audiobookshelf.`,
-			target(a.LibraryItemID, a.EpisodeID), seconds(duration), seconds(duration), *a.CurrentTime), nil
+		return nil, errorResult(`argument "current_time": %s lasts %d s, so current_time must be from 0 to %d; got %g. Nothing was sent to Audiobookshelf.`,
+			what, seconds(duration), seconds(duration), *a.CurrentTime)
 	}
 	bodies, res := progressBodies(a, duration)
 	if res != nil {
-		return res, nil
+		return nil, res
 	}
-	for _, body := range bodies {
-		_, res = d.mutate(ctx, target(a.LibraryItemID, a.EpisodeID), func(ctx context.Context) (*http.Response, error) {
-			if a.EpisodeID != nil {
-				return d.API.UpdateEpisodeMediaProgress(ctx, a.LibraryItemID, *a.EpisodeID, body)
+	// The record as it is now: Audiobookshelf's item answer carries the
+	// user's record of the item (of the episode asked for).
+	rec := it.UserMediaProgress
+	if rec != nil && a.EpisodeID != nil && (rec.EpisodeID == nil || *rec.EpisodeID != *a.EpisodeID) {
+		rec = nil
+	}
+	plan := &Plan{Targets: []string{a.LibraryItemID}}
+	if a.EpisodeID != nil {
+		plan.Targets = append(plan.Targets, *a.EpisodeID)
+	}
+	if loss := finishedLoss(rec, bodies, duration, what); loss != "" {
+		plan.Effects = append(plan.Effects, EffectClearsFinishedDate)
+		plan.Action = loss
+		if len(bodies) > 1 && bodies[1].CurrentTime != nil {
+			plan.Consequences = []string{fmt.Sprintf("Then the position is set to %d s.", seconds(*bodies[1].CurrentTime))}
+		}
+		plan.Read = struct {
+			ID          string  `json:"id"`
+			LastUpdate  int64   `json:"lastUpdate"`
+			CurrentTime float64 `json:"currentTime"`
+			IsFinished  bool    `json:"isFinished"`
+			FinishedAt  *int64  `json:"finishedAt"`
+		}{rec.ID, rec.LastUpdate, rec.CurrentTime, rec.IsFinished, rec.FinishedAt}
+	}
+	prev, putBack := progressPutBack(rec, a)
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		for _, body := range bodies {
+			_, res := d.mutate(ctx, what, func(ctx context.Context) (*http.Response, error) {
+				if a.EpisodeID != nil {
+					return d.API.UpdateEpisodeMediaProgress(ctx, a.LibraryItemID, *a.EpisodeID, body)
+				}
+				return d.API.UpdateMediaProgress(ctx, a.LibraryItemID, body)
+			})
+			if res != nil {
+				return res, nil
 			}
-			return d.API.UpdateMediaProgress(ctx, a.LibraryItemID, body)
-		})
-		if res != nil {
+		}
+		r, res := d.readProgress(ctx, a.LibraryItemID, a.EpisodeID)
+		if res != nil || r.Status/100 != 2 {
+			return jsonResult(map[string]any{"updated": true, "note": "The progress was set; reading it back failed.", "previous": prev}), nil
+		}
+		var p absProgress
+		if res := decode(r.Body, &p); res != nil {
 			return res, nil
 		}
+		out := map[string]any{"updated": true, "progress": progressOf(&p), "previous": prev}
+		switch {
+		case plan.Effect(EffectClearsFinishedDate):
+			out["note"] = "The finished date it had (previous.finished_at) cannot be given back from here."
+		case rec == nil && guard.ValidID(p.ID):
+			out["put_back"] = &PutBack{Tool: "delete_media_progress", Arguments: map[string]any{"media_progress_id": p.ID},
+				Note: "There was no record before; deleting the new one asks the person first."}
+		case putBack != nil:
+			out["put_back"] = putBack
+		}
+		return jsonResult(out), nil
 	}
-	r, res := d.readProgress(ctx, a.LibraryItemID, a.EpisodeID)
-	if res != nil || r.Status/100 != 2 {
-		return textResult("Progress of %s was set; reading it back failed.", target(a.LibraryItemID, a.EpisodeID)), nil
+	return plan, nil
+}
+
+// EffectClearsFinishedDate is set_media_progress's effect that makes it
+// ask (tools.yaml): the call clears a finished date, or moves a finished
+// record's position where moving it back would clear it.
+const EffectClearsFinishedDate = "clears_finished_date"
+
+// finishedLoss says what the bodies would do to a finished record's
+// finished date that cannot be undone from here ("" when nothing), as
+// MediaProgress.applyProgressUpdate applies them: isFinished false clears
+// it; a new position more than finishWindow before the end clears it; and
+// a new position inside the window on a record that sits outside it could
+// not be moved back without clearing it.
+func finishedLoss(rec *absProgress, bodies []abs.MediaProgressUpdate, duration float64, what string) string {
+	if rec == nil || !rec.IsFinished {
+		return ""
 	}
-	var p absProgress
-	if res := decode(r.Body, &p); res != nil {
-		return res, nil
+	d := duration
+	if d <= 0 {
+		d = rec.Duration
 	}
-	return jsonResult(map[string]any{"updated": true, "progress": progressOf(&p)}), nil
+	for _, b := range bodies {
+		if b.IsFinished != nil && !*b.IsFinished {
+			return fmt.Sprintf("This will mark the progress of %s not finished: Audiobookshelf clears its finished date and sets its position to 0 s.", what)
+		}
+		if b.CurrentTime == nil || *b.CurrentTime == rec.CurrentTime {
+			continue
+		}
+		if d <= 0 || d-*b.CurrentTime >= finishWindow {
+			return fmt.Sprintf("This will move the position of finished %s to %d s, more than %g s before the end: Audiobookshelf then marks it not finished and clears its finished date.", what, seconds(*b.CurrentTime), finishWindow)
+		}
+		if d-rec.CurrentTime >= finishWindow {
+			return fmt.Sprintf("This will move the position of finished %s from %d s to %d s; moving it back to %d s later would make Audiobookshelf clear its finished date.", what, seconds(rec.CurrentTime), seconds(*b.CurrentTime), seconds(rec.CurrentTime))
+		}
+	}
+	return ""
+}
+
+// progressPutBack is what set_media_progress replaces and the call that
+// gives it back (nil without a record: then the put-back deletes the new
+// one). A call that moves the position or the finished state gives back
+// position, progress and the continue-listening flag (Audiobookshelf
+// resets the flag when the position moves), and un-finishes first when the
+// record was not finished (that put-back asks, as it clears the finished
+// date the call made).
+func progressPutBack(rec *absProgress, a toolargs.SetMediaProgress) (prev any, pb *PutBack) {
+	if rec == nil {
+		return map[string]any{"started": false}, nil
+	}
+	args := map[string]any{"library_item_id": a.LibraryItemID}
+	if a.EpisodeID != nil {
+		args["episode_id"] = *a.EpisodeID
+	}
+	args["hide_from_continue_listening"] = rec.HideFromContinueListening
+	note := ""
+	if a.CurrentTime != nil || a.Progress != nil || a.IsFinished != nil {
+		args["current_time"] = rec.CurrentTime
+		args["progress"] = rec.Progress
+		if !rec.IsFinished {
+			args["is_finished"] = false
+			if a.IsFinished != nil && *a.IsFinished || a.CurrentTime != nil || a.Progress != nil {
+				note = "If the call finished the record, this put-back clears that new finished date, so it asks the person first."
+			}
+		}
+	}
+	return progressOf(rec), &PutBack{Tool: "set_media_progress", Arguments: args, Note: note}
 }
 
 // finishWindow is how close to the end Audiobookshelf counts a position as

@@ -416,11 +416,12 @@ var All = []Tool{
 		Reason:     "Overwrites the stored position and finished state; setting the same values again changes nothing more.",
 		Operations: []string{"getLibraryItem", "updateMediaProgress", "updateEpisodeMediaProgress"},
 		NeedsAuth:  true,
+		Guard:      &Guard{Condition: "when effect clears_finished_date", WhenParams: nil, WhenEffects: []string{"clears_finished_date"}, BindsTo: []string{"library_item_id", "episode_id", "current_time", "progress", "is_finished", "hide_from_continue_listening"}, TakesOut: "The finished date cannot be given back from here; set_media_progress takes no date, and marking the item finished again records a new one.", Stays: "The item itself, its bookmarks and its listening sessions are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "set_media_progress",
 			Title:       "Set progress",
-			Description: "Set the position, percent or finished state of a book or episode (\"mark this finished\"). Creates the record if none. A podcast needs episode_id.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (a book or podcast), from list_library_items or search_library."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."},"current_time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction 0..1."},"is_finished":{"type":"boolean","description":"Mark finished (true) or not (false)."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from the continue-listening shelf."}},"required":["library_item_id"],"additionalProperties":false}`),
+			Description: "Set the position, percent or finished state of a book or episode (\"mark this finished\"). Creates the record if none. A podcast needs episode_id. The answer carries the values it replaced and the call that puts them back; a change that would clear a finished date (which cannot be given back) asks the person first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (a book or podcast), from list_library_items or search_library."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."},"current_time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction 0..1."},"is_finished":{"type":"boolean","description":"Mark finished (true) or not (false)."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from the continue-listening shelf."},"confirm_token":{"type":"string","maxLength":200,"description":"Only if a call answered with a confirm_token instead of asking: that token, with the same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: setMediaProgress,
@@ -963,7 +964,21 @@ func setMediaProgress(d *tools.Deps) mcp.ToolHandler {
 		if err != nil {
 			return tools.ArgumentError(err), nil
 		}
-		return tools.SetMediaProgress(ctx, d, a)
+		plan, res := tools.PlanSetMediaProgress(ctx, d, a)
+		if res != nil {
+			return res, nil
+		}
+		if plan.Effect("clears_finished_date") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "set_media_progress", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				TakesOut: "The finished date cannot be given back from here; set_media_progress takes no date, and marking the item finished again records a new one.",
+				Stays:    "The item itself, its bookmarks and its listening sessions are not touched.",
+			}); !ok {
+				return res, nil
+			}
+		}
+		return plan.Execute(ctx)
 	}
 }
 

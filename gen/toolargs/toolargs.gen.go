@@ -475,6 +475,7 @@ func DecodeGetMediaProgress(raw json.RawMessage) (GetMediaProgress, error) {
 }
 
 // SetMediaProgress holds the arguments of set_media_progress.
+// Its JSON form, without confirm_token, is what an approval is bound to.
 type SetMediaProgress struct {
 	LibraryItemID             string   `json:"library_item_id"`              // Library item id (a book or podcast), from list_library_items or search_library.
 	EpisodeID                 *string  `json:"episode_id"`                   // Episode id; required for a podcast.
@@ -482,12 +483,13 @@ type SetMediaProgress struct {
 	Progress                  *float64 `json:"progress"`                     // Fraction 0..1.
 	IsFinished                *bool    `json:"is_finished"`                  // Mark finished (true) or not (false).
 	HideFromContinueListening *bool    `json:"hide_from_continue_listening"` // Hide from the continue-listening shelf.
+	ConfirmToken              string   `json:"-"`                            // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
 }
 
 // DecodeSetMediaProgress reads and checks the arguments of set_media_progress.
 func DecodeSetMediaProgress(raw json.RawMessage) (SetMediaProgress, error) {
 	var a SetMediaProgress
-	d, err := argdec.New(raw, "library_item_id", "episode_id", "current_time", "progress", "is_finished", "hide_from_continue_listening")
+	d, err := argdec.New(raw, "library_item_id", "episode_id", "current_time", "progress", "is_finished", "hide_from_continue_listening", "confirm_token")
 	if err != nil {
 		return a, err
 	}
@@ -497,6 +499,7 @@ func DecodeSetMediaProgress(raw json.RawMessage) (SetMediaProgress, error) {
 	a.Progress = d.Number("progress", argdec.NumRule{Required: false, Min: 0, Max: 1})
 	a.IsFinished = d.Bool("is_finished", false)
 	a.HideFromContinueListening = d.Bool("hide_from_continue_listening", false)
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
 }
 

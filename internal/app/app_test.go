@@ -129,14 +129,16 @@ func TestToolSnapshots(t *testing.T) {
 }
 
 // TestGuardedToolsAreDestructiveAndTakeConfirmToken ties the registry to the
-// guard contract: exactly the eight tools of guard.md ask, each is marked
-// destructive and takes confirm_token.
+// guard contract: exactly the eight tools of guard.md ask, and
+// set_media_progress when it would clear a finished date (issue: the date
+// cannot be given back); each is marked destructive and takes confirm_token.
 func TestGuardedToolsMatchTheContract(t *testing.T) {
 	want := map[string]string{
 		"delete_collection": "always", "delete_playlist": "always", "delete_media_progress": "always",
 		"delete_bookmark": "always", "remove_books_from_collection": "always", "remove_items_from_playlist": "always",
-		"update_collection": "when library_item_ids present or effect replaces_unrestorable_text",
-		"update_playlist":   "when items present or effect replaces_unrestorable_text",
+		"update_collection":  "when library_item_ids present or effect replaces_unrestorable_text",
+		"update_playlist":    "when items present or effect replaces_unrestorable_text",
+		"set_media_progress": "when effect clears_finished_date",
 	}
 	got := map[string]string{}
 	for _, tool := range registry.All {

@@ -19,6 +19,7 @@ func FuzzGuardedArguments(f *testing.F) {
 		`{"collection_id":"c1","library_item_ids":["a","b","a"]}`, `{"library_item_id":"x","time":7.5}`,
 		`{"media_progress_id":"../x"}`, `{"collection_id":"%2F"}`, `{"time":"7.5","library_item_id":"i"}`,
 		`{"playlist_id":"p","items":[{"library_item_id":"a","episode_id":"e"},{"library_item_id":"b"}]}`,
+		`{"library_item_id":"b","episode_id":"../e","is_finished":false}`, `{"library_item_id":"b","progress":2,"current_time":-1}`,
 		`[]`, `null`, `"x"`, `{"collection_id":null}`, `{"time":1e999,"library_item_id":"i"}`,
 	} {
 		f.Add(s)
@@ -51,6 +52,18 @@ func FuzzGuardedArguments(f *testing.F) {
 			check(a.LibraryItemIDs...)
 			if len(a.LibraryItemIDs) == 0 || len(a.LibraryItemIDs) > 1000 {
 				t.Fatalf("accepted %d ids", len(a.LibraryItemIDs))
+			}
+		}
+		if a, err := toolargs.DecodeSetMediaProgress(json.RawMessage(raw)); err == nil {
+			check(a.LibraryItemID)
+			if a.EpisodeID != nil {
+				check(*a.EpisodeID)
+			}
+			if a.CurrentTime != nil && (*a.CurrentTime < 0 || *a.CurrentTime > 1e9 || *a.CurrentTime != *a.CurrentTime) {
+				t.Fatalf("accepted current_time %v from %s", *a.CurrentTime, raw)
+			}
+			if a.Progress != nil && (*a.Progress < 0 || *a.Progress > 1 || *a.Progress != *a.Progress) {
+				t.Fatalf("accepted progress %v from %s", *a.Progress, raw)
 			}
 		}
 		if a, err := toolargs.DecodeUpdateCollection(json.RawMessage(raw)); err == nil {

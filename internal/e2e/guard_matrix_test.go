@@ -39,11 +39,25 @@ type guardedCase struct {
 	targets []string
 	// other are arguments for another valid call of the same tool.
 	other map[string]any
+	// free, when set, is what a replay must leave as it is: after the
+	// change the same call takes nothing out, so it is not guarded and
+	// runs as a plain call (set_media_progress un-finishing a record
+	// that is no longer finished). It returns the state it must keep.
+	free func(s *sd.Server) string
 }
 
 func guardedCases() []guardedCase {
 	commute := []map[string]any{{"library_item_id": sd.ItemProjectHailMary}, {"library_item_id": sd.ItemMort}, {"library_item_id": sd.ItemGoodOmens}}
 	return []guardedCase{
+		{tool: "set_media_progress", other: map[string]any{"library_item_id": sd.ItemLeviathanWakes, "current_time": 100},
+			args:   map[string]any{"library_item_id": sd.ItemLeviathanWakes, "is_finished": false},
+			method: "PATCH", path: "/api/me/progress/" + sd.ItemLeviathanWakes,
+			done:    func(s *sd.Server) bool { p, _ := s.Progress(sd.ItemLeviathanWakes, ""); return !p.IsFinished },
+			targets: []string{sd.ItemLeviathanWakes},
+			free: func(s *sd.Server) string {
+				p, _ := s.Progress(sd.ItemLeviathanWakes, "")
+				return fmt.Sprintf("finished=%v finishedAt=%d at=%g progress=%g hidden=%v", p.IsFinished, p.FinishedAt, p.CurrentTime, p.Progress, p.HideFromContinueListening)
+			}},
 		{tool: "delete_media_progress", other: map[string]any{"media_progress_id": sd.ProgressGoodOmens},
 			args:   map[string]any{"media_progress_id": sd.ProgressColourOfMagic},
 			method: "DELETE", path: "/api/me/progress/" + sd.ProgressColourOfMagic,

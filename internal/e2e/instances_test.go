@@ -189,7 +189,7 @@ func touch(t *testing.T, s *sd.Server, tool string) {
 			for i := range d.Users[0].Bookmarks {
 				d.Users[0].Bookmarks[i].Title += " (renamed)"
 			}
-		case "delete_media_progress":
+		case "delete_media_progress", "set_media_progress":
 			for i := range d.Users[0].MediaProgress {
 				d.Users[0].MediaProgress[i].LastUpdate += 1000
 				d.Users[0].MediaProgress[i].CurrentTime += 5
@@ -287,8 +287,19 @@ func TestSeveralInstancesDialog(t *testing.T) {
 			cl.sd.ResetRequests()
 			used := legs[1].state
 			from = cl.mark()
+			kept := ""
+			if c.free != nil {
+				kept = c.free(cl.sd)
+			}
 			for range 3 {
 				res = retry(used)
+				if c.free != nil && !res.IsError && !res.NeedsInput() {
+					if now := c.free(cl.sd); now != kept {
+						t.Fatalf("a replay, now a plain call, changed %s to %s", kept, now)
+					}
+					cl.sd.ResetRequests()
+					continue
+				}
 				if !res.IsError && !res.NeedsInput() {
 					t.Fatalf("a replayed state executed: %s", apptest.Text(res))
 				}
@@ -358,8 +369,19 @@ func TestSeveralInstancesToken(t *testing.T) {
 			// The used token again, at each instance.
 			cl.sd.ResetRequests()
 			from = cl.mark()
+			kept := ""
+			if c.free != nil {
+				kept = c.free(cl.sd)
+			}
 			for range 3 {
 				res = apptest.CallOn(t, cs, c.tool, with(c.args, "confirm_token", fresh))
+				if c.free != nil && !res.IsError {
+					if now := c.free(cl.sd); now != kept {
+						t.Fatalf("a used token, now on a plain call, changed %s to %s", kept, now)
+					}
+					cl.sd.ResetRequests()
+					continue
+				}
 				if !res.IsError {
 					t.Fatalf("a used token executed: %s", apptest.Text(res))
 				}

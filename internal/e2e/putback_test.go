@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -262,6 +263,140 @@ func TestHostileProgressRecordNeverAsked(t *testing.T) {
 				t.Errorf("asked: %q", asked)
 			}
 			wantMutations(t, e.Standin)
+		})
+	}
+}
+
+// progressRecord is the stand-in's own progress record as a map of its
+// fields (nil when there is none).
+func progressRecord(t *testing.T, e *apptest.Env, item, episode string) map[string]any {
+	t.Helper()
+	p, ok := e.Standin.Progress(item, episode)
+	if !ok {
+		return nil
+	}
+	b, _ := json.Marshal(p)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
+}
+
+// set_media_progress asks before it clears a finished date, which the tool
+// cannot give back (MediaProgress.applyProgressUpdate clears it on
+// isFinished false, and on a new position more than 10 s before the end):
+// declined, nothing is sent and the record keeps its date; the question
+// names ids and counts only. A position inside the last 10 s from a
+// position outside them asks too: moving it back would clear the date.
+func TestSetProgressAsksBeforeClearingFinishedDate(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args map[string]any
+		item string
+		ep   string
+		want string
+	}{
+		{"is_finished false", map[string]any{"library_item_id": sd.ItemLeviathanWakes, "is_finished": false}, sd.ItemLeviathanWakes, "", "not finished"},
+		{"is_finished false and a position", map[string]any{"library_item_id": sd.ItemLeviathanWakes, "is_finished": false, "current_time": 120}, sd.ItemLeviathanWakes, "", "120 s"},
+		{"a position before the end", map[string]any{"library_item_id": sd.ItemLeviathanWakes, "current_time": 100}, sd.ItemLeviathanWakes, "", "100 s"},
+		{"a progress before the end", map[string]any{"library_item_id": sd.ItemLeviathanWakes, "progress": 0.5}, sd.ItemLeviathanWakes, "", "clears its finished date"},
+		{"an episode", map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings1, "current_time": 60}, sd.ItemPodcastTinyThings, sd.EpisodeTinyThings1, sd.EpisodeTinyThings1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var asked []string
+			e := start(t, apptest.Options{Elicit: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked = append(asked, r.Params.Message)
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}})
+			before := progressRecord(t, e, c.item, c.ep)
+			e.Standin.ResetRequests()
+			res := e.Call(t, "set_media_progress", c.args)
+			if !res.IsError || len(asked) != 1 {
+				t.Fatalf("want one question, declined, then nothing changed; asked %d: %s", len(asked), apptest.Text(res))
+			}
+			for _, w := range []string{c.item, c.want, "finished date"} {
+				if !strings.Contains(asked[0], w) {
+					t.Errorf("the question lacks %q:\n%s", w, asked[0])
+				}
+			}
+			for _, w := range []string{"Leviathan", "Tiny"} {
+				if strings.Contains(asked[0], w) {
+					t.Errorf("the question carries a title: %s", asked[0])
+				}
+			}
+			wantMutations(t, e.Standin)
+			sameRecord(t, c.name, before, progressRecord(t, e, c.item, c.ep))
+		})
+	}
+	// Within a finished record's last 10 s, from a position there: free.
+	t.Run("inside the last 10 s", func(t *testing.T) {
+		e := start(t, apptest.Options{Elicit: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			t.Error("asked for a change that keeps the finished date")
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}})
+		before := progressRecord(t, e, sd.ItemLeviathanWakes, "")
+		end := num(before["Duration"])
+		v := decode(t, e.Call(t, "set_media_progress", map[string]any{"library_item_id": sd.ItemLeviathanWakes, "current_time": end - 4}))
+		if at(t, v, "progress", "finished") != true {
+			t.Errorf("the record is no longer finished: %v", v)
+		}
+		putBack(t, e, v)
+		sameRecord(t, "inside the last 10 s", before, progressRecord(t, e, sd.ItemLeviathanWakes, ""))
+	})
+}
+
+// The writes of set_media_progress that do not ask answer with the values
+// they replaced and a put-back that gives the stand-in's record back field
+// by field (a put-back that clears a finished date the call made asks, and
+// is approved here); a record the call made is put back by deleting it.
+func TestSetProgressPutBack(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		args  map[string]any
+		item  string
+		ep    string
+		asked int // questions the put-back asks
+	}{
+		{"a position", map[string]any{"library_item_id": sd.ItemColourOfMagic, "current_time": 600}, sd.ItemColourOfMagic, "", 0},
+		{"a progress", map[string]any{"library_item_id": sd.ItemGoodOmens, "progress": 0.75}, sd.ItemGoodOmens, "", 0},
+		{"finished", map[string]any{"library_item_id": sd.ItemColourOfMagic, "is_finished": true}, sd.ItemColourOfMagic, "", 1},
+		{"a position at the end", map[string]any{"library_item_id": sd.ItemGoodOmens, "progress": 1}, sd.ItemGoodOmens, "", 1},
+		{"hidden, finished", map[string]any{"library_item_id": sd.ItemLeviathanWakes, "hide_from_continue_listening": true}, sd.ItemLeviathanWakes, "", 0},
+		{"an episode", map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings3, "current_time": 2000, "hide_from_continue_listening": true}, sd.ItemPodcastTinyThings, sd.EpisodeTinyThings3, 0},
+		{"no record before", map[string]any{"library_item_id": sd.ItemMort, "current_time": 600}, sd.ItemMort, "", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			asked := 0
+			e := start(t, apptest.Options{Elicit: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked++
+				return approve(ctx, r)
+			}})
+			before := progressRecord(t, e, c.item, c.ep)
+			e.Standin.ResetRequests()
+			v := decode(t, e.Call(t, "set_media_progress", c.args))
+			if asked != 0 {
+				t.Fatalf("the call asked: %v", v)
+			}
+			if at(t, v, "updated") != true || at(t, v, "previous") == nil {
+				t.Errorf("the answer lacks updated or previous: %v", v)
+			}
+			if before != nil && num(at(t, v, "previous", "current_time_s")) != math.Round(num(before["CurrentTime"])*10)/10 {
+				t.Errorf("previous position %v, the record had %v", at(t, v, "previous", "current_time_s"), before["CurrentTime"])
+			}
+			if after := progressRecord(t, e, c.item, c.ep); fmt.Sprint(after) == fmt.Sprint(before) {
+				t.Fatalf("test bug: the call changed nothing")
+			}
+			putBack(t, e, v)
+			if asked != c.asked {
+				t.Errorf("the put-back asked %d times, want %d", asked, c.asked)
+			}
+			after := progressRecord(t, e, c.item, c.ep)
+			if before == nil {
+				if after != nil {
+					t.Errorf("the put-back left a record: %v", after)
+				}
+				return
+			}
+			sameRecord(t, c.name, before, after)
 		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -317,7 +318,8 @@ func TestLiveContract(t *testing.T) {
 
 	// The binary, over stdio, pointed at the proxy; guarded tools ask and
 	// this client approves.
-	cs := connect(t, proxyURL, key)
+	var asked atomic.Int32
+	cs := connect(t, proxyURL, key, &asked)
 	tl, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -384,8 +386,42 @@ func TestLiveContract(t *testing.T) {
 
 	// progress: a book never started and an episode never started, set,
 	// read and deleted.
-	call("set_media_progress", map[string]any{"library_item_id": b1.ID, "current_time": 12.5})
+	set := call("set_media_progress", map[string]any{"library_item_id": b1.ID, "current_time": 12.5})
+	if pb, _ := set["put_back"].(map[string]any); pb == nil || pb["tool"] != "delete_media_progress" {
+		t.Errorf("set_media_progress on a book never started: the put-back is not the deletion of the new record: %v", set)
+	}
 	p := call("get_media_progress", map[string]any{"library_item_id": b1.ID})
+	// Finished, then put back from the answer (it asks: it clears the
+	// finished date the call made): Audiobookshelf's record as it was,
+	// field by field.
+	raw := func() map[string]any {
+		var m map[string]any
+		a.get("/api/me/progress/"+b1.ID, &m)
+		return m
+	}
+	r0 := raw()
+	asked.Store(0)
+	fin := call("set_media_progress", map[string]any{"library_item_id": b1.ID, "is_finished": true})
+	if asked.Load() != 0 {
+		t.Errorf("set_media_progress is_finished true on an unfinished record asked")
+	}
+	if pb, _ := fin["put_back"].(map[string]any); pb == nil {
+		t.Errorf("set_media_progress is_finished true: no put_back: %v", fin)
+	} else {
+		args, _ := pb["arguments"].(map[string]any)
+		call(fmt.Sprint(pb["tool"]), args)
+		if asked.Load() != 1 {
+			t.Errorf("the put-back that clears the new finished date asked %d times, want 1", asked.Load())
+		}
+		sameFields(t, "set_media_progress put-back", r0, raw())
+	}
+	// Un-finishing a finished record clears its finished date: it asks.
+	call("set_media_progress", map[string]any{"library_item_id": b1.ID, "is_finished": true})
+	asked.Store(0)
+	call("set_media_progress", map[string]any{"library_item_id": b1.ID, "is_finished": false})
+	if asked.Load() != 1 {
+		t.Errorf("set_media_progress is_finished false on a finished record asked %d times, want 1", asked.Load())
+	}
 	call("set_media_progress", map[string]any{"library_item_id": pod.ID, "episode_id": episode, "current_time": 4.5})
 	pe := call("get_media_progress", map[string]any{"library_item_id": pod.ID, "episode_id": episode})
 	for _, pr := range []map[string]any{p, pe} {
@@ -557,7 +593,28 @@ func report(t *testing.T, spec *contract.Spec, results []contract.Result) {
 
 // connect starts the binary over stdio against base and connects a client
 // that approves every question.
-func connect(t *testing.T, base, key string) *mcp.ClientSession {
+// sameFields compares two raw Audiobookshelf records field by field,
+// ignoring what Audiobookshelf moves on every save.
+func sameFields(t *testing.T, what string, before, after map[string]any) {
+	t.Helper()
+	keys := map[string]bool{}
+	for k := range before {
+		keys[k] = true
+	}
+	for k := range after {
+		keys[k] = true
+	}
+	for k := range keys {
+		if k == "lastUpdate" || k == "updatedAt" {
+			continue
+		}
+		if b, a := fmt.Sprint(before[k]), fmt.Sprint(after[k]); b != a {
+			t.Errorf("%s: field %s is %s after the put-back, was %s", what, k, a, b)
+		}
+	}
+}
+
+func connect(t *testing.T, base, key string, asked *atomic.Int32) *mcp.ClientSession {
 	t.Helper()
 	bin := os.Getenv("ABS_MCP_BIN")
 	if bin == "" {
@@ -584,6 +641,7 @@ func connect(t *testing.T, base, key string) *mcp.ClientSession {
 	cmd.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-live", Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.Add(1)
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
 		},
 	})

@@ -29,13 +29,17 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is set at build time with -ldflags "-X main.version=..." (make
+// build and make release stamp the release tag's version, or
+// 0.0.0-dev+COMMIT); `go install ...@v1.2.3` gives the module's version
+// instead (moduleVersion).
+var version = "0.0.0-dev"
 
 // ElicitationOffLine is printed once at start when ELICITATION=false.
 const ElicitationOffLine = "audiobookshelf-mcp: ELICITATION=false — guarded tools fall back to the two-call token"
 
 func main() {
+	version = moduleVersion(version)
 	tuneGC(os.Getenv)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -53,6 +57,7 @@ var Flags = []Flag{
 	{"--stateless", "", "false", "with --http: no sessions (for gateways; older clients get the token path)", "With --http: no sessions, every request stands alone (for gateways and load balancers; set the same AUDIOBOOKSHELF_STATE_KEY on every instance). 2026-07-28 clients still get the approval dialog, through sealed state in the result; older clients get the two-call confirm_token, which says why. Without --http: exit 2."},
 	{"--gateway-authenticates", "", "false", "with --http: the network in front authenticates every request (no token asked here)", "With --http on an address that is not loopback and no AUDIOBOOKSHELF_MCP_TOKEN: start anyway, because a gateway or reverse proxy in front authenticates every request before it reaches this server. Without it the server refuses to start open. Without --http: exit 2."},
 	{"--demo", "", "false", "serve a built-in sample library from memory (nothing is written)", "Serve a built-in sample library from memory instead of a real Audiobookshelf (AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY are ignored; nothing is written anywhere)."},
+	{"--check", "", "false", "connect to Audiobookshelf once, say what was found, exit 0 (or 1 with the error)", "Connect to Audiobookshelf once with the configured URL and API key, as the tools would, and print what was found: the server's version, the key's user and how many libraries that user sees (the key itself is never printed). Exit 0; or print the error a tool call would give (what failed, what to do) and exit 1. A first step after setting the variables."},
 	{"--version", "", "", "print the version", "Print the version and exit."},
 	{"--help", "", "", "this text", "Print the usage, the flags and the variables, and exit."},
 }
@@ -70,6 +75,7 @@ Usage:
   audiobookshelf-mcp [--demo]                          serve MCP over stdio (what desktop clients start)
   audiobookshelf-mcp --http ADDR [--stateless] [--gateway-authenticates] [--demo]
                                                        serve MCP over streamable HTTP at http://ADDR/mcp
+  audiobookshelf-mcp --check                           connect to Audiobookshelf once and say what was found
   audiobookshelf-mcp tools                             print the tool reference
   audiobookshelf-mcp guards                            print the guard table
   audiobookshelf-mcp --version | --help
@@ -92,7 +98,7 @@ Flags:
 
 // options are the parsed command line.
 type options struct {
-	version, demo, stateless, gatewayAuth bool
+	version, demo, stateless, gatewayAuth, check bool
 	http                                  string
 }
 
@@ -102,6 +108,7 @@ func newFlagSet(stderr io.Writer, o *options) *flag.FlagSet {
 	fs.Usage = func() { usage(stderr) }
 	fs.BoolVar(&o.version, "version", false, "print the version")
 	fs.BoolVar(&o.demo, "demo", false, "serve a built-in sample library from memory")
+	fs.BoolVar(&o.check, "check", false, "connect to Audiobookshelf once and say what was found")
 	fs.StringVar(&o.http, "http", "", "serve MCP over streamable HTTP at http://ADDR/mcp")
 	fs.BoolVar(&o.stateless, "stateless", false, "with --http: no sessions")
 	fs.BoolVar(&o.gatewayAuth, "gateway-authenticates", false, "with --http: the network in front authenticates every request")
@@ -152,6 +159,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "audiobookshelf-mcp: --stateless needs --http ADDR (over stdio there is one client and one session)")
 		return 2
 	}
+	if o.check && listenAddr != "" {
+		fmt.Fprintln(stderr, "audiobookshelf-mcp: --check connects to Audiobookshelf once and exits; it serves nothing, so --http does not go with it")
+		return 2
+	}
 	if o.gatewayAuth && listenAddr == "" {
 		fmt.Fprintln(stderr, "audiobookshelf-mcp: --gateway-authenticates needs --http ADDR (over stdio the client that starts the server is the only one)")
 		return 2
@@ -189,6 +200,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		defer sd.Close()
 		cfg.URL, cfg.APIKey = url, standin.DefaultAPIKey
 		fmt.Fprintf(stderr, "audiobookshelf-mcp: DEMO MODE — a built-in sample library served from memory at %s; nothing is written anywhere, and everything is gone when the server stops\n", url)
+	}
+
+	if o.check {
+		return check(ctx, cfg, stdout, stderr)
 	}
 
 	srv, err := app.New(app.Options{Config: cfg, Version: version, Logger: logger, Stateless: o.stateless})

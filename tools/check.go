@@ -1,0 +1,80 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// CheckReport is what `audiobookshelf-mcp --check` found: the server's
+// version (from GET /status), the API key's user (GET /api/me) and the
+// libraries that user sees (GET /api/libraries).
+type CheckReport struct {
+	URL, ServerVersion string
+	Username, UserType string
+	Libraries          int
+	LibraryNames       []string
+	// Lacks is what the tools use that this server's version has not.
+	Lacks []string
+}
+
+// Check connects to Audiobookshelf once, as the tools would, and reports
+// what it found; the error is the one a tool call would give (what failed
+// and what to do), without the key.
+func (d *Deps) Check(ctx context.Context) (*CheckReport, error) {
+	if res := d.Ready(true); res != nil {
+		return nil, resultError(res)
+	}
+	r := &CheckReport{URL: d.BaseURL}
+	body, res := d.get(ctx, "the server status", func(ctx context.Context) (*http.Response, error) { return d.API.GetServerStatus(ctx) })
+	if res != nil {
+		return nil, resultError(res)
+	}
+	var s struct {
+		App           string `json:"app"`
+		ServerVersion string `json:"serverVersion"`
+	}
+	if res := decode(body, &s); res != nil {
+		return nil, resultError(res)
+	}
+	if s.App != "audiobookshelf" && s.ServerVersion == "" {
+		return nil, errors.New("the server at " + d.BaseURL + " answered /status, but not as Audiobookshelf does: is AUDIOBOOKSHELF_URL the Audiobookshelf server?")
+	}
+	r.ServerVersion = s.ServerVersion
+	for _, l := range lacks(s.ServerVersion) {
+		r.Lacks = append(r.Lacks, fmt.Sprintf("%v (Audiobookshelf %v)", l["what"], l["since"]))
+	}
+	_, u, res := d.getMe(ctx)
+	if res != nil {
+		return nil, resultError(res)
+	}
+	r.Username, r.UserType = u.Username, u.Type
+	body, res = d.get(ctx, "the library list", func(ctx context.Context) (*http.Response, error) { return d.API.ListLibraries(ctx) })
+	if res != nil {
+		return nil, resultError(res)
+	}
+	var v struct {
+		Libraries []absLibrary `json:"libraries"`
+	}
+	if res := decode(body, &v); res != nil {
+		return nil, resultError(res)
+	}
+	r.Libraries = len(v.Libraries)
+	for _, l := range v.Libraries {
+		r.LibraryNames = append(r.LibraryNames, cleanText(l.Name))
+	}
+	return r, nil
+}
+
+// resultError is the text of an error result.
+func resultError(res *mcp.CallToolResult) error {
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			return errors.New(t.Text)
+		}
+	}
+	return errors.New("the check failed")
+}

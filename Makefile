@@ -1,13 +1,16 @@
 # The interface to this repository. `make test` is what CI runs.
 GO ?= go
 BIN := bin/audiobookshelf-mcp
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The version `make build` stamps: the release tag on HEAD less its "v"
+# (v1.2.3 stamps 1.2.3), else 0.0.0-dev+COMMIT (cmd/release -print-version;
+# worked out once, when first used).
+VERSION ?= $(eval VERSION := $(shell $(GO) run ./cmd/release -print-version 2>/dev/null || echo 0.0.0-dev))$(VERSION)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 # The date every file of the release archives and the image carries (Unix
 # seconds): the last commit's, so the same commit and Go give the same bytes.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 946684800)
 
-.PHONY: all build generate check-generated test test-short test-interop test-packaging test-live spec-drift vet bench run demo clean release image
+.PHONY: all build generate check-generated test test-short test-interop test-packaging test-live spec-drift vet bench run demo clean release release-local image
 
 all: build
 
@@ -30,19 +33,30 @@ check-generated:
 	$(GO) run ./cmd/toolgen -check
 	$(GO) run ./cmd/release -check
 
-# Into dist/: for linux, darwin and windows on amd64 and arm64, the static
-# binary (CGO off, -trimpath, VERSION stamped) as a .tar.gz (.zip for
-# windows) with README.md; the MCP Bundle for Claude Desktop (.mcpb);
-# server.json with the bundle's SHA-256 (the one to publish); SHA256SUMS.
+# A release of the tagged commit: refused, saying why, when HEAD has no tag
+# vX.Y.Z (or tracked files differ from it). Into dist/, emptied first, only
+# what is uploaded: for linux, darwin and windows on amd64 and arm64 the
+# static binary (CGO off, -trimpath, the tag's version stamped) as a .tar.gz
+# (.zip for windows) unpacking into audiobookshelf-mcp_VERSION_OS_ARCH/ with
+# LICENSE and README.txt; the MCP Bundle for Claude Desktop (.mcpb); the
+# container image as an OCI layout tarball; server.json with the bundle's
+# SHA-256 (the one to publish); SHA256SUMS of all of them. The binaries are
+# built under build/.
 release:
-	$(GO) run ./cmd/release -version $(VERSION) -date $(SOURCE_DATE_EPOCH) -out dist
+	$(GO) run ./cmd/release -date $(SOURCE_DATE_EPOCH) -out dist -work build
 
-# The container image (linux/amd64 and linux/arm64), built without a daemon,
-# as an OCI layout tarball in dist/. Push it with
-# `skopeo copy --all oci-archive:dist/<file> docker://ghcr.io/...`, or load it
-# with `docker load`. The Dockerfile makes the same image with Docker.
+# The same from any commit, stamped 0.0.0-dev+COMMIT when HEAD has no release
+# tag: to try the archives and the bundle. Without server.json; never
+# published.
+release-local:
+	$(GO) run ./cmd/release -dev -date $(SOURCE_DATE_EPOCH) -out dist -work build
+
+# The container image alone (linux/amd64 and linux/arm64), built without a
+# daemon, as an OCI layout tarball in dist/ (SHA256SUMS rewritten), stamped
+# as make build stamps. `docker load` or `podman load` reads it. The
+# Dockerfile makes the same image with Docker.
 image:
-	$(GO) run ./cmd/release -image -version $(VERSION) -date $(SOURCE_DATE_EPOCH) -out dist
+	$(GO) run ./cmd/release -image -dev -date $(SOURCE_DATE_EPOCH) -out dist -work build
 
 vet:
 	$(GO) vet ./...
@@ -117,4 +131,4 @@ demo: build
 	./$(BIN) --demo
 
 clean:
-	rm -rf bin dist
+	rm -rf bin build dist

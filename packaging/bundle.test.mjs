@@ -9,7 +9,7 @@ import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync, statSync, existsSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync, statSync, existsSync, rmSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,17 +24,19 @@ const version = "0.0.0-bundletest";
 const goos = { linux: "linux", darwin: "darwin", win32: "windows" }[process.platform];
 const goarch = { x64: "amd64", arm64: "arm64" }[process.arch];
 
-let dist, unpacked, bundle;
+let dist, work, unpacked, bundle;
 
 before(() => {
-  dist = mkdtempSync(join(tmpdir(), "abs-mcp-release-"));
+  const top = mkdtempSync(join(tmpdir(), "abs-mcp-release-"));
+  dist = join(top, "dist");
+  work = join(top, "build");
   unpacked = mkdtempSync(join(tmpdir(), "abs-mcp-unpacked-"));
-  execFileSync(process.env.GO || "go", ["run", "./cmd/release", "-version", stamped, "-platforms", "host", "-out", dist],
+  execFileSync(process.env.GO || "go", ["run", "./cmd/release", "-version", stamped, "-platforms", "host", "-out", dist, "-work", work],
     { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
   bundle = join(dist, `audiobookshelf-mcp_${version}.mcpb`);
   execFileSync(mcpb, ["unpack", bundle, unpacked], { stdio: ["ignore", "ignore", "inherit"] });
   process.on("exit", () => {
-    rmSync(dist, { recursive: true, force: true });
+    rmSync(top, { recursive: true, force: true });
     rmSync(unpacked, { recursive: true, force: true });
   });
 });
@@ -67,7 +69,7 @@ test("mcpb validate refuses a broken manifest (the check can fail)", () => {
   const manifest = JSON.parse(readFileSync(template, "utf8"));
   manifest.server.type = "exe";
   delete manifest.author;
-  const path = join(dist, "broken-manifest.json");
+  const path = join(work, "broken-manifest.json");
   writeFileSync(path, JSON.stringify(manifest));
   const { code, out } = validate(path);
   assert.notEqual(code, 0, out);
@@ -80,15 +82,17 @@ test("the packed bundle unpacks to its manifest, the launcher and this platform'
   const { code, out } = validate(join(unpacked, "manifest.json"));
   assert.equal(code, 0, out);
   assert.equal(readFileSync(join(unpacked, "server", "launch.sh"), "utf8"), readFileSync(join(here, "mcpb", "launch.sh"), "utf8"));
+  assert.equal(readFileSync(join(unpacked, "LICENSE"), "utf8"), readFileSync(join(root, "LICENSE"), "utf8"));
+  assert.equal(JSON.parse(manifest).license, "MIT");
   const exe = goos === "windows"
     ? join(unpacked, "server", "windows-amd64", "audiobookshelf-mcp.exe")
     : join(unpacked, "server", `${goos}-${goarch}`, "audiobookshelf-mcp");
-  const built = join(dist, "bin", `${goos}-${goarch}`, goos === "windows" ? "audiobookshelf-mcp.exe" : "audiobookshelf-mcp");
+  const built = join(work, "bin", `${goos}-${goarch}`, goos === "windows" ? "audiobookshelf-mcp.exe" : "audiobookshelf-mcp");
   assert.ok(readFileSync(exe).equals(readFileSync(built)), "the bundle's binary is the one just built");
   if (process.platform !== "win32") {
     assert.equal(statSync(exe).mode & 0o777, 0o755);
     const v = execFileSync("/bin/sh", [join(unpacked, "server", "launch.sh"), "--version"], { encoding: "utf8" });
-    assert.equal(v.trim(), `audiobookshelf-mcp ${stamped}`);
+    assert.equal(v.trim(), `audiobookshelf-mcp ${version}`);
   }
 });
 
@@ -99,8 +103,13 @@ test("server.json of the release carries the bundle's hash; SHA256SUMS verifies"
   assert.equal(pkg.fileSha256, sum(bundle));
   assert.equal(sj.version, version);
   assert.ok(pkg.identifier.endsWith(`/releases/download/${stamped}/audiobookshelf-mcp_${version}.mcpb`), pkg.identifier);
+  assert.equal(sj._meta["io.modelcontextprotocol.registry/publisher-provided"].license, "MIT");
   const lines = readFileSync(join(dist, "SHA256SUMS"), "utf8").trim().split("\n");
-  assert.equal(lines.length, 2); // this platform's archive and the bundle
+  // Every other file of dist/: this platform's archive, the bundle,
+  // server.json, and on Linux the image.
+  const others = readdirSync(dist).filter((n) => n !== "SHA256SUMS").toSorted();
+  assert.deepEqual(lines.map((l) => l.split("  ")[1]), others);
+  assert.equal(others.length, goos === "linux" ? 4 : 3, others.join(" "));
   for (const line of lines) {
     const [hash, name] = line.split(/  /);
     assert.equal(hash, sum(join(dist, name)), name);

@@ -1,10 +1,15 @@
 // Command release makes what people install without Go, with no tool but
 // the Go toolchain:
 //
-//	release -version V [-out dist] [-platforms all]   archives, bundle, SHA256SUMS, server.json
-//	release -image -version V [-out dist]             the container image as an OCI layout tarball
-//	release -generate | -check                        the checked-in server.json and Dockerfile (make generate)
-//	release -ca-bundle FILE                           the image's CA certificates (the Dockerfile's build runs it)
+//	release [-out dist] [-work build] [-platforms all]   archives, bundle, image, SHA256SUMS, server.json
+//	release -image [-out dist]                           the container image alone, as an OCI layout tarball
+//	release -print-version                               the version `make build` stamps
+//	release -generate | -check                           the checked-in server.json and Dockerfile (make generate)
+//	release -ca-bundle FILE                              the image's CA certificates (the Dockerfile's build runs it)
+//
+// The version is the release tag vX.Y.Z on HEAD, less its "v"; without one
+// a release is refused, saying why. -dev stamps a local build 0.0.0-dev+COMMIT
+// instead (never published); -version V stamps V (tests).
 //
 // See internal/release for what each contains.
 package main
@@ -26,8 +31,11 @@ import (
 
 func main() {
 	root := flag.String("root", ".", "repository root")
-	version := flag.String("version", "", "the version stamped into the binaries (make passes git describe)")
-	out := flag.String("out", "dist", "output directory")
+	version := flag.String("version", "", "stamp this semver version instead of the release tag's (for tests)")
+	dev := flag.Bool("dev", false, "a local build: stamp 0.0.0-dev+COMMIT when HEAD has no release tag (never published)")
+	printVersion := flag.Bool("print-version", false, "print the version of a local build (the tag's, else 0.0.0-dev+COMMIT) and exit")
+	out := flag.String("out", "dist", "output directory: only what is uploaded")
+	work := flag.String("work", "build", "directory of the intermediate files (the binaries before they are packed)")
 	platforms := flag.String("platforms", "all", "all, host, or a comma-separated list of os/arch")
 	image := flag.Bool("image", false, "write the container image (linux/amd64 and linux/arm64) instead of the archives and bundle")
 	generate := flag.Bool("generate", false, "write the checked-in server.json and Dockerfile")
@@ -68,8 +76,22 @@ func main() {
 		}
 		return
 	}
-	if *version == "" {
-		fail(fmt.Errorf("-version is required (make release passes it)"))
+	if *printVersion {
+		fmt.Println(release.DevVersion(*root))
+		return
+	}
+	var v string
+	var err error
+	switch {
+	case *version != "":
+		v, err = release.CheckVersion(*version)
+	case *dev:
+		v = release.DevVersion(*root)
+	default:
+		v, err = release.ReleaseVersion(*root)
+	}
+	if err != nil {
+		fail(err)
 	}
 	mtime := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	if *date != "" {
@@ -91,7 +113,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := release.Options{Root: *root, Out: *out, Version: *version, Platforms: ps, Date: mtime, Log: os.Stderr}
+	opts := release.Options{Root: *root, Out: *out, Work: *work, Version: v, Platforms: ps, Date: mtime, Log: os.Stderr}
 	if *image {
 		err = release.MakeImage(ctx, opts)
 	} else {

@@ -46,7 +46,7 @@ func BundleManifest(template []byte, version string) ([]byte, error) {
 	return bytes.Replace(template, placeholder, []byte(`"version": "`+Version(version)+`",`), 1), nil
 }
 
-// WriteBundle packs the MCP Bundle at out: manifest.json, the launcher and
+// WriteBundle packs the MCP Bundle at out: manifest.json, LICENSE, the launcher and
 // the binaries of bins (by platform, their bytes). Without partial, every
 // platform the bundle carries must be in bins.
 func WriteBundle(root, out, version string, bins map[Platform][]byte, mtime time.Time, partial bool) error {
@@ -62,8 +62,13 @@ func WriteBundle(root, out, version string, bins map[Platform][]byte, mtime time
 	if err != nil {
 		return err
 	}
+	license, err := os.ReadFile(filepath.Join(root, LicenseFile))
+	if err != nil {
+		return err
+	}
 	files := []File{
 		{"manifest.json", 0o644, manifest},
+		{LicenseFile, 0o644, license},
 		{toolgen.BundleLauncher, 0o755, launcher},
 	}
 	for _, p := range Platforms {

@@ -43,6 +43,17 @@ func ImageName(version string) string {
 	return fmt.Sprintf("%s_%s_image.oci.tar", Binary, Version(version))
 }
 
+// ImageTag is the image's tag for version: the version itself, but for the
+// "+" of a local build's version (0.0.0-dev+COMMIT), which no tag may
+// hold and is written "_" there (the labels keep the version as it is).
+func ImageTag(version string) string { return strings.ReplaceAll(Version(version), "+", "_") }
+
+// ImageRef is the image's name with its tag.
+func ImageRef(version string) string { return ImageRepository + ":" + ImageTag(version) }
+
+// ImageLicense is where the image keeps the license.
+const ImageLicense = "/" + LicenseFile
+
 // ImageEntrypoint and ImageCmd: the command is the binary; the arguments,
 // which `docker run IMAGE ARGS` replaces, serve over HTTP.
 var (
@@ -78,14 +89,18 @@ func tarLayer(dirs []string, files []File, created time.Time) (v1.Layer, error) 
 	}, tarball.WithMediaType(types.OCILayer))
 }
 
-// imageFor is the image of one platform: the CA layer, then bin.
-func imageFor(meta Meta, version string, p Platform, bin []byte, created time.Time) (v1.Image, error) {
+// imageFor is the image of one platform: the CA layer, then bin and the
+// license.
+func imageFor(meta Meta, version string, p Platform, bin, license []byte, created time.Time) (v1.Image, error) {
 	ca, err := tarLayer([]string{"etc", "etc/ssl", "etc/ssl/certs"},
 		[]File{{strings.TrimPrefix(CABundlePath, "/"), 0o644, CABundle()}}, created)
 	if err != nil {
 		return nil, err
 	}
-	layer, err := tarLayer(nil, []File{{strings.TrimPrefix(ImageBinary, "/"), 0o755, bin}}, created)
+	layer, err := tarLayer(nil, []File{
+		{strings.TrimPrefix(ImageBinary, "/"), 0o755, bin},
+		{strings.TrimPrefix(ImageLicense, "/"), 0o644, license},
+	}, created)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +111,7 @@ func imageFor(meta Meta, version string, p Platform, bin []byte, created time.Ti
 			Created: v1.Time{Time: created}, CreatedBy: "cmd/release: COPY ca-certificates.crt " + CABundlePath,
 		}},
 		mutate.Addendum{Layer: layer, History: v1.History{
-			Created: v1.Time{Time: created}, CreatedBy: "cmd/release: COPY " + Binary + " " + ImageBinary,
+			Created: v1.Time{Time: created}, CreatedBy: "cmd/release: COPY " + Binary + " " + ImageBinary + "; COPY " + LicenseFile + " " + ImageLicense,
 		}})
 	if err != nil {
 		return nil, err
@@ -127,21 +142,23 @@ func ImageLabels(meta Meta, version string) map[string]string {
 		"org.opencontainers.image.version":       Version(version),
 		"org.opencontainers.image.source":        Repository,
 		"org.opencontainers.image.documentation": Repository + "#readme",
+		"org.opencontainers.image.licenses":      LicenseID,
 	}
 }
 
 // WriteImage writes an OCI image layout, as one tar file at out, holding an
 // index of one image per platform of bins, tagged
-// ImageRepository:version (the org.opencontainers.image.ref.name annotation,
+// ImageRef(version) (the org.opencontainers.image.ref.name annotation,
 // which `skopeo copy oci-archive:OUT docker://...` and `docker load` read).
-func WriteImage(out string, meta Meta, version string, bins map[Platform][]byte, created time.Time) error {
+// Every image carries license at ImageLicense.
+func WriteImage(out string, meta Meta, version string, bins map[Platform][]byte, license []byte, created time.Time) error {
 	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
 	for _, p := range ImagePlatforms {
 		bin, ok := bins[p]
 		if !ok {
 			continue
 		}
-		img, err := imageFor(meta, version, p, bin, created)
+		img, err := imageFor(meta, version, p, bin, license, created)
 		if err != nil {
 			return fmt.Errorf("image for %s: %w", p, err)
 		}
@@ -163,7 +180,7 @@ func WriteImage(out string, meta Meta, version string, bins map[Platform][]byte,
 	if err != nil {
 		return err
 	}
-	ref := ImageRepository + ":" + Version(version)
+	ref := ImageRef(version)
 	if err := lp.AppendIndex(idx, layout.WithAnnotations(map[string]string{
 		"org.opencontainers.image.ref.name": ref,
 		"io.containerd.image.name":          ref,

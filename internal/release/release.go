@@ -105,8 +105,8 @@ func goCmd() string {
 	return "go"
 }
 
-// Version is the release's version as the registry and the bundle carry it:
-// the stamped version less a leading "v" (a tag v1.2.3 gives 1.2.3).
+// Version is a version as everything carries it: less a leading "v" (a tag
+// v1.2.3 gives 1.2.3).
 func Version(stamped string) string { return strings.TrimPrefix(stamped, "v") }
 
 // File is one file of an archive.
@@ -122,11 +122,26 @@ func ArchiveName(version string, p Platform) string {
 	if p.OS == "windows" {
 		ext = ".zip"
 	}
-	return fmt.Sprintf("%s_%s_%s_%s%s", Binary, Version(version), p.OS, p.Arch, ext)
+	return ArchiveDir(version, p) + ext
 }
 
+// ArchiveDir is the one folder an archive unpacks into, holding the binary,
+// LICENSE and README.txt: audiobookshelf-mcp_VERSION_OS_ARCH.
+func ArchiveDir(version string, p Platform) string {
+	return fmt.Sprintf("%s_%s_%s_%s", Binary, Version(version), p.OS, p.Arch)
+}
+
+// LicenseFile is the license, at the root; every archive, the bundle and
+// the image carry it. LicenseID is its SPDX identifier, as the bundle's
+// manifest, the image's label and server.json name it.
+const (
+	LicenseFile = "LICENSE"
+	LicenseID   = "MIT"
+)
+
 // WriteTarGz writes files as a gzip-compressed tar, every entry dated mtime
-// and owned by 0:0, so the same files give the same bytes.
+// and owned by 0:0, so the same files give the same bytes. A File whose
+// Mode is a directory (its Name ending in "/") is a folder entry.
 func WriteTarGz(path string, files []File, mtime time.Time) error {
 	var buf bytes.Buffer
 	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
@@ -134,6 +149,9 @@ func WriteTarGz(path string, files []File, mtime time.Time) error {
 	for _, f := range files {
 		hdr := &tar.Header{Name: f.Name, Mode: int64(f.Mode.Perm()), Size: int64(len(f.Data)),
 			ModTime: mtime, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
+		if f.Mode.IsDir() {
+			hdr.Typeflag, hdr.Size = tar.TypeDir, 0
+		}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return err
 		}
@@ -158,6 +176,9 @@ func WriteZip(path string, files []File, mtime time.Time) error {
 	for _, f := range files {
 		h := &zip.FileHeader{Name: f.Name, Method: zip.Deflate, Modified: mtime.UTC()}
 		h.SetMode(f.Mode)
+		if f.Mode.IsDir() {
+			h.Method = zip.Store
+		}
 		w, err := zw.CreateHeader(h)
 		if err != nil {
 			return err
@@ -190,12 +211,25 @@ func SHA256File(path string) (string, error) {
 // format of `sha256sum` (check with `sha256sum -c SHA256SUMS`).
 const ChecksumsFile = "SHA256SUMS"
 
-// WriteChecksums writes dir/SHA256SUMS for the named files of dir.
-func WriteChecksums(dir string, names []string) error {
-	sorted := append([]string(nil), names...)
-	sort.Strings(sorted)
+// WriteChecksums writes dir/SHA256SUMS for every other file of dir.
+func WriteChecksums(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Name() == ChecksumsFile {
+			continue
+		}
+		if !e.Type().IsRegular() {
+			return fmt.Errorf("%s holds %s, which is not a file: only what is uploaded belongs there", dir, e.Name())
+		}
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
 	var b strings.Builder
-	for _, n := range sorted {
+	for _, n := range names {
 		sum, err := SHA256File(filepath.Join(dir, n))
 		if err != nil {
 			return err

@@ -278,7 +278,7 @@ func readArchive(t *testing.T, path string) map[string]File {
 			t.Fatal(err)
 		}
 		b, _ := io.ReadAll(tr)
-		out[h.Name] = File{h.Name, os.FileMode(h.Mode), b}
+		out[h.Name] = File{h.Name, h.FileInfo().Mode(), b}
 	}
 	return out
 }
@@ -361,7 +361,11 @@ func TestImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), ImageName("v0.0.0-imagetest"))
-	if err := WriteImage(out, meta, "v0.0.0-imagetest", map[Platform][]byte{p: bin}, time.Unix(0, 0)); err != nil {
+	license, err := os.ReadFile(filepath.Join(root, LicenseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteImage(out, meta, "v0.0.0-imagetest", map[Platform][]byte{p: bin}, license, time.Unix(0, 0)); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -449,10 +453,16 @@ func TestImage(t *testing.T) {
 		}
 	}
 	files := layerFiles(t, layers[1])
-	if got, ok := files[Binary]; !ok || len(files) != 1 {
-		t.Errorf("the binary's layer holds %v, want [%s]", slices.Collect(maps.Keys(files)), Binary)
+	if got, ok := files[Binary]; !ok || len(files) != 2 {
+		t.Errorf("the binary's layer holds %v, want [%s %s]", slices.Collect(maps.Keys(files)), Binary, LicenseFile)
 	} else if !bytes.Equal(got, bin) {
 		t.Errorf("the binary in the image (%d bytes) is not the one just built (%d bytes)", len(got), len(bin))
+	}
+	if !bytes.Equal(files[LicenseFile], license) {
+		t.Errorf("the image's /%s is not the repository's", LicenseFile)
+	}
+	if got := cf.Config.Labels["org.opencontainers.image.licenses"]; got != "MIT" {
+		t.Errorf("label org.opencontainers.image.licenses = %q", got)
 	}
 }
 

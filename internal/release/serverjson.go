@@ -91,14 +91,23 @@ func MainVersion(root string) (string, error) {
 // The parts of server.json written here, in the schema's names.
 type (
 	serverJSON struct {
-		Schema      string     `json:"$schema"`
-		Name        string     `json:"name"`
-		Title       string     `json:"title"`
-		Description string     `json:"description"`
-		Version     string     `json:"version"`
-		Repository  repository `json:"repository"`
-		WebsiteURL  string     `json:"websiteUrl"`
-		Packages    []pkg      `json:"packages"`
+		Schema      string      `json:"$schema"`
+		Meta        *serverMeta `json:"_meta,omitempty"`
+		Name        string      `json:"name"`
+		Title       string      `json:"title"`
+		Description string      `json:"description"`
+		Version     string      `json:"version"`
+		Repository  repository  `json:"repository"`
+		WebsiteURL  string      `json:"websiteUrl"`
+		Packages    []pkg       `json:"packages"`
+	}
+	// serverMeta is the schema's _meta: the schema has no field of its own for
+	// a license, so it is said in the publisher-provided metadata.
+	serverMeta struct {
+		PublisherProvided publisherProvided `json:"io.modelcontextprotocol.registry/publisher-provided"`
+	}
+	publisherProvided struct {
+		License string `json:"license"`
 	}
 	repository struct {
 		URL    string `json:"url"`
@@ -189,6 +198,7 @@ func ServerJSON(meta Meta, version, bundleSHA256 string) ([]byte, error) {
 	v := Version(version)
 	sj := serverJSON{
 		Schema:      ServerSchema,
+		Meta:        &serverMeta{publisherProvided{License: LicenseID}},
 		Name:        meta.RegistryName(),
 		Title:       meta.Title,
 		Description: meta.Description,

@@ -80,6 +80,7 @@ func renderBundleManifest(m *Manifest) ([]byte, error) {
 		set("repository", newObj().set("type", "git").set("url", repo)).
 		set("homepage", repo).
 		set("documentation", repo+"#readme").
+		set("license", "MIT").
 		set("server", newObj().
 			set("type", "binary").
 			set("entry_point", BundleLauncher).

@@ -33,12 +33,20 @@ func fakeBuild(ctx context.Context, root string, p Platform, version, out string
 	return os.WriteFile(out, []byte("binary for "+p.String()+" "+version), 0o755)
 }
 
-func makeRelease(t *testing.T, version string) (out, work string, log string) {
+// allFake writes stand-in bytes for every platform.
+func allFake(_ context.Context, _ string, p Platform, version, out string) error {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(out, []byte("binary for "+p.String()+" "+version), 0o755)
+}
+
+func makeRelease(t *testing.T, version string, build func(context.Context, string, Platform, string, string) error) (out, work string, log string) {
 	t.Helper()
 	out, work = filepath.Join(t.TempDir(), "dist"), filepath.Join(t.TempDir(), "build")
 	var lb bytes.Buffer
 	err := Make(context.Background(), Options{Root: root, Out: out, Work: work, Version: version,
-		Platforms: Platforms, Date: time.Unix(1700000000, 0), Log: &lb, build: fakeBuild})
+		Platforms: Platforms, Date: time.Unix(1700000000, 0), Log: &lb, build: build})
 	if err != nil {
 		t.Fatalf("Make: %v\n%s", err, lb.String())
 	}
@@ -66,7 +74,7 @@ func dirNames(t *testing.T, dir string) []string {
 // image's tag and labels, SHA256SUMS.
 func TestReleaseHoldsTogether(t *testing.T) {
 	const v = "1.2.3-rc.1"
-	out, work, _ := makeRelease(t, v)
+	out, work, _ := makeRelease(t, v, fakeBuild)
 	license, _ := os.ReadFile(filepath.Join(root, LicenseFile))
 
 	// dist/: exactly what is uploaded.
@@ -250,7 +258,7 @@ func TestLocalRelease(t *testing.T) {
 		t.Skip("sha256sum and the shell")
 	}
 	const v = "0.0.0-dev+0123456789ab.dirty"
-	out, _, log := makeRelease(t, v)
+	out, _, log := makeRelease(t, v, allFake)
 	names := dirNames(t, out)
 	if slices.Contains(names, ServerJSONFile) || !strings.Contains(log, "no server.json, nothing here is for publishing") {
 		t.Errorf("a local build wrote %v\n%s", names, log)
@@ -269,7 +277,7 @@ func TestLocalRelease(t *testing.T) {
 	// A second run replaces the first's files; a stray file stops it.
 	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
 	err := Make(context.Background(), Options{Root: root, Out: out, Work: t.TempDir(), Version: "1.0.0",
-		Platforms: Platforms, Log: io.Discard, build: fakeBuild})
+		Platforms: Platforms, Log: io.Discard, build: allFake})
 	if err == nil || !strings.Contains(err.Error(), "holds notes.txt, which no release writes") {
 		t.Errorf("a stray file: %v", err)
 	}

@@ -108,6 +108,8 @@ func (g *Guard) renewedNote(why string) string {
 		cause = "the answer that came back had already been used for an earlier call"
 	case "other tool", "other arguments":
 		cause = "the answer that came back was given to a question about another call (" + why + ")"
+	case otherPerson:
+		cause = "the answer that came back was given to a question asked of another person (another Audiobookshelf user), and an approval counts only for the person who gave it"
 	case "missing":
 		cause = "an answer came back without the question's state (requestState)"
 	default:
@@ -148,7 +150,7 @@ func approvalSchema(tool string) *jsonschema.Schema {
 // question is the multi round-trip result that asks: no content, one form
 // input request, a freshly sealed state. renewed is why the last answer did
 // not open, "" for a first question.
-func (g *Guard) question(q *Question, fp [32]byte, now time.Time, renewed string) *mcp.CallToolResult {
+func (g *Guard) question(q *Question, user string, fp [32]byte, now time.Time, renewed string) *mcp.CallToolResult {
 	msg := q.Message()
 	if note := g.renewal(renewed); note != "" {
 		msg += "\n\n" + note
@@ -161,13 +163,14 @@ func (g *Guard) question(q *Question, fp [32]byte, now time.Time, renewed string
 				RequestedSchema: approvalSchema(q.Tool),
 			},
 		},
-		RequestState: g.seal(q.Tool, fp, q.read, now),
+		RequestState: g.seal(q.Tool, user, fp, q.read, now),
 	}
 }
 
 // dialog decides a call on the dialog path.
 func (g *Guard) dialog(ctx context.Context, req *mcp.CallToolRequest, q Question, fp [32]byte) (bool, *mcp.CallToolResult) {
 	now := g.now()
+	user := UserFrom(ctx)
 	tr := traceFrom(ctx)
 	var responses mcp.InputResponseMap
 	var state string
@@ -177,15 +180,18 @@ func (g *Guard) dialog(ctx context.Context, req *mcp.CallToolRequest, q Question
 	if len(responses) == 0 && state == "" {
 		tr.asked(q.Tool, q.Targets)
 		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeAsked, "")
-		return false, g.question(&q, fp, now, "")
+		return false, g.question(&q, user, fp, now, "")
 	}
 	tr.answered()
-	if ok, why := g.open(state, q.Tool, fp, q.read, now); !ok {
+	if ok, why := g.open(state, q.Tool, user, fp, q.read, now); !ok {
 		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeStaleState, why)
 		if pushes(req) {
 			// go-sdk re-runs the handler only once for a client older than
 			// 2026-07-28: a second question would reach it as a result it
 			// cannot read. Say so instead.
+			if why == otherPerson {
+				return false, notChanged(q.Tool, outcomeStaleState, "the answer that came back was given to a question asked of another person (another Audiobookshelf user), and an approval counts only for the person who gave it. If this person wants this, call this tool again and they will be asked.")
+			}
 			if why == stateChanged {
 				return false, notChanged(q.Tool, outcomeStaleState, "what it would change on Audiobookshelf changed while the question was open, so the answer was not used. If the person still wants this, call this tool again and a new question will be asked about what is there now.")
 			}
@@ -195,7 +201,7 @@ func (g *Guard) dialog(ctx context.Context, req *mcp.CallToolRequest, q Question
 		if why == "" {
 			why = "unknown"
 		}
-		return false, g.question(&q, fp, now, why)
+		return false, g.question(&q, user, fp, now, why)
 	}
 	er, ok := responses[InputID].(*mcp.ElicitResult)
 	if !ok || er == nil {

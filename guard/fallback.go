@@ -14,13 +14,14 @@ const TokenProves = "the call was made twice with the same arguments, nothing mo
 // tokenPath decides a call on the token path.
 func (g *Guard) tokenPath(ctx context.Context, q Question, fp [32]byte, reason string) (bool, *mcp.CallToolResult) {
 	now := g.now()
+	user := UserFrom(ctx)
 	if q.ConfirmToken == "" {
-		tok := g.issueToken(q.Tool, fp, q.read, now)
+		tok := g.issueToken(q.Tool, user, fp, q.read, now)
 		g.decision(ctx, q.Tool, q.Targets, pathToken, outcomeTokenIssued, "")
 		return false, g.tokenResult(&q, tok, reason, "")
 	}
-	if why := g.redeemToken(q.ConfirmToken, q.Tool, fp, q.read, now); why != "" {
-		tok := g.issueToken(q.Tool, fp, q.read, now)
+	if why := g.redeemToken(q.ConfirmToken, q.Tool, user, fp, q.read, now); why != "" {
+		tok := g.issueToken(q.Tool, user, fp, q.read, now)
 		g.decision(ctx, q.Tool, q.Targets, pathToken, outcomeTokenRejected, why)
 		return false, g.tokenResult(&q, tok, reason, why)
 	}
@@ -39,6 +40,8 @@ func (g *Guard) rejectedSentence(why string) string {
 		return "The confirm_token given was not accepted: it was issued for another tool or for other arguments, and a token covers exactly the call it was issued for. It is used up now."
 	case tokenChanged:
 		return "The confirm_token given was not accepted: what the call would change on Audiobookshelf has changed since the token was issued, so it no longer covers this call. What the call would do now is below, with a new token."
+	case tokenOtherPerson:
+		return "The confirm_token given was not accepted: it was not issued to this person. A token works only for the Audiobookshelf user it was issued to (or it was sealed under another server key)."
 	case tokenForgotten:
 		return fmt.Sprintf("The confirm_token given was not accepted: so many tokens were used on this server in the last %s that it can no longer tell whether this one was.", span(g.cfg.TokenTTL))
 	default:

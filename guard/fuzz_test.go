@@ -29,16 +29,16 @@ func FuzzOpenState(f *testing.F) {
 	f.Add("..")
 	f.Add("e30.")
 	f.Add("e30.AAAA")
-	f.Add(other.seal("delete_thing", fp, read, now))             // another key
-	f.Add(g.seal("other_thing", fp, read, now))                  // another tool
-	f.Add(g.seal("delete_thing", otherFP, read, now))            // other arguments
-	f.Add(g.seal("delete_thing", fp, otherRead, now))            // another read
-	f.Add(g.seal("delete_thing", fp, read, now.Add(-time.Hour))) // expired
+	f.Add(other.seal("delete_thing", "", fp, read, now))             // another key
+	f.Add(g.seal("other_thing", "", fp, read, now))                  // another tool
+	f.Add(g.seal("delete_thing", "", otherFP, read, now))            // other arguments
+	f.Add(g.seal("delete_thing", "", fp, otherRead, now))            // another read
+	f.Add(g.seal("delete_thing", "", fp, read, now.Add(-time.Hour))) // expired
 	f.Add("eyJ2IjoxLCJ0IjoiZGVsZXRlX3RoaW5nIn0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
 
 	raw, _ := json.Marshal(args)
 	f.Fuzz(func(t *testing.T, s string) {
-		if ok, _ := g.open(s, "delete_thing", fp, read, now); ok {
+		if ok, _ := g.open(s, "delete_thing", "", fp, read, now); ok {
 			t.Fatalf("open(%q) approved", s)
 		}
 		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{

@@ -344,6 +344,9 @@ func (g *Guard) decision(ctx context.Context, tool string, targets []string, p p
 	if reason != "" {
 		attrs = append(attrs, slog.String("reason", reason))
 	}
+	if u := UserFrom(ctx); u != "" {
+		attrs = append(attrs, slog.String("user", u))
+	}
 	g.log.LogAttrs(ctx, slog.LevelInfo, "guard", attrs...)
 }
 

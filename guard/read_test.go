@@ -55,7 +55,7 @@ func TestTokenSealed(t *testing.T) {
 	otherFP, _ := fingerprint("delete_thing", boundArgs{ID: "t2"})
 	read, _ := readDigest("v1")
 	otherRead, _ := readDigest("v2")
-	tok := g.issueToken("delete_thing", fp, read, t0)
+	tok := g.issueToken("delete_thing", "", fp, read, t0)
 	if len(tok) != tokenLen || tokenLen != 50 {
 		t.Fatalf("token %q: %d characters, want %d = 50", tok, len(tok), tokenLen)
 	}
@@ -64,7 +64,7 @@ func TestTokenSealed(t *testing.T) {
 		at := strings.IndexByte(alphabet, tok[i])
 		for _, shift := range []int{1, 32} {
 			bad := tok[:i] + string(alphabet[(at+shift)%64]) + tok[i+1:]
-			if why := g.redeemToken(bad, "delete_thing", fp, read, t0); why == "" {
+			if why := g.redeemToken(bad, "delete_thing", "", fp, read, t0); why == "" {
 				t.Fatalf("a token changed at %d (%q) was accepted", i, bad)
 			}
 		}
@@ -83,17 +83,17 @@ func TestTokenSealed(t *testing.T) {
 		{"in time", "delete_thing", fp, read, t0.Add(5*time.Minute - time.Second), ""},
 		{"used", "delete_thing", fp, read, t0.Add(time.Minute), tokenUsed},
 	} {
-		tok := g.issueToken("delete_thing", fp, read, t0)
+		tok := g.issueToken("delete_thing", "", fp, read, t0)
 		if c.want == tokenUsed {
-			g.redeemToken(tok, "delete_thing", fp, read, t0)
+			g.redeemToken(tok, "delete_thing", "", fp, read, t0)
 		}
-		if got := g.redeemToken(tok, c.tool, c.fp, c.read, c.at); got != c.want {
+		if got := g.redeemToken(tok, c.tool, "", c.fp, c.read, c.at); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
 	}
 	// Another key: unknown.
 	other, _ := New(Config{Elicitation: false})
-	if got := other.redeemToken(g.issueToken("delete_thing", fp, read, t0), "delete_thing", fp, read, t0); got != tokenUnknown {
+	if got := other.redeemToken(g.issueToken("delete_thing", "", fp, read, t0), "delete_thing", "", fp, read, t0); got != tokenUnknown {
 		t.Errorf("another key: %q", got)
 	}
 }

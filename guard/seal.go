@@ -105,6 +105,9 @@ type statePayload struct {
 	D string `json:"d"` // base64url digest of what the plan read
 	E int64  `json:"e"` // expiry, unix seconds
 	N string `json:"n"` // base64url 128-bit nonce
+	// U is the Audiobookshelf user id the question was asked of, in a
+	// per-person deployment (absent otherwise).
+	U string `json:"u,omitempty"`
 }
 
 var b64 = base64.RawURLEncoding
@@ -116,10 +119,10 @@ func (g *Guard) mac(payload []byte) []byte {
 	return m.Sum(nil)
 }
 
-// seal returns base64url(payload).base64url(mac) for a question about tool
-// with fingerprint fp over what the plan read (digest read), good until
+// seal returns base64url(payload).base64url(mac) for a question about tool,
+// asked of user ("" with one key for everyone), with fingerprint fp over what the plan read (digest read), good until
 // now+StateTTL.
-func (g *Guard) seal(tool string, fp, read [32]byte, now time.Time) string {
+func (g *Guard) seal(tool, user string, fp, read [32]byte, now time.Time) string {
 	nonce := make([]byte, 16)
 	rand.Read(nonce)
 	payload, _ := json.Marshal(statePayload{ // cannot fail: strings and ints
@@ -129,6 +132,7 @@ func (g *Guard) seal(tool string, fp, read [32]byte, now time.Time) string {
 		D: b64.EncodeToString(read[:]),
 		E: now.Add(g.cfg.StateTTL).Unix(),
 		N: b64.EncodeToString(nonce),
+		U: user,
 	})
 	return b64.EncodeToString(payload) + "." + b64.EncodeToString(g.mac(payload))
 }
@@ -140,14 +144,18 @@ const (
 )
 
 // open reports whether s is a state sealed under this Guard's key for tool,
-// fp and the read digest read, that has not expired, and if so uses it up on
+// user, fp and the read digest read, that has not expired, and if so uses it up on
 // this instance. Anything else — unparsable, another key, another tool,
-// other arguments, expired, a different read (stateChanged), already used
+// other arguments, another person (otherPerson), expired, a different read
+// (stateChanged), already used
 // here — is false, with the reason.
-func (g *Guard) open(s, tool string, fp, read [32]byte, now time.Time) (bool, string) {
+func (g *Guard) open(s, tool, user string, fp, read [32]byte, now time.Time) (bool, string) {
 	p, why := g.unseal(s)
 	if p == nil {
 		return false, why
+	}
+	if p.U != user {
+		return false, otherPerson
 	}
 	if p.T != tool {
 		return false, "other tool"
@@ -161,7 +169,7 @@ func (g *Guard) open(s, tool string, fp, read [32]byte, now time.Time) (bool, st
 	if p.D != b64.EncodeToString(read[:]) {
 		return false, stateChanged
 	}
-	if ok, _ := g.answers.use(p.N, p.E, now.Unix()); !ok {
+	if ok, _ := g.answers.use(ApprovalID(p.U, p.N), p.E, now.Unix()); !ok {
 		return false, "already used"
 	}
 	return true, ""

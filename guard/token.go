@@ -59,9 +59,13 @@ const (
 	tokenExpired   = "expired"
 	tokenMismatch  = "bound to another tool or other arguments"
 	tokenChanged   = "what it read changed"
+	// tokenOtherPerson: in a per-person deployment, a token whose seal
+	// does not match although its hints do (another person's, or another
+	// server key's).
+	tokenOtherPerson = "not issued to this person"
 )
 
-func (g *Guard) tokenMAC(tool string, fp, read [32]byte, body []byte) []byte {
+func (g *Guard) tokenMAC(tool, user string, fp, read [32]byte, body []byte) []byte {
 	m := hmac.New(sha256.New, g.key)
 	m.Write([]byte("audiobookshelf-mcp guard token\x00"))
 	var n [binary.MaxVarintLen64]byte
@@ -69,13 +73,19 @@ func (g *Guard) tokenMAC(tool string, fp, read [32]byte, body []byte) []byte {
 	m.Write([]byte(tool))
 	m.Write(fp[:])
 	m.Write(read[:])
-	m.Write(body)
+	m.Write(body) // fixed length: what follows cannot be confused with it
+	if user != "" {
+		// Per-person deployments: the token is good for this person only.
+		m.Write([]byte("\x00user\x00"))
+		m.Write(n[:binary.PutUvarint(n[:], uint64(len(user)))])
+		m.Write([]byte(user))
+	}
 	return m.Sum(nil)[:tokenMACSize]
 }
 
 // issueToken returns a fresh token for tool, fp and the read digest read,
 // good until now+TokenTTL.
-func (g *Guard) issueToken(tool string, fp, read [32]byte, now time.Time) string {
+func (g *Guard) issueToken(tool, user string, fp, read [32]byte, now time.Time) string {
 	raw := make([]byte, tokenRawLen)
 	raw[0] = tokenVersion
 	binary.BigEndian.PutUint32(raw[1:5], uint32(now.Add(g.cfg.TokenTTL).Unix()))
@@ -83,14 +93,14 @@ func (g *Guard) issueToken(tool string, fp, read [32]byte, now time.Time) string
 	body := raw[:tokenRawLen-tokenMACSize]
 	copy(body[5+tokenNonceLen:], fp[:tokenHint])
 	copy(body[5+tokenNonceLen+tokenHint:], read[:tokenHint])
-	copy(raw[len(body):], g.tokenMAC(tool, fp, read, body))
+	copy(raw[len(body):], g.tokenMAC(tool, user, fp, read, body))
 	return b64.EncodeToString(raw)
 }
 
 // redeemToken uses tok up for tool, fp and read on this instance: "" when
 // it is accepted, otherwise why not. A token presented for other arguments,
 // or after what it read changed, is used up on this instance too.
-func (g *Guard) redeemToken(tok, tool string, fp, read [32]byte, now time.Time) string {
+func (g *Guard) redeemToken(tok, tool, user string, fp, read [32]byte, now time.Time) string {
 	if len(tok) != tokenLen {
 		return tokenUnknown
 	}
@@ -100,8 +110,8 @@ func (g *Guard) redeemToken(tok, tool string, fp, read [32]byte, now time.Time) 
 	}
 	body, mac := raw[:tokenRawLen-tokenMACSize], raw[tokenRawLen-tokenMACSize:]
 	exp := int64(binary.BigEndian.Uint32(body[1:5]))
-	nonce := string(body[5 : 5+tokenNonceLen])
-	if !hmac.Equal(mac, g.tokenMAC(tool, fp, read, body)) {
+	nonce := ApprovalID(user, string(body[5:5+tokenNonceLen]))
+	if !hmac.Equal(mac, g.tokenMAC(tool, user, fp, read, body)) {
 		why := tokenUnknown
 		switch {
 		case !hmac.Equal(body[5+tokenNonceLen:5+tokenNonceLen+tokenHint], fp[:tokenHint]):
@@ -109,7 +119,12 @@ func (g *Guard) redeemToken(tok, tool string, fp, read [32]byte, now time.Time) 
 		case !hmac.Equal(body[5+tokenNonceLen+tokenHint:], read[:tokenHint]):
 			why = tokenChanged
 		}
-		if why != tokenUnknown && now.Unix() < exp {
+		if why == tokenUnknown && user != "" {
+			// Tool, arguments and read match, the seal does not: most
+			// likely a token issued to another person for the same call.
+			why = tokenOtherPerson
+		}
+		if why != tokenUnknown && why != tokenOtherPerson && now.Unix() < exp {
 			// The hints are not authenticated, so this may record a nonce
 			// nobody issued; it can only refuse that same token later.
 			g.usedTokens.use(nonce, min(exp, now.Add(g.cfg.TokenTTL).Unix()), now.Unix())

@@ -56,7 +56,9 @@ func (d *Deps) send(ctx context.Context, mutating bool, s sender) (*response, *m
 		}
 		return nil, d.transportError(ctx, mutating, err)
 	}
-	if d.redact != nil {
+	if k := keyFrom(ctx); k != "" {
+		body = newKeyFinder([]byte(k)).redact(body)
+	} else if d.redact != nil {
 		body = d.redact(body)
 	}
 	r := &response{Status: resp.StatusCode, Body: body, ContentType: resp.Header.Get("Content-Type")}

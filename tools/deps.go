@@ -32,8 +32,12 @@ type Deps struct {
 	Guard *guard.Guard
 	// BaseURL is the configured server URL ("" when none).
 	BaseURL string
-	// HasKey is true when an API key is configured.
+	// HasKey is true when an API key is configured, or when each call
+	// brings its person's own (PerPerson).
 	HasKey bool
+	// PerPerson is true when the server holds no key and every call brings
+	// the key of the person who made it (WithKey).
+	PerPerson bool
 	// Timeout bounds one request to Audiobookshelf.
 	Timeout time.Duration
 	// MaxBody bounds one response body; 0 means MaxResponseBytes.
@@ -58,6 +62,8 @@ const Redacted = "[redacted]"
 // Options configure NewDeps.
 type Options struct {
 	URL, APIKey string
+	// PerPerson: no key of the server's own; each call brings one (WithKey).
+	PerPerson   bool
 	Timeout     time.Duration
 	InsecureTLS bool
 	// MaxResultChars is the result budget; 0 means DefaultMaxResultChars.
@@ -75,7 +81,7 @@ type Options struct {
 // host), bounded bodies, and the key added to each request by an editor
 // that holds it — it is in no URL, log or environment.
 func NewDeps(o Options) (*Deps, error) {
-	d := &Deps{Guard: o.Guard, BaseURL: o.URL, HasKey: o.APIKey != "", Timeout: o.Timeout, MaxResultChars: o.MaxResultChars}
+	d := &Deps{Guard: o.Guard, BaseURL: o.URL, HasKey: o.APIKey != "" || o.PerPerson, PerPerson: o.PerPerson, Timeout: o.Timeout, MaxResultChars: o.MaxResultChars}
 	if d.Timeout == 0 {
 		d.Timeout = 30 * time.Second
 	}
@@ -116,8 +122,12 @@ func NewDeps(o Options) (*Deps, error) {
 	}
 	c, err := abs.NewClient(o.URL,
 		abs.WithHTTPClient(hc),
-		abs.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
-			if key != "" {
+		abs.WithRequestEditorFn(func(ctx context.Context, req *http.Request) error {
+			// A call made for a person (per-person mode) carries their key;
+			// otherwise the configured one, if any.
+			if k := keyFrom(ctx); k != "" {
+				req.Header.Set("Authorization", "Bearer "+k)
+			} else if key != "" {
 				req.Header.Set("Authorization", "Bearer "+key)
 			}
 			req.Header.Set("Accept", "application/json")

@@ -39,6 +39,7 @@ var variableTests = map[string][]string{
 	"AUDIOBOOKSHELF_INSECURE_TLS":      {"TestInsecureTLSVariable", "TestBadConfigurationStops"},
 	"AUDIOBOOKSHELF_MCP_TOKEN":         {"TestHTTPBearerTokenVariable", "TestHTTPRefusesToStartOpen"},
 	"AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS": {"TestAllowedHostsVariable"},
+	"AUDIOBOOKSHELF_MCP_AUTH":          {"TestMCPAuthVariable"},
 	"AUDIOBOOKSHELF_LOG_LEVEL":         {"TestLogLevelVariable"},
 	"AUDIOBOOKSHELF_MAX_RESULT_CHARS":  {"TestMaxResultCharsVariable", "TestBadConfigurationStops"},
 }

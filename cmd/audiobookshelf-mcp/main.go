@@ -53,9 +53,9 @@ type Flag struct {
 
 // Flags is every flag, in the order of the reference.
 var Flags = []Flag{
-	{"--http", "ADDR", "(stdio)", "serve MCP over streamable HTTP at http://ADDR/mcp (an empty host is 127.0.0.1)", "Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is host:port; an empty host means 127.0.0.1 (--http :8080), port 0 picks a free port. A host that is not loopback (0.0.0.0, a LAN address) needs authentication: without AUDIOBOOKSHELF_MCP_TOKEN (or --gateway-authenticates) the server refuses to start there (exit 1) and says how to add it. A Host header other than localhost, an IP address or a name in AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS gets 403 (DNS rebinding). Limits: headers must arrive within 10s and a body within 30s of them (else 408, and the connection is closed), a body is at most 4 MiB (413), a kept-alive connection with no request is closed after 2m; with sessions, a session with no request for 30m is closed (its client starts a new one) and at most 100 are open at once (then 503). Prints one line `audiobookshelf-mcp: listening on http://HOST:PORT/mcp` once it accepts. SIGINT or SIGTERM: stops accepting, lets calls in flight finish for up to 10s (a call waiting for the answer to a question ends at once, nothing changed; what still runs after 10s is cut off), exits 0. An ADDR that is not host:port: exit 2; one that cannot be bound: exit 1."},
+	{"--http", "ADDR", "(stdio)", "serve MCP over streamable HTTP at http://ADDR/mcp (an empty host is 127.0.0.1)", "Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is host:port; an empty host means 127.0.0.1 (--http :8080), port 0 picks a free port. A host that is not loopback (0.0.0.0, a LAN address) needs authentication: without AUDIOBOOKSHELF_MCP_TOKEN, per-person keys (AUDIOBOOKSHELF_MCP_AUTH: each request brings its person's own Audiobookshelf key) or --gateway-authenticates, the server refuses to start there (exit 1) and says how to add it. A Host header other than localhost, an IP address or a name in AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS gets 403 (DNS rebinding). Limits: headers must arrive within 10s and a body within 30s of them (else 408, and the connection is closed), a body is at most 4 MiB (413), a kept-alive connection with no request is closed after 2m; with sessions, a session with no request for 30m is closed (its client starts a new one) and at most 100 are open at once (then 503). Prints one line `audiobookshelf-mcp: listening on http://HOST:PORT/mcp` once it accepts. SIGINT or SIGTERM: stops accepting, lets calls in flight finish for up to 10s (a call waiting for the answer to a question ends at once, nothing changed; what still runs after 10s is cut off), exits 0. An ADDR that is not host:port: exit 2; one that cannot be bound: exit 1."},
 	{"--stateless", "", "false", "with --http: no sessions (for gateways; older clients get the token path)", "With --http: no sessions, every request stands alone (for gateways and load balancers; set the same AUDIOBOOKSHELF_STATE_KEY on every instance). 2026-07-28 clients still get the approval dialog, through sealed state in the result; older clients get the two-call confirm_token, which says why. Without --http: exit 2."},
-	{"--gateway-authenticates", "", "false", "with --http: the network in front authenticates every request (no token asked here)", "With --http on an address that is not loopback and no AUDIOBOOKSHELF_MCP_TOKEN: start anyway, because a gateway or reverse proxy in front authenticates every request before it reaches this server. Without it the server refuses to start open. Without --http: exit 2."},
+	{"--gateway-authenticates", "", "false", "with --http: the network in front authenticates every request (no token asked here)", "With --http on an address that is not loopback, no AUDIOBOOKSHELF_MCP_TOKEN and one server key: start anyway, because a gateway or reverse proxy in front authenticates every request before it reaches this server. Without it the server refuses to start open. Without --http: exit 2."},
 	{"--demo", "", "false", "serve a built-in sample library from memory (nothing is written)", "Serve a built-in sample library from memory instead of a real Audiobookshelf (AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY are ignored; nothing is written anywhere)."},
 	{"--check", "", "false", "connect to Audiobookshelf once, say what was found, exit 0 (or 1 with the error)", "Connect to Audiobookshelf once with the configured URL and API key, as the tools would, and print what was found: the server's version, the key's user and how many libraries that user sees (the key itself is never printed). Exit 0; or print the error a tool call would give (what failed, what to do) and exit 1. A first step after setting the variables."},
 	{"--version", "", "", "print the version", "Print the version and exit."},
@@ -199,7 +199,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		defer sd.Close()
 		cfg.URL, cfg.APIKey = url, standin.DefaultAPIKey
+		if cfg.Auth == config.AuthPerPerson {
+			cfg.APIKey = "" // each person sends one of the sample's keys
+		}
 		fmt.Fprintf(stderr, "audiobookshelf-mcp: DEMO MODE — a built-in sample library served from memory at %s; nothing is written anywhere, and everything is gone when the server stops\n", url)
+		if cfg.Auth == config.AuthPerPerson {
+			fmt.Fprintf(stderr, "audiobookshelf-mcp: DEMO MODE, per person: the sample's people send these keys: %s (root, every permission), %s (partner, no delete), %s (listener, no update and no delete)\n",
+				standin.DefaultAPIKey, standin.PartnerAPIKey, standin.ListenerAPIKey)
+		}
+	}
+	if err := cfg.ResolveAuth(listenAddr != ""); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintln(stderr, "audiobookshelf-mcp:", line)
+		}
+		return 1
 	}
 
 	if o.check {
@@ -218,7 +231,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	target := "not configured (set AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY; every call explains the setup)"
 	if cfg.URL != "" {
 		target = cfg.URL
-		if cfg.APIKey == "" {
+		if cfg.PerPerson {
+			target += " (per person: each request brings its person's own Audiobookshelf API key; this server holds none)"
+		} else if cfg.APIKey == "" {
 			target += " (no AUDIOBOOKSHELF_API_KEY: calls that need it explain the setup)"
 		}
 	}
@@ -226,7 +241,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	if listenAddr != "" {
 		return serveHTTP(ctx, stop, srv, httpConfig{addr: listenAddr, gatewayAuth: o.gatewayAuth, opts: app.HTTPOptions{
-			BearerToken: cfg.MCPToken, AllowedHosts: cfg.AllowedHosts,
+			BearerToken: cfg.MCPToken, AllowedHosts: cfg.AllowedHosts, PerPerson: cfg.PerPerson,
 		}}, stderr, logger)
 	}
 	// When stdin ends, what was read is still answered: for as long as a
@@ -288,10 +303,10 @@ func serveHTTP(ctx context.Context, stop func(), srv *app.Server, hc httpConfig,
 		return 1
 	}
 	bound := ln.Addr().(*net.TCPAddr)
-	if !bound.IP.IsLoopback() {
+	if !bound.IP.IsLoopback() && !hc.opts.PerPerson {
 		if token == "" && !hc.gatewayAuth {
 			ln.Close()
-			fmt.Fprintf(stderr, "audiobookshelf-mcp: --http %s listens on an address other than loopback, and nothing asks who is calling: anyone who can reach it could use the tools with this server's Audiobookshelf key. Not starting. Add authentication: set AUDIOBOOKSHELF_MCP_TOKEN (make one with: openssl rand -hex 32; clients send it as Authorization: Bearer), or, when a gateway or reverse proxy in front authenticates every request, pass --gateway-authenticates. Or listen on loopback only (--http 127.0.0.1:PORT)\n", addr)
+			fmt.Fprintf(stderr, "audiobookshelf-mcp: --http %s listens on an address other than loopback, and nothing asks who is calling: anyone who can reach it could use the tools with this server's Audiobookshelf key. Not starting. Add authentication: set AUDIOBOOKSHELF_MCP_TOKEN (make one with: openssl rand -hex 32; clients send it as Authorization: Bearer), or serve each person with their own Audiobookshelf key (unset AUDIOBOOKSHELF_API_KEY, or AUDIOBOOKSHELF_MCP_AUTH=per-person; each client sends its person's key as Authorization: Bearer), or, when a gateway or reverse proxy in front authenticates every request, pass --gateway-authenticates. Or listen on loopback only (--http 127.0.0.1:PORT)\n", addr)
 			return 1
 		}
 		w := fmt.Sprintf("--http %s listens on an address other than loopback: anyone who can reach it and authenticate can use the tools with this server's Audiobookshelf key", addr)
@@ -314,6 +329,9 @@ func serveHTTP(ctx context.Context, stop func(), srv *app.Server, hc httpConfig,
 	}
 	if token != "" {
 		auth = "bearer token from AUDIOBOOKSHELF_MCP_TOKEN required"
+	}
+	if hc.opts.PerPerson {
+		auth = "per person: each request must bring its person's own Audiobookshelf API key as the bearer"
 	}
 	fmt.Fprintf(stderr, "audiobookshelf-mcp: streamable HTTP, %s, %s\n", mode, auth)
 	fmt.Fprintf(stderr, "audiobookshelf-mcp: listening on http://%s%s\n", listenURLHost(addr, bound), app.MCPPath)

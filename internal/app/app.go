@@ -85,7 +85,7 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	deps, err := tools.NewDeps(tools.Options{
-		URL: cfg.URL, APIKey: cfg.APIKey, Timeout: cfg.Timeout, InsecureTLS: cfg.InsecureTLS,
+		URL: cfg.URL, APIKey: cfg.APIKey, PerPerson: cfg.PerPerson, Timeout: cfg.Timeout, InsecureTLS: cfg.InsecureTLS,
 		MaxResultChars: cfg.MaxResultChars, Guard: g, Transport: o.Transport,
 	})
 	if err != nil {
@@ -96,7 +96,7 @@ func New(o Options) (*Server, error) {
 			// Declared, not inferred from registered tools: they are added in
 			// the background (register), and the list never changes.
 			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
-	s.AddReceivingMiddleware(refuseSecondInitialize, refuseUnoffered, g.Middleware(), clipToolName)
+	s.AddReceivingMiddleware(refuseSecondInitialize, refuseUnoffered, toolsForPerson, g.Middleware(), clipToolName)
 	s.AddSendingMiddleware(g.SendingMiddleware())
 	selected := Select(cfg.ReadOnly, cfg.Toolsets)
 	registered := register(s, selected, deps, logger)
@@ -167,6 +167,18 @@ func wrap(t registry.Tool, deps *tools.Deps, logger *slog.Logger) mcp.ToolHandle
 		}()
 		if r := deps.Ready(t.NeedsAuth); r != nil {
 			return r, nil
+		}
+		if deps.PerPerson {
+			p := personOf(req.Extra)
+			if p == nil {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
+					Text: "This server serves each person with their own Audiobookshelf API key, and this call came without one; nothing was done. Connect over HTTP with Authorization: Bearer and your Audiobookshelf API key."}}}, nil
+			}
+			if right := p.lacks(t.Name); right != "" {
+				logger.Info("refused: no permission", "tool", t.Name, "user", p.UserID, "permission", right)
+				return lacksRight(t.Name, right, p), nil
+			}
+			ctx = forPerson(ctx, p)
 		}
 		res, err = h(ctx, req)
 		return tools.Budget(res, deps.MaxChars(), shape, req.Params.Arguments), err

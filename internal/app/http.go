@@ -60,6 +60,13 @@ type HTTPOptions struct {
 	// that a request's Host header may carry (a LAN name, a reverse
 	// proxy's); any other gets 403, whatever interface it arrived on.
 	AllowedHosts []string
+	// PerPerson: no bearer token of the server's; every request carries
+	// its person's own Audiobookshelf API key, checked with Audiobookshelf
+	// (requirePerson). BearerToken must be empty then.
+	PerPerson bool
+	// IdentityTTL is how long a checked key is believed; zero means
+	// DefaultIdentityTTL.
+	IdentityTTL time.Duration
 }
 
 func (o HTTPOptions) withDefaults() HTTPOptions {
@@ -101,7 +108,7 @@ func NewHTTPServer(h http.Handler, o HTTPOptions, errorLog *log.Logger) *http.Se
 // (idle ones expire after SessionTimeout, and at most MaxSessions are open).
 // In front of it, in order: the body's deadline, the Host check (DNS
 // rebinding: only localhost, IP addresses and AllowedHosts), the bearer
-// token check, the body read whole within its limit, and cross-origin
+// token check or, per person, the check of the person's Audiobookshelf key, the body read whole within its limit, and cross-origin
 // protection for browsers (a cross-site POST gets 403). Every other path is
 // 404.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
@@ -124,7 +131,10 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	}
 	h = http.NewCrossOriginProtection().Handler(h)
 	h = readBody(o.MaxBodyBytes, o.BodyTimeout, h)
-	if o.BearerToken != "" {
+	switch {
+	case o.PerPerson:
+		h = s.requirePerson(newIdentities(s.Deps, o.IdentityTTL, s.logger), h)
+	case o.BearerToken != "":
 		h = requireBearer(o.BearerToken, h)
 	}
 	mux := http.NewServeMux()

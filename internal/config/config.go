@@ -43,6 +43,7 @@ var Vars = []Var{
 	{"AUDIOBOOKSHELF_MAX_RESULT_CHARS", fmt.Sprint(tools.DefaultMaxResultChars), fmt.Sprintf("a whole number from %d to %d", tools.MinMaxResultChars, tools.MaxMaxResultChars), stops, "The most characters of text one tool answer carries (Claude Code refuses a result over 25,000 tokens, about 100,000 characters, and moves one over 50,000 characters out of the conversation). Lists fit their page to it and say how to get the next one; a long list inside one object shows its first entries and how many more; a raw answer (detail \"full\") that would pass it is refused with its size and the call that fits."},
 	{"AUDIOBOOKSHELF_INSECURE_TLS", "false", "true or false", stops, "true skips certificate verification for the Audiobookshelf connection only (self-signed servers), with a warning at start. false: a certificate that does not verify makes each call say so, and name first SSL_CERT_FILE (a PEM file holding that one certificate, which Go trusts instead of the system's roots on Linux and in the container: the safer way for a self-signed server) and then this variable."},
 	{"AUDIOBOOKSHELF_MCP_TOKEN", "(none: no token asked)", fmt.Sprintf("at least %d printable ASCII characters, no spaces", MinTokenLen), stops, "With --http: every request to /mcp must carry the header Authorization: Bearer TOKEN, else 401 (compared in constant time). Read once at start and removed from the environment; never logged or shown. Over stdio it is not used, and the server warns that it is set."},
+	{"AUDIOBOOKSHELF_MCP_AUTH", "auto", "auto, per-person or server-key", stops, "Who the server is to Audiobookshelf over --http. per-person: the server holds no Audiobookshelf key; every request to /mcp carries its person's own Audiobookshelf API key as Authorization: Bearer KEY, checked with Audiobookshelf (GET /api/me; believed for 1 minute, remembered by a hash of the key, never the key), and every request of that call to Audiobookshelf is made with it; a session and every approval are bound to that Audiobookshelf user; tools the user has no permission for are left out of tools/list and refused without asking. It needs AUDIOBOOKSHELF_URL, and neither AUDIOBOOKSHELF_API_KEY nor AUDIOBOOKSHELF_MCP_TOKEN (the bearer is the person's key, so there is no second token: exit 1 when either is set). server-key: one key, AUDIOBOOKSHELF_API_KEY, for everyone, with AUDIOBOOKSHELF_MCP_TOKEN as the endpoint's token. auto: per-person with --http when AUDIOBOOKSHELF_URL is set and neither AUDIOBOOKSHELF_API_KEY nor AUDIOBOOKSHELF_MCP_TOKEN is, else server-key. Over stdio always server-key (per-person there: exit 1)."},
 	{"AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS", "(none: localhost and IP addresses only)", "comma-separated host names, such as mcp.example.org,nas.lan", stops, "With --http: the host names, besides localhost and IP addresses, that a request's Host header may carry: the name clients reach this server by on a LAN or through a reverse proxy. A request naming any other host gets 403, on every interface (a browser page whose name was made to resolve to this server, DNS rebinding, sends its own name)."},
 	{"AUDIOBOOKSHELF_LOG_LEVEL", "info", "debug, info, warn or error", stops, "Which JSON log lines reach stderr. info: the guard's decisions (which tool asked, what came of it), the requests refused for a protocol revision that needs --stateless, warnings and errors. debug adds go-sdk's lines for every request (sessions opened and closed, a client's protocol mistakes). warn: warnings and errors only; error: errors only. The plain-text lines at start are printed whatever the level."},
 }
@@ -67,6 +68,12 @@ type Config struct {
 	// AllowedHosts are the host names the HTTP endpoint answers to besides
 	// localhost and IP addresses.
 	AllowedHosts []string
+	// Auth is AUDIOBOOKSHELF_MCP_AUTH: AuthAuto, AuthPerPerson or
+	// AuthServerKey.
+	Auth string
+	// PerPerson is the mode decided from Auth and the transport (see
+	// ResolveAuth): no key of the server's, each call brings its person's.
+	PerPerson bool
 	// LogLevel is the lowest level of the JSON log lines written.
 	LogLevel slog.Level
 	// Warnings are printed on stderr at start.
@@ -143,12 +150,58 @@ func FromEnv(getenv func(string) string, lookup func(string) (string, bool), uns
 			errs = append(errs, err)
 		}
 	}
+	c.Auth = AuthAuto
+	if v, ok := lookup("AUDIOBOOKSHELF_MCP_AUTH"); ok {
+		switch v {
+		case AuthAuto, AuthPerPerson, AuthServerKey:
+			c.Auth = v
+		default:
+			errs = append(errs, fmt.Errorf("AUDIOBOOKSHELF_MCP_AUTH=%q: must be one of auto, per-person, server-key (default auto)", clip(v)))
+		}
+	}
 	if v, ok := lookup("AUDIOBOOKSHELF_LOG_LEVEL"); ok {
 		if c.LogLevel, err = ParseLogLevel(v); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return c, errors.Join(errs...)
+}
+
+// The values of AUDIOBOOKSHELF_MCP_AUTH.
+const (
+	AuthAuto      = "auto"
+	AuthPerPerson = "per-person"
+	AuthServerKey = "server-key"
+)
+
+// ResolveAuth decides per-person mode for a server that serves HTTP or not,
+// and sets PerPerson; the error says which setting is in the way.
+func (c *Config) ResolveAuth(http bool) error {
+	switch c.Auth {
+	case AuthPerPerson:
+		var errs []error
+		if !http {
+			errs = append(errs, errors.New("AUDIOBOOKSHELF_MCP_AUTH=per-person needs --http ADDR: over stdio the one client is the person, and the server uses AUDIOBOOKSHELF_API_KEY"))
+		}
+		if c.URL == "" {
+			errs = append(errs, errors.New("AUDIOBOOKSHELF_MCP_AUTH=per-person needs AUDIOBOOKSHELF_URL: each person's key is checked with that Audiobookshelf server"))
+		}
+		if c.APIKey != "" {
+			errs = append(errs, errors.New("AUDIOBOOKSHELF_MCP_AUTH=per-person and AUDIOBOOKSHELF_API_KEY are both set: in per-person mode the server holds no Audiobookshelf key (each person sends their own). Unset AUDIOBOOKSHELF_API_KEY, or use AUDIOBOOKSHELF_MCP_AUTH=server-key for one key for everyone"))
+		}
+		if c.MCPToken != "" {
+			errs = append(errs, errors.New("AUDIOBOOKSHELF_MCP_AUTH=per-person and AUDIOBOOKSHELF_MCP_TOKEN are both set: in per-person mode the Authorization: Bearer header carries each person's Audiobookshelf key, so there is no place for a second token. Unset AUDIOBOOKSHELF_MCP_TOKEN (each person's key authenticates them), or use AUDIOBOOKSHELF_MCP_AUTH=server-key"))
+		}
+		if len(errs) > 0 {
+			return errors.Join(errs...)
+		}
+		c.PerPerson = true
+	case AuthAuto:
+		c.PerPerson = http && c.URL != "" && c.APIKey == "" && c.MCPToken == ""
+	default:
+		c.PerPerson = false
+	}
+	return nil
 }
 
 // ParseMaxResultChars takes a whole number of characters within the

@@ -208,15 +208,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 				standin.DefaultAPIKey, standin.PartnerAPIKey, standin.ListenerAPIKey)
 		}
 	}
+	if o.check {
+		// --check uses the configured key, whatever AUDIOBOOKSHELF_MCP_AUTH
+		// says (per person there is none, and it says so).
+		return check(ctx, cfg, stdout, stderr)
+	}
 	if err := cfg.ResolveAuth(listenAddr != ""); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			fmt.Fprintln(stderr, "audiobookshelf-mcp:", line)
 		}
 		return 1
-	}
-
-	if o.check {
-		return check(ctx, cfg, stdout, stderr)
 	}
 
 	srv, err := app.New(app.Options{Config: cfg, Version: version, Logger: logger, Stateless: o.stateless})

@@ -89,7 +89,7 @@ packaging/node_modules/.package-lock.json: packaging/package-lock.json packaging
 # recording proxy (internal/live). Needs AUDIOBOOKSHELF_URL and
 # AUDIOBOOKSHELF_API_KEY; it makes "contract-" fixtures and removes them.
 test-live: build
-	ABS_LIVE=1 ABS_MCP_BIN=$(abspath $(BIN)) $(GO) test -count=1 -v -run TestLiveContract ./internal/live/
+	ABS_LIVE=1 ABS_MCP_BIN=$(abspath $(BIN)) $(GO) test -count=1 -v -run 'TestLiveContract|TestLiveHousehold' ./internal/live/
 
 # Routes of an Audiobookshelf source tree or release archive against spec/
 # (cmd/specdrift). Exits 1 when a route a tool uses has gone or changed.

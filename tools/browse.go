@@ -243,7 +243,12 @@ type SeriesBrief struct {
 	Name     string      `json:"name"`
 	NumBooks int         `json:"num_books"`
 	Books    []ItemBrief `json:"books,omitempty"`
+	// More says how many books were left out and where they are.
+	More string `json:"more,omitempty"`
 }
+
+// SeriesBooksCap is how many books list_series shows of each series.
+const SeriesBooksCap = 10
 
 // ListSeries is list_series.
 func ListSeries(ctx context.Context, d *Deps, a toolargs.ListSeries) (*mcp.CallToolResult, error) {
@@ -274,6 +279,10 @@ func ListSeries(ctx context.Context, d *Deps, a toolargs.ListSeries) (*mcp.CallT
 	for _, s := range v.Results {
 		sb := SeriesBrief{ID: s.ID, Name: s.Name, NumBooks: len(s.Books)}
 		for i := range s.Books {
+			if i == SeriesBooksCap {
+				sb.More = fmt.Sprintf("+%d more: list_library_items with filter_group series, filter_value %s, sort sequence (paged)", len(s.Books)-i, s.ID)
+				break
+			}
 			b := brief(&s.Books[i], nil)
 			b.Authors, b.Added = "", ""
 			sb.Books = append(sb.Books, b)
@@ -320,6 +329,13 @@ func GetSeries(ctx context.Context, d *Deps, a toolargs.GetSeries) (*mcp.CallToo
 		out["book_ids"] = s.Progress.LibraryItemIDs
 		out["finished_book_ids"] = nonNil(s.Progress.LibraryItemIDsFinished)
 		out["finished"] = s.Progress.IsFinished
+		// A long series' ids are cut evenly to fit the budget.
+		books := "list_library_items with filter_group series, filter_value " + s.ID + ", sort sequence (paged)"
+		cuts := map[string]Cut{}
+		d.fitLists(out, map[string]string{"book_ids": books, "finished_book_ids": books}, cuts)
+		if len(cuts) > 0 {
+			out["cut"] = cuts
+		}
 	}
 	return jsonResult(out), nil
 }

@@ -104,8 +104,32 @@ func GetLibraryStats(ctx context.Context, d *Deps, a toolargs.GetLibraryStats) (
 	if res != nil {
 		return res, nil
 	}
-	return rawResult(body), nil
+	// Audiobookshelf's own object, but for genresWithCount, which holds
+	// every genre of the library (LibraryController.stats): it shows the
+	// first StatsGenresCap, most used first, and says where the rest is.
+	var v map[string]json.RawMessage
+	if res := decode(body, &v); res != nil {
+		return res, nil
+	}
+	var genres []json.RawMessage
+	if raw, ok := v["genresWithCount"]; !ok || unmarshal(raw, &genres) != nil || len(genres) <= StatsGenresCap {
+		return rawResult(body), nil
+	}
+	cuts := map[string]Cut{}
+	out := map[string]any{}
+	for k, raw := range v {
+		out[k] = raw
+	}
+	rest := map[string]string{"genresWithCount": "list_genres (paged) names every genre; list_library_items with filter_group genres gives one genre's books and their total"}
+	out["genresWithCount"] = firstOf(genres, StatsGenresCap, rest["genresWithCount"], cuts, "genresWithCount")
+	d.fitLists(out, rest, cuts)
+	out["cut"] = cuts
+	return jsonResult(out), nil
 }
+
+// StatsGenresCap is how many genres get_library_stats shows with their
+// counts.
+const StatsGenresCap = 100
 
 // GetLibraryFilterData is get_library_filter_data.
 func GetLibraryFilterData(ctx context.Context, d *Deps, a toolargs.GetLibraryFilterData) (*mcp.CallToolResult, error) {

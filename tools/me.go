@@ -85,6 +85,11 @@ func withoutSecrets(body []byte) []byte {
 
 // ListItemsInProgress is list_items_in_progress.
 func ListItemsInProgress(ctx context.Context, d *Deps, a toolargs.ListItemsInProgress) (*mcp.CallToolResult, error) {
+	// Audiobookshelf takes only a limit (MeController.
+	// getAllLibraryItemsInProgress: the first limit, most recent first),
+	// so a page is cut here from the first (page+1)*limit, and one more
+	// tells whether there is more after it.
+	page, limit := int(a.Page), int(a.Limit)
 	// The entries carry no progress but its time (progressLastUpdate:
 	// MeController.getAllLibraryItemsInProgress), so the compact form asks
 	// for the user's progress records at the same time.
@@ -96,7 +101,7 @@ func ListItemsInProgress(ctx context.Context, d *Deps, a toolargs.ListItemsInPro
 		})
 	}
 	body, res := d.get(ctx, "the items in progress", func(ctx context.Context) (*http.Response, error) {
-		return d.API.ListItemsInProgress(ctx, &abs.ListItemsInProgressParams{Limit: ptrOf(int(a.Limit))})
+		return d.API.ListItemsInProgress(ctx, &abs.ListItemsInProgressParams{Limit: ptrOf((page+1)*limit + 1)})
 	})
 	if res != nil {
 		if records != nil {
@@ -105,7 +110,21 @@ func ListItemsInProgress(ctx context.Context, d *Deps, a toolargs.ListItemsInPro
 		return res, nil
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		var raw struct {
+			LibraryItems []json.RawMessage `json:"libraryItems"`
+		}
+		if res := decode(body, &raw); res != nil {
+			return res, nil
+		}
+		rows := pageOf(raw.LibraryItems, page, limit)
+		if rows == nil {
+			rows = []json.RawMessage{}
+		}
+		b, err := json.Marshal(map[string]any{"libraryItems": rows})
+		if err != nil {
+			return errorResult("internal error: could not encode the result: %v", err), nil
+		}
+		return rawResult(b), nil
 	}
 	var v struct {
 		LibraryItems []struct {
@@ -119,6 +138,7 @@ func ListItemsInProgress(ctx context.Context, d *Deps, a toolargs.ListItemsInPro
 	}
 	recs := records.wait()
 	byKey := make(map[[2]string]*absProgress, len(recs))
+	inProgress := 0
 	for i := range recs {
 		p := &recs[i]
 		ep := ""
@@ -126,15 +146,26 @@ func ListItemsInProgress(ctx context.Context, d *Deps, a toolargs.ListItemsInPro
 			ep = *p.EpisodeID
 		}
 		byKey[[2]string{p.LibraryItemID, ep}] = p
+		if !p.IsFinished && p.CurrentTime > 0 {
+			inProgress++
+		}
 	}
 	type entry struct {
 		ItemBrief
 		Episode  *EpisodeBrief `json:"episode,omitempty"`
 		Progress *Progress     `json:"progress,omitempty"`
 	}
-	out := make([]entry, 0, len(v.LibraryItems))
-	for i := range v.LibraryItems {
-		it := &v.LibraryItems[i].absItem
+	all := v.LibraryItems
+	total := len(all)
+	if total > (page+1)*limit {
+		// There is more: as many as the user's records in progress say,
+		// and at least one more than this page.
+		total = max(inProgress, total)
+	}
+	rows := pageOf(all, page, limit)
+	out := make([]entry, 0, len(rows))
+	for i := range rows {
+		it := &rows[i].absItem
 		e := entry{ItemBrief: brief(it, nil)}
 		ep := ""
 		if it.RecentEpisode != nil {
@@ -148,16 +179,7 @@ func ListItemsInProgress(ctx context.Context, d *Deps, a toolargs.ListItemsInPro
 		}
 		out = append(out, e)
 	}
-	if len(out) > int(a.Limit) {
-		out = out[:a.Limit]
-	}
-	answer := map[string]any{"total": len(out), "items": out}
-	cuts := map[string]Cut{}
-	d.fitLists(answer, map[string]string{"items": "a smaller limit"}, cuts)
-	if len(cuts) > 0 {
-		answer["cut"] = cuts
-	}
-	return jsonResult(answer), nil
+	return pageResult(d, "items", out, total, page, limit), nil
 }
 
 // GetListeningStats is get_listening_stats.

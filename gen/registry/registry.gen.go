@@ -348,8 +348,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_items_in_progress",
 			Title:       "List items in progress",
-			Description: "What the user is listening to now (started, not finished), most recent first. Answers \"what am I listening to\".",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"At most this many, up to 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"additionalProperties":false}`),
+			Description: "What the user is listening to now (started, not finished), most recent first, paged. Answers \"what am I listening to\".",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"At most this many, up to 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listItemsInProgress,

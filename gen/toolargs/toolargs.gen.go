@@ -390,6 +390,7 @@ func DecodeGetMe(raw json.RawMessage) (GetMe, error) {
 
 // ListItemsInProgress holds the arguments of list_items_in_progress.
 type ListItemsInProgress struct {
+	Page   int64  `json:"page"`   // 0-based page number.
 	Limit  int64  `json:"limit"`  // At most this many, up to 100.
 	Detail string `json:"detail"` // compact: ids and key fields; full: Audiobookshelf's raw object.
 }
@@ -397,10 +398,11 @@ type ListItemsInProgress struct {
 // DecodeListItemsInProgress reads and checks the arguments of list_items_in_progress.
 func DecodeListItemsInProgress(raw json.RawMessage) (ListItemsInProgress, error) {
 	var a ListItemsInProgress
-	d, err := argdec.New(raw, "limit", "detail")
+	d, err := argdec.New(raw, "page", "limit", "detail")
 	if err != nil {
 		return a, err
 	}
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
 	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 100}), 25)
 	a.Detail = argdec.Or(d.String("detail", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"compact", "full"}}), "compact")
 	return a, d.Err()

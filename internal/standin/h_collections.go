@@ -51,6 +51,23 @@ func (c *ctx) bookVisible(li *LibraryItem) bool {
 // collectionForUser is Collection.getOldJsonExpanded(user): the books the user
 // may see; ok is false when the user may see none of them.
 func (c *ctx) collectionForUser(col *Collection) (jobj, bool) {
+	visible, ok := c.visibleBooks(col)
+	if !ok {
+		return nil, false
+	}
+	return c.s.collectionExpanded(visible), true
+}
+
+// collectionVisible is collectionForUser's test alone: not every book of
+// the collection is hidden from the user.
+func (c *ctx) collectionVisible(col *Collection) bool {
+	_, ok := c.visibleBooks(col)
+	return ok
+}
+
+// visibleBooks is the collection with only the books the user may see;
+// false when it has books and the user may see none.
+func (c *ctx) visibleBooks(col *Collection) (*Collection, bool) {
 	visible := *col
 	visible.Books = nil
 	total := 0
@@ -67,7 +84,7 @@ func (c *ctx) collectionForUser(col *Collection) (jobj, bool) {
 	if len(visible.Books) == 0 && total > 0 {
 		return nil, false
 	}
-	return c.s.collectionExpanded(&visible), true
+	return &visible, true
 }
 
 // GET /api/collections: CollectionController.findAll. Upstream's filter of
@@ -81,7 +98,7 @@ func hCollections(c *ctx) {
 		if !c.user.canAccessLibrary(col.LibraryID) {
 			continue
 		}
-		if _, ok := c.collectionForUser(col); !ok {
+		if !c.collectionVisible(col) {
 			continue
 		}
 		out = append(out, c.s.collectionExpanded(col))

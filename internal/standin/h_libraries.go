@@ -842,10 +842,14 @@ func hSearch(c *ctx) {
 		}
 	}
 	authors := []jobj{}
+	var counts map[string]int
 	for i := range c.s.data.Authors {
 		a := &c.s.data.Authors[i]
 		if a.LibraryID == c.lib.ID && match(a.Name) && len(authors) < limit {
-			authors = append(authors, authorExpanded(a, c.countAuthorBooks(a.ID, false)))
+			if counts == nil {
+				counts = c.authorBookCounts(false)
+			}
+			authors = append(authors, authorExpanded(a, counts[a.ID]))
 		}
 	}
 	c.sendJSON(jobj{
@@ -883,20 +887,22 @@ func countedNamesUnordered(order []string, counts map[string]int, limit int) []j
 	return out
 }
 
-// countAuthorBooks counts the bookAuthors rows of an author (permitted ones
-// only when permitted is set).
-func (c *ctx) countAuthorBooks(authorID string, permitted bool) int {
-	n := 0
+// authorBookCounts counts the bookAuthors rows of every author (of
+// permitted books only when permitted is set), in one pass.
+func (c *ctx) authorBookCounts(permitted bool) map[string]int {
+	out := map[string]int{}
 	for i := range c.s.data.Items {
 		li := &c.s.data.Items[i]
-		if li.Book != nil && contains(li.Book.AuthorIDs, authorID) {
-			if permitted && !c.user.itemPermitted(li) {
-				continue
+		if li.Book == nil || (permitted && !c.user.itemPermitted(li)) {
+			continue
+		}
+		for k, id := range li.Book.AuthorIDs {
+			if !contains(li.Book.AuthorIDs[:k], id) {
+				out[id]++
 			}
-			n++
 		}
 	}
-	return n
+	return out
 }
 
 // GET /api/libraries/:id/stats: LibraryController.stats.
@@ -973,13 +979,14 @@ func hLibraryStats(c *ctx) {
 		}
 		var acs []ac
 		total := 0
+		counts := c.authorBookCounts(false)
 		for i := range c.s.data.Authors {
 			a := &c.s.data.Authors[i]
 			if a.LibraryID != c.lib.ID {
 				continue
 			}
 			total++
-			if n := c.countAuthorBooks(a.ID, false); n > 0 {
+			if n := counts[a.ID]; n > 0 {
 				acs = append(acs, ac{a, n})
 			}
 		}
@@ -1039,12 +1046,13 @@ func hLibraryAuthors(c *ctx) {
 		n int
 	}
 	var rows []row
+	counts := c.authorBookCounts(true)
 	for i := range c.s.data.Authors {
 		a := &c.s.data.Authors[i]
 		if a.LibraryID != c.lib.ID {
 			continue
 		}
-		n := c.countAuthorBooks(a.ID, true)
+		n := counts[a.ID]
 		// Only admins and up see authors without (accessible) books.
 		if n == 0 && !c.user.isAdminOrUp() {
 			continue

@@ -404,12 +404,13 @@ func (c *ctx) newestAuthors(lib *Library, limit int) ([]jobj, int) {
 		n int
 	}
 	var rows []row
+	counts := c.authorBookCounts(true)
 	for i := range c.s.data.Authors {
 		a := &c.s.data.Authors[i]
 		if a.LibraryID != lib.ID || a.AddedAt < c.recentCutoff() {
 			continue
 		}
-		if n := c.countAuthorBooks(a.ID, true); n > 0 {
+		if n := counts[a.ID]; n > 0 {
 			rows = append(rows, row{a, n})
 		}
 	}

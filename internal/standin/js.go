@@ -94,9 +94,17 @@ func (w *jsWriter) write(v any) error {
 			w.buf.WriteString("false")
 		}
 	case string:
-		return w.other(x)
+		w.str(x)
 	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			w.buf.WriteString(strconv.FormatInt(int64(x), 10))
+			return nil
+		}
 		return w.other(jsNum(x))
+	case int:
+		w.buf.WriteString(strconv.Itoa(x))
+	case int64:
+		w.buf.WriteString(strconv.FormatInt(x, 10))
 	case jobj:
 		w.buf.WriteByte('{')
 		first := true
@@ -108,9 +116,7 @@ func (w *jsWriter) write(v any) error {
 				w.buf.WriteByte(',')
 			}
 			first = false
-			if err := w.other(e.k); err != nil {
-				return err
-			}
+			w.str(e.k)
 			w.buf.WriteByte(':')
 			if err := w.write(e.v); err != nil {
 				return err
@@ -136,9 +142,7 @@ func (w *jsWriter) write(v any) error {
 			if i > 0 {
 				w.buf.WriteByte(',')
 			}
-			if err := w.other(k); err != nil {
-				return err
-			}
+			w.str(k)
 			w.buf.WriteByte(':')
 			if err := w.write(x[k]); err != nil {
 				return err
@@ -168,6 +172,21 @@ func writeArray[T any](w *jsWriter, x []T) error {
 	}
 	w.buf.WriteByte(']')
 	return nil
+}
+
+// str writes a string as encoding/json does without HTML escaping: a
+// string of printable ASCII without quote or backslash as it is, any
+// other through the encoder.
+func (w *jsWriter) str(s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			_ = w.other(s)
+			return
+		}
+	}
+	w.buf.WriteByte('"')
+	w.buf.WriteString(s)
+	w.buf.WriteByte('"')
 }
 
 // other writes v with encoding/json (no HTML escaping), without the newline

@@ -21,10 +21,8 @@ func (s *Server) library(id string) *Library {
 }
 
 func (s *Server) item(id string) *LibraryItem {
-	for i := range s.data.Items {
-		if s.data.Items[i].ID == id {
-			return &s.data.Items[i]
-		}
+	if i, ok := s.itemIdx.find(id, len(s.data.Items), func(i int) string { return s.data.Items[i].ID }); ok {
+		return &s.data.Items[i]
 	}
 	return nil
 }
@@ -39,12 +37,45 @@ func (s *Server) itemByBookID(bookID string) *LibraryItem {
 }
 
 func (s *Server) author(id string) *Author {
-	for i := range s.data.Authors {
-		if s.data.Authors[i].ID == id {
-			return &s.data.Authors[i]
-		}
+	if i, ok := s.authorIdx.find(id, len(s.data.Authors), func(i int) string { return s.data.Authors[i].ID }); ok {
+		return &s.data.Authors[i]
 	}
 	return nil
+}
+
+// index finds a record by id in a slice of the state without a scan: the
+// position it remembers is checked on every lookup (the state changes
+// under it), and the index is made again when it is wrong, so a lookup
+// finds what a scan would, the first record with that id. Callers hold
+// s.mu.
+type index struct {
+	pos map[string]int
+	n   int
+}
+
+func (x *index) find(id string, n int, idAt func(int) string) (int, bool) {
+	if x.pos != nil && x.n == n {
+		if i, ok := x.pos[id]; ok && i < n && idAt(i) == id {
+			return i, true
+		} else if !ok {
+			// Not indexed: either absent, or the state changed with the
+			// same length; a scan tells, and the index is made again
+			// only when it was stale.
+			for j := 0; j < n; j++ {
+				if idAt(j) == id {
+					x.pos = nil
+					return x.find(id, n, idAt)
+				}
+			}
+			return 0, false
+		}
+	}
+	x.pos, x.n = make(map[string]int, n), n
+	for j := n - 1; j >= 0; j-- {
+		x.pos[idAt(j)] = j
+	}
+	i, ok := x.pos[id]
+	return i, ok
 }
 
 func (s *Server) seriesByID(id string) *Series {

@@ -69,6 +69,8 @@ type Server struct {
 	newID   func() string
 	version string
 	crashes int
+	// Lookups by id (render.go), guarded by mu.
+	itemIdx, authorIdx index
 
 	recMu    sync.Mutex // guards requests, fault
 	requests []Request

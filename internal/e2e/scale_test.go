@@ -1,0 +1,79 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/scalecheck"
+	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
+)
+
+// ScaleTargets are the stand-in's ids the widest calls are made on, on a
+// library made by sd.ScaleData.
+var ScaleTargets = scalecheck.Targets{
+	BookLibrary: sd.LibraryBooksID, PodcastLibrary: sd.LibraryPodcastsID,
+	Item: sd.ScaleAnthologyID, Progressed: sd.ItemColourOfMagic,
+	Podcast: sd.ScalePodcastID, Episode: sd.ScaleEpisodeID,
+	Series: sd.ScaleSeriesID, Author: sd.ScaleAuthorID,
+	Collection: sd.ScaleBigCollectionID, Playlist: sd.ScaleBigPlaylistID,
+	Query: "a", Year: 2024,
+}
+
+// ScaleLibrary is a household-sized library: 1,000 books (and the 16 of
+// the sample), 3,000 authors, 1,500 tags, 400 genres, a book with 375
+// authors and 600 chapters, 10 collections and 10 playlists, the first
+// of each with 200 books, 1,000 sessions, 1,000 bookmarks, a podcast of
+// 200 episodes.
+func ScaleLibrary() sd.Scale {
+	s := sd.ScaleFor(1000)
+	s.Authors, s.Tags, s.Genres, s.Bookmarks, s.Episodes = 3000, 1500, 400, 1000, 200
+	s.Collections, s.Playlists, s.BigList = 10, 10, 200
+	return s
+}
+
+// On ScaleLibrary, every read tool of the manifest, called
+// with its widest arguments, answers within the default result budget; a
+// cut or refused answer says how to get the rest; every paged list walked
+// to its end shows each entry exactly once and all of them.
+func TestEveryReadToolFitsTheBudgetAtScale(t *testing.T) {
+	e := apptest.Start(t, apptest.Options{Standin: sd.Options{Data: sd.ScaleData(ScaleLibrary()), Now: sd.SampleNow}})
+	call := func(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
+		return e.CallErr(name, args)
+	}
+	reports := scalecheck.Run(context.Background(), call, tools.DefaultMaxResultChars, scalecheck.Widest(ScaleTargets), t.Errorf)
+	walked := map[string]int{}
+	for _, r := range reports {
+		for _, w := range r.Walks {
+			walked[r.Tool] = max(walked[r.Tool], w.Total)
+		}
+	}
+	// The lists that are long on this library were walked whole.
+	for tool, atLeast := range map[string]int{"list_authors": 3000, "list_tags": 1500, "list_genres": 400, "list_library_items": 1000,
+		"list_listening_sessions": 1000, "list_bookmarks": 1000, "get_item_chapters": 600, "get_collection": 200, "get_playlist": 200,
+		"list_items_in_progress": 125} {
+		if walked[tool] < atLeast {
+			t.Errorf("%s: the longest list walked had %d entries, want at least %d", tool, walked[tool], atLeast)
+		}
+	}
+	t.Logf("\n%s", scalecheck.Table(reports))
+
+	// Lists inside one answer are cut with a count and where the rest is.
+	stats := decode(t, e.Call(t, "get_library_stats", map[string]any{"library_id": sd.LibraryBooksID}))
+	if n := at(t, stats, "cut", "genresWithCount", "total"); n != float64(406) || len(at(t, stats, "genresWithCount").([]any)) != tools.StatsGenresCap {
+		t.Errorf("get_library_stats: want the first %d of 406 genres with a cut, got total %v", tools.StatsGenresCap, n)
+	}
+	series := decode(t, e.Call(t, "list_series", map[string]any{"library_id": sd.LibraryBooksID, "sort": "num_books", "descending": true, "limit": 1}))
+	if more := str(at(t, series, "results", 0, "more")); at(t, series, "results", 0, "id") != sd.ScaleSeriesID ||
+		len(at(t, series, "results", 0, "books").([]any)) != tools.SeriesBooksCap || !strings.Contains(more, "filter_group series") {
+		t.Errorf("list_series: the longest series shows %d books and more %q", len(at(t, series, "results", 0, "books").([]any)), more)
+	}
+	one := decode(t, e.Call(t, "get_series", map[string]any{"series_id": sd.ScaleSeriesID}))
+	if n := len(at(t, one, "book_ids").([]any)); n != 105 {
+		t.Errorf("get_series: %d book ids, want all 105 (they fit)", n)
+	}
+}

@@ -7,7 +7,8 @@
 // the bundle of a release carries the other binaries the same way.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:http";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync, statSync, existsSync, rmSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -63,6 +64,33 @@ test("the manifest template validates and lists the 44 tools of tools.yaml", () 
   assert.equal(manifest.server.type, "binary");
   assert.equal(manifest.user_config.api_key.sensitive, true);
   assert.equal(manifest.user_config.read_only.type, "boolean");
+  // What a person sees before installing: license, icon, long description,
+  // support link (the repository's issues, as server.json names the
+  // repository), keywords.
+  const sj = JSON.parse(readFileSync(join(root, "server.json"), "utf8"));
+  assert.equal(manifest.license, "MIT");
+  assert.equal(manifest.support, `${sj.repository.url}/issues`);
+  assert.match(manifest.long_description, /^Your \[Audiobookshelf\]/);
+  assert.match(manifest.long_description, new RegExp(`\\*\\*${names.length} tools\\*\\*`));
+  assert.ok(manifest.keywords.includes("audiobookshelf"));
+  const icon = readFileSync(join(here, "mcpb", manifest.icon));
+  assert.ok(icon.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), "the icon is a PNG");
+  assert.equal(icon.readUInt32BE(16), 512);
+  assert.equal(icon.readUInt32BE(20), 512);
+  assert.match(out, /Icon validation passed/);
+  // Every setting is passed to the server as the variable it reads.
+  const env = manifest.server.mcp_config.env;
+  assert.deepEqual(Object.keys(manifest.user_config).map((k) => Object.keys(env).find((v) => env[v].includes(`\${user_config.${k}}`))), [
+    "AUDIOBOOKSHELF_URL", "AUDIOBOOKSHELF_API_KEY", "AUDIOBOOKSHELF_READ_ONLY", "AUDIOBOOKSHELF_TOOLSETS",
+    "AUDIOBOOKSHELF_TIMEOUT", "SSL_CERT_FILE", "AUDIOBOOKSHELF_INSECURE_TLS",
+  ]);
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  for (const v of Object.keys(env)) assert.ok(readme.includes(v), `${v} is documented in the README`);
+  // An optional setting left alone is passed as its default, which must
+  // be one the server takes (without a default, the literal ${...}).
+  for (const [k, u] of Object.entries(manifest.user_config)) {
+    assert.ok(u.required || u.default !== undefined, `${k}: optional without a default`);
+  }
 });
 
 test("mcpb validate refuses a broken manifest (the check can fail)", () => {
@@ -83,6 +111,7 @@ test("the packed bundle unpacks to its manifest, the launcher and this platform'
   assert.equal(code, 0, out);
   assert.equal(readFileSync(join(unpacked, "server", "launch.sh"), "utf8"), readFileSync(join(here, "mcpb", "launch.sh"), "utf8"));
   assert.equal(readFileSync(join(unpacked, "LICENSE"), "utf8"), readFileSync(join(root, "LICENSE"), "utf8"));
+  assert.ok(readFileSync(join(unpacked, "icon.png")).equals(readFileSync(join(here, "mcpb", "icon.png"))));
   assert.equal(JSON.parse(manifest).license, "MIT");
   const exe = goos === "windows"
     ? join(unpacked, "server", "windows-amd64", "audiobookshelf-mcp.exe")
@@ -116,8 +145,9 @@ test("server.json of the release carries the bundle's hash; SHA256SUMS verifies"
   }
 });
 
-// Claude Desktop's resolution of the manifest, run as it would run it.
-function listTools(userConfig) {
+// Claude Desktop's resolution of the manifest, run as it would run it:
+// initialize, tools/list, and the calls given.
+function listTools(userConfig, calls = []) {
   const manifest = JSON.parse(readFileSync(join(unpacked, "manifest.json"), "utf8"));
   return getMcpConfigForManifest({
     manifest, extensionPath: unpacked, systemDirs: {}, userConfig, pathSeparator: "/",
@@ -127,16 +157,25 @@ function listTools(userConfig) {
       { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bundle-test", version: "1" } } },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      ...calls.map((c, i) => ({ jsonrpc: "2.0", id: 3 + i, method: "tools/call", params: c })),
     ].map((m) => JSON.stringify(m) + "\n").join("");
-    const r = spawnSync(cfg.command, cfg.args, {
-      input, encoding: "utf8", timeout: 30000,
-      env: { PATH: process.env.PATH, ...cfg.env },
+    return new Promise((resolve) => {
+      // Not spawnSync: a test's own server must answer in this process.
+      const child = spawn(cfg.command, cfg.args, { env: { PATH: process.env.PATH, ...cfg.env } });
+      let stdout = "", stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      const timer = setTimeout(() => child.kill(), 60000);
+      child.on("close", (status) => {
+        clearTimeout(timer);
+        assert.equal(status, 0, stderr);
+        const answers = stdout.trim().split("\n").map((l) => JSON.parse(l));
+        const list = answers.find((a) => a.id === 2);
+        assert.ok(list && list.result, stdout);
+        resolve({ names: list.result.tools.map((t) => t.name), stderr, cfg, results: calls.map((_, i) => answers.find((a) => a.id === 3 + i)) });
+      });
+      child.stdin.end(input);
     });
-    assert.equal(r.status, 0, r.stderr);
-    const answers = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
-    const list = answers.find((a) => a.id === 2);
-    assert.ok(list && list.result, r.stdout);
-    return { names: list.result.tools.map((t) => t.name), stderr: r.stderr, cfg };
   });
 }
 
@@ -150,4 +189,38 @@ test("Claude Desktop's resolution of the manifest starts the server with the use
   const ro = await listTools({ ...base, read_only: true });
   assert.equal(ro.cfg.env.AUDIOBOOKSHELF_READ_ONLY, "true");
   assert.equal(ro.names.length, 29);
+  // The settings left alone: their defaults, which the server takes.
+  assert.equal(all.cfg.env.AUDIOBOOKSHELF_TIMEOUT, "30s");
+  assert.equal(all.cfg.env.AUDIOBOOKSHELF_INSECURE_TLS, "false");
+  assert.equal(all.cfg.env.SSL_CERT_FILE, "");
+  assert.equal(all.cfg.env.AUDIOBOOKSHELF_TOOLSETS.split(",").length, JSON.parse(readFileSync(template, "utf8")).user_config.toolsets.default.split(",").length);
+  assert.ok(!all.stderr.includes("warning"), all.stderr);
+});
+
+test("the bundle's settings for toolsets, timeout and a self-signed certificate reach the server", { skip: process.platform === "win32" }, async () => {
+  // An Audiobookshelf that accepts the connection and never answers.
+  const silent = createServer(() => {});
+  await new Promise((r) => silent.listen(0, "127.0.0.1", r));
+  try {
+    const url = `http://127.0.0.1:${silent.address().port}`;
+    const r = await listTools(
+      { audiobookshelf_url: url, api_key: "bundle-test-key-not-real", toolsets: "me,bookmarks", timeout_seconds: 1,
+        certificate_file: "/nonexistent/abs.pem", insecure_tls: true },
+      [{ name: "get_me", arguments: {} }],
+    );
+    assert.equal(r.cfg.env.AUDIOBOOKSHELF_TOOLSETS, "me,bookmarks");
+    assert.equal(r.cfg.env.AUDIOBOOKSHELF_TIMEOUT, "1s");
+    assert.equal(r.cfg.env.SSL_CERT_FILE, "/nonexistent/abs.pem");
+    const manifest = JSON.parse(readFileSync(template, "utf8"));
+    assert.ok(r.names.length > 0 && r.names.length < manifest.tools.length, r.names.join(" "));
+    assert.ok(r.names.includes("get_me") && !r.names.includes("list_libraries"), r.names.join(" "));
+    assert.match(r.stderr, /AUDIOBOOKSHELF_INSECURE_TLS=true/);
+    const text = r.results[0].result.content[0].text;
+    assert.equal(r.results[0].result.isError, true);
+    assert.match(text, /did not answer within 1s/);
+    assert.ok(!r.stderr.includes("bundle-test-key-not-real"));
+  } finally {
+    silent.closeAllConnections();
+    silent.close();
+  }
 });

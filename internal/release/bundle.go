@@ -46,7 +46,7 @@ func BundleManifest(template []byte, version string) ([]byte, error) {
 	return bytes.Replace(template, placeholder, []byte(`"version": "`+Version(version)+`",`), 1), nil
 }
 
-// WriteBundle packs the MCP Bundle at out: manifest.json, LICENSE, the launcher and
+// WriteBundle packs the MCP Bundle at out: manifest.json, LICENSE, the icon, the launcher and
 // the binaries of bins (by platform, their bytes). Without partial, every
 // platform the bundle carries must be in bins.
 func WriteBundle(root, out, version string, bins map[Platform][]byte, mtime time.Time, partial bool) error {
@@ -66,9 +66,14 @@ func WriteBundle(root, out, version string, bins map[Platform][]byte, mtime time
 	if err != nil {
 		return err
 	}
+	icon, err := os.ReadFile(filepath.Join(root, BundleIconFile))
+	if err != nil {
+		return err
+	}
 	files := []File{
 		{"manifest.json", 0o644, manifest},
 		{LicenseFile, 0o644, license},
+		{toolgen.BundleIcon, 0o644, icon},
 		{toolgen.BundleLauncher, 0o755, launcher},
 	}
 	for _, p := range Platforms {

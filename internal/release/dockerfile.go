@@ -103,7 +103,7 @@ CMD %[10]s
 }
 
 // Generated is every file `cmd/release -generate` writes, by path relative
-// to root: server.json and the Dockerfile.
+// to root: server.json, the Dockerfile and the bundle's icon.
 func Generated(root string) (map[string][]byte, error) {
 	sj, err := CheckedInServerJSON(root)
 	if err != nil {
@@ -117,5 +117,5 @@ func Generated(root string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{ServerJSONFile: sj, DockerfileFile: df}, nil
+	return map[string][]byte{ServerJSONFile: sj, DockerfileFile: df, BundleIconFile: Icon()}, nil
 }

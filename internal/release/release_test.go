@@ -41,8 +41,8 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 2 {
-		t.Fatalf("%d generated files, want server.json and the Dockerfile", len(files))
+	if len(files) != 3 {
+		t.Fatalf("%d generated files, want server.json, the Dockerfile and the icon", len(files))
 	}
 	for name, want := range files {
 		got, err := os.ReadFile(filepath.Join(root, name))
@@ -177,17 +177,27 @@ func TestServerJSONPackages(t *testing.T) {
 		bundle.Identifier != Repository+"/releases/download/v2.0.0/"+BundleName("v2.0.0") {
 		t.Errorf("bundle package %+v", bundle)
 	}
-	token := func(p pkgT) bool {
+	has := func(p pkgT, name string) (present, required bool) {
 		for _, e := range p.EnvironmentVariables {
-			if e.Name == "AUDIOBOOKSHELF_MCP_TOKEN" {
-				return e.IsRequired
+			if e.Name == name {
+				return true, e.IsRequired
 			}
 		}
-		t.Fatal("no AUDIOBOOKSHELF_MCP_TOKEN")
-		return false
+		return false, false
 	}
-	if !token(oci) || token(bundle) {
-		t.Errorf("the token is required by the image (it listens on every interface) and not by the bundle (stdio)")
+	if in, req := has(oci, "AUDIOBOOKSHELF_MCP_TOKEN"); !in || !req {
+		t.Errorf("the image asks for the token (it listens on every interface): %v %v", in, req)
+	}
+	for _, name := range []string{"AUDIOBOOKSHELF_MCP_TOKEN", "AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS"} {
+		if in, _ := has(bundle, name); in {
+			t.Errorf("the bundle (stdio) lists %s, which only --http reads", name)
+		}
+		if in, _ := has(oci, name); !in {
+			t.Errorf("the image does not list %s", name)
+		}
+	}
+	if in, req := has(bundle, "AUDIOBOOKSHELF_API_KEY"); !in || !req {
+		t.Errorf("the bundle's API key: %v %v", in, req)
 	}
 	checkedIn, _ := os.ReadFile(filepath.Join(root, ServerJSONFile))
 	if bytes.Contains(checkedIn, []byte("fileSha256")) {

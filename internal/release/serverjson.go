@@ -45,6 +45,9 @@ var (
 	// The image listens on every interface of the container: its package
 	// asks for the token as well.
 	requiredInImage = "AUDIOBOOKSHELF_MCP_TOKEN"
+	// httpOnlyVars mean something with --http alone: the bundle's package
+	// (stdio) leaves them out.
+	httpOnlyVars = []string{"AUDIOBOOKSHELF_MCP_TOKEN", "AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS"}
 )
 
 // Meta is what tools.yaml says of the server.
@@ -147,19 +150,22 @@ type (
 )
 
 // envVars is config.Vars as the registry's environmentVariables; required
-// adds names to requiredVars.
-func envVars(required ...string) ([]input, error) {
+// adds names to requiredVars; those of leave are left out.
+func envVars(required, leave []string) ([]input, error) {
 	known := map[string]bool{}
 	for _, v := range config.Vars {
 		known[v.Name] = true
 	}
-	for _, n := range slices.Concat(secretVars, requiredVars, required) {
+	for _, n := range slices.Concat(secretVars, requiredVars, required, leave) {
 		if !known[n] {
 			return nil, fmt.Errorf("release: %s is not a variable of config.Vars", n)
 		}
 	}
 	var out []input
 	for _, v := range config.Vars {
+		if slices.Contains(leave, v.Name) {
+			continue
+		}
 		in := input{
 			Name:        v.Name,
 			Description: v.Meaning,
@@ -187,11 +193,11 @@ func envVars(required ...string) ([]input, error) {
 // registry refuses the file, as it should (publish dist/server.json, which
 // `make release` writes with the hash of the bundle it packed).
 func ServerJSON(meta Meta, version, bundleSHA256 string) ([]byte, error) {
-	env, err := envVars()
+	env, err := envVars(nil, httpOnlyVars)
 	if err != nil {
 		return nil, err
 	}
-	imageEnv, err := envVars(requiredInImage)
+	imageEnv, err := envVars([]string{requiredInImage}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -206,7 +206,7 @@ func TestServerJSON(t *testing.T) {
 }
 
 // checkServerJSONVars: every variable of config.Vars with its meaning and
-// default, in order; the bundle (stdio) leaves out the two only --http
+// default, in order; the bundle (stdio) leaves out the three only --http
 // reads. The image, which listens on every interface of its container, also
 // requires the MCP token.
 func checkServerJSONVars(t *testing.T, pkg string, vars []serverJSONVar) {
@@ -218,7 +218,7 @@ func checkServerJSONVars(t *testing.T, pkg string, vars []serverJSONVar) {
 	var want []config.Var
 	var wantNames []string
 	for _, v := range config.Vars {
-		if pkg == "mcpb" && (v.Name == "AUDIOBOOKSHELF_MCP_TOKEN" || v.Name == "AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS") {
+		if pkg == "mcpb" && (v.Name == "AUDIOBOOKSHELF_MCP_AUTH" || v.Name == "AUDIOBOOKSHELF_MCP_TOKEN" || v.Name == "AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS") {
 			continue
 		}
 		want = append(want, v)

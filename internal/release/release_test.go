@@ -188,7 +188,7 @@ func TestServerJSONPackages(t *testing.T) {
 	if in, req := has(oci, "AUDIOBOOKSHELF_MCP_TOKEN"); !in || !req {
 		t.Errorf("the image asks for the token (it listens on every interface): %v %v", in, req)
 	}
-	for _, name := range []string{"AUDIOBOOKSHELF_MCP_TOKEN", "AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS"} {
+	for _, name := range []string{"AUDIOBOOKSHELF_MCP_AUTH", "AUDIOBOOKSHELF_MCP_TOKEN", "AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS"} {
 		if in, _ := has(bundle, name); in {
 			t.Errorf("the bundle (stdio) lists %s, which only --http reads", name)
 		}

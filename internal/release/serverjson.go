@@ -47,7 +47,7 @@ var (
 	requiredInImage = "AUDIOBOOKSHELF_MCP_TOKEN"
 	// httpOnlyVars mean something with --http alone: the bundle's package
 	// (stdio) leaves them out.
-	httpOnlyVars = []string{"AUDIOBOOKSHELF_MCP_TOKEN", "AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS"}
+	httpOnlyVars = []string{"AUDIOBOOKSHELF_MCP_AUTH", "AUDIOBOOKSHELF_MCP_TOKEN", "AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS"}
 )
 
 // Meta is what tools.yaml says of the server.

@@ -25,11 +25,11 @@ export const flavors = [
 // with --http (with sessions) or --http --stateless, on a free loopback port.
 export const transports = ["stdio", "http", "http-stateless"];
 
-// The protocol revision a flavor ends up speaking over a transport: go-sdk's
-// handler with sessions does not take 2026-07-28, so 2.x falls back to
-// 2025-11-25 there.
+// The protocol revision a flavor ends up speaking over a transport: 2.x
+// speaks 2026-07-28 on every one (the endpoint with sessions serves it
+// without a session), 1.x 2025-11-25.
 export function protocolOf(flavor, transport) {
-  return flavor === "client2" && transport !== "http" ? "2026-07-28" : "2025-11-25";
+  return flavor === "client2" ? "2026-07-28" : "2025-11-25";
 }
 
 // Whether a client with an elicitation handler is asked through a dialog: not

@@ -18,10 +18,14 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const suite = path.join(here, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
 const expectedFailures = path.join(here, "conformance", "expected-failures.yaml");
 
-// Scenarios by mode. With sessions the endpoint speaks 2025-11-25 and older;
-// stateless, 2026-07-28 as well.
+// Scenarios by mode. Both speak every revision: with sessions, a client
+// that initializes gets a session and a 2026-07-28 request without one is
+// served as stateless serves it.
 export const scenarios = {
   http: [
+    "server-stateless",
+    "caching",
+    "http-header-validation",
     "server-initialize",
     "server-session-lifecycle",
     "ping",

@@ -13,7 +13,7 @@ import (
 // TestLogLevelVariable runs the binary over stateless HTTP at each level:
 // the default (info) writes no line per request, debug writes go-sdk's, and
 // the guard's decision is there at info and debug only. With sessions, a
-// refused 2026-07-28 request names --stateless. A level outside the four
+// 2026-07-28 request refused inside a session says how it is served. A level outside the four
 // stops the server.
 func TestLogLevelVariable(t *testing.T) {
 	run := func(level string) string {
@@ -54,27 +54,39 @@ func TestLogLevelVariable(t *testing.T) {
 		}
 	}
 
-	// With sessions, a 2026-07-28 request is refused and the line names
-	// this binary's flag.
+	// With sessions, a 2026-07-28 request without a session id is served;
+	// one inside a session is refused, and the line says how it is served,
+	// not go-sdk's option.
 	sd := standin.Start(t, standin.Options{})
 	p := startHTTP(t, standinEnv(sd), "--http", "127.0.0.1:0")
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
-	req, _ := http.NewRequest("POST", p.url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	resp, err := http.DefaultClient.Do(req)
+	cs, err := p.client("2025-11-25", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 400 {
-		t.Errorf("2026-07-28 tools/list with sessions: %d", resp.StatusCode)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	for _, session := range []string{"", cs.ID()} {
+		req, _ := http.NewRequest("POST", p.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/list")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := map[bool]int{true: 200, false: 400}[session == ""]; resp.StatusCode != want {
+			t.Errorf("2026-07-28 tools/list with sessions, session id %q: %d, want %d", session, resp.StatusCode, want)
+		}
 	}
+	cs.Close()
 	p.stop()
 	out := p.stderr.String()
-	if strings.Contains(out, "StreamableHTTPOptions") || !strings.Contains(out, "start it with --http ADDR --stateless") {
-		t.Errorf("the refusal must name --stateless, not go-sdk's option:\n%s", out)
+	if strings.Contains(out, "StreamableHTTPOptions") || strings.Count(out, "requests are served on the same endpoint when they carry no Mcp-Session-Id") != 1 {
+		t.Errorf("the refusal inside a session must say how 2026-07-28 is served, not go-sdk's option:\n%s", out)
 	}
 
 	code, _, errOut := runQuick(t, baseEnv("AUDIOBOOKSHELF_LOG_LEVEL=verbose"))

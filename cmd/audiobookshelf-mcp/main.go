@@ -320,7 +320,7 @@ func serveHTTP(ctx context.Context, stop func(), srv *app.Server, hc httpConfig,
 	hs := app.NewHTTPServer(calls.wrap(srv.HTTPHandler(hc.opts)), hc.opts, slog.NewLogLogger(logger.Handler(), slog.LevelWarn))
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	mode := "with sessions"
+	mode := "sessions for clients that initialize (MCP 2025-11-25 and older), 2026-07-28 without a session"
 	if srv.Stateless {
 		mode = "stateless"
 	}

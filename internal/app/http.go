@@ -104,8 +104,11 @@ func NewHTTPServer(h http.Handler, o HTTPOptions, errorLog *log.Logger) *http.Se
 }
 
 // HTTPHandler serves MCP over streamable HTTP at MCPPath, with go-sdk's
-// handler: sessions unless the server was built with Options.Stateless
-// (idle ones expire after SessionTimeout, and at most MaxSessions are open).
+// handlers. Unless the server was built with Options.Stateless, an
+// initialize opens a session (idle ones expire after SessionTimeout, and at
+// most MaxSessions are open) for the revisions up to 2025-11-25, and a
+// request of 2026-07-28 without Mcp-Session-Id is served without one, as
+// Options.Stateless serves every request: one endpoint for both.
 // In front of it, in order: the body's deadline, the Host check (DNS
 // rebinding: only localhost, IP addresses and AllowedHosts), the bearer
 // token check or, per person, the check of the person's Audiobookshelf key, the body read whole within its limit, and cross-origin
@@ -113,22 +116,41 @@ func NewHTTPServer(h http.Handler, o HTTPOptions, errorLog *log.Logger) *http.Se
 // 404.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	o = o.withDefaults()
+	if s.Stateless {
+		return s.wrapHTTP(o, s.statelessHandler(o))
+	}
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP }, &mcp.StreamableHTTPOptions{
-		Stateless:           s.Stateless,
 		MaxRequestBodyBytes: o.MaxBodyBytes,
 		Logger:              sdkLogger(s.logger),
 		// With sessions, what a stream carries is kept (bounded) so that a
 		// client whose stream breaks resumes it with Last-Event-ID.
-		EventStore:     eventStore(s.Stateless),
+		EventStore:     eventStore(false),
 		SessionTimeout: o.SessionTimeout,
 		// checkHost below applies the same rule to every interface.
 		DisableLocalhostProtection: true,
 	})
-	var h http.Handler = sdk
-	if !s.Stateless {
-		h = primeRetry(refuseModernDiscover(s.logger, h))
-		h = capSessions(s.MCP, o.MaxSessions, o.SessionTimeout, h)
-	}
+	var h http.Handler = primeRetry(refuseModernDiscover(s.logger, sdk))
+	h = capSessions(s.MCP, o.MaxSessions, o.SessionTimeout, h)
+	// 2026-07-28 has no sessions: its requests (no Mcp-Session-Id) are
+	// served as --stateless serves them, on the same endpoint.
+	return s.wrapHTTP(o, bothRevisions(s.statelessHandler(o), h))
+}
+
+// statelessHandler is go-sdk's handler without sessions: each request
+// stands alone, and nothing is kept for resumption.
+func (s *Server) statelessHandler(o HTTPOptions) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP }, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		MaxRequestBodyBytes: o.MaxBodyBytes,
+		Logger:              sdkLogger(s.logger),
+		// checkHost below applies the same rule to every interface.
+		DisableLocalhostProtection: true,
+	})
+}
+
+// wrapHTTP puts in front of the MCP handler h what every request passes:
+// see HTTPHandler.
+func (s *Server) wrapHTTP(o HTTPOptions, h http.Handler) http.Handler {
 	h = http.NewCrossOriginProtection().Handler(h)
 	h = readBody(o.MaxBodyBytes, o.BodyTimeout, h)
 	switch {
@@ -235,8 +257,10 @@ func capSessions(srv *mcp.Server, max int, idle time.Duration, next http.Handler
 		mu.Lock()
 		defer mu.Unlock()
 		n := 0
-		for range srv.Sessions() {
-			n++
+		for ss := range srv.Sessions() {
+			if ss.ID() != "" { // not a request served without a session
+				n++
+			}
 		}
 		if n >= max {
 			w.Header().Set("Retry-After", "60")

@@ -75,9 +75,11 @@ func (a *asker) handle(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitRe
 	return &mcp.ElicitResult{Action: "decline"}, nil
 }
 
-// TestHTTPGuardedCalls drives the guard over real streamable HTTP: with
-// sessions both revisions get the dialog; stateless, 2026-07-28 still gets it
-// (sealed state in the result) and an older client gets the token, saying why.
+// TestHTTPGuardedCalls drives the guard over real streamable HTTP: the
+// endpoint with sessions gives both revisions the dialog (2025-11-25 in a
+// session, 2026-07-28 without one: sealed state in the result and a retry);
+// stateless, 2026-07-28 still gets it and an older client gets the token,
+// saying why.
 func TestHTTPGuardedCalls(t *testing.T) {
 	args := map[string]any{"playlist_id": standin.PlaylistCommute}
 	cases := []struct {
@@ -89,6 +91,8 @@ func TestHTTPGuardedCalls(t *testing.T) {
 	}{
 		{"sessions 2025-11-25 approve", false, "2025-11-25", "approve", true},
 		{"sessions 2025-11-25 decline", false, "2025-11-25", "decline", true},
+		{"sessions endpoint 2026-07-28 approve", false, "2026-07-28", "approve", true},
+		{"sessions endpoint 2026-07-28 decline", false, "2026-07-28", "decline", true},
 		{"stateless 2026-07-28 approve", true, "2026-07-28", "approve", true},
 		{"stateless 2026-07-28 decline", true, "2026-07-28", "decline", true},
 		{"stateless 2025-11-25 token", true, "2025-11-25", "approve", false},
@@ -103,6 +107,9 @@ func TestHTTPGuardedCalls(t *testing.T) {
 			}
 			if got := cs.InitializeResult().ProtocolVersion; got != c.version {
 				t.Errorf("negotiated %s, want %s", got, c.version)
+			}
+			if (cs.ID() == "") != (c.stateless || c.version == "2026-07-28") {
+				t.Errorf("session id %q", cs.ID())
 			}
 			res := apptest.CallOn(t, cs, "delete_playlist", args)
 			_, exists := e.sd.Playlist(standin.PlaylistCommute)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,62 +42,83 @@ func loggedServer(t *testing.T, stateless bool, level slog.Level, rt http.RoundT
 
 const discover2026 = `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
 
-// TestDiscoverWithSessions: with sessions, server/discover at 2026-07-28 is
-// refused as every other request of that revision there (400, -32022, the
-// revisions it speaks), so a client falls back to initialize; stateless
-// serves it. The log line names --stateless, not go-sdk's option.
+// TestDiscoverWithSessions: the endpoint with sessions serves 2026-07-28
+// too. server/discover and the other requests of that revision without
+// Mcp-Session-Id are served as --stateless serves them (no session opened),
+// while initialize still opens a session for the older revisions. A
+// 2026-07-28 request inside a session is refused with -32022, and the log
+// line says that it is served without the session id.
 func TestDiscoverWithSessions(t *testing.T) {
 	url, log := loggedServer(t, false, slog.LevelInfo, nil)
-	hdr := map[string]string{"Mcp-Protocol-Version": "2026-07-28"}
+	hdr := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"}
 	code, body := post(t, url, strings.NewReader(discover2026), -1, hdr)
 	var resp struct {
-		ID    int `json:"id"`
-		Error struct {
-			Code int `json:"code"`
-			Data struct {
-				Supported []string `json:"supported"`
-				Requested string   `json:"requested"`
-			} `json:"data"`
-		} `json:"error"`
+		ID     int `json:"id"`
+		Result struct {
+			SupportedVersions []string `json:"supportedVersions"`
+		} `json:"result"`
 	}
-	if err := json.Unmarshal([]byte(body), &resp); err != nil || code != 400 {
+	if err := json.Unmarshal([]byte(sseData(body)), &resp); err != nil || code != 200 {
 		t.Fatalf("server/discover at 2026-07-28 with sessions: %d %s", code, body)
 	}
-	if resp.ID != 7 || resp.Error.Code != mcp.CodeUnsupportedProtocolVersion || resp.Error.Data.Requested != "2026-07-28" ||
-		len(resp.Error.Data.Supported) == 0 || resp.Error.Data.Supported[0] != "2025-11-25" {
+	if resp.ID != 7 || len(resp.Result.SupportedVersions) < 2 || resp.Result.SupportedVersions[0] != "2026-07-28" ||
+		!slices.Contains(resp.Result.SupportedVersions, "2025-11-25") {
 		t.Errorf("answer %s", body)
 	}
-	// The same as go-sdk's answer to another request of that revision.
 	list := `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	hdr["Mcp-Method"] = "tools/list"
 	code2, body2 := post(t, url, strings.NewReader(list), -1, hdr)
-	if code2 != 400 || !strings.Contains(body2, `"code":-32022`) || !strings.Contains(body2, `"supported":["2025-11-25"`) {
-		t.Errorf("tools/list at 2026-07-28 with sessions: %d %s", code2, body2)
+	if code2 != 200 || !strings.Contains(body2, `"name":"delete_playlist"`) {
+		t.Errorf("tools/list at 2026-07-28 with sessions: %d %.300s", code2, body2)
 	}
-	got := log.String()
-	if strings.Contains(got, "StreamableHTTPOptions") || strings.Count(got, "start it with --http ADDR --stateless") != 2 {
-		t.Errorf("log must name --stateless for both refusals and never go-sdk's option:\n%s", got)
+	// The _meta alone routes it too: go-sdk then asks for the header.
+	code3, body3 := post(t, url, strings.NewReader(list), -1, map[string]string{"Mcp-Method": "tools/list"})
+	if code3 != 400 || !strings.Contains(body3, "Mcp-Protocol-Version header is required") {
+		t.Errorf("tools/list with 2026-07-28 in _meta only: %d %s", code3, body3)
 	}
-	if !strings.Contains(got, `"level":"INFO","msg":"refused a server/discover request for MCP protocol 2026-07-28`) {
-		t.Errorf("log:\n%s", got)
-	}
+
 	// An older revision's discover is go-sdk's, and a client of 2025-11-25
-	// connects as before.
+	// gets a session as before.
 	if code, body := post(t, url, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{}}`), -1,
 		map[string]string{"Mcp-Protocol-Version": "2025-11-25"}); code != 200 || strings.Contains(body, "2026-07-28") {
 		t.Errorf("server/discover at 2025-11-25: %d %s", code, body)
 	}
-	// A revision go-sdk does not know is go-sdk's to refuse, and is not
-	// blamed on the missing --stateless.
-	if code, _ := post(t, url, strings.NewReader(strings.ReplaceAll(discover2026, "2026-07-28", "v999.0.0")), -1,
-		map[string]string{"Mcp-Protocol-Version": "v999.0.0"}); code != 400 || strings.Contains(log.String(), "v999") {
-		t.Errorf("server/discover at v999.0.0: %d, log:\n%s", code, log.String())
-	}
-	cs, err := apptest.ConnectHTTP(t, url, "", nil, nil)
+	cs, err := apptest.ConnectHTTP(t, url, "2025-11-25", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
-		t.Errorf("go-sdk's client settled on %s with sessions", v)
+	if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" || cs.ID() == "" {
+		t.Errorf("go-sdk's client of 2025-11-25 settled on %s, session %q", v, cs.ID())
+	}
+	// go-sdk's client asking for 2026-07-28 speaks it here, without a session.
+	cs2, err := apptest.ConnectHTTP(t, url, "2026-07-28", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := cs2.InitializeResult().ProtocolVersion; v != "2026-07-28" || cs2.ID() != "" {
+		t.Errorf("go-sdk's client of 2026-07-28 settled on %s, session %q", v, cs2.ID())
+	}
+	if _, err := cs2.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+
+	// Inside a session, 2026-07-28 is refused (discover by this server,
+	// the rest by go-sdk) and the log says how it is served instead.
+	inSession := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Session-Id": cs.ID(), "Mcp-Method": "server/discover"}
+	if code, body := post(t, url, strings.NewReader(discover2026), -1, inSession); code != 400 || !strings.Contains(body, `"code":-32022`) ||
+		!strings.Contains(body, `"supported":["2025-11-25"`) {
+		t.Errorf("server/discover at 2026-07-28 inside a session: %d %s", code, body)
+	}
+	inSession["Mcp-Method"] = "tools/list"
+	if code, body := post(t, url, strings.NewReader(list), -1, inSession); code != 400 || !strings.Contains(body, `"code":-32022`) {
+		t.Errorf("tools/list at 2026-07-28 inside a session: %d %s", code, body)
+	}
+	got := log.String()
+	if strings.Contains(got, "StreamableHTTPOptions") || strings.Count(got, "are served on the same endpoint when they carry no Mcp-Session-Id") != 2 {
+		t.Errorf("log must say how 2026-07-28 is served for both refusals and never name go-sdk's option:\n%s", got)
+	}
+	if !strings.Contains(got, `"level":"INFO","msg":"refused a server/discover request for MCP protocol 2026-07-28 inside a session`) {
+		t.Errorf("log:\n%s", got)
 	}
 
 	surl, _ := loggedServer(t, true, slog.LevelInfo, nil)
@@ -104,6 +126,17 @@ func TestDiscoverWithSessions(t *testing.T) {
 	if code, body := post(t, surl, strings.NewReader(discover2026), -1, hdr); code != 200 || !strings.Contains(body, `"supportedVersions":["2026-07-28"`) {
 		t.Errorf("stateless server/discover at 2026-07-28: %d %s", code, body)
 	}
+}
+
+// sseData is the data of an answer that came as one SSE event, or the body
+// as it is.
+func sseData(body string) string {
+	for _, line := range strings.Split(body, "\n") {
+		if d, ok := strings.CutPrefix(line, "data: "); ok {
+			return d
+		}
+	}
+	return body
 }
 
 // TestLogLevel: at info, stateless requests leave no go-sdk lines (a session

@@ -28,6 +28,9 @@ type household struct {
 	sd  *standin.Server
 	url string
 	log *apptest.SyncBuffer
+	// version is what its clients ask for: 2025-11-25 with sessions (the
+	// endpoint serves 2026-07-28 there too, without one), else 2026-07-28.
+	version string
 }
 
 func startHousehold(t *testing.T, stateless bool) *household {
@@ -45,7 +48,11 @@ func startHousehold(t *testing.T, stateless bool) *household {
 	}
 	ts := httptest.NewServer(srv.HTTPHandler(app.HTTPOptions{PerPerson: true}))
 	t.Cleanup(ts.Close)
-	return &household{sd: sd, url: ts.URL + app.MCPPath, log: log}
+	version := "2026-07-28"
+	if !stateless {
+		version = "2025-11-25"
+	}
+	return &household{sd: sd, url: ts.URL + app.MCPPath, log: log, version: version}
 }
 
 func withKey(key string) *http.Client {
@@ -65,7 +72,7 @@ func (h *household) connectAs(t *testing.T, key string, asked *atomic.Int32) *mc
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{guard.ApproveField: true}}, nil
 		}
 	}
-	cs, err := apptest.ConnectHTTP(t, h.url, "2026-07-28", withKey(key), opts)
+	cs, err := apptest.ConnectHTTP(t, h.url, h.version, withKey(key), opts)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

@@ -70,6 +70,11 @@ func (d *Deps) send(ctx context.Context, mutating bool, s sender) (*response, *m
 			return nil, res
 		}
 	}
+	if r.Status == http.StatusUnauthorized && keyFrom(ctx) != "" {
+		// Per person: the key was accepted when it was checked, shortly
+		// before; it has been deleted or deactivated since.
+		return nil, errorResult("Audiobookshelf at %s refused your API key (the one your client sends as Authorization: Bearer) for this call: it was accepted a moment ago, so it has been deleted, deactivated or has expired since. Make a new one in Audiobookshelf under Settings → Users → API keys and put it in your client. Nothing was changed.", d.BaseURL)
+	}
 	if r.Status/100 == 2 {
 		if what := notAPI(r); what != "" {
 			// A web page, a proxy's page or a file answered in the API's

@@ -272,10 +272,10 @@ func TestHouseholdTwoPeople(t *testing.T) {
 			}
 
 			// No key, or a key Audiobookshelf refuses: 401, saying what to send.
-			for _, key := range []string{"", "not-a-key"} {
-				code, body := postAs(t, h.url, key, "")
-				if code != http.StatusUnauthorized || !strings.Contains(body, "Audiobookshelf API key") {
-					t.Errorf("key %q: %d %q", key, code, body)
+			for key, challenge := range map[string]string{"": `Bearer realm="audiobookshelf-mcp"`, "not-a-key": `Bearer realm="audiobookshelf-mcp", error="invalid_token"`} {
+				code, body, hdr := postAsHeader(t, h.url, key, "")
+				if code != http.StatusUnauthorized || !strings.Contains(body, "Audiobookshelf API key") || hdr.Get("WWW-Authenticate") != challenge {
+					t.Errorf("key %q: %d %q %q", key, code, body, hdr.Get("WWW-Authenticate"))
 				}
 			}
 
@@ -312,6 +312,12 @@ func TestHouseholdTwoPeople(t *testing.T) {
 // none), and returns the status and body.
 func postAs(t *testing.T, url, key, sid string) (int, string) {
 	t.Helper()
+	code, body, _ := postAsHeader(t, url, key, sid)
+	return code, body
+}
+
+func postAsHeader(t *testing.T, url, key, sid string) (int, string, http.Header) {
+	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{}}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -328,7 +334,7 @@ func postAs(t *testing.T, url, key, sid string) (int, string) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, string(b), resp.Header
 }
 
 // A key is checked with Audiobookshelf once and then believed for a while
@@ -350,6 +356,18 @@ func TestHouseholdKeyCheck(t *testing.T) {
 	}
 	if checks != 1 {
 		t.Errorf("the key was checked %d times for 6 HTTP requests or more, want once", checks)
+	}
+	// A key deleted in Audiobookshelf while it is still believed here: the
+	// call says so, and what to do.
+	h.sd.Update(func(d *standin.Data) {
+		for i := range d.Users {
+			if d.Users[i].ID == standin.UserPartnerID {
+				d.Users[i].APIKey = ""
+			}
+		}
+	})
+	if r := apptest.CallOn(t, cs, "list_libraries", nil); !r.IsError || !strings.Contains(apptest.Text(r), "refused your API key") || strings.Contains(apptest.Text(r), standin.PartnerAPIKey) {
+		t.Errorf("a key deleted since it was checked: %s", apptest.Text(r))
 	}
 	h.sd.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Path == "/api/me" {

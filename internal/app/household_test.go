@@ -114,9 +114,16 @@ func callState(t *testing.T, cs *mcp.ClientSession, tool string, args map[string
 // and the guard follow each person's permissions; and nothing reached
 // Audiobookshelf with a key other than the caller's own.
 func TestHouseholdTwoPeople(t *testing.T) {
-	for _, stateless := range []bool{false, true} {
-		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
-			h := startHousehold(t, stateless)
+	for _, c := range []struct {
+		stateless bool
+		version   string
+	}{{false, "2025-11-25"}, {false, "2026-07-28"}, {true, "2026-07-28"}} {
+		t.Run(fmt.Sprintf("stateless=%v/%s", c.stateless, c.version), func(t *testing.T) {
+			h := startHousehold(t, c.stateless)
+			h.version = c.version
+			// With a session (2025-11-25) questions are pushed; 2026-07-28
+			// carries them in the result, sealed, with or without --stateless.
+			stateless := c.version == "2026-07-28"
 			var rootAsked, partnerAsked atomic.Int32
 			root := h.connectAs(t, standin.DefaultAPIKey, &rootAsked)
 			partner := h.connectAs(t, standin.PartnerAPIKey, &partnerAsked)

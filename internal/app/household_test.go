@@ -42,7 +42,7 @@ func startHousehold(t *testing.T, stateless bool) *household {
 	}
 	log := &apptest.SyncBuffer{}
 	srv, err := app.New(app.Options{Config: cfg, Version: "test", Stateless: stateless,
-		Logger: slog.New(slog.NewJSONHandler(log, nil))})
+		Logger: slog.New(slog.NewJSONHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +138,9 @@ func TestHouseholdTwoPeople(t *testing.T) {
 				t.Errorf("partner (no delete) lists %d tools, delete_collection %v", len(partnerTools), partnerTools["delete_collection"])
 			}
 			for tool := range app.Rights {
+				if !rootTools[tool] {
+					t.Errorf("app.Rights names %s, which is not a tool", tool)
+				}
 				if listenerTools[tool] {
 					t.Errorf("listener (no update, no delete) is offered %s", tool)
 				}

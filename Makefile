@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # seconds): the last commit's, so the same commit and Go give the same bytes.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 946684800)
 
-.PHONY: all build generate check-generated test test-short test-interop test-packaging test-live spec-drift vet bench run demo clean release release-local image
+.PHONY: all build generate check-generated test test-short test-interop test-packaging test-live spec-drift vet bench run demo clean release release-local image upload-release push-image publish-registry mcp-publisher
 
 all: build
 
@@ -42,21 +42,55 @@ check-generated:
 # container image as an OCI layout tarball; server.json with the bundle's
 # SHA-256 (the one to publish); SHA256SUMS of all of them. The binaries are
 # built under build/.
+# RELEASE_FLAGS: more flags of cmd/release (the tests: -version, -platforms).
+DIST ?= dist
+BUILD_DIR ?= build
 release:
-	$(GO) run ./cmd/release -date $(SOURCE_DATE_EPOCH) -out dist -work build
+	$(GO) run ./cmd/release -date $(SOURCE_DATE_EPOCH) -out $(DIST) -work $(BUILD_DIR) $(RELEASE_FLAGS)
 
 # The same from any commit, stamped 0.0.0-dev+COMMIT when HEAD has no release
 # tag: to try the archives and the bundle. Without server.json; never
 # published.
 release-local:
-	$(GO) run ./cmd/release -dev -date $(SOURCE_DATE_EPOCH) -out dist -work build
+	$(GO) run ./cmd/release -dev -date $(SOURCE_DATE_EPOCH) -out $(DIST) -work $(BUILD_DIR) $(RELEASE_FLAGS)
 
 # The container image alone (linux/amd64 and linux/arm64), built without a
 # daemon, as an OCI layout tarball in dist/ (SHA256SUMS rewritten), stamped
 # as make build stamps. `docker load` or `podman load` reads it. The
 # Dockerfile makes the same image with Docker.
 image:
-	$(GO) run ./cmd/release -image -dev -date $(SOURCE_DATE_EPOCH) -out dist -work build
+	$(GO) run ./cmd/release -image -dev -date $(SOURCE_DATE_EPOCH) -out $(DIST) -work $(BUILD_DIR) $(RELEASE_FLAGS)
+
+# Publishing what make release wrote, the steps of the release workflow
+# (.github/workflows/release.yml). Each first checks dist/: the whole
+# release of the tag on HEAD, SHA256SUMS matching, the bundle and
+# server.json carrying that version. DRY_RUN=1 checks and says what it would
+# do, and sends nothing.
+#
+# upload-release: every file of dist/ to the GitHub release of the tag
+# (the gh CLI, GH_TOKEN). push-image: the image, both platforms, to
+# IMAGE_REPOSITORY:VERSION with go-containerregistry, no daemon
+# (REGISTRY_USERNAME and REGISTRY_PASSWORD, else docker login's).
+# publish-registry: dist/server.json to the MCP registry with its official
+# publisher (make mcp-publisher), logged in by the workflow's GitHub OIDC
+# token.
+IMAGE_REPOSITORY ?= ghcr.io/audiobookshelf-mcp/audiobookshelf-mcp
+MCP_PUBLISHER_VERSION ?= v1.4.0
+MCP_PUBLISHER ?= $(BUILD_DIR)/tools/publisher
+DRY_RUN_FLAG = $(if $(DRY_RUN),-dry-run)
+upload-release:
+	$(GO) run ./cmd/release -upload $(DRY_RUN_FLAG) -out $(DIST) $(RELEASE_FLAGS)
+
+push-image:
+	$(GO) run ./cmd/release -push-image $(DRY_RUN_FLAG) -repository $(IMAGE_REPOSITORY) -out $(DIST) $(RELEASE_FLAGS)
+
+publish-registry:
+	$(GO) run ./cmd/release -publish-registry $(DRY_RUN_FLAG) -publisher $(MCP_PUBLISHER) -out $(DIST) $(RELEASE_FLAGS)
+
+# The MCP registry's publisher, the pinned release of its Go module
+# (checked against the Go checksum database), into build/tools/.
+mcp-publisher:
+	GOBIN=$(abspath $(BUILD_DIR)/tools) $(GO) install github.com/modelcontextprotocol/registry/cmd/publisher@$(MCP_PUBLISHER_VERSION)
 
 vet:
 	$(GO) vet ./...

@@ -4,6 +4,8 @@
 //	release [-out dist] [-work build] [-platforms all]   archives, bundle, image, SHA256SUMS, server.json
 //	release -image [-out dist]                           the container image alone, as an OCI layout tarball
 //	release -print-version                               the version `make build` stamps
+//	release -upload | -push-image | -publish-registry [-dry-run]
+//	                                                     publish what -out holds (make upload-release, push-image, publish-registry)
 //	release -generate | -check                           the checked-in server.json and Dockerfile (make generate)
 //	release -ca-bundle FILE                              the image's CA certificates (the Dockerfile's build runs it)
 //
@@ -41,6 +43,13 @@ func main() {
 	generate := flag.Bool("generate", false, "write the checked-in server.json and Dockerfile")
 	check := flag.Bool("check", false, "write nothing; exit 1 when server.json or the Dockerfile is not current")
 	caBundle := flag.String("ca-bundle", "", "write the image's CA certificates (PEM) to this file and exit")
+	upload := flag.Bool("upload", false, "check the release in -out and upload it to the GitHub release of its tag (gh)")
+	pushImage := flag.Bool("push-image", false, "check the release in -out and push its image to -repository (no daemon)")
+	publishRegistry := flag.Bool("publish-registry", false, "check the release in -out and publish its server.json to the MCP registry")
+	dryRun := flag.Bool("dry-run", false, "with -upload, -push-image, -publish-registry: check everything, say what would be done, send nothing")
+	repository := flag.String("repository", release.ImageRepository, "with -push-image: the repository the image is pushed to")
+	gh := flag.String("gh", "gh", "with -upload: the GitHub CLI")
+	publisher := flag.String("publisher", "mcp-publisher", "with -publish-registry: the MCP registry's publisher")
 	date := flag.String("date", os.Getenv("SOURCE_DATE_EPOCH"), "Unix time every file of the archives is dated (default: SOURCE_DATE_EPOCH, else 2000-01-01)")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -93,6 +102,14 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	if *upload || *pushImage || *publishRegistry {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		if err := publish(ctx, *out, v, *upload, *pushImage, *publishRegistry, *dryRun, *repository, *gh, *publisher); err != nil {
+			fail(err)
+		}
+		return
+	}
 	mtime := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	if *date != "" {
 		sec, err := strconv.ParseInt(*date, 10, 64)
@@ -122,6 +139,32 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+}
+
+// publish checks the release in dir and does the steps asked for.
+func publish(ctx context.Context, dir, v string, upload, pushImage, publishRegistry, dryRun bool, repository, gh, publisher string) error {
+	files, err := release.CheckDist(dir, v)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "release: %s holds release %s, checked (%d files)\n", dir, v, len(files))
+	if upload {
+		exists := !dryRun && release.ReleaseExists(ctx, gh, v)
+		if err := release.Run(ctx, release.UploadCommands(gh, v, files, exists), dryRun, os.Stderr); err != nil {
+			return err
+		}
+	}
+	if pushImage {
+		if _, err := release.PushImage(ctx, filepath.Join(dir, release.ImageName(v)), repository, v, release.Keychain(os.Getenv), dryRun, os.Stderr); err != nil {
+			return err
+		}
+	}
+	if publishRegistry {
+		if err := release.Run(ctx, release.PublishCommands(publisher, filepath.Join(dir, release.ServerJSONFile)), dryRun, os.Stderr); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func fail(err error) {

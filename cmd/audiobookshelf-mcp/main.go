@@ -99,7 +99,7 @@ Flags:
 // options are the parsed command line.
 type options struct {
 	version, demo, stateless, gatewayAuth, check bool
-	http                                  string
+	http                                         string
 }
 
 func newFlagSet(stderr io.Writer, o *options) *flag.FlagSet {

@@ -197,8 +197,8 @@ func TestReleaseHoldsTogether(t *testing.T) {
 	// server.json: the version, the image's tag, the bundle under the tag,
 	// its hash, the license.
 	var sj struct {
-		Version string
-		Meta    map[string]map[string]string `json:"_meta"`
+		Version  string
+		Meta     map[string]map[string]string `json:"_meta"`
 		Packages []struct {
 			RegistryType, Identifier, Version, FileSha256 string
 		}

@@ -13,17 +13,6 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
 )
 
-// ScaleTargets are the stand-in's ids the widest calls are made on, on a
-// library made by sd.ScaleData.
-var ScaleTargets = scalecheck.Targets{
-	BookLibrary: sd.LibraryBooksID, PodcastLibrary: sd.LibraryPodcastsID,
-	Item: sd.ScaleAnthologyID, Progressed: sd.ItemColourOfMagic,
-	Podcast: sd.ScalePodcastID, Episode: sd.ScaleEpisodeID,
-	Series: sd.ScaleSeriesID, Author: sd.ScaleAuthorID,
-	Collection: sd.ScaleBigCollectionID, Playlist: sd.ScaleBigPlaylistID,
-	Query: "a", Year: 2024,
-}
-
 // ScaleLibrary is a household-sized library: 1,000 books (and the 16 of
 // the sample), 3,000 authors, 1,500 tags, 400 genres, a book with 375
 // authors and 600 chapters, 10 collections and 10 playlists, the first
@@ -45,7 +34,7 @@ func TestEveryReadToolFitsTheBudgetAtScale(t *testing.T) {
 	call := func(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
 		return e.CallErr(name, args)
 	}
-	reports := scalecheck.Run(context.Background(), call, tools.DefaultMaxResultChars, scalecheck.Widest(ScaleTargets), t.Errorf)
+	reports := scalecheck.Run(context.Background(), call, tools.DefaultMaxResultChars, scalecheck.Widest(scalecheck.StandinTargets()), t.Errorf)
 	walked := map[string]int{}
 	for _, r := range reports {
 		for _, w := range r.Walks {

@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
 )
 
@@ -40,6 +41,18 @@ type Targets struct {
 	// Query is a search_library text that matches much.
 	Query string
 	Year  int
+}
+
+// StandinTargets are the stand-in's ids on a library of standin.ScaleData.
+func StandinTargets() Targets {
+	return Targets{
+		BookLibrary: standin.LibraryBooksID, PodcastLibrary: standin.LibraryPodcastsID,
+		Item: standin.ScaleAnthologyID, Progressed: standin.ItemColourOfMagic,
+		Podcast: standin.ScalePodcastID, Episode: standin.ScaleEpisodeID,
+		Series: standin.ScaleSeriesID, Author: standin.ScaleAuthorID,
+		Collection: standin.ScaleBigCollectionID, Playlist: standin.ScaleBigPlaylistID,
+		Query: "a", Year: 2024,
+	}
 }
 
 // Widest is, per read tool, the arguments of its widest calls on t; Widen

@@ -61,7 +61,7 @@ func main() {
 	flag.DurationVar(&p.level, "level", 5*time.Second, "how long each throughput level runs")
 	flag.IntVar(&p.memCalls, "memcalls", 10000, "calls made before the second RSS reading")
 	flag.IntVar(&p.readCalls, "readcalls", 600, "calls measured per path for each read tool's overhead")
-	sections := flag.String("sections", "startup,sizes,overhead,readtools,throughput", "the parts to run, comma-separated")
+	sections := flag.String("sections", "startup,sizes,overhead,readtools,throughput,scale", "the parts to run, comma-separated")
 	flag.Parse()
 	// First of all, before any process is started from here: the key goes
 	// out of this process's environment.
@@ -76,10 +76,10 @@ func main() {
 	p.sections = map[string]bool{}
 	for _, s := range strings.Split(*sections, ",") {
 		switch s = strings.TrimSpace(s); s {
-		case "startup", "sizes", "overhead", "readtools", "throughput":
+		case "startup", "sizes", "overhead", "readtools", "throughput", "scale":
 			p.sections[s] = true
 		default:
-			fmt.Fprintf(os.Stderr, "benchtable: -sections: %q is not one of startup, sizes, overhead, readtools, throughput\n", s)
+			fmt.Fprintf(os.Stderr, "benchtable: -sections: %q is not one of startup, sizes, overhead, readtools, throughput, scale\n", s)
 			os.Exit(2)
 		}
 	}
@@ -199,6 +199,7 @@ func run(p params) error {
 		}})
 	}
 	steps = append(steps, step{"throughput", "throughput and memory", func() error { return throughput(t, p) }})
+	steps = append(steps, step{"scale", "answer size and time against library size", func() error { return scaleRows(t, p) }})
 	var steal, busy, load []string
 	for _, s := range steps {
 		if !p.sections[s.section] {

@@ -152,6 +152,9 @@ type Report struct {
 	MaxChars int
 	MaxArgs  string
 	Walks    []Walk
+	// Skipped counts the widest calls not made: they name an id the
+	// server has nothing for (a server without a podcast library).
+	Skipped int
 	// Elapsed is the time of all its calls.
 	Elapsed time.Duration
 }
@@ -176,6 +179,10 @@ func Run(ctx context.Context, call Call, budget int, widest map[string][]map[str
 		r := Report{Tool: t.Name}
 		start := time.Now()
 		for _, c := range calls {
+			if missing(c) {
+				r.Skipped++ // nothing of that kind on this server
+				continue
+			}
 			for _, args := range Widen(t, c) {
 				v, ok := one(ctx, call, budget, t, args, &r, errorf)
 				if !ok || v == nil || args["detail"] == "full" {
@@ -190,6 +197,16 @@ func Run(ctx context.Context, call Call, budget int, widest map[string][]map[str
 		reports = append(reports, r)
 	}
 	return reports
+}
+
+// missing tells whether a call names an id that is empty.
+func missing(args map[string]any) bool {
+	for _, v := range args {
+		if v == "" {
+			return true
+		}
+	}
+	return false
 }
 
 func argString(args map[string]any) string {
@@ -391,13 +408,13 @@ func clip(s string) string {
 // Table writes the reports as a Markdown table.
 func Table(reports []Report) string {
 	var b strings.Builder
-	b.WriteString("| tool | calls | refused (full) | largest answer | its arguments | lists walked (pages, entries seen / total) | time |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| tool | calls | refused (full) | skipped | largest answer | its arguments | lists walked (pages, entries seen / total) | time |\n|---|---|---|---|---|---|---|---|\n")
 	for _, r := range reports {
 		var walks []string
 		for _, w := range r.Walks {
 			walks = append(walks, fmt.Sprintf("%d pages, %d/%d", w.Pages, w.Seen, w.Total))
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | `%s` | %s | %s |\n", r.Tool, r.Calls, r.Refused, r.MaxChars, r.MaxArgs, strings.Join(walks, "; "), r.Elapsed.Round(time.Millisecond))
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | `%s` | %s | %s |\n", r.Tool, r.Calls, r.Refused, r.Skipped, r.MaxChars, r.MaxArgs, strings.Join(walks, "; "), r.Elapsed.Round(time.Millisecond))
 	}
 	return b.String()
 }

@@ -109,6 +109,17 @@ type InProcess struct {
 // 127.0.0.1 and connects a go-sdk client to the server in process.
 func StartInProcess(data *standin.Data) (*InProcess, error) { return startInProcess(data, nil) }
 
+// StartInProcessBudget is StartInProcess with a result budget of max
+// characters (AUDIOBOOKSHELF_MAX_RESULT_CHARS), e.g. to measure raw
+// answers the default budget refuses.
+func StartInProcessBudget(data *standin.Data, max int) (*InProcess, error) {
+	p, err := startInProcess(data, nil)
+	if err == nil {
+		p.Server.Deps.MaxResultChars = max
+	}
+	return p, err
+}
+
 // StartReplaying is StartInProcess with the server's requests to
 // Audiobookshelf answered from memory: each answer is fetched from the
 // stand-in once, when first asked for, and replayed after that. What is left

@@ -144,7 +144,9 @@ func scaleRows(t *table, p params) error {
 				s += " (refused)"
 			}
 			chars, times, from = append(chars, s), append(times, ms(x.median)), append(from, kb(x.absBytes))
-			fits = fits && x.chars <= budget
+			// Only a raw answer (detail full) may be refused, and then
+			// for the budget.
+			fits = fits && x.chars <= budget && !(x.refused && chosen[name]["detail"] != "full")
 		}
 		args := argsShape(chosen[name])
 		t.add("7 scale", fmt.Sprintf("`%s` %s: answer characters at %s books", name, args, strings.Join(sizes, " / ")),

@@ -123,7 +123,9 @@ func (d *Deps) getCollectionRaw(ctx context.Context, id string) (*absCollection,
 func ListCollections(ctx context.Context, d *Deps, a toolargs.ListCollections) (*mcp.CallToolResult, error) {
 	body, res := d.get(ctx, "the collections", func(ctx context.Context) (*http.Response, error) {
 		if a.LibraryID != nil {
-			return d.API.ListLibraryCollections(ctx, *a.LibraryID)
+			// One library's route pages (LibraryController): only the
+			// page is sent; the server-wide route sends every one.
+			return d.API.ListLibraryCollections(ctx, *a.LibraryID, &abs.ListLibraryCollectionsParams{Limit: ptrOf(int(a.Limit)), Page: ptrOf(int(a.Page))})
 		}
 		return d.API.ListCollections(ctx)
 	})
@@ -133,19 +135,26 @@ func ListCollections(ctx context.Context, d *Deps, a toolargs.ListCollections) (
 	var v struct {
 		Collections []absCollection `json:"collections"`
 		Results     []absCollection `json:"results"`
+		Total       *int            `json:"total"`
 	}
 	if res := decode(body, &v); res != nil {
 		return res, nil
 	}
-	cs := v.Collections
+	cs := pageOf(v.Collections, int(a.Page), int(a.Limit))
+	total := len(v.Collections)
 	if a.LibraryID != nil {
+		// Audiobookshelf sent the page.
 		cs = v.Results
+		total = len(cs)
+		if v.Total != nil {
+			total = *v.Total
+		}
 	}
 	out := make([]CollectionBrief, 0, len(cs))
 	for _, c := range cs {
 		out = append(out, CollectionBrief{ID: c.ID, Name: c.Name, LibraryID: c.LibraryID, Books: len(c.Books)})
 	}
-	return pageResult(d, "collections", pageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit)), nil
+	return pageResult(d, "collections", out, total, int(a.Page), int(a.Limit)), nil
 }
 
 // GetCollection is get_collection.

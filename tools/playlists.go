@@ -186,7 +186,9 @@ func entryIDs(items []argdec.PlaylistItem) []string {
 func ListPlaylists(ctx context.Context, d *Deps, a toolargs.ListPlaylists) (*mcp.CallToolResult, error) {
 	body, res := d.get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) {
 		if a.LibraryID != nil {
-			return d.API.ListLibraryPlaylists(ctx, *a.LibraryID)
+			// One library's route pages (LibraryController): only the
+			// page is sent; the server-wide route sends every one.
+			return d.API.ListLibraryPlaylists(ctx, *a.LibraryID, &abs.ListLibraryPlaylistsParams{Limit: ptrOf(int(a.Limit)), Page: ptrOf(int(a.Page))})
 		}
 		return d.API.ListPlaylists(ctx)
 	})
@@ -196,19 +198,26 @@ func ListPlaylists(ctx context.Context, d *Deps, a toolargs.ListPlaylists) (*mcp
 	var v struct {
 		Playlists []absPlaylist `json:"playlists"`
 		Results   []absPlaylist `json:"results"`
+		Total     *int          `json:"total"`
 	}
 	if res := decode(body, &v); res != nil {
 		return res, nil
 	}
-	ps := v.Playlists
+	ps := pageOf(v.Playlists, int(a.Page), int(a.Limit))
+	total := len(v.Playlists)
 	if a.LibraryID != nil {
+		// Audiobookshelf sent the page.
 		ps = v.Results
+		total = len(ps)
+		if v.Total != nil {
+			total = *v.Total
+		}
 	}
 	out := make([]PlaylistBrief, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, PlaylistBrief{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: len(p.Items)})
 	}
-	return pageResult(d, "playlists", pageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit)), nil
+	return pageResult(d, "playlists", out, total, int(a.Page), int(a.Limit)), nil
 }
 
 // GetPlaylist is get_playlist.

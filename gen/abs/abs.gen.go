@@ -1526,6 +1526,15 @@ type ListLibraryAuthorsParamsDesc int
 // ListLibraryAuthorsParamsMinified defines parameters for ListLibraryAuthors.
 type ListLibraryAuthorsParamsMinified int
 
+// ListLibraryCollectionsParams defines parameters for ListLibraryCollections.
+type ListLibraryCollectionsParams struct {
+	// Limit Page size; 0 or absent sends every one (the page is a slice of what the route reads).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Page 0-based page number (with limit).
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+}
+
 // ListLibraryItemsParams defines parameters for ListLibraryItems.
 type ListLibraryItemsParams struct {
 	// Limit Page size; 0 or absent returns all items.
@@ -1569,6 +1578,15 @@ type GetPersonalizedShelvesParams struct {
 
 	// Include Comma-separated, e.g. rssfeed.
 	Include *string `form:"include,omitempty" json:"include,omitempty"`
+}
+
+// ListLibraryPlaylistsParams defines parameters for ListLibraryPlaylists.
+type ListLibraryPlaylistsParams struct {
+	// Limit Page size; 0 or absent sends every one (the page is a slice of what the route reads).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Page 0-based page number (with limit).
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
 }
 
 // ListRecentEpisodesParams defines parameters for ListRecentEpisodes.
@@ -14589,7 +14607,7 @@ type ClientInterface interface {
 	// LibraryController.getCollectionsForLibrary. Answers {results, total, limit, page, ...}; without limit every collection is in results. Each collection's books are expanded library items.
 	//
 	// Corresponds with GET /api/libraries/{id}/collections (the `ListLibraryCollections` operationId).
-	ListLibraryCollections(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListLibraryCollections(ctx context.Context, id string, params *ListLibraryCollectionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetLibraryFilterData Values usable in the items filter
 	//
@@ -14617,7 +14635,7 @@ type ClientInterface interface {
 	// LibraryController.getUserPlaylistsForLibrary. Answers {results, total, limit, page}; without limit every playlist is in results.
 	//
 	// Corresponds with GET /api/libraries/{id}/playlists (the `ListLibraryPlaylists` operationId).
-	ListLibraryPlaylists(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListLibraryPlaylists(ctx context.Context, id string, params *ListLibraryPlaylistsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListRecentEpisodes Newest unfinished podcast episodes of a library
 	//
@@ -15235,8 +15253,8 @@ func (c *Client) ListLibraryAuthors(ctx context.Context, id string, params *List
 // LibraryController.getCollectionsForLibrary. Answers {results, total, limit, page, ...}; without limit every collection is in results. Each collection's books are expanded library items.
 //
 // Corresponds with GET /api/libraries/{id}/collections (the `ListLibraryCollections` operationId).
-func (c *Client) ListLibraryCollections(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListLibraryCollectionsRequest(c.Server, id)
+func (c *Client) ListLibraryCollections(ctx context.Context, id string, params *ListLibraryCollectionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListLibraryCollectionsRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -15303,8 +15321,8 @@ func (c *Client) GetPersonalizedShelves(ctx context.Context, id string, params *
 // LibraryController.getUserPlaylistsForLibrary. Answers {results, total, limit, page}; without limit every playlist is in results.
 //
 // Corresponds with GET /api/libraries/{id}/playlists (the `ListLibraryPlaylists` operationId).
-func (c *Client) ListLibraryPlaylists(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListLibraryPlaylistsRequest(c.Server, id)
+func (c *Client) ListLibraryPlaylists(ctx context.Context, id string, params *ListLibraryPlaylistsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListLibraryPlaylistsRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -16654,7 +16672,7 @@ func NewListLibraryAuthorsRequest(server string, id string, params *ListLibraryA
 }
 
 // NewListLibraryCollectionsRequest constructs an http.Request for the ListLibraryCollections method
-func NewListLibraryCollectionsRequest(server string, id string) (*http.Request, error) {
+func NewListLibraryCollectionsRequest(server string, id string, params *ListLibraryCollectionsParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -16677,6 +16695,45 @@ func NewListLibraryCollectionsRequest(server string, id string) (*http.Request, 
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -16940,7 +16997,7 @@ func NewGetPersonalizedShelvesRequest(server string, id string, params *GetPerso
 }
 
 // NewListLibraryPlaylistsRequest constructs an http.Request for the ListLibraryPlaylists method
-func NewListLibraryPlaylistsRequest(server string, id string) (*http.Request, error) {
+func NewListLibraryPlaylistsRequest(server string, id string, params *ListLibraryPlaylistsParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -16963,6 +17020,45 @@ func NewListLibraryPlaylistsRequest(server string, id string) (*http.Request, er
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -18559,7 +18655,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/libraries/{id}/collections (the `ListLibraryCollections` operationId).
-	ListLibraryCollectionsWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ListLibraryCollectionsResponse, error)
+	ListLibraryCollectionsWithResponse(ctx context.Context, id string, params *ListLibraryCollectionsParams, reqEditors ...RequestEditorFn) (*ListLibraryCollectionsResponse, error)
 
 	// GetLibraryFilterDataWithResponse Values usable in the items filter
 	//
@@ -18595,7 +18691,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/libraries/{id}/playlists (the `ListLibraryPlaylists` operationId).
-	ListLibraryPlaylistsWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ListLibraryPlaylistsResponse, error)
+	ListLibraryPlaylistsWithResponse(ctx context.Context, id string, params *ListLibraryPlaylistsParams, reqEditors ...RequestEditorFn) (*ListLibraryPlaylistsResponse, error)
 
 	// ListRecentEpisodesWithResponse Newest unfinished podcast episodes of a library
 	//
@@ -21178,8 +21274,8 @@ func (c *ClientWithResponses) ListLibraryAuthorsWithResponse(ctx context.Context
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/libraries/{id}/collections (the `ListLibraryCollections` operationId).
-func (c *ClientWithResponses) ListLibraryCollectionsWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ListLibraryCollectionsResponse, error) {
-	rsp, err := c.ListLibraryCollections(ctx, id, reqEditors...)
+func (c *ClientWithResponses) ListLibraryCollectionsWithResponse(ctx context.Context, id string, params *ListLibraryCollectionsParams, reqEditors ...RequestEditorFn) (*ListLibraryCollectionsResponse, error) {
+	rsp, err := c.ListLibraryCollections(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -21238,8 +21334,8 @@ func (c *ClientWithResponses) GetPersonalizedShelvesWithResponse(ctx context.Con
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/libraries/{id}/playlists (the `ListLibraryPlaylists` operationId).
-func (c *ClientWithResponses) ListLibraryPlaylistsWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ListLibraryPlaylistsResponse, error) {
-	rsp, err := c.ListLibraryPlaylists(ctx, id, reqEditors...)
+func (c *ClientWithResponses) ListLibraryPlaylistsWithResponse(ctx context.Context, id string, params *ListLibraryPlaylistsParams, reqEditors ...RequestEditorFn) (*ListLibraryPlaylistsResponse, error) {
+	rsp, err := c.ListLibraryPlaylists(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

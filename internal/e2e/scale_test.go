@@ -69,3 +69,24 @@ func TestEveryReadToolFitsTheBudgetAtScale(t *testing.T) {
 		t.Errorf("get_series: %d book ids, want all 105 (they fit)", n)
 	}
 }
+
+// One library's collections and playlists are paged by Audiobookshelf
+// (LibraryController slices them): only the page is sent to the server.
+func TestLibraryCollectionsAndPlaylistsArePagedByAudiobookshelf(t *testing.T) {
+	e := start(t, apptest.Options{})
+	for _, c := range []struct{ tool, key, route string }{
+		{"list_collections", "collections", "/collections"}, {"list_playlists", "playlists", "/playlists"},
+	} {
+		v := decode(t, e.Call(t, c.tool, map[string]any{"library_id": sd.LibraryBooksID, "limit": 1, "page": 0}))
+		req := lastRequest(t, e.Standin, "GET", "/libraries/"+sd.LibraryBooksID+c.route)
+		if req.Query.Get("limit") != "1" || req.Query.Get("page") != "0" {
+			t.Errorf("%s: sent %q, want limit=1&page=0", c.tool, req.RawQuery)
+		}
+		if at(t, v, "returned") != float64(1) || len(at(t, v, c.key).([]any)) != 1 {
+			t.Errorf("%s: %v", c.tool, v)
+		}
+		if c.tool == "list_collections" && (at(t, v, "total") != float64(2) || at(t, v, "next", "page") != float64(1)) {
+			t.Errorf("%s: want total 2 and a next page: %v", c.tool, v)
+		}
+	}
+}

@@ -1,5 +1,5 @@
 // The interop scenarios, run for each client flavor over one transport:
-// initialize, the 44 tools with their annotations, a read, a guarded call
+// initialize, the default tools with their annotations, a read, a guarded call
 // approved (the change happens) and declined (nothing changes), and a client
 // without elicitation (the two-call token).
 import { test } from "node:test";
@@ -23,16 +23,16 @@ export function defineSuite(transport) {
     const protocol = protocolOf(flavor, transport);
     const name = `${flavor} over ${transport} (${protocol})`;
 
-    test(`${name}: lists 44 tools with all four annotations, and reads`, limit, async () => {
+    test(`${name}: lists the 51 default tools with all four annotations, and reads`, limit, async () => {
       const client = await connect(flavor, { transport });
       try {
         if (client.getNegotiatedProtocolVersion) assert.equal(client.getNegotiatedProtocolVersion(), protocol);
         const { tools } = await client.listTools();
-        assert.equal(tools.length, 44);
+        assert.equal(tools.length, 51); // the 44 and the podcasts toolset
         for (const tool of tools) {
           for (const h of HINTS) assert.equal(typeof tool.annotations?.[h], "boolean", `${tool.name}: ${h}`);
         }
-        assert.equal(tools.filter((t) => t.annotations.readOnlyHint).length, 29);
+        assert.equal(tools.filter((t) => t.annotations.readOnlyHint).length, 33);
         const res = await client.callTool({ name: "list_libraries", arguments: {} });
         assert.ok(!res.isError, text(res));
         assert.match(text(res), /"name":"Books"/);

@@ -30,6 +30,7 @@ var (
 	bookmarkFields   = []string{"libraryItemId", "time", "title"}
 	collectionFields = []string{"id", "libraryId", "name", "books"}
 	playlistFields   = []string{"id", "libraryId", "userId", "name", "items"}
+	itemFields       = []string{"id", "libraryId", "mediaType", "media"}
 )
 
 var writeAnswers = []writeAnswer{
@@ -49,6 +50,11 @@ var writeAnswers = []writeAnswer{
 	{"deletePlaylist", http.MethodDelete, regexp.MustCompile(`/api/playlists/[^/]+$`), true, nil, "get_playlist"},
 	{"addItemsToPlaylist", http.MethodPost, regexp.MustCompile(`/api/playlists/[^/]+/batch/add$`), false, playlistFields, "get_playlist"},
 	{"removeItemsFromPlaylist", http.MethodPost, regexp.MustCompile(`/api/playlists/[^/]+/batch/remove$`), false, playlistFields, "get_playlist"},
+	// podcasts toolset
+	{"getPodcastFeed", http.MethodPost, regexp.MustCompile(`/api/podcasts/feed$`), false, []string{"podcast"}, "get_podcast_feed"},
+	{"createPodcast", http.MethodPost, regexp.MustCompile(`/api/podcasts$`), false, itemFields, "list_library_items"},
+	{"downloadPodcastEpisodes", http.MethodPost, regexp.MustCompile(`/api/podcasts/[^/]+/download-episodes$`), true, nil, "list_podcast_downloads"},
+	{"deletePodcastEpisode", http.MethodDelete, regexp.MustCompile(`/api/podcasts/[^/]+/episode/[^/]+$`), false, itemFields, "get_library_item"},
 }
 
 // answerFor is the entry for a write request, or nil.

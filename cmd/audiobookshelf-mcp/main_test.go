@@ -274,8 +274,8 @@ func TestStdioToolsListWithoutConfiguration(t *testing.T) {
 	if err := json.Unmarshal(r["result"], &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 44 {
-		t.Fatalf("tools/list over stdio: %d tools, want 44", len(res.Tools))
+	if len(res.Tools) != 44+7 { // the 44 and the podcasts toolset
+		t.Fatalf("tools/list over stdio: %d tools, want %d", len(res.Tools), 44+7)
 	}
 	for _, tool := range res.Tools {
 		for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
@@ -317,8 +317,8 @@ func TestReadOnlyModeOverStdio(t *testing.T) {
 		Tools []json.RawMessage `json:"tools"`
 	}
 	json.Unmarshal(s.recv()["result"], &res)
-	if len(res.Tools) != 29 {
-		t.Errorf("read-only mode lists %d tools, want 29", len(res.Tools))
+	if len(res.Tools) != 29+4 {
+		t.Errorf("read-only mode lists %d tools, want %d", len(res.Tools), 29+4)
 	}
 	if !strings.Contains(s.stderr.String(), "read-only") {
 		t.Errorf("the startup line must say read-only mode: %s", s.stderr)

@@ -248,6 +248,21 @@ func (e ListLibrarySeriesParamsMinified) Valid() bool {
 	}
 }
 
+// Defines values for DeletePodcastEpisodeParamsHard.
+const (
+	DeletePodcastEpisodeParamsHardN1 DeletePodcastEpisodeParamsHard = 1
+)
+
+// Valid indicates whether the value is a known member of the DeletePodcastEpisodeParamsHard enum.
+func (e DeletePodcastEpisodeParamsHard) Valid() bool {
+	switch e {
+	case DeletePodcastEpisodeParamsHardN1:
+		return true
+	default:
+		return false
+	}
+}
+
 // AudioBookmark A bookmark; it has no id and is addressed by (libraryItemId, time).
 type AudioBookmark struct {
 	// CreatedAt ms timestamp.
@@ -564,6 +579,43 @@ type EBookFile struct {
 	Ino                  *string                `json:"ino,omitempty"`
 	Metadata             *FileMetadata          `json:"metadata,omitempty"`
 	UpdatedAt            *int64                 `json:"updatedAt,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// EpisodeDownload PodcastEpisodeDownload.toJSONForClient.
+type EpisodeDownload struct {
+	AppendRandomId       *bool                  `json:"appendRandomId,omitempty"`
+	CreatedAt            *int64                 `json:"createdAt,omitempty"`
+	Episode              *string                `json:"episode,omitempty"`
+	EpisodeDisplayTitle  *string                `json:"episodeDisplayTitle,omitempty"`
+	EpisodeType          *string                `json:"episodeType,omitempty"`
+	Failed               *bool                  `json:"failed,omitempty"`
+	FinishedAt           *int64                 `json:"finishedAt,omitempty"`
+	Guid                 *string                `json:"guid,omitempty"`
+	Id                   string                 `json:"id"`
+	IsFinished           *bool                  `json:"isFinished,omitempty"`
+	LibraryId            *string                `json:"libraryId,omitempty"`
+	LibraryItemId        string                 `json:"libraryItemId"`
+	PodcastExplicit      *bool                  `json:"podcastExplicit,omitempty"`
+	PodcastTitle         *string                `json:"podcastTitle,omitempty"`
+	PublishedAt          *int64                 `json:"publishedAt,omitempty"`
+	Season               *string                `json:"season,omitempty"`
+	StartedAt            *int64                 `json:"startedAt,omitempty"`
+	Url                  *string                `json:"url,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// EpisodeDownloadQueue defines model for EpisodeDownloadQueue.
+type EpisodeDownloadQueue struct {
+	// CurrentDownload PodcastEpisodeDownload.toJSONForClient.
+	CurrentDownload      *EpisodeDownload       `json:"currentDownload,omitempty"`
+	Queue                []EpisodeDownload      `json:"queue"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// ErrorObject defines model for ErrorObject.
+type ErrorObject struct {
+	Error                string                 `json:"error"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
@@ -1149,6 +1201,33 @@ type Podcast struct {
 	AdditionalProperties     map[string]interface{} `json:"-"`
 }
 
+// PodcastCreate defines model for PodcastCreate.
+type PodcastCreate struct {
+	FolderId  string `json:"folderId"`
+	LibraryId string `json:"libraryId"`
+	Media     struct {
+		AutoDownloadEpisodes *bool `json:"autoDownloadEpisodes,omitempty"`
+		Metadata             struct {
+			Author         *string   `json:"author,omitempty"`
+			Description    *string   `json:"description,omitempty"`
+			Explicit       *bool     `json:"explicit,omitempty"`
+			FeedUrl        *string   `json:"feedUrl,omitempty"`
+			Genres         *[]string `json:"genres,omitempty"`
+			ImageUrl       *string   `json:"imageUrl,omitempty"`
+			ItunesArtistId *string   `json:"itunesArtistId,omitempty"`
+			ItunesId       *string   `json:"itunesId,omitempty"`
+			ItunesPageUrl  *string   `json:"itunesPageUrl,omitempty"`
+			Language       *string   `json:"language,omitempty"`
+			ReleaseDate    *string   `json:"releaseDate,omitempty"`
+			Title          *string   `json:"title,omitempty"`
+			Type           *string   `json:"type,omitempty"`
+		} `json:"metadata"`
+	} `json:"media"`
+
+	// Path Absolute folder path inside the library folder.
+	Path string `json:"path"`
+}
+
 // PodcastEpisode PodcastEpisode.toOldJSON; the expanded form adds audioTrack, size and duration.
 type PodcastEpisode struct {
 	AddedAt   *int64     `json:"addedAt,omitempty"`
@@ -1191,6 +1270,12 @@ type PodcastEpisode_Enclosure struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// PodcastFeedAnswer defines model for PodcastFeedAnswer.
+type PodcastFeedAnswer struct {
+	Podcast              RssPodcast             `json:"podcast"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
 // PodcastMetadata defines model for PodcastMetadata.
 type PodcastMetadata struct {
 	Author            *string   `json:"author,omitempty"`
@@ -1226,6 +1311,26 @@ type PodcastMinified struct {
 	Size                     *int64                 `json:"size,omitempty"`
 	Tags                     *[]string              `json:"tags,omitempty"`
 	AdditionalProperties     map[string]interface{} `json:"-"`
+}
+
+// PodcastSearchResult providers/iTunes.cleanPodcast.
+type PodcastSearchResult struct {
+	ArtistId         *int64    `json:"artistId,omitempty"`
+	ArtistName       *string   `json:"artistName,omitempty"`
+	Cover            *string   `json:"cover,omitempty"`
+	Description      *string   `json:"description,omitempty"`
+	DescriptionPlain *string   `json:"descriptionPlain,omitempty"`
+	Explicit         *bool     `json:"explicit,omitempty"`
+	FeedUrl          *string   `json:"feedUrl,omitempty"`
+	Genres           *[]string `json:"genres,omitempty"`
+
+	// Id iTunes collectionId.
+	Id                   *int64                 `json:"id,omitempty"`
+	PageUrl              *string                `json:"pageUrl,omitempty"`
+	ReleaseDate          *string                `json:"releaseDate,omitempty"`
+	Title                *string                `json:"title,omitempty"`
+	TrackCount           *int                   `json:"trackCount,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // RecentEpisode An expanded episode with its podcast and library id.
@@ -1279,6 +1384,65 @@ type RecentEpisodesPage struct {
 	Episodes             []RecentEpisode        `json:"episodes"`
 	Limit                *int                   `json:"limit,omitempty"`
 	Page                 *int                   `json:"page,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// RssPodcast defines model for RssPodcast.
+type RssPodcast struct {
+	Episodes *[]RssPodcastEpisode `json:"episodes,omitempty"`
+
+	// Metadata podcastUtils.extractPodcastMetadata; a field the feed lacks is null.
+	Metadata             RssPodcastMetadata     `json:"metadata"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// RssPodcastEpisode podcastUtils.cleanEpisodeData.
+type RssPodcastEpisode struct {
+	Author           *string                     `json:"author,omitempty"`
+	Chapters         *[]map[string]interface{}   `json:"chapters,omitempty"`
+	ChaptersType     *string                     `json:"chaptersType,omitempty"`
+	ChaptersUrl      *string                     `json:"chaptersUrl,omitempty"`
+	Description      *string                     `json:"description,omitempty"`
+	DescriptionPlain *string                     `json:"descriptionPlain,omitempty"`
+	Duration         *string                     `json:"duration,omitempty"`
+	DurationSeconds  *float32                    `json:"durationSeconds,omitempty"`
+	Enclosure        RssPodcastEpisode_Enclosure `json:"enclosure"`
+	Episode          *string                     `json:"episode,omitempty"`
+	EpisodeType      *string                     `json:"episodeType,omitempty"`
+	Explicit         *string                     `json:"explicit,omitempty"`
+	Guid             *string                     `json:"guid,omitempty"`
+	PubDate          *string                     `json:"pubDate,omitempty"`
+
+	// PublishedAt ms timestamp.
+	PublishedAt          *int64                 `json:"publishedAt,omitempty"`
+	Season               *string                `json:"season,omitempty"`
+	Subtitle             *string                `json:"subtitle,omitempty"`
+	Title                *string                `json:"title,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// RssPodcastEpisode_Enclosure defines model for RssPodcastEpisode.Enclosure.
+type RssPodcastEpisode_Enclosure struct {
+	Length               *string                `json:"length,omitempty"`
+	Type                 *string                `json:"type,omitempty"`
+	Url                  string                 `json:"url"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// RssPodcastMetadata podcastUtils.extractPodcastMetadata; a field the feed lacks is null.
+type RssPodcastMetadata struct {
+	Author               *string                `json:"author,omitempty"`
+	Categories           *[]string              `json:"categories,omitempty"`
+	Description          *string                `json:"description,omitempty"`
+	DescriptionPlain     *string                `json:"descriptionPlain,omitempty"`
+	Explicit             *string                `json:"explicit,omitempty"`
+	FeedUrl              *string                `json:"feedUrl,omitempty"`
+	Image                *string                `json:"image,omitempty"`
+	Language             *string                `json:"language,omitempty"`
+	Link                 *string                `json:"link,omitempty"`
+	PubDate              *string                `json:"pubDate,omitempty"`
+	Title                *string                `json:"title,omitempty"`
+	Type                 *string                `json:"type,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
@@ -1652,6 +1816,33 @@ type ListListeningSessionsParams struct {
 	ItemsPerPage *int `form:"itemsPerPage,omitempty" json:"itemsPerPage,omitempty"`
 }
 
+// GetPodcastFeedJSONBody defines parameters for GetPodcastFeed.
+type GetPodcastFeedJSONBody struct {
+	// RssFeed http(s) URL of the feed.
+	RssFeed string `json:"rssFeed"`
+}
+
+// DownloadPodcastEpisodesJSONBody defines parameters for DownloadPodcastEpisodes.
+type DownloadPodcastEpisodesJSONBody = []RssPodcastEpisode
+
+// DeletePodcastEpisodeParams defines parameters for DeletePodcastEpisode.
+type DeletePodcastEpisodeParams struct {
+	// Hard 1 also deletes the audio file from disk.
+	Hard *DeletePodcastEpisodeParamsHard `form:"hard,omitempty" json:"hard,omitempty"`
+}
+
+// DeletePodcastEpisodeParamsHard defines parameters for DeletePodcastEpisode.
+type DeletePodcastEpisodeParamsHard int
+
+// SearchPodcastsParams defines parameters for SearchPodcasts.
+type SearchPodcastsParams struct {
+	// Term Search text (at most 1000 characters).
+	Term string `form:"term" json:"term"`
+
+	// Country iTunes store country (default us).
+	Country *string `form:"country,omitempty" json:"country,omitempty"`
+}
+
 // GetSeriesParams defines parameters for GetSeries.
 type GetSeriesParams struct {
 	// Include Comma-separated: progress, rssfeed.
@@ -1693,6 +1884,15 @@ type AddItemsToPlaylistJSONRequestBody = PlaylistItems
 
 // RemoveItemsFromPlaylistJSONRequestBody defines body for RemoveItemsFromPlaylist for application/json ContentType.
 type RemoveItemsFromPlaylistJSONRequestBody = PlaylistItems
+
+// CreatePodcastJSONRequestBody defines body for CreatePodcast for application/json ContentType.
+type CreatePodcastJSONRequestBody = PodcastCreate
+
+// GetPodcastFeedJSONRequestBody defines body for GetPodcastFeed for application/json ContentType.
+type GetPodcastFeedJSONRequestBody GetPodcastFeedJSONBody
+
+// DownloadPodcastEpisodesJSONRequestBody defines body for DownloadPodcastEpisodes for application/json ContentType.
+type DownloadPodcastEpisodesJSONRequestBody = DownloadPodcastEpisodesJSONBody
 
 // Getter for additional properties for AudioBookmark. Returns the specified
 // element and whether it was found
@@ -4910,6 +5110,474 @@ func (a EBookFile) MarshalJSON() ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'updatedAt': %w", err)
 		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for EpisodeDownload. Returns the specified
+// element and whether it was found
+func (a EpisodeDownload) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for EpisodeDownload
+func (a *EpisodeDownload) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for EpisodeDownload to handle AdditionalProperties
+func (a *EpisodeDownload) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["appendRandomId"]; found {
+		err = json.Unmarshal(raw, &a.AppendRandomId)
+		if err != nil {
+			return fmt.Errorf("error reading 'appendRandomId': %w", err)
+		}
+		delete(object, "appendRandomId")
+	}
+
+	if raw, found := object["createdAt"]; found {
+		err = json.Unmarshal(raw, &a.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'createdAt': %w", err)
+		}
+		delete(object, "createdAt")
+	}
+
+	if raw, found := object["episode"]; found {
+		err = json.Unmarshal(raw, &a.Episode)
+		if err != nil {
+			return fmt.Errorf("error reading 'episode': %w", err)
+		}
+		delete(object, "episode")
+	}
+
+	if raw, found := object["episodeDisplayTitle"]; found {
+		err = json.Unmarshal(raw, &a.EpisodeDisplayTitle)
+		if err != nil {
+			return fmt.Errorf("error reading 'episodeDisplayTitle': %w", err)
+		}
+		delete(object, "episodeDisplayTitle")
+	}
+
+	if raw, found := object["episodeType"]; found {
+		err = json.Unmarshal(raw, &a.EpisodeType)
+		if err != nil {
+			return fmt.Errorf("error reading 'episodeType': %w", err)
+		}
+		delete(object, "episodeType")
+	}
+
+	if raw, found := object["failed"]; found {
+		err = json.Unmarshal(raw, &a.Failed)
+		if err != nil {
+			return fmt.Errorf("error reading 'failed': %w", err)
+		}
+		delete(object, "failed")
+	}
+
+	if raw, found := object["finishedAt"]; found {
+		err = json.Unmarshal(raw, &a.FinishedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'finishedAt': %w", err)
+		}
+		delete(object, "finishedAt")
+	}
+
+	if raw, found := object["guid"]; found {
+		err = json.Unmarshal(raw, &a.Guid)
+		if err != nil {
+			return fmt.Errorf("error reading 'guid': %w", err)
+		}
+		delete(object, "guid")
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &a.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+		delete(object, "id")
+	}
+
+	if raw, found := object["isFinished"]; found {
+		err = json.Unmarshal(raw, &a.IsFinished)
+		if err != nil {
+			return fmt.Errorf("error reading 'isFinished': %w", err)
+		}
+		delete(object, "isFinished")
+	}
+
+	if raw, found := object["libraryId"]; found {
+		err = json.Unmarshal(raw, &a.LibraryId)
+		if err != nil {
+			return fmt.Errorf("error reading 'libraryId': %w", err)
+		}
+		delete(object, "libraryId")
+	}
+
+	if raw, found := object["libraryItemId"]; found {
+		err = json.Unmarshal(raw, &a.LibraryItemId)
+		if err != nil {
+			return fmt.Errorf("error reading 'libraryItemId': %w", err)
+		}
+		delete(object, "libraryItemId")
+	}
+
+	if raw, found := object["podcastExplicit"]; found {
+		err = json.Unmarshal(raw, &a.PodcastExplicit)
+		if err != nil {
+			return fmt.Errorf("error reading 'podcastExplicit': %w", err)
+		}
+		delete(object, "podcastExplicit")
+	}
+
+	if raw, found := object["podcastTitle"]; found {
+		err = json.Unmarshal(raw, &a.PodcastTitle)
+		if err != nil {
+			return fmt.Errorf("error reading 'podcastTitle': %w", err)
+		}
+		delete(object, "podcastTitle")
+	}
+
+	if raw, found := object["publishedAt"]; found {
+		err = json.Unmarshal(raw, &a.PublishedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'publishedAt': %w", err)
+		}
+		delete(object, "publishedAt")
+	}
+
+	if raw, found := object["season"]; found {
+		err = json.Unmarshal(raw, &a.Season)
+		if err != nil {
+			return fmt.Errorf("error reading 'season': %w", err)
+		}
+		delete(object, "season")
+	}
+
+	if raw, found := object["startedAt"]; found {
+		err = json.Unmarshal(raw, &a.StartedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'startedAt': %w", err)
+		}
+		delete(object, "startedAt")
+	}
+
+	if raw, found := object["url"]; found {
+		err = json.Unmarshal(raw, &a.Url)
+		if err != nil {
+			return fmt.Errorf("error reading 'url': %w", err)
+		}
+		delete(object, "url")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for EpisodeDownload to handle AdditionalProperties
+func (a EpisodeDownload) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.AppendRandomId != nil {
+		object["appendRandomId"], err = json.Marshal(a.AppendRandomId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'appendRandomId': %w", err)
+		}
+	}
+
+	if a.CreatedAt != nil {
+		object["createdAt"], err = json.Marshal(a.CreatedAt)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'createdAt': %w", err)
+		}
+	}
+
+	if a.Episode != nil {
+		object["episode"], err = json.Marshal(a.Episode)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'episode': %w", err)
+		}
+	}
+
+	if a.EpisodeDisplayTitle != nil {
+		object["episodeDisplayTitle"], err = json.Marshal(a.EpisodeDisplayTitle)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'episodeDisplayTitle': %w", err)
+		}
+	}
+
+	if a.EpisodeType != nil {
+		object["episodeType"], err = json.Marshal(a.EpisodeType)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'episodeType': %w", err)
+		}
+	}
+
+	if a.Failed != nil {
+		object["failed"], err = json.Marshal(a.Failed)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'failed': %w", err)
+		}
+	}
+
+	if a.FinishedAt != nil {
+		object["finishedAt"], err = json.Marshal(a.FinishedAt)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'finishedAt': %w", err)
+		}
+	}
+
+	if a.Guid != nil {
+		object["guid"], err = json.Marshal(a.Guid)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'guid': %w", err)
+		}
+	}
+
+	object["id"], err = json.Marshal(a.Id)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'id': %w", err)
+	}
+
+	if a.IsFinished != nil {
+		object["isFinished"], err = json.Marshal(a.IsFinished)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'isFinished': %w", err)
+		}
+	}
+
+	if a.LibraryId != nil {
+		object["libraryId"], err = json.Marshal(a.LibraryId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'libraryId': %w", err)
+		}
+	}
+
+	object["libraryItemId"], err = json.Marshal(a.LibraryItemId)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'libraryItemId': %w", err)
+	}
+
+	if a.PodcastExplicit != nil {
+		object["podcastExplicit"], err = json.Marshal(a.PodcastExplicit)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'podcastExplicit': %w", err)
+		}
+	}
+
+	if a.PodcastTitle != nil {
+		object["podcastTitle"], err = json.Marshal(a.PodcastTitle)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'podcastTitle': %w", err)
+		}
+	}
+
+	if a.PublishedAt != nil {
+		object["publishedAt"], err = json.Marshal(a.PublishedAt)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'publishedAt': %w", err)
+		}
+	}
+
+	if a.Season != nil {
+		object["season"], err = json.Marshal(a.Season)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'season': %w", err)
+		}
+	}
+
+	if a.StartedAt != nil {
+		object["startedAt"], err = json.Marshal(a.StartedAt)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'startedAt': %w", err)
+		}
+	}
+
+	if a.Url != nil {
+		object["url"], err = json.Marshal(a.Url)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'url': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for EpisodeDownloadQueue. Returns the specified
+// element and whether it was found
+func (a EpisodeDownloadQueue) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for EpisodeDownloadQueue
+func (a *EpisodeDownloadQueue) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for EpisodeDownloadQueue to handle AdditionalProperties
+func (a *EpisodeDownloadQueue) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["currentDownload"]; found {
+		err = json.Unmarshal(raw, &a.CurrentDownload)
+		if err != nil {
+			return fmt.Errorf("error reading 'currentDownload': %w", err)
+		}
+		delete(object, "currentDownload")
+	}
+
+	if raw, found := object["queue"]; found {
+		err = json.Unmarshal(raw, &a.Queue)
+		if err != nil {
+			return fmt.Errorf("error reading 'queue': %w", err)
+		}
+		delete(object, "queue")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for EpisodeDownloadQueue to handle AdditionalProperties
+func (a EpisodeDownloadQueue) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.CurrentDownload != nil {
+		object["currentDownload"], err = json.Marshal(a.CurrentDownload)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'currentDownload': %w", err)
+		}
+	}
+
+	if a.Queue != nil {
+		object["queue"], err = json.Marshal(a.Queue)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'queue': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for ErrorObject. Returns the specified
+// element and whether it was found
+func (a ErrorObject) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for ErrorObject
+func (a *ErrorObject) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for ErrorObject to handle AdditionalProperties
+func (a *ErrorObject) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["error"]; found {
+		err = json.Unmarshal(raw, &a.Error)
+		if err != nil {
+			return fmt.Errorf("error reading 'error': %w", err)
+		}
+		delete(object, "error")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for ErrorObject to handle AdditionalProperties
+func (a ErrorObject) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["error"], err = json.Marshal(a.Error)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'error': %w", err)
 	}
 
 	for fieldName, field := range a.AdditionalProperties {
@@ -11035,6 +11703,72 @@ func (a PodcastEpisode_Enclosure) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for PodcastFeedAnswer. Returns the specified
+// element and whether it was found
+func (a PodcastFeedAnswer) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for PodcastFeedAnswer
+func (a *PodcastFeedAnswer) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for PodcastFeedAnswer to handle AdditionalProperties
+func (a *PodcastFeedAnswer) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["podcast"]; found {
+		err = json.Unmarshal(raw, &a.Podcast)
+		if err != nil {
+			return fmt.Errorf("error reading 'podcast': %w", err)
+		}
+		delete(object, "podcast")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for PodcastFeedAnswer to handle AdditionalProperties
+func (a PodcastFeedAnswer) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["podcast"], err = json.Marshal(a.Podcast)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'podcast': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // Getter for additional properties for PodcastMetadata. Returns the specified
 // element and whether it was found
 func (a PodcastMetadata) Get(fieldName string) (value interface{}, found bool) {
@@ -11500,6 +12234,254 @@ func (a PodcastMinified) MarshalJSON() ([]byte, error) {
 		object["tags"], err = json.Marshal(a.Tags)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'tags': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for PodcastSearchResult. Returns the specified
+// element and whether it was found
+func (a PodcastSearchResult) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for PodcastSearchResult
+func (a *PodcastSearchResult) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for PodcastSearchResult to handle AdditionalProperties
+func (a *PodcastSearchResult) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["artistId"]; found {
+		err = json.Unmarshal(raw, &a.ArtistId)
+		if err != nil {
+			return fmt.Errorf("error reading 'artistId': %w", err)
+		}
+		delete(object, "artistId")
+	}
+
+	if raw, found := object["artistName"]; found {
+		err = json.Unmarshal(raw, &a.ArtistName)
+		if err != nil {
+			return fmt.Errorf("error reading 'artistName': %w", err)
+		}
+		delete(object, "artistName")
+	}
+
+	if raw, found := object["cover"]; found {
+		err = json.Unmarshal(raw, &a.Cover)
+		if err != nil {
+			return fmt.Errorf("error reading 'cover': %w", err)
+		}
+		delete(object, "cover")
+	}
+
+	if raw, found := object["description"]; found {
+		err = json.Unmarshal(raw, &a.Description)
+		if err != nil {
+			return fmt.Errorf("error reading 'description': %w", err)
+		}
+		delete(object, "description")
+	}
+
+	if raw, found := object["descriptionPlain"]; found {
+		err = json.Unmarshal(raw, &a.DescriptionPlain)
+		if err != nil {
+			return fmt.Errorf("error reading 'descriptionPlain': %w", err)
+		}
+		delete(object, "descriptionPlain")
+	}
+
+	if raw, found := object["explicit"]; found {
+		err = json.Unmarshal(raw, &a.Explicit)
+		if err != nil {
+			return fmt.Errorf("error reading 'explicit': %w", err)
+		}
+		delete(object, "explicit")
+	}
+
+	if raw, found := object["feedUrl"]; found {
+		err = json.Unmarshal(raw, &a.FeedUrl)
+		if err != nil {
+			return fmt.Errorf("error reading 'feedUrl': %w", err)
+		}
+		delete(object, "feedUrl")
+	}
+
+	if raw, found := object["genres"]; found {
+		err = json.Unmarshal(raw, &a.Genres)
+		if err != nil {
+			return fmt.Errorf("error reading 'genres': %w", err)
+		}
+		delete(object, "genres")
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &a.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+		delete(object, "id")
+	}
+
+	if raw, found := object["pageUrl"]; found {
+		err = json.Unmarshal(raw, &a.PageUrl)
+		if err != nil {
+			return fmt.Errorf("error reading 'pageUrl': %w", err)
+		}
+		delete(object, "pageUrl")
+	}
+
+	if raw, found := object["releaseDate"]; found {
+		err = json.Unmarshal(raw, &a.ReleaseDate)
+		if err != nil {
+			return fmt.Errorf("error reading 'releaseDate': %w", err)
+		}
+		delete(object, "releaseDate")
+	}
+
+	if raw, found := object["title"]; found {
+		err = json.Unmarshal(raw, &a.Title)
+		if err != nil {
+			return fmt.Errorf("error reading 'title': %w", err)
+		}
+		delete(object, "title")
+	}
+
+	if raw, found := object["trackCount"]; found {
+		err = json.Unmarshal(raw, &a.TrackCount)
+		if err != nil {
+			return fmt.Errorf("error reading 'trackCount': %w", err)
+		}
+		delete(object, "trackCount")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for PodcastSearchResult to handle AdditionalProperties
+func (a PodcastSearchResult) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.ArtistId != nil {
+		object["artistId"], err = json.Marshal(a.ArtistId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'artistId': %w", err)
+		}
+	}
+
+	if a.ArtistName != nil {
+		object["artistName"], err = json.Marshal(a.ArtistName)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'artistName': %w", err)
+		}
+	}
+
+	if a.Cover != nil {
+		object["cover"], err = json.Marshal(a.Cover)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'cover': %w", err)
+		}
+	}
+
+	if a.Description != nil {
+		object["description"], err = json.Marshal(a.Description)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'description': %w", err)
+		}
+	}
+
+	if a.DescriptionPlain != nil {
+		object["descriptionPlain"], err = json.Marshal(a.DescriptionPlain)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'descriptionPlain': %w", err)
+		}
+	}
+
+	if a.Explicit != nil {
+		object["explicit"], err = json.Marshal(a.Explicit)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'explicit': %w", err)
+		}
+	}
+
+	if a.FeedUrl != nil {
+		object["feedUrl"], err = json.Marshal(a.FeedUrl)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'feedUrl': %w", err)
+		}
+	}
+
+	if a.Genres != nil {
+		object["genres"], err = json.Marshal(a.Genres)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'genres': %w", err)
+		}
+	}
+
+	if a.Id != nil {
+		object["id"], err = json.Marshal(a.Id)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'id': %w", err)
+		}
+	}
+
+	if a.PageUrl != nil {
+		object["pageUrl"], err = json.Marshal(a.PageUrl)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'pageUrl': %w", err)
+		}
+	}
+
+	if a.ReleaseDate != nil {
+		object["releaseDate"], err = json.Marshal(a.ReleaseDate)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'releaseDate': %w", err)
+		}
+	}
+
+	if a.Title != nil {
+		object["title"], err = json.Marshal(a.Title)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'title': %w", err)
+		}
+	}
+
+	if a.TrackCount != nil {
+		object["trackCount"], err = json.Marshal(a.TrackCount)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'trackCount': %w", err)
 		}
 	}
 
@@ -12107,6 +13089,737 @@ func (a RecentEpisodesPage) MarshalJSON() ([]byte, error) {
 		object["page"], err = json.Marshal(a.Page)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'page': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for RssPodcast. Returns the specified
+// element and whether it was found
+func (a RssPodcast) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for RssPodcast
+func (a *RssPodcast) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for RssPodcast to handle AdditionalProperties
+func (a *RssPodcast) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["episodes"]; found {
+		err = json.Unmarshal(raw, &a.Episodes)
+		if err != nil {
+			return fmt.Errorf("error reading 'episodes': %w", err)
+		}
+		delete(object, "episodes")
+	}
+
+	if raw, found := object["metadata"]; found {
+		err = json.Unmarshal(raw, &a.Metadata)
+		if err != nil {
+			return fmt.Errorf("error reading 'metadata': %w", err)
+		}
+		delete(object, "metadata")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for RssPodcast to handle AdditionalProperties
+func (a RssPodcast) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Episodes != nil {
+		object["episodes"], err = json.Marshal(a.Episodes)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'episodes': %w", err)
+		}
+	}
+
+	object["metadata"], err = json.Marshal(a.Metadata)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'metadata': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for RssPodcastEpisode. Returns the specified
+// element and whether it was found
+func (a RssPodcastEpisode) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for RssPodcastEpisode
+func (a *RssPodcastEpisode) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for RssPodcastEpisode to handle AdditionalProperties
+func (a *RssPodcastEpisode) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["author"]; found {
+		err = json.Unmarshal(raw, &a.Author)
+		if err != nil {
+			return fmt.Errorf("error reading 'author': %w", err)
+		}
+		delete(object, "author")
+	}
+
+	if raw, found := object["chapters"]; found {
+		err = json.Unmarshal(raw, &a.Chapters)
+		if err != nil {
+			return fmt.Errorf("error reading 'chapters': %w", err)
+		}
+		delete(object, "chapters")
+	}
+
+	if raw, found := object["chaptersType"]; found {
+		err = json.Unmarshal(raw, &a.ChaptersType)
+		if err != nil {
+			return fmt.Errorf("error reading 'chaptersType': %w", err)
+		}
+		delete(object, "chaptersType")
+	}
+
+	if raw, found := object["chaptersUrl"]; found {
+		err = json.Unmarshal(raw, &a.ChaptersUrl)
+		if err != nil {
+			return fmt.Errorf("error reading 'chaptersUrl': %w", err)
+		}
+		delete(object, "chaptersUrl")
+	}
+
+	if raw, found := object["description"]; found {
+		err = json.Unmarshal(raw, &a.Description)
+		if err != nil {
+			return fmt.Errorf("error reading 'description': %w", err)
+		}
+		delete(object, "description")
+	}
+
+	if raw, found := object["descriptionPlain"]; found {
+		err = json.Unmarshal(raw, &a.DescriptionPlain)
+		if err != nil {
+			return fmt.Errorf("error reading 'descriptionPlain': %w", err)
+		}
+		delete(object, "descriptionPlain")
+	}
+
+	if raw, found := object["duration"]; found {
+		err = json.Unmarshal(raw, &a.Duration)
+		if err != nil {
+			return fmt.Errorf("error reading 'duration': %w", err)
+		}
+		delete(object, "duration")
+	}
+
+	if raw, found := object["durationSeconds"]; found {
+		err = json.Unmarshal(raw, &a.DurationSeconds)
+		if err != nil {
+			return fmt.Errorf("error reading 'durationSeconds': %w", err)
+		}
+		delete(object, "durationSeconds")
+	}
+
+	if raw, found := object["enclosure"]; found {
+		err = json.Unmarshal(raw, &a.Enclosure)
+		if err != nil {
+			return fmt.Errorf("error reading 'enclosure': %w", err)
+		}
+		delete(object, "enclosure")
+	}
+
+	if raw, found := object["episode"]; found {
+		err = json.Unmarshal(raw, &a.Episode)
+		if err != nil {
+			return fmt.Errorf("error reading 'episode': %w", err)
+		}
+		delete(object, "episode")
+	}
+
+	if raw, found := object["episodeType"]; found {
+		err = json.Unmarshal(raw, &a.EpisodeType)
+		if err != nil {
+			return fmt.Errorf("error reading 'episodeType': %w", err)
+		}
+		delete(object, "episodeType")
+	}
+
+	if raw, found := object["explicit"]; found {
+		err = json.Unmarshal(raw, &a.Explicit)
+		if err != nil {
+			return fmt.Errorf("error reading 'explicit': %w", err)
+		}
+		delete(object, "explicit")
+	}
+
+	if raw, found := object["guid"]; found {
+		err = json.Unmarshal(raw, &a.Guid)
+		if err != nil {
+			return fmt.Errorf("error reading 'guid': %w", err)
+		}
+		delete(object, "guid")
+	}
+
+	if raw, found := object["pubDate"]; found {
+		err = json.Unmarshal(raw, &a.PubDate)
+		if err != nil {
+			return fmt.Errorf("error reading 'pubDate': %w", err)
+		}
+		delete(object, "pubDate")
+	}
+
+	if raw, found := object["publishedAt"]; found {
+		err = json.Unmarshal(raw, &a.PublishedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'publishedAt': %w", err)
+		}
+		delete(object, "publishedAt")
+	}
+
+	if raw, found := object["season"]; found {
+		err = json.Unmarshal(raw, &a.Season)
+		if err != nil {
+			return fmt.Errorf("error reading 'season': %w", err)
+		}
+		delete(object, "season")
+	}
+
+	if raw, found := object["subtitle"]; found {
+		err = json.Unmarshal(raw, &a.Subtitle)
+		if err != nil {
+			return fmt.Errorf("error reading 'subtitle': %w", err)
+		}
+		delete(object, "subtitle")
+	}
+
+	if raw, found := object["title"]; found {
+		err = json.Unmarshal(raw, &a.Title)
+		if err != nil {
+			return fmt.Errorf("error reading 'title': %w", err)
+		}
+		delete(object, "title")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for RssPodcastEpisode to handle AdditionalProperties
+func (a RssPodcastEpisode) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Author != nil {
+		object["author"], err = json.Marshal(a.Author)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'author': %w", err)
+		}
+	}
+
+	if a.Chapters != nil {
+		object["chapters"], err = json.Marshal(a.Chapters)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'chapters': %w", err)
+		}
+	}
+
+	if a.ChaptersType != nil {
+		object["chaptersType"], err = json.Marshal(a.ChaptersType)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'chaptersType': %w", err)
+		}
+	}
+
+	if a.ChaptersUrl != nil {
+		object["chaptersUrl"], err = json.Marshal(a.ChaptersUrl)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'chaptersUrl': %w", err)
+		}
+	}
+
+	if a.Description != nil {
+		object["description"], err = json.Marshal(a.Description)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'description': %w", err)
+		}
+	}
+
+	if a.DescriptionPlain != nil {
+		object["descriptionPlain"], err = json.Marshal(a.DescriptionPlain)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'descriptionPlain': %w", err)
+		}
+	}
+
+	if a.Duration != nil {
+		object["duration"], err = json.Marshal(a.Duration)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'duration': %w", err)
+		}
+	}
+
+	if a.DurationSeconds != nil {
+		object["durationSeconds"], err = json.Marshal(a.DurationSeconds)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'durationSeconds': %w", err)
+		}
+	}
+
+	object["enclosure"], err = json.Marshal(a.Enclosure)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'enclosure': %w", err)
+	}
+
+	if a.Episode != nil {
+		object["episode"], err = json.Marshal(a.Episode)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'episode': %w", err)
+		}
+	}
+
+	if a.EpisodeType != nil {
+		object["episodeType"], err = json.Marshal(a.EpisodeType)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'episodeType': %w", err)
+		}
+	}
+
+	if a.Explicit != nil {
+		object["explicit"], err = json.Marshal(a.Explicit)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'explicit': %w", err)
+		}
+	}
+
+	if a.Guid != nil {
+		object["guid"], err = json.Marshal(a.Guid)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'guid': %w", err)
+		}
+	}
+
+	if a.PubDate != nil {
+		object["pubDate"], err = json.Marshal(a.PubDate)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'pubDate': %w", err)
+		}
+	}
+
+	if a.PublishedAt != nil {
+		object["publishedAt"], err = json.Marshal(a.PublishedAt)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'publishedAt': %w", err)
+		}
+	}
+
+	if a.Season != nil {
+		object["season"], err = json.Marshal(a.Season)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'season': %w", err)
+		}
+	}
+
+	if a.Subtitle != nil {
+		object["subtitle"], err = json.Marshal(a.Subtitle)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'subtitle': %w", err)
+		}
+	}
+
+	if a.Title != nil {
+		object["title"], err = json.Marshal(a.Title)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'title': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for RssPodcastEpisode_Enclosure. Returns the specified
+// element and whether it was found
+func (a RssPodcastEpisode_Enclosure) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for RssPodcastEpisode_Enclosure
+func (a *RssPodcastEpisode_Enclosure) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for RssPodcastEpisode_Enclosure to handle AdditionalProperties
+func (a *RssPodcastEpisode_Enclosure) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["length"]; found {
+		err = json.Unmarshal(raw, &a.Length)
+		if err != nil {
+			return fmt.Errorf("error reading 'length': %w", err)
+		}
+		delete(object, "length")
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &a.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+		delete(object, "type")
+	}
+
+	if raw, found := object["url"]; found {
+		err = json.Unmarshal(raw, &a.Url)
+		if err != nil {
+			return fmt.Errorf("error reading 'url': %w", err)
+		}
+		delete(object, "url")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for RssPodcastEpisode_Enclosure to handle AdditionalProperties
+func (a RssPodcastEpisode_Enclosure) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Length != nil {
+		object["length"], err = json.Marshal(a.Length)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'length': %w", err)
+		}
+	}
+
+	if a.Type != nil {
+		object["type"], err = json.Marshal(a.Type)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'type': %w", err)
+		}
+	}
+
+	object["url"], err = json.Marshal(a.Url)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'url': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for RssPodcastMetadata. Returns the specified
+// element and whether it was found
+func (a RssPodcastMetadata) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for RssPodcastMetadata
+func (a *RssPodcastMetadata) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for RssPodcastMetadata to handle AdditionalProperties
+func (a *RssPodcastMetadata) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["author"]; found {
+		err = json.Unmarshal(raw, &a.Author)
+		if err != nil {
+			return fmt.Errorf("error reading 'author': %w", err)
+		}
+		delete(object, "author")
+	}
+
+	if raw, found := object["categories"]; found {
+		err = json.Unmarshal(raw, &a.Categories)
+		if err != nil {
+			return fmt.Errorf("error reading 'categories': %w", err)
+		}
+		delete(object, "categories")
+	}
+
+	if raw, found := object["description"]; found {
+		err = json.Unmarshal(raw, &a.Description)
+		if err != nil {
+			return fmt.Errorf("error reading 'description': %w", err)
+		}
+		delete(object, "description")
+	}
+
+	if raw, found := object["descriptionPlain"]; found {
+		err = json.Unmarshal(raw, &a.DescriptionPlain)
+		if err != nil {
+			return fmt.Errorf("error reading 'descriptionPlain': %w", err)
+		}
+		delete(object, "descriptionPlain")
+	}
+
+	if raw, found := object["explicit"]; found {
+		err = json.Unmarshal(raw, &a.Explicit)
+		if err != nil {
+			return fmt.Errorf("error reading 'explicit': %w", err)
+		}
+		delete(object, "explicit")
+	}
+
+	if raw, found := object["feedUrl"]; found {
+		err = json.Unmarshal(raw, &a.FeedUrl)
+		if err != nil {
+			return fmt.Errorf("error reading 'feedUrl': %w", err)
+		}
+		delete(object, "feedUrl")
+	}
+
+	if raw, found := object["image"]; found {
+		err = json.Unmarshal(raw, &a.Image)
+		if err != nil {
+			return fmt.Errorf("error reading 'image': %w", err)
+		}
+		delete(object, "image")
+	}
+
+	if raw, found := object["language"]; found {
+		err = json.Unmarshal(raw, &a.Language)
+		if err != nil {
+			return fmt.Errorf("error reading 'language': %w", err)
+		}
+		delete(object, "language")
+	}
+
+	if raw, found := object["link"]; found {
+		err = json.Unmarshal(raw, &a.Link)
+		if err != nil {
+			return fmt.Errorf("error reading 'link': %w", err)
+		}
+		delete(object, "link")
+	}
+
+	if raw, found := object["pubDate"]; found {
+		err = json.Unmarshal(raw, &a.PubDate)
+		if err != nil {
+			return fmt.Errorf("error reading 'pubDate': %w", err)
+		}
+		delete(object, "pubDate")
+	}
+
+	if raw, found := object["title"]; found {
+		err = json.Unmarshal(raw, &a.Title)
+		if err != nil {
+			return fmt.Errorf("error reading 'title': %w", err)
+		}
+		delete(object, "title")
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &a.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+		delete(object, "type")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for RssPodcastMetadata to handle AdditionalProperties
+func (a RssPodcastMetadata) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Author != nil {
+		object["author"], err = json.Marshal(a.Author)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'author': %w", err)
+		}
+	}
+
+	if a.Categories != nil {
+		object["categories"], err = json.Marshal(a.Categories)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'categories': %w", err)
+		}
+	}
+
+	if a.Description != nil {
+		object["description"], err = json.Marshal(a.Description)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'description': %w", err)
+		}
+	}
+
+	if a.DescriptionPlain != nil {
+		object["descriptionPlain"], err = json.Marshal(a.DescriptionPlain)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'descriptionPlain': %w", err)
+		}
+	}
+
+	if a.Explicit != nil {
+		object["explicit"], err = json.Marshal(a.Explicit)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'explicit': %w", err)
+		}
+	}
+
+	if a.FeedUrl != nil {
+		object["feedUrl"], err = json.Marshal(a.FeedUrl)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'feedUrl': %w", err)
+		}
+	}
+
+	if a.Image != nil {
+		object["image"], err = json.Marshal(a.Image)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'image': %w", err)
+		}
+	}
+
+	if a.Language != nil {
+		object["language"], err = json.Marshal(a.Language)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'language': %w", err)
+		}
+	}
+
+	if a.Link != nil {
+		object["link"], err = json.Marshal(a.Link)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'link': %w", err)
+		}
+	}
+
+	if a.PubDate != nil {
+		object["pubDate"], err = json.Marshal(a.PubDate)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'pubDate': %w", err)
+		}
+	}
+
+	if a.Title != nil {
+		object["title"], err = json.Marshal(a.Title)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'title': %w", err)
+		}
+	}
+
+	if a.Type != nil {
+		object["type"], err = json.Marshal(a.Type)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'type': %w", err)
 		}
 	}
 
@@ -14609,6 +16322,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/libraries/{id}/collections (the `ListLibraryCollections` operationId).
 	ListLibraryCollections(ctx context.Context, id string, params *ListLibraryCollectionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListEpisodeDownloads The library's episode download queue
+	//
+	// LibraryController.getEpisodeDownloadQueue (PodcastManager.getDownloadQueueDetails): the download running now (the key is absent when none runs in this library) and the queued ones. Finished downloads are not kept: they show as episodes of their item.
+	//
+	// Corresponds with GET /api/libraries/{id}/episode-downloads (the `ListEpisodeDownloads` operationId).
+	ListEpisodeDownloads(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetLibraryFilterData Values usable in the items filter
 	//
 	// LibraryController.getLibraryFilterData (libraryFilters.getFilterData). Cached by the server for up to 30 minutes per library. These are the values for the `filter` parameter of listLibraryItems (authors and series by id, the rest by value).
@@ -14914,12 +16634,80 @@ type ClientInterface interface {
 	// Corresponds with POST /api/playlists/{id}/batch/remove (the `RemoveItemsFromPlaylist` operationId).
 	RemoveItemsFromPlaylist(ctx context.Context, id string, body RemoveItemsFromPlaylistJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CreatePodcastWithBody Create a podcast item (subscribe to a feed)
+	//
+	// PodcastController.create. Admins only (403). 400 without media.metadata; 404 "Library not found" / "Folder not found" (folderId must be a folder of the library); 400 when path is not inside that folder, 400 "Podcast already exists" when an item has that path. It creates the folder, the podcast and the library item (no episodes), then downloads media.metadata.imageUrl as the cover when it starts with http (a failure is only logged). autoDownloadEpisodes true turns on the scheduled episode check. The web client sends path = the folder's fullPath joined with the sanitized title, and the metadata of POST /api/podcasts/feed. Answers the item's toOldJSONExpanded.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/podcasts (the `CreatePodcast` operationId).
+	CreatePodcastWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePodcast Create a podcast item (subscribe to a feed)
+	//
+	// PodcastController.create. Admins only (403). 400 without media.metadata; 404 "Library not found" / "Folder not found" (folderId must be a folder of the library); 400 when path is not inside that folder, 400 "Podcast already exists" when an item has that path. It creates the folder, the podcast and the library item (no episodes), then downloads media.metadata.imageUrl as the cover when it starts with http (a failure is only logged). autoDownloadEpisodes true turns on the scheduled episode check. The web client sends path = the folder's fullPath joined with the sanitized title, and the metadata of POST /api/podcasts/feed. Answers the item's toOldJSONExpanded.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/podcasts (the `CreatePodcast` operationId).
+	CreatePodcast(ctx context.Context, body CreatePodcastJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPodcastFeedWithBody Fetch and parse a podcast RSS feed
+	//
+	// PodcastController.getPodcastFeed (podcastUtils.getPodcastFeed). Admins only (403). Changes nothing on the server: it fetches the feed (through the SSRF filter, so a feed on a private or loopback address is refused unless SSRF_REQUEST_FILTER_WHITELIST names its host or the filter is disabled) and parses it. 400 "Invalid request body. \"rssFeed\" must be a valid URL"; 404 "Podcast RSS feed request failed or invalid response data" when the fetch fails or the XML has no channel or no items. metadata.feedUrl is set to the URL asked for. Episodes come in feed order (usually newest first); an item without an audio enclosure is left out.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/podcasts/feed (the `GetPodcastFeed` operationId).
+	GetPodcastFeedWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPodcastFeed Fetch and parse a podcast RSS feed
+	//
+	// PodcastController.getPodcastFeed (podcastUtils.getPodcastFeed). Admins only (403). Changes nothing on the server: it fetches the feed (through the SSRF filter, so a feed on a private or loopback address is refused unless SSRF_REQUEST_FILTER_WHITELIST names its host or the filter is disabled) and parses it. 400 "Invalid request body. \"rssFeed\" must be a valid URL"; 404 "Podcast RSS feed request failed or invalid response data" when the fetch fails or the XML has no channel or no items. metadata.feedUrl is set to the URL asked for. Episodes come in feed order (usually newest first); an item without an audio enclosure is left out.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/podcasts/feed (the `GetPodcastFeed` operationId).
+	GetPodcastFeed(ctx context.Context, body GetPodcastFeedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DownloadPodcastEpisodesWithBody Queue episode downloads
+	//
+	// PodcastController.downloadEpisodes (behind PodcastController.middleware: POST needs the update permission). Admins only (403). The body is an array of feed episodes as POST /api/podcasts/feed gives them (each needs enclosure.url); an empty or non-array body is 400. Answers 200 "OK" at once; the downloads run one at a time afterwards (PodcastManager). The server does not check whether the item already has the episode; it skips silently one whose URL is already queued or downloading for that item. A finished download becomes an episode of the item; a failed one leaves the queue without a trace in the API (only a socket event).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/podcasts/{id}/download-episodes (the `DownloadPodcastEpisodes` operationId).
+	DownloadPodcastEpisodesWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DownloadPodcastEpisodes Queue episode downloads
+	//
+	// PodcastController.downloadEpisodes (behind PodcastController.middleware: POST needs the update permission). Admins only (403). The body is an array of feed episodes as POST /api/podcasts/feed gives them (each needs enclosure.url); an empty or non-array body is 400. Answers 200 "OK" at once; the downloads run one at a time afterwards (PodcastManager). The server does not check whether the item already has the episode; it skips silently one whose URL is already queued or downloading for that item. A finished download becomes an episode of the item; a failed one leaves the queue without a trace in the API (only a socket event).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/podcasts/{id}/download-episodes (the `DownloadPodcastEpisodes` operationId).
+	DownloadPodcastEpisodes(ctx context.Context, id string, body DownloadPodcastEpisodesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeletePodcastEpisode Remove an episode from a podcast (and with hard=1 its audio file from disk)
+	//
+	// PodcastController.removeEpisode (behind PodcastController.middleware: DELETE needs the delete permission, 403 otherwise; 404 for an unknown item, 500 for an item that is not a podcast). 404 "Not Found" for an episode the podcast does not have. Takes the episode out of every playlist of every user (Playlist.removeMediaItemsFromPlaylists; a playlist left without entries is deleted), destroys every user's media progress of the episode, then the episode and its library file entry. hard=1 (compared as the text '1') also removes the audio file from disk; a failure to remove it is only logged. Without hard=1 the file stays in the podcast's folder. Answers the library item's toOldJSON.
+	//
+	// Corresponds with DELETE /api/podcasts/{id}/episode/{episodeId} (the `DeletePodcastEpisode` operationId).
+	DeletePodcastEpisode(ctx context.Context, id string, episodeId string, params *DeletePodcastEpisodeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetPodcastEpisode Get one podcast episode
 	//
 	// PodcastController.getEpisode (behind PodcastController.middleware). Answers the episode's toOldJSON: no top-level duration or size, the length is audioFile.duration. 404 for an unknown item or episode; a library item that is not a podcast gets 500 "Internal Server Error" from the middleware.
 	//
 	// Corresponds with GET /api/podcasts/{id}/episode/{episodeId} (the `GetPodcastEpisode` operationId).
 	GetPodcastEpisode(ctx context.Context, id string, episodeId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchPodcasts Search podcasts (iTunes)
+	//
+	// SearchController.findPodcasts (PodcastFinder.search, providers/iTunes.searchPodcasts): the iTunes Search API with entity=podcast, answered as an array of cleaned results. Any user may call it. Without term: 400 {"error": "Query parameter \"term\" is required"} (JSON); an empty term answers JSON null. The server needs the internet: when iTunes cannot be reached the provider logs the error and the route answers [] after its timeout.
+	//
+	// Corresponds with GET /api/search/podcast (the `SearchPodcasts` operationId).
+	SearchPodcasts(ctx context.Context, params *SearchPodcastsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSeries Get one series
 	//
@@ -15255,6 +17043,23 @@ func (c *Client) ListLibraryAuthors(ctx context.Context, id string, params *List
 // Corresponds with GET /api/libraries/{id}/collections (the `ListLibraryCollections` operationId).
 func (c *Client) ListLibraryCollections(ctx context.Context, id string, params *ListLibraryCollectionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListLibraryCollectionsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListEpisodeDownloads The library's episode download queue
+//
+// LibraryController.getEpisodeDownloadQueue (PodcastManager.getDownloadQueueDetails): the download running now (the key is absent when none runs in this library) and the queued ones. Finished downloads are not kept: they show as episodes of their item.
+//
+// Corresponds with GET /api/libraries/{id}/episode-downloads (the `ListEpisodeDownloads` operationId).
+func (c *Client) ListEpisodeDownloads(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListEpisodeDownloadsRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -15960,6 +17765,137 @@ func (c *Client) RemoveItemsFromPlaylist(ctx context.Context, id string, body Re
 	return c.Client.Do(req)
 }
 
+// CreatePodcastWithBody Create a podcast item (subscribe to a feed)
+//
+// PodcastController.create. Admins only (403). 400 without media.metadata; 404 "Library not found" / "Folder not found" (folderId must be a folder of the library); 400 when path is not inside that folder, 400 "Podcast already exists" when an item has that path. It creates the folder, the podcast and the library item (no episodes), then downloads media.metadata.imageUrl as the cover when it starts with http (a failure is only logged). autoDownloadEpisodes true turns on the scheduled episode check. The web client sends path = the folder's fullPath joined with the sanitized title, and the metadata of POST /api/podcasts/feed. Answers the item's toOldJSONExpanded.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/podcasts (the `CreatePodcast` operationId).
+func (c *Client) CreatePodcastWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePodcastRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePodcast Create a podcast item (subscribe to a feed)
+//
+// PodcastController.create. Admins only (403). 400 without media.metadata; 404 "Library not found" / "Folder not found" (folderId must be a folder of the library); 400 when path is not inside that folder, 400 "Podcast already exists" when an item has that path. It creates the folder, the podcast and the library item (no episodes), then downloads media.metadata.imageUrl as the cover when it starts with http (a failure is only logged). autoDownloadEpisodes true turns on the scheduled episode check. The web client sends path = the folder's fullPath joined with the sanitized title, and the metadata of POST /api/podcasts/feed. Answers the item's toOldJSONExpanded.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/podcasts (the `CreatePodcast` operationId).
+func (c *Client) CreatePodcast(ctx context.Context, body CreatePodcastJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePodcastRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPodcastFeedWithBody Fetch and parse a podcast RSS feed
+//
+// PodcastController.getPodcastFeed (podcastUtils.getPodcastFeed). Admins only (403). Changes nothing on the server: it fetches the feed (through the SSRF filter, so a feed on a private or loopback address is refused unless SSRF_REQUEST_FILTER_WHITELIST names its host or the filter is disabled) and parses it. 400 "Invalid request body. \"rssFeed\" must be a valid URL"; 404 "Podcast RSS feed request failed or invalid response data" when the fetch fails or the XML has no channel or no items. metadata.feedUrl is set to the URL asked for. Episodes come in feed order (usually newest first); an item without an audio enclosure is left out.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/podcasts/feed (the `GetPodcastFeed` operationId).
+func (c *Client) GetPodcastFeedWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPodcastFeedRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPodcastFeed Fetch and parse a podcast RSS feed
+//
+// PodcastController.getPodcastFeed (podcastUtils.getPodcastFeed). Admins only (403). Changes nothing on the server: it fetches the feed (through the SSRF filter, so a feed on a private or loopback address is refused unless SSRF_REQUEST_FILTER_WHITELIST names its host or the filter is disabled) and parses it. 400 "Invalid request body. \"rssFeed\" must be a valid URL"; 404 "Podcast RSS feed request failed or invalid response data" when the fetch fails or the XML has no channel or no items. metadata.feedUrl is set to the URL asked for. Episodes come in feed order (usually newest first); an item without an audio enclosure is left out.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/podcasts/feed (the `GetPodcastFeed` operationId).
+func (c *Client) GetPodcastFeed(ctx context.Context, body GetPodcastFeedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPodcastFeedRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DownloadPodcastEpisodesWithBody Queue episode downloads
+//
+// PodcastController.downloadEpisodes (behind PodcastController.middleware: POST needs the update permission). Admins only (403). The body is an array of feed episodes as POST /api/podcasts/feed gives them (each needs enclosure.url); an empty or non-array body is 400. Answers 200 "OK" at once; the downloads run one at a time afterwards (PodcastManager). The server does not check whether the item already has the episode; it skips silently one whose URL is already queued or downloading for that item. A finished download becomes an episode of the item; a failed one leaves the queue without a trace in the API (only a socket event).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/podcasts/{id}/download-episodes (the `DownloadPodcastEpisodes` operationId).
+func (c *Client) DownloadPodcastEpisodesWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDownloadPodcastEpisodesRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DownloadPodcastEpisodes Queue episode downloads
+//
+// PodcastController.downloadEpisodes (behind PodcastController.middleware: POST needs the update permission). Admins only (403). The body is an array of feed episodes as POST /api/podcasts/feed gives them (each needs enclosure.url); an empty or non-array body is 400. Answers 200 "OK" at once; the downloads run one at a time afterwards (PodcastManager). The server does not check whether the item already has the episode; it skips silently one whose URL is already queued or downloading for that item. A finished download becomes an episode of the item; a failed one leaves the queue without a trace in the API (only a socket event).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/podcasts/{id}/download-episodes (the `DownloadPodcastEpisodes` operationId).
+func (c *Client) DownloadPodcastEpisodes(ctx context.Context, id string, body DownloadPodcastEpisodesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDownloadPodcastEpisodesRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeletePodcastEpisode Remove an episode from a podcast (and with hard=1 its audio file from disk)
+//
+// PodcastController.removeEpisode (behind PodcastController.middleware: DELETE needs the delete permission, 403 otherwise; 404 for an unknown item, 500 for an item that is not a podcast). 404 "Not Found" for an episode the podcast does not have. Takes the episode out of every playlist of every user (Playlist.removeMediaItemsFromPlaylists; a playlist left without entries is deleted), destroys every user's media progress of the episode, then the episode and its library file entry. hard=1 (compared as the text '1') also removes the audio file from disk; a failure to remove it is only logged. Without hard=1 the file stays in the podcast's folder. Answers the library item's toOldJSON.
+//
+// Corresponds with DELETE /api/podcasts/{id}/episode/{episodeId} (the `DeletePodcastEpisode` operationId).
+func (c *Client) DeletePodcastEpisode(ctx context.Context, id string, episodeId string, params *DeletePodcastEpisodeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeletePodcastEpisodeRequest(c.Server, id, episodeId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetPodcastEpisode Get one podcast episode
 //
 // PodcastController.getEpisode (behind PodcastController.middleware). Answers the episode's toOldJSON: no top-level duration or size, the length is audioFile.duration. 404 for an unknown item or episode; a library item that is not a podcast gets 500 "Internal Server Error" from the middleware.
@@ -15967,6 +17903,23 @@ func (c *Client) RemoveItemsFromPlaylist(ctx context.Context, id string, body Re
 // Corresponds with GET /api/podcasts/{id}/episode/{episodeId} (the `GetPodcastEpisode` operationId).
 func (c *Client) GetPodcastEpisode(ctx context.Context, id string, episodeId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetPodcastEpisodeRequest(c.Server, id, episodeId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SearchPodcasts Search podcasts (iTunes)
+//
+// SearchController.findPodcasts (PodcastFinder.search, providers/iTunes.searchPodcasts): the iTunes Search API with entity=podcast, answered as an array of cleaned results. Any user may call it. Without term: 400 {"error": "Query parameter \"term\" is required"} (JSON); an empty term answers JSON null. The server needs the internet: when iTunes cannot be reached the provider logs the error and the route answers [] after its timeout.
+//
+// Corresponds with GET /api/search/podcast (the `SearchPodcasts` operationId).
+func (c *Client) SearchPodcasts(ctx context.Context, params *SearchPodcastsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchPodcastsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -16734,6 +18687,40 @@ func NewListLibraryCollectionsRequest(server string, id string, params *ListLibr
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListEpisodeDownloadsRequest constructs an http.Request for the ListEpisodeDownloads method
+func NewListEpisodeDownloadsRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/libraries/%s/episode-downloads", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -18295,6 +20282,201 @@ func NewRemoveItemsFromPlaylistRequestWithBody(server string, id string, content
 	return req, nil
 }
 
+// NewCreatePodcastRequest calls the generic CreatePodcast builder with application/json body
+func NewCreatePodcastRequest(server string, body CreatePodcastJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreatePodcastRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreatePodcastRequestWithBody constructs an http.Request for the CreatePodcast method, with any body, and a specified content type
+func NewCreatePodcastRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/podcasts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetPodcastFeedRequest calls the generic GetPodcastFeed builder with application/json body
+func NewGetPodcastFeedRequest(server string, body GetPodcastFeedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGetPodcastFeedRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewGetPodcastFeedRequestWithBody constructs an http.Request for the GetPodcastFeed method, with any body, and a specified content type
+func NewGetPodcastFeedRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/podcasts/feed")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDownloadPodcastEpisodesRequest calls the generic DownloadPodcastEpisodes builder with application/json body
+func NewDownloadPodcastEpisodesRequest(server string, id string, body DownloadPodcastEpisodesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDownloadPodcastEpisodesRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewDownloadPodcastEpisodesRequestWithBody constructs an http.Request for the DownloadPodcastEpisodes method, with any body, and a specified content type
+func NewDownloadPodcastEpisodesRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/podcasts/%s/download-episodes", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeletePodcastEpisodeRequest constructs an http.Request for the DeletePodcastEpisode method
+func NewDeletePodcastEpisodeRequest(server string, id string, episodeId string, params *DeletePodcastEpisodeParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "episodeId", episodeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/podcasts/%s/episode/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Hard != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "hard", *params.Hard, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetPodcastEpisodeRequest constructs an http.Request for the GetPodcastEpisode method
 func NewGetPodcastEpisodeRequest(server string, id string, episodeId string) (*http.Request, error) {
 	var err error
@@ -18326,6 +20508,68 @@ func NewGetPodcastEpisodeRequest(server string, id string, episodeId string) (*h
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSearchPodcastsRequest constructs an http.Request for the SearchPodcasts method
+func NewSearchPodcastsRequest(server string, params *SearchPodcastsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/search/podcast")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "term", params.Term, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Country != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "country", *params.Country, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -18656,6 +20900,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/libraries/{id}/collections (the `ListLibraryCollections` operationId).
 	ListLibraryCollectionsWithResponse(ctx context.Context, id string, params *ListLibraryCollectionsParams, reqEditors ...RequestEditorFn) (*ListLibraryCollectionsResponse, error)
+
+	// ListEpisodeDownloadsWithResponse The library's episode download queue
+	//
+	// LibraryController.getEpisodeDownloadQueue (PodcastManager.getDownloadQueueDetails): the download running now (the key is absent when none runs in this library) and the queued ones. Finished downloads are not kept: they show as episodes of their item.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/libraries/{id}/episode-downloads (the `ListEpisodeDownloads` operationId).
+	ListEpisodeDownloadsWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ListEpisodeDownloadsResponse, error)
 
 	// GetLibraryFilterDataWithResponse Values usable in the items filter
 	//
@@ -19008,6 +21261,69 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/playlists/{id}/batch/remove (the `RemoveItemsFromPlaylist` operationId).
 	RemoveItemsFromPlaylistWithResponse(ctx context.Context, id string, body RemoveItemsFromPlaylistJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveItemsFromPlaylistResponse, error)
 
+	// CreatePodcastWithBodyWithResponse Create a podcast item (subscribe to a feed)
+	//
+	// PodcastController.create. Admins only (403). 400 without media.metadata; 404 "Library not found" / "Folder not found" (folderId must be a folder of the library); 400 when path is not inside that folder, 400 "Podcast already exists" when an item has that path. It creates the folder, the podcast and the library item (no episodes), then downloads media.metadata.imageUrl as the cover when it starts with http (a failure is only logged). autoDownloadEpisodes true turns on the scheduled episode check. The web client sends path = the folder's fullPath joined with the sanitized title, and the metadata of POST /api/podcasts/feed. Answers the item's toOldJSONExpanded.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/podcasts (the `CreatePodcast` operationId).
+	CreatePodcastWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePodcastResponse, error)
+
+	// CreatePodcastWithResponse Create a podcast item (subscribe to a feed)
+	//
+	// PodcastController.create. Admins only (403). 400 without media.metadata; 404 "Library not found" / "Folder not found" (folderId must be a folder of the library); 400 when path is not inside that folder, 400 "Podcast already exists" when an item has that path. It creates the folder, the podcast and the library item (no episodes), then downloads media.metadata.imageUrl as the cover when it starts with http (a failure is only logged). autoDownloadEpisodes true turns on the scheduled episode check. The web client sends path = the folder's fullPath joined with the sanitized title, and the metadata of POST /api/podcasts/feed. Answers the item's toOldJSONExpanded.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/podcasts (the `CreatePodcast` operationId).
+	CreatePodcastWithResponse(ctx context.Context, body CreatePodcastJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePodcastResponse, error)
+
+	// GetPodcastFeedWithBodyWithResponse Fetch and parse a podcast RSS feed
+	//
+	// PodcastController.getPodcastFeed (podcastUtils.getPodcastFeed). Admins only (403). Changes nothing on the server: it fetches the feed (through the SSRF filter, so a feed on a private or loopback address is refused unless SSRF_REQUEST_FILTER_WHITELIST names its host or the filter is disabled) and parses it. 400 "Invalid request body. \"rssFeed\" must be a valid URL"; 404 "Podcast RSS feed request failed or invalid response data" when the fetch fails or the XML has no channel or no items. metadata.feedUrl is set to the URL asked for. Episodes come in feed order (usually newest first); an item without an audio enclosure is left out.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/podcasts/feed (the `GetPodcastFeed` operationId).
+	GetPodcastFeedWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GetPodcastFeedResponse, error)
+
+	// GetPodcastFeedWithResponse Fetch and parse a podcast RSS feed
+	//
+	// PodcastController.getPodcastFeed (podcastUtils.getPodcastFeed). Admins only (403). Changes nothing on the server: it fetches the feed (through the SSRF filter, so a feed on a private or loopback address is refused unless SSRF_REQUEST_FILTER_WHITELIST names its host or the filter is disabled) and parses it. 400 "Invalid request body. \"rssFeed\" must be a valid URL"; 404 "Podcast RSS feed request failed or invalid response data" when the fetch fails or the XML has no channel or no items. metadata.feedUrl is set to the URL asked for. Episodes come in feed order (usually newest first); an item without an audio enclosure is left out.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/podcasts/feed (the `GetPodcastFeed` operationId).
+	GetPodcastFeedWithResponse(ctx context.Context, body GetPodcastFeedJSONRequestBody, reqEditors ...RequestEditorFn) (*GetPodcastFeedResponse, error)
+
+	// DownloadPodcastEpisodesWithBodyWithResponse Queue episode downloads
+	//
+	// PodcastController.downloadEpisodes (behind PodcastController.middleware: POST needs the update permission). Admins only (403). The body is an array of feed episodes as POST /api/podcasts/feed gives them (each needs enclosure.url); an empty or non-array body is 400. Answers 200 "OK" at once; the downloads run one at a time afterwards (PodcastManager). The server does not check whether the item already has the episode; it skips silently one whose URL is already queued or downloading for that item. A finished download becomes an episode of the item; a failed one leaves the queue without a trace in the API (only a socket event).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/podcasts/{id}/download-episodes (the `DownloadPodcastEpisodes` operationId).
+	DownloadPodcastEpisodesWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DownloadPodcastEpisodesResponse, error)
+
+	// DownloadPodcastEpisodesWithResponse Queue episode downloads
+	//
+	// PodcastController.downloadEpisodes (behind PodcastController.middleware: POST needs the update permission). Admins only (403). The body is an array of feed episodes as POST /api/podcasts/feed gives them (each needs enclosure.url); an empty or non-array body is 400. Answers 200 "OK" at once; the downloads run one at a time afterwards (PodcastManager). The server does not check whether the item already has the episode; it skips silently one whose URL is already queued or downloading for that item. A finished download becomes an episode of the item; a failed one leaves the queue without a trace in the API (only a socket event).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/podcasts/{id}/download-episodes (the `DownloadPodcastEpisodes` operationId).
+	DownloadPodcastEpisodesWithResponse(ctx context.Context, id string, body DownloadPodcastEpisodesJSONRequestBody, reqEditors ...RequestEditorFn) (*DownloadPodcastEpisodesResponse, error)
+
+	// DeletePodcastEpisodeWithResponse Remove an episode from a podcast (and with hard=1 its audio file from disk)
+	//
+	// PodcastController.removeEpisode (behind PodcastController.middleware: DELETE needs the delete permission, 403 otherwise; 404 for an unknown item, 500 for an item that is not a podcast). 404 "Not Found" for an episode the podcast does not have. Takes the episode out of every playlist of every user (Playlist.removeMediaItemsFromPlaylists; a playlist left without entries is deleted), destroys every user's media progress of the episode, then the episode and its library file entry. hard=1 (compared as the text '1') also removes the audio file from disk; a failure to remove it is only logged. Without hard=1 the file stays in the podcast's folder. Answers the library item's toOldJSON.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/podcasts/{id}/episode/{episodeId} (the `DeletePodcastEpisode` operationId).
+	DeletePodcastEpisodeWithResponse(ctx context.Context, id string, episodeId string, params *DeletePodcastEpisodeParams, reqEditors ...RequestEditorFn) (*DeletePodcastEpisodeResponse, error)
+
 	// GetPodcastEpisodeWithResponse Get one podcast episode
 	//
 	// PodcastController.getEpisode (behind PodcastController.middleware). Answers the episode's toOldJSON: no top-level duration or size, the length is audioFile.duration. 404 for an unknown item or episode; a library item that is not a podcast gets 500 "Internal Server Error" from the middleware.
@@ -19016,6 +21332,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/podcasts/{id}/episode/{episodeId} (the `GetPodcastEpisode` operationId).
 	GetPodcastEpisodeWithResponse(ctx context.Context, id string, episodeId string, reqEditors ...RequestEditorFn) (*GetPodcastEpisodeResponse, error)
+
+	// SearchPodcastsWithResponse Search podcasts (iTunes)
+	//
+	// SearchController.findPodcasts (PodcastFinder.search, providers/iTunes.searchPodcasts): the iTunes Search API with entity=podcast, answered as an array of cleaned results. Any user may call it. Without term: 400 {"error": "Query parameter \"term\" is required"} (JSON); an empty term answers JSON null. The server needs the internet: when iTunes cannot be reached the provider logs the error and the route answers [] after its timeout.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/search/podcast (the `SearchPodcasts` operationId).
+	SearchPodcastsWithResponse(ctx context.Context, params *SearchPodcastsParams, reqEditors ...RequestEditorFn) (*SearchPodcastsResponse, error)
 
 	// GetSeriesWithResponse Get one series
 	//
@@ -19606,6 +21931,47 @@ func (r ListLibraryCollectionsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListLibraryCollectionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListEpisodeDownloadsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EpisodeDownloadQueue
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListEpisodeDownloadsResponse) GetJSON200() *EpisodeDownloadQueue {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListEpisodeDownloadsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListEpisodeDownloadsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListEpisodeDownloadsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListEpisodeDownloadsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -20848,6 +23214,163 @@ func (r RemoveItemsFromPlaylistResponse) ContentType() string {
 	return ""
 }
 
+type CreatePodcastResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LibraryItem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreatePodcastResponse) GetJSON200() *LibraryItem {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r CreatePodcastResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreatePodcastResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreatePodcastResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreatePodcastResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetPodcastFeedResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PodcastFeedAnswer
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPodcastFeedResponse) GetJSON200() *PodcastFeedAnswer {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPodcastFeedResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPodcastFeedResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPodcastFeedResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPodcastFeedResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DownloadPodcastEpisodesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r DownloadPodcastEpisodesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DownloadPodcastEpisodesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DownloadPodcastEpisodesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DownloadPodcastEpisodesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeletePodcastEpisodeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LibraryItem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeletePodcastEpisodeResponse) GetJSON200() *LibraryItem {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeletePodcastEpisodeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeletePodcastEpisodeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeletePodcastEpisodeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeletePodcastEpisodeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetPodcastEpisodeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -20883,6 +23406,54 @@ func (r GetPodcastEpisodeResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetPodcastEpisodeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SearchPodcastsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]PodcastSearchResult
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorObject
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SearchPodcastsResponse) GetJSON200() *[]PodcastSearchResult {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SearchPodcastsResponse) GetJSON400() *ErrorObject {
+	return r.JSON400
+}
+
+// GetBody returns the raw response body bytes
+func (r SearchPodcastsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SearchPodcastsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SearchPodcastsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SearchPodcastsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -21280,6 +23851,21 @@ func (c *ClientWithResponses) ListLibraryCollectionsWithResponse(ctx context.Con
 		return nil, err
 	}
 	return ParseListLibraryCollectionsResponse(rsp)
+}
+
+// ListEpisodeDownloadsWithResponse The library's episode download queue
+//
+// LibraryController.getEpisodeDownloadQueue (PodcastManager.getDownloadQueueDetails): the download running now (the key is absent when none runs in this library) and the queued ones. Finished downloads are not kept: they show as episodes of their item.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/libraries/{id}/episode-downloads (the `ListEpisodeDownloads` operationId).
+func (c *ClientWithResponses) ListEpisodeDownloadsWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ListEpisodeDownloadsResponse, error) {
+	rsp, err := c.ListEpisodeDownloads(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListEpisodeDownloadsResponse(rsp)
 }
 
 // GetLibraryFilterDataWithResponse Values usable in the items filter
@@ -21867,6 +24453,111 @@ func (c *ClientWithResponses) RemoveItemsFromPlaylistWithResponse(ctx context.Co
 	return ParseRemoveItemsFromPlaylistResponse(rsp)
 }
 
+// CreatePodcastWithBodyWithResponse Create a podcast item (subscribe to a feed)
+//
+// PodcastController.create. Admins only (403). 400 without media.metadata; 404 "Library not found" / "Folder not found" (folderId must be a folder of the library); 400 when path is not inside that folder, 400 "Podcast already exists" when an item has that path. It creates the folder, the podcast and the library item (no episodes), then downloads media.metadata.imageUrl as the cover when it starts with http (a failure is only logged). autoDownloadEpisodes true turns on the scheduled episode check. The web client sends path = the folder's fullPath joined with the sanitized title, and the metadata of POST /api/podcasts/feed. Answers the item's toOldJSONExpanded.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/podcasts (the `CreatePodcast` operationId).
+func (c *ClientWithResponses) CreatePodcastWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePodcastResponse, error) {
+	rsp, err := c.CreatePodcastWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePodcastResponse(rsp)
+}
+
+// CreatePodcastWithResponse Create a podcast item (subscribe to a feed)
+//
+// PodcastController.create. Admins only (403). 400 without media.metadata; 404 "Library not found" / "Folder not found" (folderId must be a folder of the library); 400 when path is not inside that folder, 400 "Podcast already exists" when an item has that path. It creates the folder, the podcast and the library item (no episodes), then downloads media.metadata.imageUrl as the cover when it starts with http (a failure is only logged). autoDownloadEpisodes true turns on the scheduled episode check. The web client sends path = the folder's fullPath joined with the sanitized title, and the metadata of POST /api/podcasts/feed. Answers the item's toOldJSONExpanded.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/podcasts (the `CreatePodcast` operationId).
+func (c *ClientWithResponses) CreatePodcastWithResponse(ctx context.Context, body CreatePodcastJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePodcastResponse, error) {
+	rsp, err := c.CreatePodcast(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePodcastResponse(rsp)
+}
+
+// GetPodcastFeedWithBodyWithResponse Fetch and parse a podcast RSS feed
+//
+// PodcastController.getPodcastFeed (podcastUtils.getPodcastFeed). Admins only (403). Changes nothing on the server: it fetches the feed (through the SSRF filter, so a feed on a private or loopback address is refused unless SSRF_REQUEST_FILTER_WHITELIST names its host or the filter is disabled) and parses it. 400 "Invalid request body. \"rssFeed\" must be a valid URL"; 404 "Podcast RSS feed request failed or invalid response data" when the fetch fails or the XML has no channel or no items. metadata.feedUrl is set to the URL asked for. Episodes come in feed order (usually newest first); an item without an audio enclosure is left out.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/podcasts/feed (the `GetPodcastFeed` operationId).
+func (c *ClientWithResponses) GetPodcastFeedWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GetPodcastFeedResponse, error) {
+	rsp, err := c.GetPodcastFeedWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPodcastFeedResponse(rsp)
+}
+
+// GetPodcastFeedWithResponse Fetch and parse a podcast RSS feed
+//
+// PodcastController.getPodcastFeed (podcastUtils.getPodcastFeed). Admins only (403). Changes nothing on the server: it fetches the feed (through the SSRF filter, so a feed on a private or loopback address is refused unless SSRF_REQUEST_FILTER_WHITELIST names its host or the filter is disabled) and parses it. 400 "Invalid request body. \"rssFeed\" must be a valid URL"; 404 "Podcast RSS feed request failed or invalid response data" when the fetch fails or the XML has no channel or no items. metadata.feedUrl is set to the URL asked for. Episodes come in feed order (usually newest first); an item without an audio enclosure is left out.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/podcasts/feed (the `GetPodcastFeed` operationId).
+func (c *ClientWithResponses) GetPodcastFeedWithResponse(ctx context.Context, body GetPodcastFeedJSONRequestBody, reqEditors ...RequestEditorFn) (*GetPodcastFeedResponse, error) {
+	rsp, err := c.GetPodcastFeed(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPodcastFeedResponse(rsp)
+}
+
+// DownloadPodcastEpisodesWithBodyWithResponse Queue episode downloads
+//
+// PodcastController.downloadEpisodes (behind PodcastController.middleware: POST needs the update permission). Admins only (403). The body is an array of feed episodes as POST /api/podcasts/feed gives them (each needs enclosure.url); an empty or non-array body is 400. Answers 200 "OK" at once; the downloads run one at a time afterwards (PodcastManager). The server does not check whether the item already has the episode; it skips silently one whose URL is already queued or downloading for that item. A finished download becomes an episode of the item; a failed one leaves the queue without a trace in the API (only a socket event).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/podcasts/{id}/download-episodes (the `DownloadPodcastEpisodes` operationId).
+func (c *ClientWithResponses) DownloadPodcastEpisodesWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DownloadPodcastEpisodesResponse, error) {
+	rsp, err := c.DownloadPodcastEpisodesWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDownloadPodcastEpisodesResponse(rsp)
+}
+
+// DownloadPodcastEpisodesWithResponse Queue episode downloads
+//
+// PodcastController.downloadEpisodes (behind PodcastController.middleware: POST needs the update permission). Admins only (403). The body is an array of feed episodes as POST /api/podcasts/feed gives them (each needs enclosure.url); an empty or non-array body is 400. Answers 200 "OK" at once; the downloads run one at a time afterwards (PodcastManager). The server does not check whether the item already has the episode; it skips silently one whose URL is already queued or downloading for that item. A finished download becomes an episode of the item; a failed one leaves the queue without a trace in the API (only a socket event).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/podcasts/{id}/download-episodes (the `DownloadPodcastEpisodes` operationId).
+func (c *ClientWithResponses) DownloadPodcastEpisodesWithResponse(ctx context.Context, id string, body DownloadPodcastEpisodesJSONRequestBody, reqEditors ...RequestEditorFn) (*DownloadPodcastEpisodesResponse, error) {
+	rsp, err := c.DownloadPodcastEpisodes(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDownloadPodcastEpisodesResponse(rsp)
+}
+
+// DeletePodcastEpisodeWithResponse Remove an episode from a podcast (and with hard=1 its audio file from disk)
+//
+// PodcastController.removeEpisode (behind PodcastController.middleware: DELETE needs the delete permission, 403 otherwise; 404 for an unknown item, 500 for an item that is not a podcast). 404 "Not Found" for an episode the podcast does not have. Takes the episode out of every playlist of every user (Playlist.removeMediaItemsFromPlaylists; a playlist left without entries is deleted), destroys every user's media progress of the episode, then the episode and its library file entry. hard=1 (compared as the text '1') also removes the audio file from disk; a failure to remove it is only logged. Without hard=1 the file stays in the podcast's folder. Answers the library item's toOldJSON.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/podcasts/{id}/episode/{episodeId} (the `DeletePodcastEpisode` operationId).
+func (c *ClientWithResponses) DeletePodcastEpisodeWithResponse(ctx context.Context, id string, episodeId string, params *DeletePodcastEpisodeParams, reqEditors ...RequestEditorFn) (*DeletePodcastEpisodeResponse, error) {
+	rsp, err := c.DeletePodcastEpisode(ctx, id, episodeId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeletePodcastEpisodeResponse(rsp)
+}
+
 // GetPodcastEpisodeWithResponse Get one podcast episode
 //
 // PodcastController.getEpisode (behind PodcastController.middleware). Answers the episode's toOldJSON: no top-level duration or size, the length is audioFile.duration. 404 for an unknown item or episode; a library item that is not a podcast gets 500 "Internal Server Error" from the middleware.
@@ -21880,6 +24571,21 @@ func (c *ClientWithResponses) GetPodcastEpisodeWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseGetPodcastEpisodeResponse(rsp)
+}
+
+// SearchPodcastsWithResponse Search podcasts (iTunes)
+//
+// SearchController.findPodcasts (PodcastFinder.search, providers/iTunes.searchPodcasts): the iTunes Search API with entity=podcast, answered as an array of cleaned results. Any user may call it. Without term: 400 {"error": "Query parameter \"term\" is required"} (JSON); an empty term answers JSON null. The server needs the internet: when iTunes cannot be reached the provider logs the error and the route answers [] after its timeout.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/search/podcast (the `SearchPodcasts` operationId).
+func (c *ClientWithResponses) SearchPodcastsWithResponse(ctx context.Context, params *SearchPodcastsParams, reqEditors ...RequestEditorFn) (*SearchPodcastsResponse, error) {
+	rsp, err := c.SearchPodcasts(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchPodcastsResponse(rsp)
 }
 
 // GetSeriesWithResponse Get one series
@@ -22307,6 +25013,35 @@ func ParseListLibraryCollectionsResponse(rsp *http.Response) (*ListLibraryCollec
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest LibraryCollectionsPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
+
+	}
+
+	return response, nil
+}
+
+// ParseListEpisodeDownloadsResponse parses an HTTP response from a ListEpisodeDownloadsWithResponse call
+func ParseListEpisodeDownloadsResponse(rsp *http.Response) (*ListEpisodeDownloadsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListEpisodeDownloadsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EpisodeDownloadQueue
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -23154,6 +25889,109 @@ func ParseRemoveItemsFromPlaylistResponse(rsp *http.Response) (*RemoveItemsFromP
 	return response, nil
 }
 
+// ParseCreatePodcastResponse parses an HTTP response from a CreatePodcastWithResponse call
+func ParseCreatePodcastResponse(rsp *http.Response) (*CreatePodcastResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreatePodcastResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LibraryItem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
+
+	}
+
+	return response, nil
+}
+
+// ParseGetPodcastFeedResponse parses an HTTP response from a GetPodcastFeedWithResponse call
+func ParseGetPodcastFeedResponse(rsp *http.Response) (*GetPodcastFeedResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPodcastFeedResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PodcastFeedAnswer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
+
+	}
+
+	return response, nil
+}
+
+// ParseDownloadPodcastEpisodesResponse parses an HTTP response from a DownloadPodcastEpisodesWithResponse call
+func ParseDownloadPodcastEpisodesResponse(rsp *http.Response) (*DownloadPodcastEpisodesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DownloadPodcastEpisodesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseDeletePodcastEpisodeResponse parses an HTTP response from a DeletePodcastEpisodeWithResponse call
+func ParseDeletePodcastEpisodeResponse(rsp *http.Response) (*DeletePodcastEpisodeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeletePodcastEpisodeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LibraryItem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
+
+	}
+
+	return response, nil
+}
+
 // ParseGetPodcastEpisodeResponse parses an HTTP response from a GetPodcastEpisodeWithResponse call
 func ParseGetPodcastEpisodeResponse(rsp *http.Response) (*GetPodcastEpisodeResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -23174,6 +26012,42 @@ func ParseGetPodcastEpisodeResponse(rsp *http.Response) (*GetPodcastEpisodeRespo
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
+
+	}
+
+	return response, nil
+}
+
+// ParseSearchPodcastsResponse parses an HTTP response from a SearchPodcastsWithResponse call
+func ParseSearchPodcastsResponse(rsp *http.Response) (*SearchPodcastsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SearchPodcastsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []PodcastSearchResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case rsp.StatusCode == 401:
 		break // No content-type

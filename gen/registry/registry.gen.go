@@ -70,6 +70,7 @@ var Toolsets = []Toolset{
 	{Name: "bookmarks", Description: "List, create, update and delete bookmarks."},
 	{Name: "collections", Description: "Server-wide collections of books, with their order."},
 	{Name: "playlists", Description: "The user's playlists of books or podcast episodes."},
+	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes."},
 }
 
 // All lists every tool in the manifest's order.
@@ -83,7 +84,7 @@ var All = []Tool{
 			Name:        "list_libraries",
 			Title:       "List libraries",
 			Description: "List the libraries on the server (id, name, media type book or podcast). Start here to get a library_id.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listLibraries,
@@ -97,7 +98,7 @@ var All = []Tool{
 			Name:        "get_library",
 			Title:       "Get library",
 			Description: "One library's settings and folders. For its contents use list_library_items.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibrary,
@@ -124,7 +125,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_library_filter_data",
 			Title:       "Get library filter values",
-			Description: "The values a library can be filtered by (authors and series with ids, genres, tags, narrators, languages, publishers). Use them as filter_value in list_library_items.",
+			Description: "Values to filter a library by (author and series ids, genres, tags, narrators, languages, publishers), as filter_value of list_library_items.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -139,7 +140,7 @@ var All = []Tool{
 			Name:        "list_library_items",
 			Title:       "List library items",
 			Description: "Browse a library's books or podcasts, paged, sorted and filtered (e.g. filter_group series + filter_value a series id, sort sequence, for a series in order). For a text query use search_library.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Items per page, at most 100."},"sort":{"type":"string","enum":["title","author","author_last_first","published_year","duration","added_at","size","sequence","progress"],"description":"Sort key; sequence needs a series filter."},"descending":{"type":"boolean","default":false,"description":"Sort descending."},"filter_group":{"type":"string","enum":["authors","series","genres","tags","narrators","publishers","languages","progress","publishedDecades","missing","tracks","ebooks","abridged","explicit","issues","feed-open"],"description":"Filter group. authors/series take an id; genres/tags/narrators/publishers/languages a name; progress: finished, not-started, in-progress, not-finished. abridged, explicit, issues, feed-open take no value."},"filter_value":{"type":"string","maxLength":500,"description":"Value for filter_group, from get_library_filter_data."},"collapse_series":{"type":"boolean","default":false,"description":"Show each series once instead of its books."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Items per page."},"sort":{"type":"string","enum":["title","author","author_last_first","published_year","duration","added_at","size","sequence","progress"],"description":"Sort key; sequence needs a series filter."},"descending":{"type":"boolean","default":false,"description":"Sort descending."},"filter_group":{"type":"string","enum":["authors","series","genres","tags","narrators","publishers","languages","progress","publishedDecades","missing","tracks","ebooks","abridged","explicit","issues","feed-open"],"description":"Filter group. authors/series take an id; genres/tags/narrators/publishers/languages a name; progress: finished, not-started, in-progress, not-finished. abridged, explicit, issues, feed-open take no value."},"filter_value":{"type":"string","maxLength":500,"description":"Value for filter_group, from get_library_filter_data."},"collapse_series":{"type":"boolean","default":false,"description":"Show each series once instead of its books."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listLibraryItems,
@@ -153,7 +154,7 @@ var All = []Tool{
 			Name:        "search_library",
 			Title:       "Search library",
 			Description: "Search one library by text across titles, authors, series, narrators, tags and genres.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"q":{"type":"string","minLength":1,"maxLength":500,"description":"Search text."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":12,"description":"Results per kind, at most 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["library_id","q"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"q":{"type":"string","minLength":1,"maxLength":500,"description":"Search text."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":12,"description":"Results per kind, at most 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id","q"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: searchLibrary,
@@ -166,8 +167,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_personalized_shelves",
 			Title:       "Get home shelves",
-			Description: "The library's home-page shelves for this user (continue listening, continue series, recently added, discover, ...).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Entries per shelf."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			Description: "The library's home shelves for this user (continue listening, continue series, recently added, ...).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Entries per shelf."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPersonalizedShelves,
@@ -181,7 +182,7 @@ var All = []Tool{
 			Name:        "list_series",
 			Title:       "List series",
 			Description: "The series of a book library, paged, with their books. Gives series ids for get_series or a series filter.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Series per page, at most 100."},"sort":{"type":"string","enum":["name","num_books","total_duration","added_at","last_book_added","last_book_updated"],"description":"Sort key."},"descending":{"type":"boolean","default":false,"description":"Sort descending."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Series per page."},"sort":{"type":"string","enum":["name","num_books","total_duration","added_at","last_book_added","last_book_updated"],"description":"Sort key."},"descending":{"type":"boolean","default":false,"description":"Sort descending."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listSeries,
@@ -194,8 +195,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_series",
 			Title:       "Get series",
-			Description: "One series by id (from list_series or a book's series). For its books in order use list_library_items with a series filter.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["series_id"],"additionalProperties":false}`),
+			Description: "One series (ids from list_series). Its books in order: list_library_items with a series filter.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["series_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getSeries,
@@ -209,7 +210,7 @@ var All = []Tool{
 			Name:        "list_authors",
 			Title:       "List authors",
 			Description: "The authors of a library with their book counts, paged. Gives author ids for get_author.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page, at most 500."},"sort":{"type":"string","enum":["name","last_first","added_at","updated_at","num_books"],"default":"name","description":"Sort key."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."},"sort":{"type":"string","enum":["name","last_first","added_at","updated_at","num_books"],"default":"name","description":"Sort key."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listAuthors,
@@ -223,7 +224,7 @@ var All = []Tool{
 			Name:        "get_author",
 			Title:       "Get author",
 			Description: "One author by id, optionally with their books and series in one library.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id, from list_authors or a book's authors."},"include_items":{"type":"boolean","default":false,"description":"Also list the author's books and series."},"library_id":{"type":"string","description":"Only books of this library (an author belongs to one library; others give nothing)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["author_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id, from list_authors or a book's authors."},"include_items":{"type":"boolean","default":false,"description":"Also list the author's books and series."},"library_id":{"type":"string","description":"Only books of this library (an author belongs to one library; others give nothing)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["author_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getAuthor,
@@ -236,8 +237,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_tags",
 			Title:       "List tags",
-			Description: "Every tag used on the server, paged. To list items with a tag use list_library_items with filter_group tags.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page, at most 500."}},"additionalProperties":false}`),
+			Description: "Every tag on the server, paged. Items with a tag: list_library_items with filter_group tags.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listTags,
@@ -250,8 +251,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_genres",
 			Title:       "List genres",
-			Description: "Every genre used on the server, paged. To list items in a genre use list_library_items with filter_group genres.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page, at most 500."}},"additionalProperties":false}`),
+			Description: "Every genre on the server, paged. Items in a genre: list_library_items with filter_group genres.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listGenres,
@@ -279,7 +280,7 @@ var All = []Tool{
 			Name:        "get_library_item",
 			Title:       "Get library item",
 			Description: "One book or podcast with its metadata, series, duration and this user's progress (podcasts list their episodes).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (a book or podcast), from list_library_items or search_library."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibraryItem,
@@ -293,7 +294,7 @@ var All = []Tool{
 			Name:        "get_item_chapters",
 			Title:       "Get chapters",
 			Description: "The chapter list of a book (title, start, end in seconds), e.g. to set progress to a chapter.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (a book or podcast), from list_library_items or search_library."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page, at most 500."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getItemChapters,
@@ -307,7 +308,7 @@ var All = []Tool{
 			Name:        "get_podcast_episode",
 			Title:       "Get podcast episode",
 			Description: "One episode of a podcast item.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast library item id."},"episode_id":{"type":"string","description":"Episode id, from get_library_item or list_recent_episodes."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["library_item_id","episode_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast library item id."},"episode_id":{"type":"string","description":"Episode id, from get_library_item or list_recent_episodes."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_item_id","episode_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPodcastEpisode,
@@ -321,7 +322,7 @@ var All = []Tool{
 			Name:        "list_recent_episodes",
 			Title:       "List recent episodes",
 			Description: "The newest episodes across a podcast library, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id, from list_libraries."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Episodes per page, at most 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Episodes per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listRecentEpisodes,
@@ -335,7 +336,7 @@ var All = []Tool{
 			Name:        "get_me",
 			Title:       "Get current user",
 			Description: "The user the API key belongs to, with permissions and counts of progress and bookmarks.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getMe,
@@ -349,7 +350,7 @@ var All = []Tool{
 			Name:        "list_items_in_progress",
 			Title:       "List items in progress",
 			Description: "What the user is listening to now (started, not finished), most recent first, paged. Answers \"what am I listening to\".",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"At most this many, up to 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"At most this many, up to 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listItemsInProgress,
@@ -363,7 +364,7 @@ var All = []Tool{
 			Name:        "get_listening_stats",
 			Title:       "Get listening stats",
 			Description: "Total listening time, per day and per item, and recent sessions.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getListeningStats,
@@ -391,7 +392,7 @@ var All = []Tool{
 			Name:        "list_listening_sessions",
 			Title:       "List listening sessions",
 			Description: "The user's past listening sessions, newest first, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Sessions per page, at most 100."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Sessions per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listListeningSessions,
@@ -404,8 +405,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_media_progress",
 			Title:       "Get progress",
-			Description: "The user's progress on one item (position, percent, finished), with the progress record id that delete_media_progress takes. A podcast needs episode_id.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (a book or podcast), from list_library_items or search_library."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."}},"required":["library_item_id"],"additionalProperties":false}`),
+			Description: "The user's progress on one item (position, percent, finished) and the record id delete_media_progress takes. A podcast needs episode_id.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getMediaProgress,
@@ -421,7 +422,7 @@ var All = []Tool{
 			Name:        "set_media_progress",
 			Title:       "Set progress",
 			Description: "Set the position, percent or finished state of a book or episode (\"mark this finished\"). Creates the record if none. A podcast needs episode_id. The answer carries the values it replaced and the call that puts them back; a change that would clear a finished date (which cannot be given back) asks the person first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (a book or podcast), from list_library_items or search_library."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."},"current_time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction 0..1."},"is_finished":{"type":"boolean","description":"Mark finished (true) or not (false)."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from the continue-listening shelf."},"confirm_token":{"type":"string","maxLength":200,"description":"Only if a call answered with a confirm_token instead of asking: that token, with the same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."},"current_time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction 0..1."},"is_finished":{"type":"boolean","description":"Mark finished (true) or not (false)."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from the continue-listening shelf."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: setMediaProgress,
@@ -436,8 +437,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_media_progress",
 			Title:       "Delete progress",
-			Description: "Delete one progress record (position, finished state and dates). Takes the record id from get_media_progress, not the item id. Asks the person first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"media_progress_id":{"type":"string","description":"The progress record's id (field id of get_media_progress)."},"confirm_token":{"type":"string","maxLength":200,"description":"Only if a call answered with a confirm_token instead of asking: that token, with the same arguments."}},"required":["media_progress_id"],"additionalProperties":false}`),
+			Description: "Delete one progress record (position, finished state, dates), by the record id of get_media_progress, not the item id. Asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"media_progress_id":{"type":"string","description":"The progress record's id (field id of get_media_progress)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["media_progress_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteMediaProgress,
@@ -451,7 +452,7 @@ var All = []Tool{
 			Name:        "list_bookmarks",
 			Title:       "List bookmarks",
 			Description: "The user's bookmarks (item id, time in seconds, title), all or for one item, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Only this item's bookmarks."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page, at most 500."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Only this item's bookmarks."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listBookmarks,
@@ -466,7 +467,7 @@ var All = []Tool{
 			Name:        "create_bookmark",
 			Title:       "Create bookmark",
 			Description: "Add a bookmark at a time in an item. Refuses when one exists at that time (use update_bookmark to rename it).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (a book or podcast), from list_library_items or search_library."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"Bookmark title."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"Bookmark title."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: createBookmark,
@@ -481,7 +482,7 @@ var All = []Tool{
 			Name:        "update_bookmark",
 			Title:       "Rename bookmark",
 			Description: "Change the title of the bookmark at a time (from list_bookmarks).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (a book or podcast), from list_library_items or search_library."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"The bookmark's time in seconds, as list_bookmarks gives it."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"New title."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"The bookmark's time in seconds, as list_bookmarks gives it."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"New title."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateBookmark,
@@ -496,8 +497,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_bookmark",
 			Title:       "Delete bookmark",
-			Description: "Delete the bookmark at a time in an item (time from list_bookmarks). Asks the person first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (a book or podcast), from list_library_items or search_library."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"The bookmark's time in seconds, as list_bookmarks gives it."},"confirm_token":{"type":"string","maxLength":200,"description":"Only if a call answered with a confirm_token instead of asking: that token, with the same arguments."}},"required":["library_item_id","time"],"additionalProperties":false}`),
+			Description: "Delete the bookmark at a time in an item (time from list_bookmarks). Asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"The bookmark's time in seconds, as list_bookmarks gives it."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["library_item_id","time"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteBookmark,
@@ -511,7 +512,7 @@ var All = []Tool{
 			Name:        "list_collections",
 			Title:       "List collections",
 			Description: "Collections of books (id, name, book count), all or one library's, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library's collections."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page, at most 500."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library's collections."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listCollections,
@@ -524,8 +525,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_collection",
 			Title:       "Get collection",
-			Description: "One collection with its books in their order. The compact answer shows the description as Audiobookshelf holds it, cut only after 10000 characters (it says so); detail full returns the raw object.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page, at most 500."}},"required":["collection_id"],"additionalProperties":false}`),
+			Description: "One collection with its books in order; the description as held, cut only after 10000 characters (it says so).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getCollection,
@@ -555,8 +556,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_collection",
 			Title:       "Update collection",
-			Description: "Rename a collection, change its description, or reorder its books. library_item_ids is the new order of its current books only; it never adds or removes (use add_books_to_collection / remove_books_from_collection). The answer carries the old name and description whole and the call that puts them back. Reordering asks the person first, and so does replacing text that could not be given back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Every book of the collection, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Only if a call answered with a confirm_token instead of asking: that token, with the same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
+			Description: "Rename a collection, change its description, or reorder its books. library_item_ids is the new order of its current books only; it never adds or removes (use add_books_to_collection / remove_books_from_collection). The answer carries the old values whole and the call that puts them back. Reordering, or replacing text that could not be given back, asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Every book of the collection, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateCollection,
@@ -586,8 +587,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "remove_books_from_collection",
 			Title:       "Remove books from collection",
-			Description: "Take books out of a collection (the books stay in the library). Asks the person first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Only if a call answered with a confirm_token instead of asking: that token, with the same arguments."}},"required":["collection_id","library_item_ids"],"additionalProperties":false}`),
+			Description: "Take books out of a collection (the books stay in the library). Asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["collection_id","library_item_ids"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeBooksFromCollection,
@@ -602,8 +603,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_collection",
 			Title:       "Delete collection",
-			Description: "Delete a collection (the books stay in the library). Asks the person first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"confirm_token":{"type":"string","maxLength":200,"description":"Only if a call answered with a confirm_token instead of asking: that token, with the same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
+			Description: "Delete a collection (the books stay in the library). Asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteCollection,
@@ -617,7 +618,7 @@ var All = []Tool{
 			Name:        "list_playlists",
 			Title:       "List playlists",
 			Description: "The user's playlists (id, name, entry count), all or one library's, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library's playlists."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page, at most 500."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library's playlists."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listPlaylists,
@@ -630,8 +631,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_playlist",
 			Title:       "Get playlist",
-			Description: "One playlist with its entries in order. The compact answer shows the description as Audiobookshelf holds it, cut only after 10000 characters (it says so); detail full returns the raw object.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"compact: ids and key fields; full: Audiobookshelf's raw object."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page number."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page, at most 500."}},"required":["playlist_id"],"additionalProperties":false}`),
+			Description: "One playlist with its entries in order; the description as held, cut only after 10000 characters (it says so).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPlaylist,
@@ -661,8 +662,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_playlist",
 			Title:       "Update playlist",
-			Description: "Rename a playlist, change its description, or reorder its entries. items is the new order of its current entries only; it never adds or removes (use add_items_to_playlist / remove_items_from_playlist). The answer carries the old name and description whole and the call that puts them back. Reordering asks the person first, and so does replacing text that could not be given back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Every current entry, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Only if a call answered with a confirm_token instead of asking: that token, with the same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
+			Description: "Rename a playlist, change its description, or reorder its entries. items is the new order of its current entries only; it never adds or removes (use add_items_to_playlist / remove_items_from_playlist). The answer carries the old values whole and the call that puts them back. Reordering, or replacing text that could not be given back, asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Every current entry, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updatePlaylist,
@@ -692,8 +693,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "remove_items_from_playlist",
 			Title:       "Remove from playlist",
-			Description: "Take entries out of a playlist. Removing the last entries deletes the playlist (Audiobookshelf does that). Asks the person first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Only if a call answered with a confirm_token instead of asking: that token, with the same arguments."}},"required":["playlist_id","items"],"additionalProperties":false}`),
+			Description: "Take entries out of a playlist; removing the last ones deletes it (Audiobookshelf does). Asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["playlist_id","items"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeItemsFromPlaylist,
@@ -708,11 +709,113 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_playlist",
 			Title:       "Delete playlist",
-			Description: "Delete a playlist (the media stays). Asks the person first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"confirm_token":{"type":"string","maxLength":200,"description":"Only if a call answered with a confirm_token instead of asking: that token, with the same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
+			Description: "Delete a playlist (the media stays). Asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePlaylist,
+	},
+	{
+		Name: "search_podcasts", Title: "Search podcasts", Toolset: "podcasts",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
+		Operations: []string{"searchPodcasts"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "search_podcasts",
+			Title:       "Search podcasts",
+			Description: "Find podcasts by name or topic (Audiobookshelf asks iTunes; needs internet). Gives feed URLs.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"term":{"type":"string","minLength":1,"maxLength":500,"description":"Name or topic."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"Results per page."}},"required":["term"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+		},
+		Handler: searchPodcasts,
+	},
+	{
+		Name: "get_podcast_feed", Title: "Read podcast feed", Toolset: "podcasts",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
+		Operations: []string{"getPodcastFeed"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "get_podcast_feed",
+			Title:       "Read podcast feed",
+			Description: "A feed as Audiobookshelf parses it; episodes newest first with download keys. Admins only.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"feed_url":{"type":"string","minLength":8,"maxLength":2000,"description":"Feed URL (http or https)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Episodes per page."}},"required":["feed_url"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+		},
+		Handler: getPodcastFeed,
+	},
+	{
+		Name: "create_podcast", Title: "Subscribe to podcast", Toolset: "podcasts",
+		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true,
+		Reason:     "Adds a podcast and its folder and takes nothing away; a second call for the same podcast is refused (it exists).",
+		Operations: []string{"getLibrary", "getPodcastFeed", "createPodcast"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "create_podcast",
+			Title:       "Subscribe to podcast",
+			Description: "Subscribe a podcast library to a feed (no episodes yet). Admins only.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id."},"feed_url":{"type":"string","minLength":8,"maxLength":2000,"description":"Feed URL (http or https)."},"folder_id":{"type":"string","description":"Library folder, if it has several (get_library)."},"auto_download":{"type":"boolean","default":false,"description":"Download new episodes on a schedule."}},"required":["library_id","feed_url"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)},
+		},
+		Handler: createPodcast,
+	},
+	{
+		Name: "check_new_episodes", Title: "Check for new episodes", Toolset: "podcasts",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
+		Operations: []string{"getLibraryItem", "getPodcastFeed"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "check_new_episodes",
+			Title:       "Check for new episodes",
+			Description: "Feed episodes the podcast lacks, newest first, with download keys. Downloads nothing. Admins only.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast item id."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Episodes per page."}},"required":["library_item_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+		},
+		Handler: checkNewEpisodes,
+	},
+	{
+		Name: "download_podcast_episodes", Title: "Download episodes", Toolset: "podcasts",
+		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true,
+		Reason:     "Adds episodes and takes nothing away; what is in the library or queued is left out, so the same call again queues nothing more.",
+		Operations: []string{"getLibraryItem", "getPodcastFeed", "listEpisodeDownloads", "downloadPodcastEpisodes"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "download_podcast_episodes",
+			Title:       "Download episodes",
+			Description: "Queue feed episodes for download by key, or the newest missing ones. Admins only.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast item id."},"episodes":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Keys from check_new_episodes."},"newest":{"type":"integer","minimum":1,"maximum":50,"description":"Or this many of the newest missing."}},"required":["library_item_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+		},
+		Handler: downloadPodcastEpisodes,
+	},
+	{
+		Name: "list_podcast_downloads", Title: "List episode downloads", Toolset: "podcasts",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listEpisodeDownloads", "getLibraryItem"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "list_podcast_downloads",
+			Title:       "List episode downloads",
+			Description: "Episode downloads running and queued; with library_item_id, also its newest episodes.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id."},"library_item_id":{"type":"string","description":"A podcast."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Downloads per page."}},"required":["library_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: listPodcastDownloads,
+	},
+	{
+		Name: "delete_podcast_episode", Title: "Delete podcast episode", Toolset: "podcasts",
+		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
+		Reason:     "Removes the episode and its listening history, and with delete_file its audio file; a second delete finds nothing.",
+		Operations: []string{"getMe", "getLibraryItem", "listPlaylists", "deletePodcastEpisode"},
+		NeedsAuth:  true,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "episode_id", "delete_file"}, TakesOut: "The listening progress of the episode and its places in playlists cannot be restored from here.", Stays: "Without delete_file the audio file stays in the podcast's folder. With delete_file it is deleted from disk, and only a feed that still carries the episode can bring it back (download_podcast_episodes)."},
+		Definition: &mcp.Tool{
+			Name:        "delete_podcast_episode",
+			Title:       "Delete podcast episode",
+			Description: "Remove an episode, its listening progress and playlist entries; delete_file deletes its file too. Asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast item id."},"episode_id":{"type":"string","description":"Episode id (get_library_item)."},"delete_file":{"type":"boolean","default":false,"description":"Also delete the file from disk."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["library_item_id","episode_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: deletePodcastEpisode,
 	},
 }
 
@@ -1265,6 +1368,88 @@ func deletePlaylist(d *tools.Deps) mcp.ToolHandler {
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			TakesOut: "The playlist and its order cannot be reconstructed from here.",
 			Stays:    "The media itself stays in the library.",
+		}); !ok {
+			return res, nil
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func searchPodcasts(d *tools.Deps) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeSearchPodcasts(req.Params.Arguments)
+		if err != nil {
+			return tools.ArgumentError(err), nil
+		}
+		return tools.SearchPodcasts(ctx, d, a)
+	}
+}
+
+func getPodcastFeed(d *tools.Deps) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeGetPodcastFeed(req.Params.Arguments)
+		if err != nil {
+			return tools.ArgumentError(err), nil
+		}
+		return tools.GetPodcastFeed(ctx, d, a)
+	}
+}
+
+func createPodcast(d *tools.Deps) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeCreatePodcast(req.Params.Arguments)
+		if err != nil {
+			return tools.ArgumentError(err), nil
+		}
+		return tools.CreatePodcast(ctx, d, a)
+	}
+}
+
+func checkNewEpisodes(d *tools.Deps) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeCheckNewEpisodes(req.Params.Arguments)
+		if err != nil {
+			return tools.ArgumentError(err), nil
+		}
+		return tools.CheckNewEpisodes(ctx, d, a)
+	}
+}
+
+func downloadPodcastEpisodes(d *tools.Deps) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeDownloadPodcastEpisodes(req.Params.Arguments)
+		if err != nil {
+			return tools.ArgumentError(err), nil
+		}
+		return tools.DownloadPodcastEpisodes(ctx, d, a)
+	}
+}
+
+func listPodcastDownloads(d *tools.Deps) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeListPodcastDownloads(req.Params.Arguments)
+		if err != nil {
+			return tools.ArgumentError(err), nil
+		}
+		return tools.ListPodcastDownloads(ctx, d, a)
+	}
+}
+
+func deletePodcastEpisode(d *tools.Deps) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeDeletePodcastEpisode(req.Params.Arguments)
+		if err != nil {
+			return tools.ArgumentError(err), nil
+		}
+		plan, res := tools.PlanDeletePodcastEpisode(ctx, d, a)
+		if res != nil {
+			return res, nil
+		}
+		if ok, res := d.Guard.Check(ctx, req, guard.Question{
+			Tool: "delete_podcast_episode", Args: a, ConfirmToken: a.ConfirmToken,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			TakesOut: "The listening progress of the episode and its places in playlists cannot be restored from here.",
+			Stays:    "Without delete_file the audio file stays in the podcast's folder. With delete_file it is deleted from disk, and only a feed that still carries the episode can bring it back (download_podcast_episodes).",
 		}); !ok {
 			return res, nil
 		}

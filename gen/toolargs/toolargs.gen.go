@@ -14,7 +14,7 @@ var _ = argdec.Or[int]
 
 // ListLibraries holds the arguments of list_libraries.
 type ListLibraries struct {
-	Detail string `json:"detail"` // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Detail string `json:"detail"` // full: the raw object.
 }
 
 // DecodeListLibraries reads and checks the arguments of list_libraries.
@@ -31,7 +31,7 @@ func DecodeListLibraries(raw json.RawMessage) (ListLibraries, error) {
 // GetLibrary holds the arguments of get_library.
 type GetLibrary struct {
 	LibraryID string `json:"library_id"` // Library id, from list_libraries.
-	Detail    string `json:"detail"`     // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Detail    string `json:"detail"`     // full: the raw object.
 }
 
 // DecodeGetLibrary reads and checks the arguments of get_library.
@@ -81,14 +81,14 @@ func DecodeGetLibraryFilterData(raw json.RawMessage) (GetLibraryFilterData, erro
 // ListLibraryItems holds the arguments of list_library_items.
 type ListLibraryItems struct {
 	LibraryID      string  `json:"library_id"`      // Library id, from list_libraries.
-	Page           int64   `json:"page"`            // 0-based page number.
-	Limit          int64   `json:"limit"`           // Items per page, at most 100.
+	Page           int64   `json:"page"`            // 0-based page.
+	Limit          int64   `json:"limit"`           // Items per page.
 	Sort           *string `json:"sort"`            // Sort key; sequence needs a series filter.
 	Descending     bool    `json:"descending"`      // Sort descending.
 	FilterGroup    *string `json:"filter_group"`    // Filter group. authors/series take an id; genres/tags/narrators/publishers/languages a name; progress: finished, not-started, in-progress, not-finished. abridged, explicit, issues, feed-open take no value.
 	FilterValue    *string `json:"filter_value"`    // Value for filter_group, from get_library_filter_data.
 	CollapseSeries bool    `json:"collapse_series"` // Show each series once instead of its books.
-	Detail         string  `json:"detail"`          // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Detail         string  `json:"detail"`          // full: the raw object.
 }
 
 // DecodeListLibraryItems reads and checks the arguments of list_library_items.
@@ -115,7 +115,7 @@ type SearchLibrary struct {
 	LibraryID string `json:"library_id"` // Library id, from list_libraries.
 	Q         string `json:"q"`          // Search text.
 	Limit     int64  `json:"limit"`      // Results per kind, at most 100.
-	Detail    string `json:"detail"`     // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Detail    string `json:"detail"`     // full: the raw object.
 }
 
 // DecodeSearchLibrary reads and checks the arguments of search_library.
@@ -136,7 +136,7 @@ func DecodeSearchLibrary(raw json.RawMessage) (SearchLibrary, error) {
 type GetPersonalizedShelves struct {
 	LibraryID string `json:"library_id"` // Library id, from list_libraries.
 	Limit     int64  `json:"limit"`      // Entries per shelf.
-	Detail    string `json:"detail"`     // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Detail    string `json:"detail"`     // full: the raw object.
 }
 
 // DecodeGetPersonalizedShelves reads and checks the arguments of get_personalized_shelves.
@@ -155,11 +155,11 @@ func DecodeGetPersonalizedShelves(raw json.RawMessage) (GetPersonalizedShelves, 
 // ListSeries holds the arguments of list_series.
 type ListSeries struct {
 	LibraryID  string  `json:"library_id"` // Library id, from list_libraries.
-	Page       int64   `json:"page"`       // 0-based page number.
-	Limit      int64   `json:"limit"`      // Series per page, at most 100.
+	Page       int64   `json:"page"`       // 0-based page.
+	Limit      int64   `json:"limit"`      // Series per page.
 	Sort       *string `json:"sort"`       // Sort key.
 	Descending bool    `json:"descending"` // Sort descending.
-	Detail     string  `json:"detail"`     // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Detail     string  `json:"detail"`     // full: the raw object.
 }
 
 // DecodeListSeries reads and checks the arguments of list_series.
@@ -181,7 +181,7 @@ func DecodeListSeries(raw json.RawMessage) (ListSeries, error) {
 // GetSeries holds the arguments of get_series.
 type GetSeries struct {
 	SeriesID string `json:"series_id"` // Series id.
-	Detail   string `json:"detail"`    // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Detail   string `json:"detail"`    // full: the raw object.
 }
 
 // DecodeGetSeries reads and checks the arguments of get_series.
@@ -199,10 +199,10 @@ func DecodeGetSeries(raw json.RawMessage) (GetSeries, error) {
 // ListAuthors holds the arguments of list_authors.
 type ListAuthors struct {
 	LibraryID string `json:"library_id"` // Library id, from list_libraries.
-	Page      int64  `json:"page"`       // 0-based page number.
-	Limit     int64  `json:"limit"`      // Entries per page, at most 500.
+	Page      int64  `json:"page"`       // 0-based page.
+	Limit     int64  `json:"limit"`      // Entries per page.
 	Sort      string `json:"sort"`       // Sort key.
-	Detail    string `json:"detail"`     // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Detail    string `json:"detail"`     // full: the raw object.
 }
 
 // DecodeListAuthors reads and checks the arguments of list_authors.
@@ -225,7 +225,7 @@ type GetAuthor struct {
 	AuthorID     string  `json:"author_id"`     // Author id, from list_authors or a book's authors.
 	IncludeItems bool    `json:"include_items"` // Also list the author's books and series.
 	LibraryID    *string `json:"library_id"`    // Only books of this library (an author belongs to one library; others give nothing).
-	Detail       string  `json:"detail"`        // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Detail       string  `json:"detail"`        // full: the raw object.
 }
 
 // DecodeGetAuthor reads and checks the arguments of get_author.
@@ -244,8 +244,8 @@ func DecodeGetAuthor(raw json.RawMessage) (GetAuthor, error) {
 
 // ListTags holds the arguments of list_tags.
 type ListTags struct {
-	Page  int64 `json:"page"`  // 0-based page number.
-	Limit int64 `json:"limit"` // Entries per page, at most 500.
+	Page  int64 `json:"page"`  // 0-based page.
+	Limit int64 `json:"limit"` // Entries per page.
 }
 
 // DecodeListTags reads and checks the arguments of list_tags.
@@ -262,8 +262,8 @@ func DecodeListTags(raw json.RawMessage) (ListTags, error) {
 
 // ListGenres holds the arguments of list_genres.
 type ListGenres struct {
-	Page  int64 `json:"page"`  // 0-based page number.
-	Limit int64 `json:"limit"` // Entries per page, at most 500.
+	Page  int64 `json:"page"`  // 0-based page.
+	Limit int64 `json:"limit"` // Entries per page.
 }
 
 // DecodeListGenres reads and checks the arguments of list_genres.
@@ -294,8 +294,8 @@ func DecodeGetServerStatus(raw json.RawMessage) (GetServerStatus, error) {
 
 // GetLibraryItem holds the arguments of get_library_item.
 type GetLibraryItem struct {
-	LibraryItemID string `json:"library_item_id"` // Library item id (a book or podcast), from list_library_items or search_library.
-	Detail        string `json:"detail"`          // compact: ids and key fields; full: Audiobookshelf's raw object.
+	LibraryItemID string `json:"library_item_id"` // Library item id (list_library_items, search_library).
+	Detail        string `json:"detail"`          // full: the raw object.
 }
 
 // DecodeGetLibraryItem reads and checks the arguments of get_library_item.
@@ -312,9 +312,9 @@ func DecodeGetLibraryItem(raw json.RawMessage) (GetLibraryItem, error) {
 
 // GetItemChapters holds the arguments of get_item_chapters.
 type GetItemChapters struct {
-	LibraryItemID string `json:"library_item_id"` // Library item id (a book or podcast), from list_library_items or search_library.
-	Page          int64  `json:"page"`            // 0-based page number.
-	Limit         int64  `json:"limit"`           // Entries per page, at most 500.
+	LibraryItemID string `json:"library_item_id"` // Library item id (list_library_items, search_library).
+	Page          int64  `json:"page"`            // 0-based page.
+	Limit         int64  `json:"limit"`           // Entries per page.
 }
 
 // DecodeGetItemChapters reads and checks the arguments of get_item_chapters.
@@ -334,7 +334,7 @@ func DecodeGetItemChapters(raw json.RawMessage) (GetItemChapters, error) {
 type GetPodcastEpisode struct {
 	LibraryItemID string `json:"library_item_id"` // Podcast library item id.
 	EpisodeID     string `json:"episode_id"`      // Episode id, from get_library_item or list_recent_episodes.
-	Detail        string `json:"detail"`          // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Detail        string `json:"detail"`          // full: the raw object.
 }
 
 // DecodeGetPodcastEpisode reads and checks the arguments of get_podcast_episode.
@@ -352,10 +352,10 @@ func DecodeGetPodcastEpisode(raw json.RawMessage) (GetPodcastEpisode, error) {
 
 // ListRecentEpisodes holds the arguments of list_recent_episodes.
 type ListRecentEpisodes struct {
-	LibraryID string `json:"library_id"` // Podcast library id, from list_libraries.
-	Page      int64  `json:"page"`       // 0-based page number.
-	Limit     int64  `json:"limit"`      // Episodes per page, at most 100.
-	Detail    string `json:"detail"`     // compact: ids and key fields; full: Audiobookshelf's raw object.
+	LibraryID string `json:"library_id"` // Podcast library id.
+	Page      int64  `json:"page"`       // 0-based page.
+	Limit     int64  `json:"limit"`      // Episodes per page.
+	Detail    string `json:"detail"`     // full: the raw object.
 }
 
 // DecodeListRecentEpisodes reads and checks the arguments of list_recent_episodes.
@@ -374,7 +374,7 @@ func DecodeListRecentEpisodes(raw json.RawMessage) (ListRecentEpisodes, error) {
 
 // GetMe holds the arguments of get_me.
 type GetMe struct {
-	Detail string `json:"detail"` // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Detail string `json:"detail"` // full: the raw object.
 }
 
 // DecodeGetMe reads and checks the arguments of get_me.
@@ -390,9 +390,9 @@ func DecodeGetMe(raw json.RawMessage) (GetMe, error) {
 
 // ListItemsInProgress holds the arguments of list_items_in_progress.
 type ListItemsInProgress struct {
-	Page   int64  `json:"page"`   // 0-based page number.
+	Page   int64  `json:"page"`   // 0-based page.
 	Limit  int64  `json:"limit"`  // At most this many, up to 100.
-	Detail string `json:"detail"` // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Detail string `json:"detail"` // full: the raw object.
 }
 
 // DecodeListItemsInProgress reads and checks the arguments of list_items_in_progress.
@@ -410,7 +410,7 @@ func DecodeListItemsInProgress(raw json.RawMessage) (ListItemsInProgress, error)
 
 // GetListeningStats holds the arguments of get_listening_stats.
 type GetListeningStats struct {
-	Detail string `json:"detail"` // compact: ids and key fields; full: Audiobookshelf's raw object.
+	Detail string `json:"detail"` // full: the raw object.
 }
 
 // DecodeGetListeningStats reads and checks the arguments of get_listening_stats.
@@ -442,8 +442,8 @@ func DecodeGetYearStats(raw json.RawMessage) (GetYearStats, error) {
 
 // ListListeningSessions holds the arguments of list_listening_sessions.
 type ListListeningSessions struct {
-	Page  int64 `json:"page"`  // 0-based page number.
-	Limit int64 `json:"limit"` // Sessions per page, at most 100.
+	Page  int64 `json:"page"`  // 0-based page.
+	Limit int64 `json:"limit"` // Sessions per page.
 }
 
 // DecodeListListeningSessions reads and checks the arguments of list_listening_sessions.
@@ -460,7 +460,7 @@ func DecodeListListeningSessions(raw json.RawMessage) (ListListeningSessions, er
 
 // GetMediaProgress holds the arguments of get_media_progress.
 type GetMediaProgress struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id (a book or podcast), from list_library_items or search_library.
+	LibraryItemID string  `json:"library_item_id"` // Library item id (list_library_items, search_library).
 	EpisodeID     *string `json:"episode_id"`      // Episode id; required for a podcast.
 }
 
@@ -479,13 +479,13 @@ func DecodeGetMediaProgress(raw json.RawMessage) (GetMediaProgress, error) {
 // SetMediaProgress holds the arguments of set_media_progress.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type SetMediaProgress struct {
-	LibraryItemID             string   `json:"library_item_id"`              // Library item id (a book or podcast), from list_library_items or search_library.
+	LibraryItemID             string   `json:"library_item_id"`              // Library item id (list_library_items, search_library).
 	EpisodeID                 *string  `json:"episode_id"`                   // Episode id; required for a podcast.
 	CurrentTime               *float64 `json:"current_time"`                 // Position in seconds.
 	Progress                  *float64 `json:"progress"`                     // Fraction 0..1.
 	IsFinished                *bool    `json:"is_finished"`                  // Mark finished (true) or not (false).
 	HideFromContinueListening *bool    `json:"hide_from_continue_listening"` // Hide from the continue-listening shelf.
-	ConfirmToken              string   `json:"-"`                            // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
+	ConfirmToken              string   `json:"-"`                            // Token an earlier call answered with; same arguments.
 }
 
 // DecodeSetMediaProgress reads and checks the arguments of set_media_progress.
@@ -509,7 +509,7 @@ func DecodeSetMediaProgress(raw json.RawMessage) (SetMediaProgress, error) {
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteMediaProgress struct {
 	MediaProgressID string `json:"media_progress_id"` // The progress record's id (field id of get_media_progress).
-	ConfirmToken    string `json:"-"`                 // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
+	ConfirmToken    string `json:"-"`                 // Token an earlier call answered with; same arguments.
 }
 
 // DecodeDeleteMediaProgress reads and checks the arguments of delete_media_progress.
@@ -527,8 +527,8 @@ func DecodeDeleteMediaProgress(raw json.RawMessage) (DeleteMediaProgress, error)
 // ListBookmarks holds the arguments of list_bookmarks.
 type ListBookmarks struct {
 	LibraryItemID *string `json:"library_item_id"` // Only this item's bookmarks.
-	Page          int64   `json:"page"`            // 0-based page number.
-	Limit         int64   `json:"limit"`           // Entries per page, at most 500.
+	Page          int64   `json:"page"`            // 0-based page.
+	Limit         int64   `json:"limit"`           // Entries per page.
 }
 
 // DecodeListBookmarks reads and checks the arguments of list_bookmarks.
@@ -546,7 +546,7 @@ func DecodeListBookmarks(raw json.RawMessage) (ListBookmarks, error) {
 
 // CreateBookmark holds the arguments of create_bookmark.
 type CreateBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id (a book or podcast), from list_library_items or search_library.
+	LibraryItemID string  `json:"library_item_id"` // Library item id (list_library_items, search_library).
 	Time          float64 `json:"time"`            // Position in seconds.
 	Title         string  `json:"title"`           // Bookmark title.
 }
@@ -566,7 +566,7 @@ func DecodeCreateBookmark(raw json.RawMessage) (CreateBookmark, error) {
 
 // UpdateBookmark holds the arguments of update_bookmark.
 type UpdateBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id (a book or podcast), from list_library_items or search_library.
+	LibraryItemID string  `json:"library_item_id"` // Library item id (list_library_items, search_library).
 	Time          float64 `json:"time"`            // The bookmark's time in seconds, as list_bookmarks gives it.
 	Title         string  `json:"title"`           // New title.
 }
@@ -587,9 +587,9 @@ func DecodeUpdateBookmark(raw json.RawMessage) (UpdateBookmark, error) {
 // DeleteBookmark holds the arguments of delete_bookmark.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id (a book or podcast), from list_library_items or search_library.
+	LibraryItemID string  `json:"library_item_id"` // Library item id (list_library_items, search_library).
 	Time          float64 `json:"time"`            // The bookmark's time in seconds, as list_bookmarks gives it.
-	ConfirmToken  string  `json:"-"`               // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
+	ConfirmToken  string  `json:"-"`               // Token an earlier call answered with; same arguments.
 }
 
 // DecodeDeleteBookmark reads and checks the arguments of delete_bookmark.
@@ -608,8 +608,8 @@ func DecodeDeleteBookmark(raw json.RawMessage) (DeleteBookmark, error) {
 // ListCollections holds the arguments of list_collections.
 type ListCollections struct {
 	LibraryID *string `json:"library_id"` // Only this library's collections.
-	Page      int64   `json:"page"`       // 0-based page number.
-	Limit     int64   `json:"limit"`      // Entries per page, at most 500.
+	Page      int64   `json:"page"`       // 0-based page.
+	Limit     int64   `json:"limit"`      // Entries per page.
 }
 
 // DecodeListCollections reads and checks the arguments of list_collections.
@@ -628,9 +628,9 @@ func DecodeListCollections(raw json.RawMessage) (ListCollections, error) {
 // GetCollection holds the arguments of get_collection.
 type GetCollection struct {
 	CollectionID string `json:"collection_id"` // Collection id, from list_collections.
-	Detail       string `json:"detail"`        // compact: ids and key fields; full: Audiobookshelf's raw object.
-	Page         int64  `json:"page"`          // 0-based page number.
-	Limit        int64  `json:"limit"`         // Entries per page, at most 500.
+	Detail       string `json:"detail"`        // full: the raw object.
+	Page         int64  `json:"page"`          // 0-based page.
+	Limit        int64  `json:"limit"`         // Entries per page.
 }
 
 // DecodeGetCollection reads and checks the arguments of get_collection.
@@ -676,7 +676,7 @@ type UpdateCollection struct {
 	Name           *string  `json:"name"`             // New name.
 	Description    *string  `json:"description"`      // New description.
 	LibraryItemIDs []string `json:"library_item_ids"` // Every book of the collection, once each, in the new order.
-	ConfirmToken   string   `json:"-"`                // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
+	ConfirmToken   string   `json:"-"`                // Token an earlier call answered with; same arguments.
 }
 
 // DecodeUpdateCollection reads and checks the arguments of update_collection.
@@ -717,7 +717,7 @@ func DecodeAddBooksToCollection(raw json.RawMessage) (AddBooksToCollection, erro
 type RemoveBooksFromCollection struct {
 	CollectionID   string   `json:"collection_id"`    // Collection id, from list_collections.
 	LibraryItemIDs []string `json:"library_item_ids"` // Book ids to take out.
-	ConfirmToken   string   `json:"-"`                // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
+	ConfirmToken   string   `json:"-"`                // Token an earlier call answered with; same arguments.
 }
 
 // DecodeRemoveBooksFromCollection reads and checks the arguments of remove_books_from_collection.
@@ -737,7 +737,7 @@ func DecodeRemoveBooksFromCollection(raw json.RawMessage) (RemoveBooksFromCollec
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteCollection struct {
 	CollectionID string `json:"collection_id"` // Collection id, from list_collections.
-	ConfirmToken string `json:"-"`             // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
+	ConfirmToken string `json:"-"`             // Token an earlier call answered with; same arguments.
 }
 
 // DecodeDeleteCollection reads and checks the arguments of delete_collection.
@@ -755,8 +755,8 @@ func DecodeDeleteCollection(raw json.RawMessage) (DeleteCollection, error) {
 // ListPlaylists holds the arguments of list_playlists.
 type ListPlaylists struct {
 	LibraryID *string `json:"library_id"` // Only this library's playlists.
-	Page      int64   `json:"page"`       // 0-based page number.
-	Limit     int64   `json:"limit"`      // Entries per page, at most 500.
+	Page      int64   `json:"page"`       // 0-based page.
+	Limit     int64   `json:"limit"`      // Entries per page.
 }
 
 // DecodeListPlaylists reads and checks the arguments of list_playlists.
@@ -775,9 +775,9 @@ func DecodeListPlaylists(raw json.RawMessage) (ListPlaylists, error) {
 // GetPlaylist holds the arguments of get_playlist.
 type GetPlaylist struct {
 	PlaylistID string `json:"playlist_id"` // Playlist id, from list_playlists.
-	Detail     string `json:"detail"`      // compact: ids and key fields; full: Audiobookshelf's raw object.
-	Page       int64  `json:"page"`        // 0-based page number.
-	Limit      int64  `json:"limit"`       // Entries per page, at most 500.
+	Detail     string `json:"detail"`      // full: the raw object.
+	Page       int64  `json:"page"`        // 0-based page.
+	Limit      int64  `json:"limit"`       // Entries per page.
 }
 
 // DecodeGetPlaylist reads and checks the arguments of get_playlist.
@@ -823,7 +823,7 @@ type UpdatePlaylist struct {
 	Name         *string               `json:"name"`        // New name.
 	Description  *string               `json:"description"` // New description.
 	Items        []argdec.PlaylistItem `json:"items"`       // Every current entry, once each, in the new order.
-	ConfirmToken string                `json:"-"`           // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
+	ConfirmToken string                `json:"-"`           // Token an earlier call answered with; same arguments.
 }
 
 // DecodeUpdatePlaylist reads and checks the arguments of update_playlist.
@@ -864,7 +864,7 @@ func DecodeAddItemsToPlaylist(raw json.RawMessage) (AddItemsToPlaylist, error) {
 type RemoveItemsFromPlaylist struct {
 	PlaylistID   string                `json:"playlist_id"` // Playlist id, from list_playlists.
 	Items        []argdec.PlaylistItem `json:"items"`       // Entries to take out.
-	ConfirmToken string                `json:"-"`           // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
+	ConfirmToken string                `json:"-"`           // Token an earlier call answered with; same arguments.
 }
 
 // DecodeRemoveItemsFromPlaylist reads and checks the arguments of remove_items_from_playlist.
@@ -884,7 +884,7 @@ func DecodeRemoveItemsFromPlaylist(raw json.RawMessage) (RemoveItemsFromPlaylist
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeletePlaylist struct {
 	PlaylistID   string `json:"playlist_id"` // Playlist id, from list_playlists.
-	ConfirmToken string `json:"-"`           // Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.
+	ConfirmToken string `json:"-"`           // Token an earlier call answered with; same arguments.
 }
 
 // DecodeDeletePlaylist reads and checks the arguments of delete_playlist.
@@ -895,6 +895,153 @@ func DecodeDeletePlaylist(raw json.RawMessage) (DeletePlaylist, error) {
 		return a, err
 	}
 	a.PlaylistID = argdec.Val(d.ID("playlist_id", true))
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}
+
+// SearchPodcasts holds the arguments of search_podcasts.
+type SearchPodcasts struct {
+	Term  string `json:"term"`  // Name or topic.
+	Page  int64  `json:"page"`  // 0-based page.
+	Limit int64  `json:"limit"` // Results per page.
+}
+
+// DecodeSearchPodcasts reads and checks the arguments of search_podcasts.
+func DecodeSearchPodcasts(raw json.RawMessage) (SearchPodcasts, error) {
+	var a SearchPodcasts
+	d, err := argdec.New(raw, "term", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.Term = argdec.Val(d.String("term", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 50}), 10)
+	return a, d.Err()
+}
+
+// GetPodcastFeed holds the arguments of get_podcast_feed.
+type GetPodcastFeed struct {
+	FeedUrl string `json:"feed_url"` // Feed URL (http or https).
+	Page    int64  `json:"page"`     // 0-based page.
+	Limit   int64  `json:"limit"`    // Episodes per page.
+}
+
+// DecodeGetPodcastFeed reads and checks the arguments of get_podcast_feed.
+func DecodeGetPodcastFeed(raw json.RawMessage) (GetPodcastFeed, error) {
+	var a GetPodcastFeed
+	d, err := argdec.New(raw, "feed_url", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.FeedUrl = argdec.Val(d.String("feed_url", argdec.StringRule{Required: true, MinLen: 8, MaxLen: 2000, Enum: nil}))
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 100}), 10)
+	return a, d.Err()
+}
+
+// CreatePodcast holds the arguments of create_podcast.
+type CreatePodcast struct {
+	LibraryID    string  `json:"library_id"`    // Podcast library id.
+	FeedUrl      string  `json:"feed_url"`      // Feed URL (http or https).
+	FolderID     *string `json:"folder_id"`     // Library folder, if it has several (get_library).
+	AutoDownload bool    `json:"auto_download"` // Download new episodes on a schedule.
+}
+
+// DecodeCreatePodcast reads and checks the arguments of create_podcast.
+func DecodeCreatePodcast(raw json.RawMessage) (CreatePodcast, error) {
+	var a CreatePodcast
+	d, err := argdec.New(raw, "library_id", "feed_url", "folder_id", "auto_download")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryID = argdec.Val(d.ID("library_id", true))
+	a.FeedUrl = argdec.Val(d.String("feed_url", argdec.StringRule{Required: true, MinLen: 8, MaxLen: 2000, Enum: nil}))
+	a.FolderID = d.ID("folder_id", false)
+	a.AutoDownload = argdec.Or(d.Bool("auto_download", false), false)
+	return a, d.Err()
+}
+
+// CheckNewEpisodes holds the arguments of check_new_episodes.
+type CheckNewEpisodes struct {
+	LibraryItemID string `json:"library_item_id"` // Podcast item id.
+	Page          int64  `json:"page"`            // 0-based page.
+	Limit         int64  `json:"limit"`           // Episodes per page.
+}
+
+// DecodeCheckNewEpisodes reads and checks the arguments of check_new_episodes.
+func DecodeCheckNewEpisodes(raw json.RawMessage) (CheckNewEpisodes, error) {
+	var a CheckNewEpisodes
+	d, err := argdec.New(raw, "library_item_id", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 100}), 10)
+	return a, d.Err()
+}
+
+// DownloadPodcastEpisodes holds the arguments of download_podcast_episodes.
+type DownloadPodcastEpisodes struct {
+	LibraryItemID string   `json:"library_item_id"` // Podcast item id.
+	Episodes      []string `json:"episodes"`        // Keys from check_new_episodes.
+	Newest        *int64   `json:"newest"`          // Or this many of the newest missing.
+}
+
+// DecodeDownloadPodcastEpisodes reads and checks the arguments of download_podcast_episodes.
+func DecodeDownloadPodcastEpisodes(raw json.RawMessage) (DownloadPodcastEpisodes, error) {
+	var a DownloadPodcastEpisodes
+	d, err := argdec.New(raw, "library_item_id", "episodes", "newest")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.Episodes = d.IDList("episodes", argdec.ListRule{Required: false, MinItems: 1, MaxItems: 100})
+	a.Newest = d.Integer("newest", argdec.IntRule{Required: false, Min: 1, Max: 50})
+	return a, d.Err()
+}
+
+// ListPodcastDownloads holds the arguments of list_podcast_downloads.
+type ListPodcastDownloads struct {
+	LibraryID     string  `json:"library_id"`      // Podcast library id.
+	LibraryItemID *string `json:"library_item_id"` // A podcast.
+	Page          int64   `json:"page"`            // 0-based page.
+	Limit         int64   `json:"limit"`           // Downloads per page.
+}
+
+// DecodeListPodcastDownloads reads and checks the arguments of list_podcast_downloads.
+func DecodeListPodcastDownloads(raw json.RawMessage) (ListPodcastDownloads, error) {
+	var a ListPodcastDownloads
+	d, err := argdec.New(raw, "library_id", "library_item_id", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryID = argdec.Val(d.ID("library_id", true))
+	a.LibraryItemID = d.ID("library_item_id", false)
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 100}), 25)
+	return a, d.Err()
+}
+
+// DeletePodcastEpisode holds the arguments of delete_podcast_episode.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type DeletePodcastEpisode struct {
+	LibraryItemID string `json:"library_item_id"` // Podcast item id.
+	EpisodeID     string `json:"episode_id"`      // Episode id (get_library_item).
+	DeleteFile    bool   `json:"delete_file"`     // Also delete the file from disk.
+	ConfirmToken  string `json:"-"`               // Token an earlier call answered with; same arguments.
+}
+
+// DecodeDeletePodcastEpisode reads and checks the arguments of delete_podcast_episode.
+func DecodeDeletePodcastEpisode(raw json.RawMessage) (DeletePodcastEpisode, error) {
+	var a DeletePodcastEpisode
+	d, err := argdec.New(raw, "library_item_id", "episode_id", "delete_file", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.EpisodeID = argdec.Val(d.ID("episode_id", true))
+	a.DeleteFile = argdec.Or(d.Bool("delete_file", false), false)
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
 }

@@ -30,8 +30,9 @@ func listTools(t *testing.T, cfg *config.Config) []*mcp.Tool {
 
 func TestToolsListHasAll44WithAllAnnotations(t *testing.T) {
 	tools := listTools(t, &config.Config{Elicitation: true})
-	if len(tools) != 44 {
-		t.Fatalf("tools/list returned %d tools, want 44", len(tools))
+	// The 44, and the podcasts toolset's 7 (on by default).
+	if len(tools) != 44+7 {
+		t.Fatalf("tools/list returned %d tools, want %d", len(tools), 44+7)
 	}
 	reads := 0
 	for _, tool := range tools {
@@ -53,19 +54,24 @@ func TestToolsListHasAll44WithAllAnnotations(t *testing.T) {
 		if tool.Annotations.ReadOnlyHint {
 			reads++
 		}
-		if tool.Annotations.OpenWorldHint == nil || *tool.Annotations.OpenWorldHint {
-			t.Errorf("%s: openWorldHint must be false (one Audiobookshelf server is a closed domain)", tool.Name)
+		if tool.Annotations.OpenWorldHint == nil || *tool.Annotations.OpenWorldHint != reachesOut[tool.Name] {
+			t.Errorf("%s: openWorldHint must be %v (one Audiobookshelf server is a closed domain; only tools that have it fetch feeds or ask iTunes reach beyond)", tool.Name, reachesOut[tool.Name])
 		}
 	}
-	if reads != 29 {
-		t.Errorf("%d read-only tools, want 29", reads)
+	if reads != 29+4 {
+		t.Errorf("%d read-only tools, want %d", reads, 29+4)
 	}
 }
 
+// reachesOut are the tools through which Audiobookshelf fetches a feed or
+// asks iTunes: the open-world ones.
+var reachesOut = map[string]bool{"search_podcasts": true, "get_podcast_feed": true, "create_podcast": true,
+	"check_new_episodes": true, "download_podcast_episodes": true}
+
 func TestReadOnlyModeRegistersOnlyReadTools(t *testing.T) {
 	tools := listTools(t, &config.Config{Elicitation: true, ReadOnly: true})
-	if len(tools) != 29 {
-		t.Fatalf("read-only mode lists %d tools, want 29", len(tools))
+	if len(tools) != 29+4 {
+		t.Fatalf("read-only mode lists %d tools, want %d", len(tools), 29+4)
 	}
 	for _, tool := range tools {
 		if !tool.Annotations.ReadOnlyHint {
@@ -131,7 +137,8 @@ func TestToolSnapshots(t *testing.T) {
 // TestGuardedToolsAreDestructiveAndTakeConfirmToken ties the registry to the
 // guard contract: exactly the eight tools of guard.md ask, and
 // set_media_progress when it would clear a finished date (issue: the date
-// cannot be given back); each is marked destructive and takes confirm_token.
+// cannot be given back), and delete_podcast_episode; each is marked
+// destructive and takes confirm_token.
 func TestGuardedToolsMatchTheContract(t *testing.T) {
 	want := map[string]string{
 		"delete_collection": "always", "delete_playlist": "always", "delete_media_progress": "always",
@@ -139,6 +146,8 @@ func TestGuardedToolsMatchTheContract(t *testing.T) {
 		"update_collection":  "when library_item_ids present or effect replaces_unrestorable_text",
 		"update_playlist":    "when items present or effect replaces_unrestorable_text",
 		"set_media_progress": "when effect clears_finished_date",
+		// podcasts toolset
+		"delete_podcast_episode": "always",
 	}
 	got := map[string]string{}
 	for _, tool := range registry.All {

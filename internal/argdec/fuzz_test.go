@@ -21,6 +21,7 @@ func FuzzGuardedArguments(f *testing.F) {
 		`{"playlist_id":"p","items":[{"library_item_id":"a","episode_id":"e"},{"library_item_id":"b"}]}`,
 		`{"library_item_id":"b","episode_id":"../e","is_finished":false}`, `{"library_item_id":"b","progress":2,"current_time":-1}`,
 		`[]`, `null`, `"x"`, `{"collection_id":null}`, `{"time":1e999,"library_item_id":"i"}`,
+		`{"library_item_id":"p","episode_id":"e","delete_file":true}`, `{"library_item_id":"p","episode_id":"../e","delete_file":"1"}`,
 	} {
 		f.Add(s)
 	}
@@ -69,6 +70,9 @@ func FuzzGuardedArguments(f *testing.F) {
 		if a, err := toolargs.DecodeUpdateCollection(json.RawMessage(raw)); err == nil {
 			check(a.CollectionID)
 			check(a.LibraryItemIDs...)
+		}
+		if a, err := toolargs.DecodeDeletePodcastEpisode(json.RawMessage(raw)); err == nil {
+			check(a.LibraryItemID, a.EpisodeID)
 		}
 		for _, dec := range []func(json.RawMessage) ([]argdec.PlaylistItem, string, error){
 			func(r json.RawMessage) ([]argdec.PlaylistItem, string, error) {

@@ -111,6 +111,15 @@ func guardedCases() []guardedCase {
 			method: "DELETE", path: "/api/playlists/" + sd.PlaylistCommute,
 			done:    func(s *sd.Server) bool { _, ok := s.Playlist(sd.PlaylistCommute); return !ok },
 			targets: []string{sd.PlaylistCommute}},
+		// podcasts toolset
+		{tool: "delete_podcast_episode", other: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings3},
+			args:   map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings1, "delete_file": true},
+			method: "DELETE", path: "/api/podcasts/" + sd.ItemPodcastTinyThings + "/episode/" + sd.EpisodeTinyThings1,
+			done: func(s *sd.Server) bool {
+				it, _ := s.Item(sd.ItemPodcastTinyThings)
+				return len(it.Podcast.Episodes) == 4 && len(s.DeletedFiles()) == 1
+			},
+			targets: []string{sd.ItemPodcastTinyThings, sd.EpisodeTinyThings1}},
 	}
 }
 

@@ -189,7 +189,7 @@ func touch(t *testing.T, s *sd.Server, tool string) {
 			for i := range d.Users[0].Bookmarks {
 				d.Users[0].Bookmarks[i].Title += " (renamed)"
 			}
-		case "delete_media_progress", "set_media_progress":
+		case "delete_media_progress", "set_media_progress", "delete_podcast_episode": // progress goes on
 			for i := range d.Users[0].MediaProgress {
 				d.Users[0].MediaProgress[i].LastUpdate += 1000
 				d.Users[0].MediaProgress[i].CurrentTime += 5

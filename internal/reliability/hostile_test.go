@@ -161,6 +161,10 @@ func validArgs(tool string, s toolSchema) map[string]any {
 			args[name] = 2025
 		case name == "current_time":
 			args[name] = 60
+		case name == "feed_url":
+			args[name] = sd.FeedOrbital
+		case name == "term":
+			args[name] = "x"
 		case p.Type == "number":
 			args[name] = 1.5
 		case p.Type == "string":
@@ -176,6 +180,8 @@ func validArgs(tool string, s toolSchema) map[string]any {
 		set("current_time")
 	case strings.HasPrefix(tool, "update_") && tool != "update_bookmark":
 		set("name")
+	case tool == "download_podcast_episodes":
+		args["newest"] = 1
 	}
 	return args
 }

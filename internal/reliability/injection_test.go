@@ -54,6 +54,16 @@ func plantHostile(t *testing.T, s *sd.Server) {
 					b.Chapters[0].Title = hostileText
 				}
 			}
+			if d.Items[i].ID == sd.ItemPodcastTinyThings {
+				pc := d.Items[i].Podcast
+				pc.Title += " " + hostileText
+				for j := range pc.Episodes {
+					if pc.Episodes[j].ID == sd.EpisodeTinyThings4 {
+						pc.Episodes[j].Title = hostileText
+						pc.Episodes[j].Description = hostileText
+					}
+				}
+			}
 		}
 		d.Collections = append(d.Collections, sd.Collection{ID: hostileCollection, LibraryID: sd.LibraryBooksID,
 			Name: hostileText, Description: &desc, Books: []string{sd.ItemHostile, sd.ItemMort}, CreatedAt: 1, LastUpdate: 1})
@@ -70,7 +80,7 @@ type guardedCall struct {
 	ids []string
 }
 
-// guardedCalls reach all eight guarded tools, each on a hostile record.
+// guardedCalls reach every guarded tool, each on a hostile record.
 func guardedCalls(progressID string) []guardedCall {
 	return []guardedCall{
 		{"update_collection", map[string]any{"collection_id": hostileCollection, "library_item_ids": []string{sd.ItemMort, sd.ItemHostile}},
@@ -85,6 +95,8 @@ func guardedCalls(progressID string) []guardedCall {
 		{"delete_playlist", map[string]any{"playlist_id": hostilePlaylist}, []string{hostilePlaylist}},
 		{"delete_bookmark", map[string]any{"library_item_id": sd.ItemHostile, "time": hostileBookmarkAt}, []string{sd.ItemHostile}},
 		{"delete_media_progress", map[string]any{"media_progress_id": progressID}, []string{progressID, sd.ItemHostile}},
+		{"delete_podcast_episode", map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings4, "delete_file": true},
+			[]string{sd.ItemPodcastTinyThings, sd.EpisodeTinyThings4}},
 	}
 }
 

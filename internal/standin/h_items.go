@@ -77,7 +77,8 @@ func (c *ctx) oldProgress(itemID, episodeID string) *MediaProgress {
 }
 
 // withPodcast is PodcastController.middleware: 404 for an unknown item, 500
-// for an item that is not a podcast, 403 without access.
+// for an item that is not a podcast, 403 without access; DELETE needs
+// canDelete, PATCH and POST canUpdate.
 func withPodcast(h func(*ctx)) func(*ctx) {
 	return func(c *ctx) {
 		li := c.s.item(c.params["id"])
@@ -90,6 +91,11 @@ func withPodcast(h func(*ctx)) func(*ctx) {
 			return
 		}
 		if !c.user.canAccessItem(li) {
+			c.sendStatus(http.StatusForbidden)
+			return
+		}
+		if (c.r.Method == http.MethodDelete && !c.user.canDelete()) ||
+			((c.r.Method == http.MethodPatch || c.r.Method == http.MethodPost) && !c.user.canUpdate()) {
 			c.sendStatus(http.StatusForbidden)
 			return
 		}

@@ -140,6 +140,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		rest := ep[len("/api"):]
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		s.stepDownloads()
 		c.user = s.authenticate(r)
 		if c.user == nil { // state changed between recording and handling
 			c.w.Header()["Content-Type"] = nil
@@ -273,7 +274,7 @@ func api(method, pattern string, h func(*ctx)) route {
 // It is built on first use, like the stand-in's other tables.
 var apiRoutes = sync.OnceValue(func() []route {
 	const G, P, A, D = http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
-	return []route{
+	routes := []route{
 		// Library routes
 		api(G, "/libraries", hLibraries),
 		api(G, "/libraries/:id", withLibrary(hLibrary)),
@@ -335,6 +336,9 @@ var apiRoutes = sync.OnceValue(func() []route {
 		api(G, "/tags", hTags),
 		api(G, "/genres", hGenres),
 	}
+	// The toolsets' own routes (none of them is matched by a route above).
+	routes = append(routes, podcastRoutes()...)
+	return routes
 })
 
 // ---- responses, the way Express sends them ----

@@ -513,6 +513,7 @@ func SampleData() *Data {
 			LastUpdate: ms(2026, 1, 2, 21, 0), CreatedAt: ms(2026, 1, 2, 21, 0)},
 	}
 	d.Sessions = sampleSessions(d)
+	d.Podcasts = samplePodcastWorld(d)
 	return d
 }
 

@@ -26,6 +26,9 @@ type Data struct {
 	Users []User
 	// Sessions are playback (listening) sessions, server/models/PlaybackSession.js.
 	Sessions []Session
+	// Podcasts is the world outside the library the podcasts routes reach
+	// (feeds, iTunes search), h_podcasts.go.
+	Podcasts PodcastWorld
 }
 
 // Library mirrors server/models/Library.js.

@@ -275,7 +275,7 @@ func Parse(b []byte) (*Manifest, error) {
 				Type:        "string",
 				Maps:        "local",
 				MaxLength:   200,
-				Description: "Only if a call answered with a confirm_token instead of asking: that token, with the same arguments.",
+				Description: "Token an earlier call answered with; same arguments.",
 			})
 		}
 	}

@@ -85,9 +85,9 @@ type ListLibraryItems struct {
 	Limit          int64   `json:"limit"`           // Items per page.
 	Sort           *string `json:"sort"`            // Sort key; sequence needs a series filter.
 	Descending     bool    `json:"descending"`      // Sort descending.
-	FilterGroup    *string `json:"filter_group"`    // Filter group. authors/series take an id; genres/tags/narrators/publishers/languages a name; progress: finished, not-started, in-progress, not-finished. abridged, explicit, issues, feed-open take no value.
-	FilterValue    *string `json:"filter_value"`    // Value for filter_group, from get_library_filter_data.
-	CollapseSeries bool    `json:"collapse_series"` // Show each series once instead of its books.
+	FilterGroup    *string `json:"filter_group"`    // authors/series take an id; genres/tags/narrators/publishers/languages a name; progress: finished, not-started, in-progress, not-finished; abridged, explicit, issues, feed-open none.
+	FilterValue    *string `json:"filter_value"`    // Value for filter_group (get_library_filter_data).
+	CollapseSeries bool    `json:"collapse_series"` // Each series once, not its books.
 	Detail         string  `json:"detail"`          // full: the raw object.
 }
 
@@ -224,7 +224,7 @@ func DecodeListAuthors(raw json.RawMessage) (ListAuthors, error) {
 type GetAuthor struct {
 	AuthorID     string  `json:"author_id"`     // Author id, from list_authors or a book's authors.
 	IncludeItems bool    `json:"include_items"` // Also list the author's books and series.
-	LibraryID    *string `json:"library_id"`    // Only books of this library (an author belongs to one library; others give nothing).
+	LibraryID    *string `json:"library_id"`    // Only books of this library (the author's own).
 	Detail       string  `json:"detail"`        // full: the raw object.
 }
 
@@ -483,7 +483,7 @@ type SetMediaProgress struct {
 	EpisodeID                 *string  `json:"episode_id"`                   // Episode id; required for a podcast.
 	CurrentTime               *float64 `json:"current_time"`                 // Position in seconds.
 	Progress                  *float64 `json:"progress"`                     // Fraction 0..1.
-	IsFinished                *bool    `json:"is_finished"`                  // Mark finished (true) or not (false).
+	IsFinished                *bool    `json:"is_finished"`                  // Finished or not.
 	HideFromContinueListening *bool    `json:"hide_from_continue_listening"` // Hide from the continue-listening shelf.
 	ConfirmToken              string   `json:"-"`                            // Token an earlier call answered with; same arguments.
 }

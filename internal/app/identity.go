@@ -239,6 +239,13 @@ var Rights = map[string]string{
 	"add_books_to_collection":      "update",
 	"remove_books_from_collection": "update",
 	"delete_collection":            "delete",
+	// podcasts toolset: PodcastController lets only admins (and root) read
+	// feeds, subscribe and download; deleting an episode needs delete.
+	"get_podcast_feed":          "admin",
+	"create_podcast":            "admin",
+	"check_new_episodes":        "admin",
+	"download_podcast_episodes": "admin",
+	"delete_podcast_episode":    "delete",
 }
 
 // lacks is the permission p lacks for tool, "" when none.
@@ -252,6 +259,10 @@ func (p *person) lacks(tool string) string {
 		if !p.CanDelete {
 			return "delete"
 		}
+	case "admin":
+		if p.Type != "admin" && p.Type != "root" {
+			return "admin"
+		}
 	}
 	return ""
 }
@@ -259,11 +270,15 @@ func (p *person) lacks(tool string) string {
 // lacksRight is the result of a call to a tool the person has no right to:
 // refused before anything is read or asked.
 func lacksRight(tool, right string, p *person) *mcp.CallToolResult {
+	text := fmt.Sprintf(
+		"Nothing was changed: %s did not run, and nobody was asked, because the Audiobookshelf user this call is made for (%s) does not have the %q permission, which Audiobookshelf requires for it. An Audiobookshelf admin can grant it under Settings → Users.",
+		tool, p.UserID, right)
+	if right == "admin" {
+		text = fmt.Sprintf("Nothing was changed: %s did not run, and nobody was asked, because the Audiobookshelf user this call is made for (%s) is of type %s, and Audiobookshelf lets only admin and root users do this.", tool, p.UserID, p.Type)
+	}
 	return &mcp.CallToolResult{
-		IsError: true,
-		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(
-			"Nothing was changed: %s did not run, and nobody was asked, because the Audiobookshelf user this call is made for (%s) does not have the %q permission, which Audiobookshelf requires for it. An Audiobookshelf admin can grant it under Settings → Users.",
-			tool, p.UserID, right)}},
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: map[string]any{"status": "not_changed", "outcome": "no permission", "missing_permission": right},
 	}
 }

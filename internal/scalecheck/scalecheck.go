@@ -40,7 +40,9 @@ type Targets struct {
 	Collection, Playlist string
 	// Query is a search_library text that matches much.
 	Query string
-	Year  int
+	// Feed is the feed URL of Podcast (podcasts toolset).
+	Feed string
+	Year int
 }
 
 // StandinTargets are the stand-in's ids on a library of standin.ScaleData.
@@ -51,7 +53,7 @@ func StandinTargets() Targets {
 		Podcast: standin.ScalePodcastID, Episode: standin.ScaleEpisodeID,
 		Series: standin.ScaleSeriesID, Author: standin.ScaleAuthorID,
 		Collection: standin.ScaleBigCollectionID, Playlist: standin.ScaleBigPlaylistID,
-		Query: "a", Year: 2024,
+		Query: "a", Year: 2024, Feed: "https://feeds.example.com/scale.xml",
 	}
 }
 
@@ -89,6 +91,11 @@ func Widest(t Targets) map[string][]map[string]any {
 		"get_collection":           {{"collection_id": t.Collection}},
 		"list_playlists":           {{}, {"library_id": t.BookLibrary}},
 		"get_playlist":             {{"playlist_id": t.Playlist}},
+		// podcasts toolset
+		"search_podcasts":        {{"term": t.Query}},
+		"get_podcast_feed":       {{"feed_url": t.Feed}},
+		"check_new_episodes":     {{"library_item_id": t.Podcast}},
+		"list_podcast_downloads": {{"library_id": t.PodcastLibrary, "library_item_id": t.Podcast}},
 	}
 }
 

@@ -204,6 +204,8 @@ func ScaleData(s Scale) *Data {
 			DayOfWeek: at.Weekday().String(), TimeListening: 900, StartTime: 0, CurrentTime: 900,
 			StartedAt: at.UnixMilli(), UpdatedAt: at.Add(15 * time.Minute).UnixMilli()})
 	}
+	// The feeds of every podcast, the long-running show's included.
+	d.Podcasts = samplePodcastWorld(d)
 	return d
 }
 

@@ -103,6 +103,40 @@ test("mcp-remote --protocol auto in front of --http --stateless: the dialog end 
   await throughMcpRemote({ stateless: true }, ["--protocol", "auto"]);
 });
 
+// A client that reaches the endpoint without the token: mcp-remote answers
+// the 401 with OAuth (discovery, then registration); what it prints when that
+// ends names the header to send. With --header it connects.
+test("mcp-remote in front of --http with AUDIOBOOKSHELF_MCP_TOKEN: without the header it says which to send; with --header it connects", limit, async () => {
+  const token = "interop-token-0123456789abcdef";
+  const server = await startHTTP({ env: { AUDIOBOOKSHELF_MCP_TOKEN: token } });
+  const configDir = await mkdtemp(path.join(tmpdir(), "abs-mcp-remote-"));
+  try {
+    const env = { PATH: process.env.PATH, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: "true" };
+    const transport = new StdioClientTransport({ command: process.execPath, args: [mcpRemote, server.url], env, stderr: "pipe" });
+    let printed = "";
+    transport.stderr.setEncoding("utf8").on("data", (chunk) => { printed += chunk; });
+    const refused = new Client({ name: "interop-gateway", version: "1.0.0" });
+    await assert.rejects(refused.connect(transport));
+    await refused.close();
+    assert.match(printed, /Send the header Authorization: Bearer TOKEN on every request to \/mcp, where TOKEN is the value of AUDIOBOOKSHELF_MCP_TOKEN/, printed);
+    assert.ok(!printed.includes(token), "the token appears in what mcp-remote printed");
+
+    const client = new Client({ name: "interop-gateway", version: "1.0.0" });
+    await client.connect(new StdioClientTransport({
+      command: process.execPath, args: [mcpRemote, server.url, "--header", `Authorization: Bearer ${token}`], env, stderr: "pipe",
+    }));
+    try {
+      const { tools } = await client.listTools();
+      assert.equal(tools.length, 44);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await rm(configDir, { recursive: true, force: true });
+    assert.equal(await server.stop(), 0, server.stderr());
+  }
+});
+
 // supergateway serving the binary's stdio as streamable HTTP on a free port.
 async function startSupergateway({ stateful, env, serverArgs = [] }) {
   const port = await freePort();

@@ -16,7 +16,7 @@ for (const stateless of [false, true]) {
     try {
       const res = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
       assert.equal(res.status, 401);
-      assert.equal(res.headers.get("www-authenticate"), "Bearer");
+      assert.match(res.headers.get("www-authenticate"), /^Bearer realm="audiobookshelf-mcp", error="invalid_request", error_description="Send the header Authorization: Bearer TOKEN, where TOKEN is the value of AUDIOBOOKSHELF_MCP_TOKEN/);
       assert.ok(!(await res.text()).includes(TOKEN));
       for (const { flavor } of flavors) {
         await assert.rejects(connect(flavor, { server }), `${flavor} connected without the token`);

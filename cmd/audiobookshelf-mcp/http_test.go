@@ -286,7 +286,7 @@ func TestHTTPBearerTokenVariable(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != "Bearer" {
+		if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `error="invalid_request", error_description="Send the header Authorization: Bearer TOKEN, where TOKEN is the value of AUDIOBOOKSHELF_MCP_TOKEN`) {
 			t.Errorf("stateless=%v: no token: %d %q", stateless, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 		}
 		if _, err := p.client(version, &http.Client{Transport: bearerClient{"wrong-" + token}}, nil); err == nil {

@@ -153,13 +153,15 @@ func (s *Server) statelessHandler(o HTTPOptions) http.Handler {
 func (s *Server) wrapHTTP(o HTTPOptions, h http.Handler) http.Handler {
 	h = http.NewCrossOriginProtection().Handler(h)
 	h = readBody(o.MaxBodyBytes, o.BodyTimeout, h)
+	mux := http.NewServeMux()
 	switch {
 	case o.PerPerson:
 		h = s.requirePerson(newIdentities(s.Deps, o.IdentityTTL, s.logger), h)
+		handleOAuthDiscovery(mux, perPersonHelp)
 	case o.BearerToken != "":
 		h = requireBearer(o.BearerToken, h)
+		handleOAuthDiscovery(mux, sharedTokenHelp)
 	}
-	mux := http.NewServeMux()
 	mux.Handle(MCPPath, h)
 	return bodyDeadline(o.BodyTimeout, checkHost(o.AllowedHosts, mux))
 }
@@ -280,11 +282,11 @@ func requireBearer(token string, next http.Handler) http.Handler {
 		got, ok := bearer(r.Header.Get("Authorization"))
 		sum := sha256.Sum256([]byte(got))
 		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok {
-			w.Header().Set("WWW-Authenticate", "Bearer")
-			// The body is not read: closing the connection spares the
-			// server draining it before it answers.
-			w.Header().Set("Connection", "close")
-			http.Error(w, "401 Unauthorized: this MCP endpoint needs the header Authorization: Bearer followed by the token set in AUDIOBOOKSHELF_MCP_TOKEN", http.StatusUnauthorized)
+			msg := "401 Unauthorized: this MCP endpoint needs the header Authorization: Bearer followed by the token set in AUDIOBOOKSHELF_MCP_TOKEN"
+			if ok {
+				msg = "401 Unauthorized: the bearer token sent is not the one set in AUDIOBOOKSHELF_MCP_TOKEN; send the header Authorization: Bearer followed by that token"
+			}
+			unauthorized(w, sharedTokenHelp, !ok, msg)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -163,7 +163,7 @@ func TestHTTPBearerToken(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != "Bearer" {
+	if resp.StatusCode != 401 || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), `Bearer realm="audiobookshelf-mcp", error="invalid_request", error_description="Send the header Authorization: Bearer TOKEN`) {
 		t.Errorf("no token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
 	if strings.Contains(string(body), token) {

@@ -154,23 +154,23 @@ func (s *Server) requirePerson(ids *identities, next http.Handler) http.Handler 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, ok := bearer(r.Header.Get("Authorization"))
 		if !ok {
-			refusePerson(w, http.StatusUnauthorized, "", "401 Unauthorized: this MCP endpoint serves each person with their own Audiobookshelf account. Send your Audiobookshelf API key as the header Authorization: Bearer KEY (create one in Audiobookshelf under Settings → Users → API keys, or ask whoever runs Audiobookshelf for one)")
+			unauthorized(w, perPersonHelp, true, "401 Unauthorized: this MCP endpoint serves each person with their own Audiobookshelf account. Send your Audiobookshelf API key as the header Authorization: Bearer KEY (create one in Audiobookshelf under Settings → Users → API keys, or ask whoever runs Audiobookshelf for one)")
 			return
 		}
 		p, err := ids.who(r.Context(), key)
 		switch {
 		case errors.Is(err, tools.ErrKeyRefused):
-			refusePerson(w, http.StatusUnauthorized, "invalid_token", fmt.Sprintf("401 Unauthorized: Audiobookshelf at %s does not accept the API key in the Authorization header (unknown, expired, or its user is disabled). Send your own Audiobookshelf API key (Settings → Users → API keys) as Authorization: Bearer KEY", s.Deps.BaseURL))
+			unauthorized(w, perPersonHelp, false, fmt.Sprintf("401 Unauthorized: Audiobookshelf at %s does not accept the API key in the Authorization header (unknown, expired, or its user is disabled). Send your own Audiobookshelf API key (Settings → Users → API keys) as Authorization: Bearer KEY", s.Deps.BaseURL))
 			return
 		case err != nil:
 			s.logger.Warn("could not check a key with Audiobookshelf", "error", err.Error())
-			refusePerson(w, http.StatusBadGateway, "", "502 Bad Gateway: "+err.Error()+"; the key could not be checked, so nothing was done. Try again later")
+			refusePerson(w, http.StatusBadGateway, "502 Bad Gateway: "+err.Error()+"; the key could not be checked, so nothing was done. Try again later")
 			return
 		}
 		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
 			if owner := ids.boundTo(sid); owner != "" && owner != p.UserID {
 				s.logger.Warn("refused a request on another person's session", "user", p.UserID, "session_user", owner)
-				refusePerson(w, http.StatusForbidden, "", "403 Forbidden: this session was opened with another person's Audiobookshelf key, and a session stays with the person who opened it. Start a new session (initialize without Mcp-Session-Id) with your own key")
+				refusePerson(w, http.StatusForbidden, "403 Forbidden: this session was opened with another person's Audiobookshelf key, and a session stays with the person who opened it. Start a new session (initialize without Mcp-Session-Id) with your own key")
 				return
 			}
 		}
@@ -187,17 +187,9 @@ func (s *Server) requirePerson(ids *identities, next http.Handler) http.Handler 
 
 type tokenInfoCtx struct{}
 
-// refusePerson answers a request refused before it reached MCP. A 401
-// carries the challenge (RFC 6750: error only when a key was given and
-// refused).
-func refusePerson(w http.ResponseWriter, code int, bearerError, msg string) {
-	if code == http.StatusUnauthorized {
-		c := `Bearer realm="audiobookshelf-mcp"`
-		if bearerError != "" {
-			c += `, error="` + bearerError + `"`
-		}
-		w.Header().Set("WWW-Authenticate", c)
-	}
+// refusePerson answers a request refused before it reached MCP (a 401 is
+// unauthorized's).
+func refusePerson(w http.ResponseWriter, code int, msg string) {
 	// The body is not read: closing the connection spares draining it.
 	w.Header().Set("Connection", "close")
 	http.Error(w, msg, code)

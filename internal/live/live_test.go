@@ -503,6 +503,11 @@ func TestLiveContract(t *testing.T) {
 		}
 	}
 
+	// podcasts toolset: a loopback feed, subscribed, checked, downloaded
+	// from, an episode deleted (declined first), the podcast removed.
+	direct := &abs{t: t, base: strings.TrimRight(rawURL, "/"), key: key, hc: a.hc}
+	livePodcasts(t, call, connectDeclining(t, proxyURL, key), direct, podLib, run)
+
 	// A refused key, for the shape of the 401 answer.
 	wrong := *a
 	wrong.key = prefix + "not-a-key"
@@ -616,6 +621,16 @@ func sameFields(t *testing.T, what string, before, after map[string]any) {
 
 func connect(t *testing.T, base, key string, asked *atomic.Int32) *mcp.ClientSession {
 	t.Helper()
+	return connectWith(t, base, key, func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked.Add(1)
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+	})
+}
+
+// connectWith starts the binary over stdio against base and connects a
+// client whose person answers each question with answer.
+func connectWith(t *testing.T, base, key string, answer func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
+	t.Helper()
 	bin := os.Getenv("ABS_MCP_BIN")
 	if bin == "" {
 		bin = filepath.Join(t.TempDir(), "audiobookshelf-mcp")
@@ -640,10 +655,7 @@ func connect(t *testing.T, base, key string, asked *atomic.Int32) *mcp.ClientSes
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-live", Version: "1"}, &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			asked.Add(1)
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
-		},
+		ElicitationHandler: answer,
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -130,6 +130,9 @@ func ListCollections(ctx context.Context, d *Deps, a toolargs.ListCollections) (
 		return d.API.ListCollections(ctx)
 	})
 	if res != nil {
+		if a.LibraryID == nil {
+			res = everyOneTooLarge(res, "collection", "list_collections")
+		}
 		return res, nil
 	}
 	var v struct {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -199,4 +200,18 @@ func (d *Deps) fitLists(out map[string]any, rest map[string]string, cuts map[str
 		}
 		cuts[l.key] = Cut{Shown: c, Total: total, More: fmt.Sprintf("+%d more", total-c), Rest: rest[l.key]}
 	}
+}
+
+// everyOneTooLarge replaces send's refusal of a body over the limit when a
+// server-wide route sent every collection or playlist at once (each with
+// its books expanded): a smaller limit would not help, one library's
+// route is paged by Audiobookshelf.
+func everyOneTooLarge(res *mcp.CallToolResult, what, tool string) *mcp.CallToolResult {
+	if res == nil || !res.IsError || len(res.Content) == 0 {
+		return res
+	}
+	if t, ok := res.Content[0].(*mcp.TextContent); !ok || !strings.Contains(t.Text, "for one answer; it was not read") {
+		return res
+	}
+	return errorResult("Audiobookshelf sent every %s of the server at once, each with its books, and that is more than one answer may be; it was not read. Pass library_id (list_libraries gives them): %s then pages one library's %s on Audiobookshelf's side. Nothing was changed.", what, tool, what+"s")
 }

@@ -193,6 +193,9 @@ func ListPlaylists(ctx context.Context, d *Deps, a toolargs.ListPlaylists) (*mcp
 		return d.API.ListPlaylists(ctx)
 	})
 	if res != nil {
+		if a.LibraryID == nil {
+			res = everyOneTooLarge(res, "playlist", "list_playlists")
+		}
 		return res, nil
 	}
 	var v struct {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -87,6 +88,40 @@ func TestLibraryCollectionsAndPlaylistsArePagedByAudiobookshelf(t *testing.T) {
 		}
 		if c.tool == "list_collections" && (at(t, v, "total") != float64(2) || at(t, v, "next", "page") != float64(1)) {
 			t.Errorf("%s: want total 2 and a next page: %v", c.tool, v)
+		}
+	}
+}
+
+// Without library_id the server-wide routes send every collection (and
+// playlist) with its books: past the body limit, the answer names
+// library_id, whose route Audiobookshelf pages, not a smaller limit.
+func TestEveryCollectionAtOnceTooLargeNamesLibraryID(t *testing.T) {
+	e := start(t, apptest.Options{})
+	e.Server.Deps.MaxBody = 1 << 20
+	e.Standin.Update(func(d *sd.Data) {
+		var books []string
+		for _, it := range d.Items {
+			if it.Book != nil {
+				books = append(books, it.ID)
+			}
+		}
+		for i := 0; i < 6; i++ {
+			d.Collections = append(d.Collections, sd.Collection{ID: fmt.Sprintf("big-collection-%d", i), LibraryID: sd.LibraryBooksID, Name: "Big", Books: books})
+			var items []sd.PlaylistItem
+			for _, b := range books {
+				items = append(items, sd.PlaylistItem{LibraryItemID: b})
+			}
+			d.Playlists = append(d.Playlists, sd.Playlist{ID: fmt.Sprintf("big-playlist-%d", i), LibraryID: sd.LibraryBooksID, UserID: sd.UserRootID, Name: "Big", Items: items})
+		}
+	})
+	for _, tool := range []string{"list_collections", "list_playlists"} {
+		res := e.Call(t, tool, map[string]any{})
+		if text := apptest.Text(res); !res.IsError || !strings.Contains(text, "Pass library_id") || strings.Contains(text, "smaller page") {
+			t.Errorf("%s: want the refusal naming library_id: %v %s", tool, res.IsError, text)
+		}
+		v := decode(t, e.Call(t, tool, map[string]any{"library_id": sd.LibraryBooksID, "limit": 1}))
+		if at(t, v, "returned") != float64(1) {
+			t.Errorf("%s with library_id: %v", tool, v)
 		}
 	}
 }

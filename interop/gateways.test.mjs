@@ -20,7 +20,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { binary, startHTTP, text } from "./clients.mjs";
-import { PLAYLIST } from "./suite.mjs";
+import { DEFAULT_TOOLS, PLAYLIST } from "./suite.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const mcpRemote = path.join(here, "node_modules", "mcp-remote", "dist", "proxy.js");
@@ -85,7 +85,7 @@ async function throughMcpRemote(serverOpts, extraArgs) {
       stderr: "pipe",
     }));
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 44);
+    assert.equal(tools.length, DEFAULT_TOOLS);
     await dialogEndToEnd(client, asked, (a) => { answer = a; });
   } finally {
     await client.close();
@@ -127,7 +127,7 @@ test("mcp-remote in front of --http with AUDIOBOOKSHELF_MCP_TOKEN: without the h
     }));
     try {
       const { tools } = await client.listTools();
-      assert.equal(tools.length, 44);
+      assert.equal(tools.length, DEFAULT_TOOLS);
     } finally {
       await client.close();
     }
@@ -177,7 +177,7 @@ test("supergateway --stateful: the dialog end to end", limit, async () => {
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(gw.url)));
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 44);
+    assert.equal(tools.length, DEFAULT_TOOLS);
     await dialogEndToEnd(client, asked, (a) => { answer = a; });
   } finally {
     await client.close();

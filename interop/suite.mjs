@@ -6,6 +6,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { connect, dialogOf, flavors, protocolOf, text } from "./clients.mjs";
 
+// How many tools a client of the default configuration is offered: the 44
+// and the podcasts toolset.
+export const DEFAULT_TOOLS = 51;
 export const PLAYLIST = "ee7d2eab-52a8-4724-92db-bd7266926ced"; // the demo's "Commute" playlist
 // No scenario may hang a CI run.
 export const limit = { timeout: 30_000 };
@@ -28,7 +31,7 @@ export function defineSuite(transport) {
       try {
         if (client.getNegotiatedProtocolVersion) assert.equal(client.getNegotiatedProtocolVersion(), protocol);
         const { tools } = await client.listTools();
-        assert.equal(tools.length, 51); // the 44 and the podcasts toolset
+        assert.equal(tools.length, DEFAULT_TOOLS);
         for (const tool of tools) {
           for (const h of HINTS) assert.equal(typeof tool.annotations?.[h], "boolean", `${tool.name}: ${h}`);
         }

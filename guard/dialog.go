@@ -183,7 +183,12 @@ func (g *Guard) dialog(ctx context.Context, req *mcp.CallToolRequest, q Question
 		return false, g.question(&q, user, fp, now, "")
 	}
 	tr.answered()
-	if ok, why := g.open(state, q.Tool, user, fp, q.read, now); !ok {
+	if ok, why := g.open(ctx, state, q.Tool, user, fp, q.read, now); !ok {
+		if why == whyStoreDown {
+			// Not a new question: it could not be answered either.
+			g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeStoreDown, why)
+			return false, notChanged(q.Tool, outcomeStoreDown, storeDownWhy("the answer", "call this tool again"))
+		}
 		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeStaleState, why)
 		if pushes(req) {
 			// go-sdk re-runs the handler only once for a client older than
@@ -271,4 +276,10 @@ func span(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%d seconds", (d+time.Second-1)/time.Second)
 	}
+}
+
+// storeDownWhy says that an approval was not used because the shared store
+// of spent approvals could not be reached.
+func storeDownWhy(what, again string) string {
+	return fmt.Sprintf("the store of spent approvals (%s) could not be reached, so %s could not be recorded as spent, and an approval that cannot be recorded is not used: nothing was sent to Audiobookshelf. Tell the person; once the store answers again, %s.", StoreVariable, what, again)
 }

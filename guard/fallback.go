@@ -20,7 +20,11 @@ func (g *Guard) tokenPath(ctx context.Context, q Question, fp [32]byte, reason s
 		g.decision(ctx, q.Tool, q.Targets, pathToken, outcomeTokenIssued, "")
 		return false, g.tokenResult(&q, tok, reason, "")
 	}
-	if why := g.redeemToken(q.ConfirmToken, q.Tool, user, fp, q.read, now); why != "" {
+	if why := g.redeemToken(ctx, q.ConfirmToken, q.Tool, user, fp, q.read, now); why != "" {
+		if why == tokenStoreDown {
+			g.decision(ctx, q.Tool, q.Targets, pathToken, outcomeTokenRejected, why)
+			return false, notChanged(q.Tool, outcomeStoreDown, storeDownWhy("the confirm_token", "call this tool again with the same confirm_token"))
+		}
 		tok := g.issueToken(q.Tool, user, fp, q.read, now)
 		g.decision(ctx, q.Tool, q.Targets, pathToken, outcomeTokenRejected, why)
 		return false, g.tokenResult(&q, tok, reason, why)

@@ -38,7 +38,7 @@ func FuzzOpenState(f *testing.F) {
 
 	raw, _ := json.Marshal(args)
 	f.Fuzz(func(t *testing.T, s string) {
-		if ok, _ := g.open(s, "delete_thing", "", fp, read, now); ok {
+		if ok, _ := g.open(context.Background(), s, "delete_thing", "", fp, read, now); ok {
 			t.Fatalf("open(%q) approved", s)
 		}
 		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{

@@ -67,6 +67,11 @@ type Config struct {
 	// dropped and every state expiring no later than it is refused from then
 	// on: a full set costs a fresh question, never a replay.
 	MaxAnswered int
+	// Store, when set, records spent approvals for every instance that
+	// shares it (AUDIOBOOKSHELF_APPROVAL_STORE); nil keeps them in this
+	// Guard's own bounded sets (MaxTokens, MaxAnswered). When it cannot be
+	// reached, approved calls are refused: nothing is sent.
+	Store Store
 }
 
 const (
@@ -116,6 +121,7 @@ type Guard struct {
 	now        func() time.Time
 	usedTokens *nonceSet // tokens used on this instance
 	answers    *nonceSet // questions answered on this instance
+	store      Store     // shared spent approvals; nil: the two sets above
 	// stopping ends every pushed question at once (StopAsking).
 	stopping context.Context
 	stop     context.CancelFunc
@@ -159,6 +165,7 @@ func New(cfg Config) (*Guard, error) {
 		now:        cfg.Now,
 		usedTokens: newNonceSet(cfg.MaxTokens),
 		answers:    newNonceSet(cfg.MaxAnswered),
+		store:      cfg.Store,
 	}
 	g.stopping, g.stop = context.WithCancel(context.Background())
 	if g.log == nil {
@@ -223,6 +230,7 @@ const (
 	outcomeStaleState    = "stale state"
 	outcomeTokenIssued   = "token issued"
 	outcomeTokenRejected = "token rejected"
+	outcomeStoreDown     = "approval store unreachable"
 )
 
 // protocolMRTR is the first revision that carries questions in the result

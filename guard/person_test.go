@@ -20,18 +20,18 @@ func TestApprovalBoundToPerson(t *testing.T) {
 
 	st := g.seal("delete_thing", "user-a", fp, read, t0)
 	for _, other := range []string{"user-b", ""} {
-		if ok, why := g.open(st, "delete_thing", other, fp, read, t0); ok || why != otherPerson {
+		if ok, why := g.open(context.Background(), st, "delete_thing", other, fp, read, t0); ok || why != otherPerson {
 			t.Errorf("A's state opened for %q: %v %q", other, ok, why)
 		}
 	}
-	if ok, why := g.open(st, "delete_thing", "user-a", fp, read, t0); !ok {
+	if ok, why := g.open(context.Background(), st, "delete_thing", "user-a", fp, read, t0); !ok {
 		t.Errorf("A's state refused for A after B tried it: %q", why)
 	}
-	if ok, why := g.open(st, "delete_thing", "user-a", fp, read, t0); ok || why != "already used" {
+	if ok, why := g.open(context.Background(), st, "delete_thing", "user-a", fp, read, t0); ok || why != "already used" {
 		t.Errorf("A's state used twice: %v %q", ok, why)
 	}
 	// A state with no person (one key for everyone) does not open for a person.
-	if ok, why := g.open(g.seal("delete_thing", "", fp, read, t0), "delete_thing", "user-a", fp, read, t0); ok || why != otherPerson {
+	if ok, why := g.open(context.Background(), g.seal("delete_thing", "", fp, read, t0), "delete_thing", "user-a", fp, read, t0); ok || why != otherPerson {
 		t.Errorf("a state without a person opened for A: %v %q", ok, why)
 	}
 	if !strings.Contains(g.renewedNote(otherPerson), "another person") {
@@ -42,16 +42,16 @@ func TestApprovalBoundToPerson(t *testing.T) {
 	if len(tok) != tokenLen {
 		t.Fatalf("token of %d characters", len(tok))
 	}
-	if why := g.redeemToken(tok, "delete_thing", "user-b", fp, read, t0); why != tokenOtherPerson {
+	if why := g.redeemToken(context.Background(), tok, "delete_thing", "user-b", fp, read, t0); why != tokenOtherPerson {
 		t.Errorf("A's token for B: %q", why)
 	}
-	if why := g.redeemToken(tok, "delete_thing", "", fp, read, t0); why != tokenUnknown {
+	if why := g.redeemToken(context.Background(), tok, "delete_thing", "", fp, read, t0); why != tokenUnknown {
 		t.Errorf("A's token with no person: %q", why)
 	}
-	if why := g.redeemToken(tok, "delete_thing", "user-a", fp, read, t0); why != "" {
+	if why := g.redeemToken(context.Background(), tok, "delete_thing", "user-a", fp, read, t0); why != "" {
 		t.Errorf("A's token refused for A after B tried it: %q", why)
 	}
-	if why := g.redeemToken(tok, "delete_thing", "user-a", fp, read, t0); why != tokenUsed {
+	if why := g.redeemToken(context.Background(), tok, "delete_thing", "user-a", fp, read, t0); why != tokenUsed {
 		t.Errorf("A's token used twice: %q", why)
 	}
 	if !strings.Contains(g.rejectedSentence(tokenOtherPerson), "not issued to this person") {

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +65,7 @@ func TestTokenSealed(t *testing.T) {
 		at := strings.IndexByte(alphabet, tok[i])
 		for _, shift := range []int{1, 32} {
 			bad := tok[:i] + string(alphabet[(at+shift)%64]) + tok[i+1:]
-			if why := g.redeemToken(bad, "delete_thing", "", fp, read, t0); why == "" {
+			if why := g.redeemToken(context.Background(), bad, "delete_thing", "", fp, read, t0); why == "" {
 				t.Fatalf("a token changed at %d (%q) was accepted", i, bad)
 			}
 		}
@@ -85,15 +86,15 @@ func TestTokenSealed(t *testing.T) {
 	} {
 		tok := g.issueToken("delete_thing", "", fp, read, t0)
 		if c.want == tokenUsed {
-			g.redeemToken(tok, "delete_thing", "", fp, read, t0)
+			g.redeemToken(context.Background(), tok, "delete_thing", "", fp, read, t0)
 		}
-		if got := g.redeemToken(tok, c.tool, "", c.fp, c.read, c.at); got != c.want {
+		if got := g.redeemToken(context.Background(), tok, c.tool, "", c.fp, c.read, c.at); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
 	}
 	// Another key: unknown.
 	other, _ := New(Config{Elicitation: false})
-	if got := other.redeemToken(g.issueToken("delete_thing", "", fp, read, t0), "delete_thing", "", fp, read, t0); got != tokenUnknown {
+	if got := other.redeemToken(context.Background(), g.issueToken("delete_thing", "", fp, read, t0), "delete_thing", "", fp, read, t0); got != tokenUnknown {
 		t.Errorf("another key: %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"container/heap"
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -149,7 +150,7 @@ const (
 // other arguments, another person (otherPerson), expired, a different read
 // (stateChanged), already used
 // here — is false, with the reason.
-func (g *Guard) open(s, tool, user string, fp, read [32]byte, now time.Time) (bool, string) {
+func (g *Guard) open(ctx context.Context, s, tool, user string, fp, read [32]byte, now time.Time) (bool, string) {
 	p, why := g.unseal(s)
 	if p == nil {
 		return false, why
@@ -169,7 +170,11 @@ func (g *Guard) open(s, tool, user string, fp, read [32]byte, now time.Time) (bo
 	if p.D != b64.EncodeToString(read[:]) {
 		return false, stateChanged
 	}
-	if ok, _ := g.answers.use(ApprovalID(p.U, p.N), p.E, now.Unix()); !ok {
+	ok, _, err := g.use(ctx, kindState, ApprovalID(p.U, p.N), p.E, now.Unix())
+	if err != nil {
+		return false, whyStoreDown
+	}
+	if !ok {
 		return false, "already used"
 	}
 	return true, ""

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -63,6 +64,7 @@ const (
 	// does not match although its hints do (another person's, or another
 	// server key's).
 	tokenOtherPerson = "not issued to this person"
+	tokenStoreDown   = whyStoreDown
 )
 
 func (g *Guard) tokenMAC(tool, user string, fp, read [32]byte, body []byte) []byte {
@@ -100,7 +102,7 @@ func (g *Guard) issueToken(tool, user string, fp, read [32]byte, now time.Time) 
 // redeemToken uses tok up for tool, fp and read on this instance: "" when
 // it is accepted, otherwise why not. A token presented for other arguments,
 // or after what it read changed, is used up on this instance too.
-func (g *Guard) redeemToken(tok, tool, user string, fp, read [32]byte, now time.Time) string {
+func (g *Guard) redeemToken(ctx context.Context, tok, tool, user string, fp, read [32]byte, now time.Time) string {
 	if len(tok) != tokenLen {
 		return tokenUnknown
 	}
@@ -127,14 +129,18 @@ func (g *Guard) redeemToken(tok, tool, user string, fp, read [32]byte, now time.
 		if why != tokenUnknown && why != tokenOtherPerson && now.Unix() < exp {
 			// The hints are not authenticated, so this may record a nonce
 			// nobody issued; it can only refuse that same token later.
-			g.usedTokens.use(nonce, min(exp, now.Add(g.cfg.TokenTTL).Unix()), now.Unix())
+			g.use(ctx, kindToken, nonce, min(exp, now.Add(g.cfg.TokenTTL).Unix()), now.Unix()) // refused either way
 		}
 		return why
 	}
 	if now.Unix() >= exp {
 		return tokenExpired
 	}
-	if ok, forgotten := g.usedTokens.use(nonce, exp, now.Unix()); !ok {
+	ok, forgotten, err := g.use(ctx, kindToken, nonce, exp, now.Unix())
+	if err != nil {
+		return tokenStoreDown
+	}
+	if !ok {
 		if forgotten {
 			return tokenForgotten
 		}

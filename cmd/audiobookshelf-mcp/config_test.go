@@ -35,6 +35,7 @@ var variableTests = map[string][]string{
 	"AUDIOBOOKSHELF_TOOLSETS":          {"TestToolsetsVariable", "TestBadConfigurationStops"},
 	"ELICITATION":                      {"TestElicitationVariable", "TestElicitationFalseTakesTheTokenPath"},
 	"AUDIOBOOKSHELF_STATE_KEY":         {"TestStateKeyAcrossInstances", "TestBadConfigurationStops"},
+	"AUDIOBOOKSHELF_APPROVAL_STORE":    {"TestApprovalStoreProcessesInARow", "TestBadConfigurationStops"},
 	"AUDIOBOOKSHELF_TIMEOUT":           {"TestTimeoutVariable", "TestBadConfigurationStops"},
 	"AUDIOBOOKSHELF_INSECURE_TLS":      {"TestInsecureTLSVariable", "TestBadConfigurationStops"},
 	"AUDIOBOOKSHELF_MCP_TOKEN":         {"TestHTTPBearerTokenVariable", "TestHTTPRefusesToStartOpen"},

@@ -239,6 +239,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stderr, "audiobookshelf-mcp %s: %d tools, %s; Audiobookshelf: %s\n", version, len(srv.Tools), mode, target)
+	defer srv.Close()
+	if !cfg.ReadOnly {
+		line, warning := srv.ApprovalStoreLine(ctx)
+		fmt.Fprintln(stderr, "audiobookshelf-mcp:", line)
+		if warning != "" {
+			fmt.Fprintln(stderr, "audiobookshelf-mcp: warning:", warning)
+		}
+	}
 
 	if listenAddr != "" {
 		return serveHTTP(ctx, stop, srv, httpConfig{addr: listenAddr, gatewayAuth: o.gatewayAuth, opts: app.HTTPOptions{

@@ -146,19 +146,26 @@ func TestElicitationVariable(t *testing.T) {
 
 func TestBadConfigurationStops(t *testing.T) {
 	cases := map[string]string{
-		"AUDIOBOOKSHELF_READ_ONLY=yes":        "AUDIOBOOKSHELF_READ_ONLY",
-		"AUDIOBOOKSHELF_URL=ftp://x":          "AUDIOBOOKSHELF_URL",
-		"AUDIOBOOKSHELF_URL=https://u:p@h":    "user:password@",
-		"AUDIOBOOKSHELF_TOOLSETS=colections":  "valid toolsets",
-		"AUDIOBOOKSHELF_STATE_KEY=short":      "AUDIOBOOKSHELF_STATE_KEY",
-		"AUDIOBOOKSHELF_TIMEOUT=forever":      "AUDIOBOOKSHELF_TIMEOUT",
-		"AUDIOBOOKSHELF_INSECURE_TLS=1":       "AUDIOBOOKSHELF_INSECURE_TLS",
-		"AUDIOBOOKSHELF_MAX_RESULT_CHARS=40k": "AUDIOBOOKSHELF_MAX_RESULT_CHARS",
+		"AUDIOBOOKSHELF_READ_ONLY=yes":                             "AUDIOBOOKSHELF_READ_ONLY",
+		"AUDIOBOOKSHELF_URL=ftp://x":                               "AUDIOBOOKSHELF_URL",
+		"AUDIOBOOKSHELF_URL=https://u:p@h":                         "user:password@",
+		"AUDIOBOOKSHELF_TOOLSETS=colections":                       "valid toolsets",
+		"AUDIOBOOKSHELF_STATE_KEY=short":                           "AUDIOBOOKSHELF_STATE_KEY",
+		"AUDIOBOOKSHELF_TIMEOUT=forever":                           "AUDIOBOOKSHELF_TIMEOUT",
+		"AUDIOBOOKSHELF_INSECURE_TLS=1":                            "AUDIOBOOKSHELF_INSECURE_TLS",
+		"AUDIOBOOKSHELF_MAX_RESULT_CHARS=40k":                      "AUDIOBOOKSHELF_MAX_RESULT_CHARS",
+		"AUDIOBOOKSHELF_APPROVAL_STORE=":                           "AUDIOBOOKSHELF_APPROVAL_STORE",
+		"AUDIOBOOKSHELF_APPROVAL_STORE=Memory":                     "must be memory",
+		"AUDIOBOOKSHELF_APPROVAL_STORE=valkey://h:6379":            "redis://",
+		"AUDIOBOOKSHELF_APPROVAL_STORE=redis://u:s3cret@h:6379/zz": "not a URL of a Redis",
 	}
 	for env, want := range cases {
 		code, _, errOut := runQuick(t, baseEnv(env))
 		if code != 1 || !strings.Contains(errOut, want) {
 			t.Errorf("%s: exit %d, stderr %q (want 1 and %q)", env, code, errOut, want)
+		}
+		if strings.Contains(errOut, "s3cret") {
+			t.Errorf("%s: the password is on stderr: %s", env, errOut)
 		}
 	}
 	_, _, errOut := runQuick(t, baseEnv("AUDIOBOOKSHELF_URL=http://abs.lan:13378"))

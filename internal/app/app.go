@@ -55,6 +55,31 @@ type Server struct {
 	logger     *slog.Logger
 	registered <-chan struct{}
 	guard      *guard.Guard
+	store      *guard.RedisStore // nil: spent approvals in memory
+}
+
+// ApprovalStoreLine is the line printed at start about where spent
+// approvals are recorded, and a warning when the shared store does not
+// answer now ("" when there is none). No password.
+func (s *Server) ApprovalStoreLine(ctx context.Context) (line, warning string) {
+	if s.store == nil {
+		return "spent approvals are recorded in this process only (AUDIOBOOKSHELF_APPROVAL_STORE=memory): another instance, or a new process, cannot tell that an approval was spent", ""
+	}
+	line = "spent approvals are recorded in the shared store at " + s.store.Where() + " (AUDIOBOOKSHELF_APPROVAL_STORE)"
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		warning = "the approval store (AUDIOBOOKSHELF_APPROVAL_STORE) at " + s.store.Where() + " does not answer now: guarded calls that come back approved are refused, and nothing is sent, until it does"
+	}
+	return line, warning
+}
+
+// Close releases the connections to the shared approval store.
+func (s *Server) Close() error {
+	if s.store != nil {
+		return s.store.Close()
+	}
+	return nil
 }
 
 // StopAsking ends every question the server is waiting on an answer to (the
@@ -72,7 +97,14 @@ func New(o Options) (*Server, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	g, err := guard.New(guard.Config{
+	var store *guard.RedisStore
+	if cfg.ApprovalStore != "" {
+		var err error
+		if store, err = guard.NewRedisStore(cfg.ApprovalStore); err != nil {
+			return nil, err
+		}
+	}
+	gcfg := guard.Config{
 		Elicitation: cfg.Elicitation,
 		Key:         cfg.StateKey,
 		Stateless:   o.Stateless,
@@ -80,7 +112,11 @@ func New(o Options) (*Server, error) {
 		Logger:      logger,
 		Now:         o.Now,
 		StateTTL:    o.StateTTL,
-	})
+	}
+	if store != nil {
+		gcfg.Store = store
+	}
+	g, err := guard.New(gcfg)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +136,7 @@ func New(o Options) (*Server, error) {
 	s.AddSendingMiddleware(g.SendingMiddleware())
 	selected := Select(cfg.ReadOnly, cfg.Toolsets)
 	registered := register(s, selected, deps, logger)
-	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered, guard: g}, nil
+	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered, guard: g, store: store}, nil
 }
 
 // maxToolName is longer than any tool name here; a longer name is unknown.

@@ -39,6 +39,7 @@ var Vars = []Var{
 	{"AUDIOBOOKSHELF_TOOLSETS", "(all)", "comma-separated toolset names", stops + ", listing the valid toolsets", "Only these toolsets' tools are registered (combined with read-only mode)."},
 	{"ELICITATION", "true", "true or false", stops, "true: guarded tools ask through a dialog where the client can show one. false: they take the two-call confirm_token path, and the server says so on stderr at start. Not prefixed, on purpose: one export reaches every MCP server in that environment."},
 	{"AUDIOBOOKSHELF_STATE_KEY", "(random per process)", "base64 of exactly 32 bytes", stops, "Key that seals pending questions and confirm_tokens (HMAC-SHA256). Set the same key on every instance behind a load balancer so any of them accepts what another issued; a fixed key also keeps them good across a restart. Unset: a restart refuses them, and the person is asked afresh."},
+	{"AUDIOBOOKSHELF_APPROVAL_STORE", "memory", "memory, or a redis://, rediss:// or unix:// URL of a Redis or Valkey server", stops, "Where spent approvals are recorded: the answered questions (declined ones too) and the used confirm_tokens, each until it expires. memory: in this process only, so each approval works once here, but another instance, or a new process with the same AUDIOBOOKSHELF_STATE_KEY, cannot tell that it was spent. A Redis or Valkey URL: shared by every instance that names it, so an approval works once across all of them and across restarts (SET NX with the approval's remaining life). When the store cannot be reached, approved calls are refused and nothing is sent; the answer says why. The URL's password is never logged or shown."},
 	{"AUDIOBOOKSHELF_TIMEOUT", "30s", "a Go duration from 1s to 10m", stops, "How long one request to Audiobookshelf may take before the call fails with a clear error."},
 	{"AUDIOBOOKSHELF_MAX_RESULT_CHARS", fmt.Sprint(tools.DefaultMaxResultChars), fmt.Sprintf("a whole number from %d to %d", tools.MinMaxResultChars, tools.MaxMaxResultChars), stops, "The most characters of text one tool answer carries (Claude Code refuses a result over 25,000 tokens, about 100,000 characters, and moves one over 50,000 characters out of the conversation). Lists fit their page to it and say how to get the next one; a long list inside one object shows its first entries and how many more; a raw answer (detail \"full\") that would pass it is refused with its size and the call that fits."},
 	{"AUDIOBOOKSHELF_INSECURE_TLS", "false", "true or false", stops, "true skips certificate verification for the Audiobookshelf connection only (self-signed servers), with a warning at start. false: a certificate that does not verify makes each call say so, and name first SSL_CERT_FILE (a PEM file holding that one certificate, which Go trusts instead of the system's roots on Linux and in the container: the safer way for a self-signed server) and then this variable."},
@@ -59,8 +60,11 @@ type Config struct {
 	Toolsets    []string // nil: all
 	Elicitation bool
 	StateKey    []byte // nil: random
-	Timeout     time.Duration
-	InsecureTLS bool
+	// ApprovalStore is the URL of the shared store of spent approvals
+	// ("" for memory, this process only).
+	ApprovalStore string
+	Timeout       time.Duration
+	InsecureTLS   bool
 	// MaxResultChars is the result budget (0: tools.DefaultMaxResultChars).
 	MaxResultChars int
 	// MCPToken is the bearer token the HTTP endpoint asks for ("" for none).
@@ -129,6 +133,11 @@ func FromEnv(getenv func(string) string, lookup func(string) (string, bool), uns
 	}
 	if v, ok := lookup("AUDIOBOOKSHELF_STATE_KEY"); ok {
 		if c.StateKey, err = guard.ParseKey(v); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if v, ok := lookup(guard.StoreVariable); ok {
+		if c.ApprovalStore, err = guard.ParseStore(v); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -67,19 +67,27 @@ type cluster struct {
 
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
+	return startClusterStore(t, "")
+}
+
+// startClusterStore is startCluster with every instance recording spent
+// approvals in the store at storeURL ("": each in its own memory).
+func startClusterStore(t *testing.T, storeURL string) *cluster {
+	t.Helper()
 	c := &cluster{sd: sd.Start(t, sd.Options{})}
 	key := make([]byte, guard.KeySize)
 	rand.Read(key)
 	var backends [3]*url.URL
 	for i := range backends {
 		c.logs[i] = &apptest.SyncBuffer{}
-		cfg := &config.Config{URL: c.sd.URL(), APIKey: sd.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second, StateKey: key}
+		cfg := &config.Config{URL: c.sd.URL(), APIKey: sd.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second, StateKey: key, ApprovalStore: storeURL}
 		srv, err := app.New(app.Options{Config: cfg, Version: "test", Stateless: true, Logger: slog.New(slog.NewJSONHandler(c.logs[i], nil)), Transport: validated(t, nil)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ts := httptest.NewServer(srv.HTTPHandler(app.HTTPOptions{}))
 		t.Cleanup(ts.Close)
+		t.Cleanup(func() { srv.Close() })
 		backends[i], _ = url.Parse(ts.URL)
 	}
 	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {

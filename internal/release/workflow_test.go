@@ -143,8 +143,15 @@ func TestReleaseWorkflow(t *testing.T) {
 	if err != nil {
 		t.Fatalf("make release: %v\n%s", err, out)
 	}
-	if _, err := os.Stat(filepath.Join(dist, ArchiveName("7.8.9-wf", Host()))); err != nil {
-		t.Errorf("make release wrote no archive for %s: %v\n%s", Host(), err, out)
+	// The binary it released says the version it was given.
+	files := readArchive(t, filepath.Join(dist, ArchiveName("7.8.9-wf", Host())))
+	exe := files[ArchiveDir("7.8.9-wf", Host())+"/"+Host().Exe()]
+	bin := filepath.Join(tmp, Host().Exe())
+	if err := os.WriteFile(bin, exe.Data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := exec.Command(bin, "--version").Output(); err != nil || strings.TrimSpace(string(got)) != "audiobookshelf-mcp 7.8.9-wf" {
+		t.Errorf("--version of the binary make release packed: %q %v", got, err)
 	}
 	// One platform is not a release to publish.
 	out, err = runMake(t, "upload-release", "DRY_RUN=1", "DIST="+dist, "RELEASE_FLAGS=-version=7.8.9-wf")

@@ -74,7 +74,9 @@ func TestWriteAnswersAreTheSpecs(t *testing.T) {
 			if !w.plainOK {
 				ref := ok.Content["application/json"].Schema.Ref
 				req := spec.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")].Required
-				if len(req) == 0 || !slices.Equal(req, w.required) {
+				// A quick match answers {warning} or {updated, libraryItem}:
+				// no field is common to both, so nothing is required.
+				if (len(req) == 0 && op.OperationID != "matchLibraryItem") || !slices.Equal(req, w.required) {
 					t.Errorf("%s: the spec's %s requires %v, writeAnswers %v", op.OperationID, ref, req, w.required)
 				}
 			}

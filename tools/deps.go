@@ -50,6 +50,10 @@ type Deps struct {
 	// Authorization header, and nothing from an answer may carry the key
 	// on into an error, a result or a log.
 	redact func([]byte) []byte
+	// ScanPoll is how often scan_library reads the task list while a scan
+	// runs, ScanWait how long it waits at most; 0 means DefaultScanPoll and
+	// DefaultScanWait.
+	ScanPoll, ScanWait time.Duration
 	// noProgressRoute is set once the server answered GET /api/me/progress
 	// with 404 (Audiobookshelf before 2.36): progress is read from GET
 	// /api/me from then on.

@@ -122,6 +122,24 @@ func (e GetLibraryItemParamsExpanded) Valid() bool {
 	}
 }
 
+// Defines values for GetLibraryItemCoverParamsFormat.
+const (
+	Jpeg GetLibraryItemCoverParamsFormat = "jpeg"
+	Webp GetLibraryItemCoverParamsFormat = "webp"
+)
+
+// Valid indicates whether the value is a known member of the GetLibraryItemCoverParamsFormat enum.
+func (e GetLibraryItemCoverParamsFormat) Valid() bool {
+	switch e {
+	case Jpeg:
+		return true
+	case Webp:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListLibraryAuthorsParamsDesc.
 const (
 	ListLibraryAuthorsParamsDescN0 ListLibraryAuthorsParamsDesc = 0
@@ -206,6 +224,24 @@ func (e ListLibraryItemsParamsCollapseseries) Valid() bool {
 	case ListLibraryItemsParamsCollapseseriesN0:
 		return true
 	case ListLibraryItemsParamsCollapseseriesN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScanLibraryParamsForce.
+const (
+	ScanLibraryParamsForceN0 ScanLibraryParamsForce = 0
+	ScanLibraryParamsForceN1 ScanLibraryParamsForce = 1
+)
+
+// Valid indicates whether the value is a known member of the ScanLibraryParamsForce enum.
+func (e ScanLibraryParamsForce) Valid() bool {
+	switch e {
+	case ScanLibraryParamsForceN0:
+		return true
+	case ScanLibraryParamsForceN1:
 		return true
 	default:
 		return false
@@ -988,6 +1024,59 @@ type ListeningStatsItem struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// LoggerData defines model for LoggerData.
+type LoggerData struct {
+	CurrentDailyLogs []LoggerData_CurrentDailyLogs_Item `json:"currentDailyLogs"`
+}
+
+// LoggerData_CurrentDailyLogs_Item defines model for LoggerData.currentDailyLogs.Item.
+type LoggerData_CurrentDailyLogs_Item struct {
+	Level                *int                   `json:"level,omitempty"`
+	LevelName            *string                `json:"levelName,omitempty"`
+	Message              *string                `json:"message,omitempty"`
+	Source               *string                `json:"source,omitempty"`
+	Timestamp            *string                `json:"timestamp,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// MatchRequest defines model for MatchRequest.
+type MatchRequest struct {
+	Asin            *string `json:"asin,omitempty"`
+	Author          *string `json:"author,omitempty"`
+	Isbn            *string `json:"isbn,omitempty"`
+	OverrideCover   bool    `json:"overrideCover"`
+	OverrideDetails bool    `json:"overrideDetails"`
+
+	// Provider google (default), audible, itunes, openlibrary, fantlab, audible.uk, ...
+	Provider *string `json:"provider,omitempty"`
+	Title    *string `json:"title,omitempty"`
+}
+
+// MatchResult {warning} when the provider found nothing, else {updated, libraryItem}.
+type MatchResult struct {
+	// LibraryItem LibraryItem.toOldJSONExpanded (GET /api/items/{id}?expanded=1, collections, playlists, search) or LibraryItem.toOldJSON (without expanded=1: no numFiles, size, tracks or duration). Podcast entries of a playlist are the minified form.
+	LibraryItem *LibraryItem `json:"libraryItem,omitempty"`
+	Updated     *bool        `json:"updated,omitempty"`
+	Warning     *string      `json:"warning,omitempty"`
+}
+
+// MediaMetadataUpdate defines model for MediaMetadataUpdate.
+type MediaMetadataUpdate struct {
+	Authors *[]struct {
+		Name string `json:"name"`
+	} `json:"authors,omitempty"`
+	Description   *string   `json:"description,omitempty"`
+	Genres        *[]string `json:"genres,omitempty"`
+	Narrators     *[]string `json:"narrators,omitempty"`
+	PublishedYear *string   `json:"publishedYear,omitempty"`
+	Series        *[]struct {
+		Name     string  `json:"name"`
+		Sequence *string `json:"sequence,omitempty"`
+	} `json:"series,omitempty"`
+	Subtitle *string `json:"subtitle,omitempty"`
+	Title    *string `json:"title,omitempty"`
+}
+
 // MediaProgress MediaProgress.getOldMediaProgress.
 type MediaProgress struct {
 	// CurrentTime Seconds.
@@ -1055,6 +1144,12 @@ type MediaProgressUpdate struct {
 
 // MediaType defines model for MediaType.
 type MediaType string
+
+// MediaUpdate The body of PATCH /api/items/{id}/media that update_item_metadata sends: only the fields it sets. tags belong at the top level.
+type MediaUpdate struct {
+	Metadata *MediaMetadataUpdate `json:"metadata,omitempty"`
+	Tags     *[]string            `json:"tags,omitempty"`
+}
 
 // NameCount defines model for NameCount.
 type NameCount struct {
@@ -1533,6 +1628,43 @@ type TagList struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// Task Task.toJSON.
+type Task struct {
+	// Action library-scan, embed-metadata, encode-m4b, ...
+	Action               string                 `json:"action"`
+	Data                 *Task_Data             `json:"data,omitempty"`
+	Description          *string                `json:"description,omitempty"`
+	Error                *string                `json:"error,omitempty"`
+	FinishedAt           *int64                 `json:"finishedAt,omitempty"`
+	Id                   string                 `json:"id"`
+	IsFailed             bool                   `json:"isFailed"`
+	IsFinished           bool                   `json:"isFinished"`
+	StartedAt            *int64                 `json:"startedAt,omitempty"`
+	Title                *string                `json:"title,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// Task_Data defines model for Task.Data.
+type Task_Data struct {
+	LibraryId            *string                 `json:"libraryId,omitempty"`
+	LibraryName          *string                 `json:"libraryName,omitempty"`
+	ScanResults          *map[string]interface{} `json:"scanResults,omitempty"`
+	AdditionalProperties map[string]interface{}  `json:"-"`
+}
+
+// TaskList defines model for TaskList.
+type TaskList struct {
+	QueuedTaskData *map[string]interface{} `json:"queuedTaskData,omitempty"`
+	Tasks          []Task                  `json:"tasks"`
+}
+
+// UpdatedLibraryItem defines model for UpdatedLibraryItem.
+type UpdatedLibraryItem struct {
+	// LibraryItem LibraryItem.toOldJSONExpanded (GET /api/items/{id}?expanded=1, collections, playlists, search) or LibraryItem.toOldJSON (without expanded=1: no numFiles, size, tracks or duration). Podcast entries of a playlist are the minified form.
+	LibraryItem LibraryItem `json:"libraryItem"`
+	Updated     bool        `json:"updated"`
+}
+
 // User User.toOldJSONForBrowser. Also carries `token` (the legacy user token), deliberately not described here.
 type User struct {
 	Bookmarks                       *[]AudioBookmark       `json:"bookmarks,omitempty"`
@@ -1660,6 +1792,18 @@ type GetLibraryItemParams struct {
 // GetLibraryItemParamsExpanded defines parameters for GetLibraryItem.
 type GetLibraryItemParamsExpanded int
 
+// GetLibraryItemCoverParams defines parameters for GetLibraryItemCover.
+type GetLibraryItemCoverParams struct {
+	// Width Width in pixels, at most 4096 (default 400).
+	Width *int `form:"width,omitempty" json:"width,omitempty"`
+
+	// Format Image format.
+	Format *GetLibraryItemCoverParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// GetLibraryItemCoverParamsFormat defines parameters for GetLibraryItemCover.
+type GetLibraryItemCoverParamsFormat string
+
 // ListLibraryAuthorsParams defines parameters for ListLibraryAuthors.
 type ListLibraryAuthorsParams struct {
 	// Limit Page size (paged only together with page).
@@ -1762,6 +1906,15 @@ type ListRecentEpisodesParams struct {
 	Page *int `form:"page,omitempty" json:"page,omitempty"`
 }
 
+// ScanLibraryParams defines parameters for ScanLibrary.
+type ScanLibraryParams struct {
+	// Force 1 rescans every item, not only changed ones.
+	Force *ScanLibraryParamsForce `form:"force,omitempty" json:"force,omitempty"`
+}
+
+// ScanLibraryParamsForce defines parameters for ScanLibrary.
+type ScanLibraryParamsForce int
+
 // SearchLibraryParams defines parameters for SearchLibrary.
 type SearchLibraryParams struct {
 	// Q Search text.
@@ -1849,6 +2002,12 @@ type GetSeriesParams struct {
 	Include *string `form:"include,omitempty" json:"include,omitempty"`
 }
 
+// ListTasksParams defines parameters for ListTasks.
+type ListTasksParams struct {
+	// Include queue adds queuedTaskData.
+	Include *string `form:"include,omitempty" json:"include,omitempty"`
+}
+
 // CreateCollectionJSONRequestBody defines body for CreateCollection for application/json ContentType.
 type CreateCollectionJSONRequestBody = CollectionCreate
 
@@ -1860,6 +2019,12 @@ type AddBooksToCollectionJSONRequestBody = CollectionBooks
 
 // RemoveBooksFromCollectionJSONRequestBody defines body for RemoveBooksFromCollection for application/json ContentType.
 type RemoveBooksFromCollectionJSONRequestBody = CollectionBooks
+
+// MatchLibraryItemJSONRequestBody defines body for MatchLibraryItem for application/json ContentType.
+type MatchLibraryItemJSONRequestBody = MatchRequest
+
+// UpdateLibraryItemMediaJSONRequestBody defines body for UpdateLibraryItemMedia for application/json ContentType.
+type UpdateLibraryItemMediaJSONRequestBody = MediaUpdate
 
 // UpdateBookmarkJSONRequestBody defines body for UpdateBookmark for application/json ContentType.
 type UpdateBookmarkJSONRequestBody = BookmarkRequest
@@ -9650,6 +9815,134 @@ func (a ListeningStatsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for LoggerData_CurrentDailyLogs_Item. Returns the specified
+// element and whether it was found
+func (a LoggerData_CurrentDailyLogs_Item) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for LoggerData_CurrentDailyLogs_Item
+func (a *LoggerData_CurrentDailyLogs_Item) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for LoggerData_CurrentDailyLogs_Item to handle AdditionalProperties
+func (a *LoggerData_CurrentDailyLogs_Item) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["level"]; found {
+		err = json.Unmarshal(raw, &a.Level)
+		if err != nil {
+			return fmt.Errorf("error reading 'level': %w", err)
+		}
+		delete(object, "level")
+	}
+
+	if raw, found := object["levelName"]; found {
+		err = json.Unmarshal(raw, &a.LevelName)
+		if err != nil {
+			return fmt.Errorf("error reading 'levelName': %w", err)
+		}
+		delete(object, "levelName")
+	}
+
+	if raw, found := object["message"]; found {
+		err = json.Unmarshal(raw, &a.Message)
+		if err != nil {
+			return fmt.Errorf("error reading 'message': %w", err)
+		}
+		delete(object, "message")
+	}
+
+	if raw, found := object["source"]; found {
+		err = json.Unmarshal(raw, &a.Source)
+		if err != nil {
+			return fmt.Errorf("error reading 'source': %w", err)
+		}
+		delete(object, "source")
+	}
+
+	if raw, found := object["timestamp"]; found {
+		err = json.Unmarshal(raw, &a.Timestamp)
+		if err != nil {
+			return fmt.Errorf("error reading 'timestamp': %w", err)
+		}
+		delete(object, "timestamp")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for LoggerData_CurrentDailyLogs_Item to handle AdditionalProperties
+func (a LoggerData_CurrentDailyLogs_Item) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Level != nil {
+		object["level"], err = json.Marshal(a.Level)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'level': %w", err)
+		}
+	}
+
+	if a.LevelName != nil {
+		object["levelName"], err = json.Marshal(a.LevelName)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'levelName': %w", err)
+		}
+	}
+
+	if a.Message != nil {
+		object["message"], err = json.Marshal(a.Message)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'message': %w", err)
+		}
+	}
+
+	if a.Source != nil {
+		object["source"], err = json.Marshal(a.Source)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'source': %w", err)
+		}
+	}
+
+	if a.Timestamp != nil {
+		object["timestamp"], err = json.Marshal(a.Timestamp)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'timestamp': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // Getter for additional properties for MediaProgress. Returns the specified
 // element and whether it was found
 func (a MediaProgress) Get(fieldName string) (value interface{}, found bool) {
@@ -14767,6 +15060,299 @@ func (a TagList) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for Task. Returns the specified
+// element and whether it was found
+func (a Task) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for Task
+func (a *Task) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for Task to handle AdditionalProperties
+func (a *Task) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["action"]; found {
+		err = json.Unmarshal(raw, &a.Action)
+		if err != nil {
+			return fmt.Errorf("error reading 'action': %w", err)
+		}
+		delete(object, "action")
+	}
+
+	if raw, found := object["data"]; found {
+		err = json.Unmarshal(raw, &a.Data)
+		if err != nil {
+			return fmt.Errorf("error reading 'data': %w", err)
+		}
+		delete(object, "data")
+	}
+
+	if raw, found := object["description"]; found {
+		err = json.Unmarshal(raw, &a.Description)
+		if err != nil {
+			return fmt.Errorf("error reading 'description': %w", err)
+		}
+		delete(object, "description")
+	}
+
+	if raw, found := object["error"]; found {
+		err = json.Unmarshal(raw, &a.Error)
+		if err != nil {
+			return fmt.Errorf("error reading 'error': %w", err)
+		}
+		delete(object, "error")
+	}
+
+	if raw, found := object["finishedAt"]; found {
+		err = json.Unmarshal(raw, &a.FinishedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'finishedAt': %w", err)
+		}
+		delete(object, "finishedAt")
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &a.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+		delete(object, "id")
+	}
+
+	if raw, found := object["isFailed"]; found {
+		err = json.Unmarshal(raw, &a.IsFailed)
+		if err != nil {
+			return fmt.Errorf("error reading 'isFailed': %w", err)
+		}
+		delete(object, "isFailed")
+	}
+
+	if raw, found := object["isFinished"]; found {
+		err = json.Unmarshal(raw, &a.IsFinished)
+		if err != nil {
+			return fmt.Errorf("error reading 'isFinished': %w", err)
+		}
+		delete(object, "isFinished")
+	}
+
+	if raw, found := object["startedAt"]; found {
+		err = json.Unmarshal(raw, &a.StartedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'startedAt': %w", err)
+		}
+		delete(object, "startedAt")
+	}
+
+	if raw, found := object["title"]; found {
+		err = json.Unmarshal(raw, &a.Title)
+		if err != nil {
+			return fmt.Errorf("error reading 'title': %w", err)
+		}
+		delete(object, "title")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for Task to handle AdditionalProperties
+func (a Task) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["action"], err = json.Marshal(a.Action)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'action': %w", err)
+	}
+
+	if a.Data != nil {
+		object["data"], err = json.Marshal(a.Data)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'data': %w", err)
+		}
+	}
+
+	if a.Description != nil {
+		object["description"], err = json.Marshal(a.Description)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'description': %w", err)
+		}
+	}
+
+	if a.Error != nil {
+		object["error"], err = json.Marshal(a.Error)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'error': %w", err)
+		}
+	}
+
+	if a.FinishedAt != nil {
+		object["finishedAt"], err = json.Marshal(a.FinishedAt)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'finishedAt': %w", err)
+		}
+	}
+
+	object["id"], err = json.Marshal(a.Id)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'id': %w", err)
+	}
+
+	object["isFailed"], err = json.Marshal(a.IsFailed)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'isFailed': %w", err)
+	}
+
+	object["isFinished"], err = json.Marshal(a.IsFinished)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'isFinished': %w", err)
+	}
+
+	if a.StartedAt != nil {
+		object["startedAt"], err = json.Marshal(a.StartedAt)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'startedAt': %w", err)
+		}
+	}
+
+	if a.Title != nil {
+		object["title"], err = json.Marshal(a.Title)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'title': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for Task_Data. Returns the specified
+// element and whether it was found
+func (a Task_Data) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for Task_Data
+func (a *Task_Data) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for Task_Data to handle AdditionalProperties
+func (a *Task_Data) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["libraryId"]; found {
+		err = json.Unmarshal(raw, &a.LibraryId)
+		if err != nil {
+			return fmt.Errorf("error reading 'libraryId': %w", err)
+		}
+		delete(object, "libraryId")
+	}
+
+	if raw, found := object["libraryName"]; found {
+		err = json.Unmarshal(raw, &a.LibraryName)
+		if err != nil {
+			return fmt.Errorf("error reading 'libraryName': %w", err)
+		}
+		delete(object, "libraryName")
+	}
+
+	if raw, found := object["scanResults"]; found {
+		err = json.Unmarshal(raw, &a.ScanResults)
+		if err != nil {
+			return fmt.Errorf("error reading 'scanResults': %w", err)
+		}
+		delete(object, "scanResults")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for Task_Data to handle AdditionalProperties
+func (a Task_Data) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.LibraryId != nil {
+		object["libraryId"], err = json.Marshal(a.LibraryId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'libraryId': %w", err)
+		}
+	}
+
+	if a.LibraryName != nil {
+		object["libraryName"], err = json.Marshal(a.LibraryName)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'libraryName': %w", err)
+		}
+	}
+
+	if a.ScanResults != nil {
+		object["scanResults"], err = json.Marshal(a.ScanResults)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'scanResults': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // Getter for additional properties for User. Returns the specified
 // element and whether it was found
 func (a User) Get(fieldName string) (value interface{}, found bool) {
@@ -16294,6 +16880,49 @@ type ClientInterface interface {
 	// Corresponds with GET /api/items/{id} (the `GetLibraryItem` operationId).
 	GetLibraryItem(ctx context.Context, id string, params *GetLibraryItemParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetLibraryItemCover A library item's cover image, resized
+	//
+	// LibraryItemController.getCover (no item middleware: any signed-in user, no access check) hands the request to CacheManager.handleCoverCache, which resizes the cover with ffmpeg to width (default 400, at most 4096) and caches it. format is webp or jpeg (default webp when the client accepts it); raw=1 sends the original file. 404 "Not Found" when the item has no cover or its file is gone; 500 when resizing fails.
+	//
+	// Corresponds with GET /api/items/{id}/cover (the `GetLibraryItemCover` operationId).
+	GetLibraryItemCover(ctx context.Context, id string, params *GetLibraryItemCoverParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MatchLibraryItemWithBody Quick match a library item against a metadata provider
+	//
+	// LibraryItemController.match (behind LibraryItemController.middleware: 404, 403 without the update permission) calls Scanner.quickMatchLibraryItem. It searches the provider (default google; audible, itunes, openlibrary, ...) over the internet and takes the first result. Without overrideDetails it fills only fields that are empty (title, subtitle, description, narrators, publisher, publishedYear, genres, tags, language, asin, isbn; authors and series when the book has none); with overrideDetails true it replaces them, and overrideCover replaces the cover. When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both. No result answers 200 {warning: "No <provider> match found"}; otherwise {updated, libraryItem} (expanded).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/items/{id}/match (the `MatchLibraryItem` operationId).
+	MatchLibraryItemWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MatchLibraryItem Quick match a library item against a metadata provider
+	//
+	// LibraryItemController.match (behind LibraryItemController.middleware: 404, 403 without the update permission) calls Scanner.quickMatchLibraryItem. It searches the provider (default google; audible, itunes, openlibrary, ...) over the internet and takes the first result. Without overrideDetails it fills only fields that are empty (title, subtitle, description, narrators, publisher, publishedYear, genres, tags, language, asin, isbn; authors and series when the book has none); with overrideDetails true it replaces them, and overrideCover replaces the cover. When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both. No result answers 200 {warning: "No <provider> match found"}; otherwise {updated, libraryItem} (expanded).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/items/{id}/match (the `MatchLibraryItem` operationId).
+	MatchLibraryItem(ctx context.Context, id string, body MatchLibraryItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateLibraryItemMediaWithBody Change a library item's media metadata
+	//
+	// LibraryItemController.updateMedia (behind LibraryItemController.middleware: 404 for an unknown item, 403 without the update permission, before anything changes). For a book, Book.updateFromRequest sets the strings of metadata (title, subtitle, publishedYear, description, ...; a number is turned into a string, "" and null store null, a description is passed through the HTML sanitizer), metadata.narrators and metadata.genres (lists of strings), and tags at the top level of the body (metadata.tags is ignored). metadata.authors [{name}] and metadata.series [{name, sequence}] replace the book's authors and series by name (case-insensitive); an author or series left without books is deleted with its own details (checkRemoveAuthorsWithNoBooks, checkRemoveEmptySeries), and giving the name back makes a new one with a new id. A value of the wrong type is skipped silently. Answers {updated, libraryItem}, updated false when nothing changed.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/items/{id}/media (the `UpdateLibraryItemMedia` operationId).
+	UpdateLibraryItemMediaWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateLibraryItemMedia Change a library item's media metadata
+	//
+	// LibraryItemController.updateMedia (behind LibraryItemController.middleware: 404 for an unknown item, 403 without the update permission, before anything changes). For a book, Book.updateFromRequest sets the strings of metadata (title, subtitle, publishedYear, description, ...; a number is turned into a string, "" and null store null, a description is passed through the HTML sanitizer), metadata.narrators and metadata.genres (lists of strings), and tags at the top level of the body (metadata.tags is ignored). metadata.authors [{name}] and metadata.series [{name, sequence}] replace the book's authors and series by name (case-insensitive); an author or series left without books is deleted with its own details (checkRemoveAuthorsWithNoBooks, checkRemoveEmptySeries), and giving the name back makes a new one with a new id. A value of the wrong type is skipped silently. Answers {updated, libraryItem}, updated false when nothing changed.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/items/{id}/media (the `UpdateLibraryItemMedia` operationId).
+	UpdateLibraryItemMedia(ctx context.Context, id string, body UpdateLibraryItemMediaJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListLibraries List the libraries the user can access
 	//
 	// LibraryController.findAll. Answers {libraries: [...]} filtered to the user's librariesAccessible when that list is non-empty.
@@ -16364,6 +16993,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/libraries/{id}/recent-episodes (the `ListRecentEpisodes` operationId).
 	ListRecentEpisodes(ctx context.Context, id string, params *ListRecentEpisodesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ScanLibrary Start a scan of a library's folders
+	//
+	// LibraryController.scan (behind LibraryController.middleware: 404 for an unknown library). Admins only: any other user gets 403 "Forbidden". It answers 200 "OK" before the scan runs, and LibraryScanner.scan then works in the background: a library that is already being scanned, or one without folders, is not scanned, and the answer is the same 200. While it runs, the task list (GET /api/tasks) holds a task with action "library-scan" and data.libraryId; TaskManager.taskFinished takes it out when the scan ends, so its data.scanResults (added, updated, missing) reach only socket clients. A scan that completes sets the library's lastScan. force=1 rescans every item.
+	//
+	// Corresponds with POST /api/libraries/{id}/scan (the `ScanLibrary` operationId).
+	ScanLibrary(ctx context.Context, id string, params *ScanLibraryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SearchLibrary Search a library
 	//
 	// LibraryController.search (libraryItemsBookFilters.search or libraryItemsPodcastFilters.search). Without `q` the server answers 400 'Invalid request. Query param "q" must be a string'. limit defaults to 12 and applies to each result group separately. Book libraries answer book, narrators, tags, genres, series and authors; podcast libraries answer podcast, tags, genres and episodes (each episode match is a library item carrying recentEpisode).
@@ -16384,6 +17020,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/libraries/{id}/stats (the `GetLibraryStats` operationId).
 	GetLibraryStats(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetLoggerData The server's most recent log lines
+	//
+	// MiscController.getLoggerData. Admins only (403 otherwise). Answers {currentDailyLogs: [{timestamp, source, message, levelName, level}]}, the last 5000 lines of today's log (LogManager.getMostRecentCurrentDailyLogs) at the server's log level or above. A finished library scan logs at INFO `Starting library scan <scanId> for <library name>` and then `Library scan "<scanId>" completed in <elapsed> | <n> Added | <n> Updated | <n> Missing` (canceled after / failed after): the only place outside a socket connection where the scan's results can be read. With the log level above INFO neither line is there.
+	//
+	// Corresponds with GET /api/logger-data (the `GetLoggerData` operationId).
+	GetLoggerData(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetMe The authenticated user
 	//
@@ -16723,6 +17366,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/tags (the `ListTags` operationId).
 	ListTags(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListTasks Tasks running now
+	//
+	// MiscController.getTasks. The tasks TaskManager holds: running ones, and finished ones until TaskManager.taskFinished takes them out (a library scan is taken out as soon as it ends). Any user may read it. include=queue adds queuedTaskData.
+	//
+	// Corresponds with GET /api/tasks (the `ListTasks` operationId).
+	ListTasks(ctx context.Context, params *ListTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetServerStatus Server status (no authentication)
 	//
 	// Inline handler in Server.js (router.get('/status')). Needs no token. Answers {app: "audiobookshelf", serverVersion, isInit, language, authMethods, authFormData}; ConfigPath and MetadataPath are added only while the server is not initialised.
@@ -16985,6 +17635,99 @@ func (c *Client) GetLibraryItem(ctx context.Context, id string, params *GetLibra
 	return c.Client.Do(req)
 }
 
+// GetLibraryItemCover A library item's cover image, resized
+//
+// LibraryItemController.getCover (no item middleware: any signed-in user, no access check) hands the request to CacheManager.handleCoverCache, which resizes the cover with ffmpeg to width (default 400, at most 4096) and caches it. format is webp or jpeg (default webp when the client accepts it); raw=1 sends the original file. 404 "Not Found" when the item has no cover or its file is gone; 500 when resizing fails.
+//
+// Corresponds with GET /api/items/{id}/cover (the `GetLibraryItemCover` operationId).
+func (c *Client) GetLibraryItemCover(ctx context.Context, id string, params *GetLibraryItemCoverParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLibraryItemCoverRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MatchLibraryItemWithBody Quick match a library item against a metadata provider
+//
+// LibraryItemController.match (behind LibraryItemController.middleware: 404, 403 without the update permission) calls Scanner.quickMatchLibraryItem. It searches the provider (default google; audible, itunes, openlibrary, ...) over the internet and takes the first result. Without overrideDetails it fills only fields that are empty (title, subtitle, description, narrators, publisher, publishedYear, genres, tags, language, asin, isbn; authors and series when the book has none); with overrideDetails true it replaces them, and overrideCover replaces the cover. When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both. No result answers 200 {warning: "No <provider> match found"}; otherwise {updated, libraryItem} (expanded).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/items/{id}/match (the `MatchLibraryItem` operationId).
+func (c *Client) MatchLibraryItemWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMatchLibraryItemRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MatchLibraryItem Quick match a library item against a metadata provider
+//
+// LibraryItemController.match (behind LibraryItemController.middleware: 404, 403 without the update permission) calls Scanner.quickMatchLibraryItem. It searches the provider (default google; audible, itunes, openlibrary, ...) over the internet and takes the first result. Without overrideDetails it fills only fields that are empty (title, subtitle, description, narrators, publisher, publishedYear, genres, tags, language, asin, isbn; authors and series when the book has none); with overrideDetails true it replaces them, and overrideCover replaces the cover. When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both. No result answers 200 {warning: "No <provider> match found"}; otherwise {updated, libraryItem} (expanded).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/items/{id}/match (the `MatchLibraryItem` operationId).
+func (c *Client) MatchLibraryItem(ctx context.Context, id string, body MatchLibraryItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMatchLibraryItemRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateLibraryItemMediaWithBody Change a library item's media metadata
+//
+// LibraryItemController.updateMedia (behind LibraryItemController.middleware: 404 for an unknown item, 403 without the update permission, before anything changes). For a book, Book.updateFromRequest sets the strings of metadata (title, subtitle, publishedYear, description, ...; a number is turned into a string, "" and null store null, a description is passed through the HTML sanitizer), metadata.narrators and metadata.genres (lists of strings), and tags at the top level of the body (metadata.tags is ignored). metadata.authors [{name}] and metadata.series [{name, sequence}] replace the book's authors and series by name (case-insensitive); an author or series left without books is deleted with its own details (checkRemoveAuthorsWithNoBooks, checkRemoveEmptySeries), and giving the name back makes a new one with a new id. A value of the wrong type is skipped silently. Answers {updated, libraryItem}, updated false when nothing changed.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/items/{id}/media (the `UpdateLibraryItemMedia` operationId).
+func (c *Client) UpdateLibraryItemMediaWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateLibraryItemMediaRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateLibraryItemMedia Change a library item's media metadata
+//
+// LibraryItemController.updateMedia (behind LibraryItemController.middleware: 404 for an unknown item, 403 without the update permission, before anything changes). For a book, Book.updateFromRequest sets the strings of metadata (title, subtitle, publishedYear, description, ...; a number is turned into a string, "" and null store null, a description is passed through the HTML sanitizer), metadata.narrators and metadata.genres (lists of strings), and tags at the top level of the body (metadata.tags is ignored). metadata.authors [{name}] and metadata.series [{name, sequence}] replace the book's authors and series by name (case-insensitive); an author or series left without books is deleted with its own details (checkRemoveAuthorsWithNoBooks, checkRemoveEmptySeries), and giving the name back makes a new one with a new id. A value of the wrong type is skipped silently. Answers {updated, libraryItem}, updated false when nothing changed.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/items/{id}/media (the `UpdateLibraryItemMedia` operationId).
+func (c *Client) UpdateLibraryItemMedia(ctx context.Context, id string, body UpdateLibraryItemMediaJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateLibraryItemMediaRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListLibraries List the libraries the user can access
 //
 // LibraryController.findAll. Answers {libraries: [...]} filtered to the user's librariesAccessible when that list is non-empty.
@@ -17155,6 +17898,23 @@ func (c *Client) ListRecentEpisodes(ctx context.Context, id string, params *List
 	return c.Client.Do(req)
 }
 
+// ScanLibrary Start a scan of a library's folders
+//
+// LibraryController.scan (behind LibraryController.middleware: 404 for an unknown library). Admins only: any other user gets 403 "Forbidden". It answers 200 "OK" before the scan runs, and LibraryScanner.scan then works in the background: a library that is already being scanned, or one without folders, is not scanned, and the answer is the same 200. While it runs, the task list (GET /api/tasks) holds a task with action "library-scan" and data.libraryId; TaskManager.taskFinished takes it out when the scan ends, so its data.scanResults (added, updated, missing) reach only socket clients. A scan that completes sets the library's lastScan. force=1 rescans every item.
+//
+// Corresponds with POST /api/libraries/{id}/scan (the `ScanLibrary` operationId).
+func (c *Client) ScanLibrary(ctx context.Context, id string, params *ScanLibraryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewScanLibraryRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SearchLibrary Search a library
 //
 // LibraryController.search (libraryItemsBookFilters.search or libraryItemsPodcastFilters.search). Without `q` the server answers 400 'Invalid request. Query param "q" must be a string'. limit defaults to 12 and applies to each result group separately. Book libraries answer book, narrators, tags, genres, series and authors; podcast libraries answer podcast, tags, genres and episodes (each episode match is a library item carrying recentEpisode).
@@ -17196,6 +17956,23 @@ func (c *Client) ListLibrarySeries(ctx context.Context, id string, params *ListL
 // Corresponds with GET /api/libraries/{id}/stats (the `GetLibraryStats` operationId).
 func (c *Client) GetLibraryStats(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetLibraryStatsRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLoggerData The server's most recent log lines
+//
+// MiscController.getLoggerData. Admins only (403 otherwise). Answers {currentDailyLogs: [{timestamp, source, message, levelName, level}]}, the last 5000 lines of today's log (LogManager.getMostRecentCurrentDailyLogs) at the server's log level or above. A finished library scan logs at INFO `Starting library scan <scanId> for <library name>` and then `Library scan "<scanId>" completed in <elapsed> | <n> Added | <n> Updated | <n> Missing` (canceled after / failed after): the only place outside a socket connection where the scan's results can be read. With the log level above INFO neither line is there.
+//
+// Corresponds with GET /api/logger-data (the `GetLoggerData` operationId).
+func (c *Client) GetLoggerData(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLoggerDataRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -17964,6 +18741,23 @@ func (c *Client) ListTags(ctx context.Context, reqEditors ...RequestEditorFn) (*
 	return c.Client.Do(req)
 }
 
+// ListTasks Tasks running now
+//
+// MiscController.getTasks. The tasks TaskManager holds: running ones, and finished ones until TaskManager.taskFinished takes them out (a library scan is taken out as soon as it ends). Any user may read it. include=queue adds queuedTaskData.
+//
+// Corresponds with GET /api/tasks (the `ListTasks` operationId).
+func (c *Client) ListTasks(ctx context.Context, params *ListTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTasksRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetServerStatus Server status (no authentication)
 //
 // Inline handler in Server.js (router.get('/status')). Needs no token. Answers {app: "audiobookshelf", serverVersion, isInit, language, authMethods, authFormData}; ConfigPath and MetadataPath are added only while the server is not initialised.
@@ -18426,6 +19220,173 @@ func NewGetLibraryItemRequest(server string, id string, params *GetLibraryItemPa
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewGetLibraryItemCoverRequest constructs an http.Request for the GetLibraryItemCover method
+func NewGetLibraryItemCoverRequest(server string, id string, params *GetLibraryItemCoverParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/items/%s/cover", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Width != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "width", *params.Width, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewMatchLibraryItemRequest calls the generic MatchLibraryItem builder with application/json body
+func NewMatchLibraryItemRequest(server string, id string, body MatchLibraryItemJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewMatchLibraryItemRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewMatchLibraryItemRequestWithBody constructs an http.Request for the MatchLibraryItem method, with any body, and a specified content type
+func NewMatchLibraryItemRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/items/%s/match", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewUpdateLibraryItemMediaRequest calls the generic UpdateLibraryItemMedia builder with application/json body
+func NewUpdateLibraryItemMediaRequest(server string, id string, body UpdateLibraryItemMediaJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateLibraryItemMediaRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateLibraryItemMediaRequestWithBody constructs an http.Request for the UpdateLibraryItemMedia method, with any body, and a specified content type
+func NewUpdateLibraryItemMediaRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/items/%s/media", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -19129,6 +20090,67 @@ func NewListRecentEpisodesRequest(server string, id string, params *ListRecentEp
 	return req, nil
 }
 
+// NewScanLibraryRequest constructs an http.Request for the ScanLibrary method
+func NewScanLibraryRequest(server string, id string, params *ScanLibraryParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/libraries/%s/scan", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Force != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "force", *params.Force, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewSearchLibraryRequest constructs an http.Request for the SearchLibrary method
 func NewSearchLibraryRequest(server string, id string, params *SearchLibraryParams) (*http.Request, error) {
 	var err error
@@ -19348,6 +20370,33 @@ func NewGetLibraryStatsRequest(server string, id string) (*http.Request, error) 
 	}
 
 	operationPath := fmt.Sprintf("/api/libraries/%s/stats", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetLoggerDataRequest constructs an http.Request for the GetLoggerData method
+func NewGetLoggerDataRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/logger-data")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -20668,6 +21717,60 @@ func NewListTagsRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListTasksRequest constructs an http.Request for the ListTasks method
+func NewListTasksRequest(server string, params *ListTasksParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tasks")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Include != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "include", *params.Include, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetServerStatusRequest constructs an http.Request for the GetServerStatus method
 func NewGetServerStatusRequest(server string) (*http.Request, error) {
 	var err error
@@ -20865,6 +21968,51 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/items/{id} (the `GetLibraryItem` operationId).
 	GetLibraryItemWithResponse(ctx context.Context, id string, params *GetLibraryItemParams, reqEditors ...RequestEditorFn) (*GetLibraryItemResponse, error)
 
+	// GetLibraryItemCoverWithResponse A library item's cover image, resized
+	//
+	// LibraryItemController.getCover (no item middleware: any signed-in user, no access check) hands the request to CacheManager.handleCoverCache, which resizes the cover with ffmpeg to width (default 400, at most 4096) and caches it. format is webp or jpeg (default webp when the client accepts it); raw=1 sends the original file. 404 "Not Found" when the item has no cover or its file is gone; 500 when resizing fails.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/items/{id}/cover (the `GetLibraryItemCover` operationId).
+	GetLibraryItemCoverWithResponse(ctx context.Context, id string, params *GetLibraryItemCoverParams, reqEditors ...RequestEditorFn) (*GetLibraryItemCoverResponse, error)
+
+	// MatchLibraryItemWithBodyWithResponse Quick match a library item against a metadata provider
+	//
+	// LibraryItemController.match (behind LibraryItemController.middleware: 404, 403 without the update permission) calls Scanner.quickMatchLibraryItem. It searches the provider (default google; audible, itunes, openlibrary, ...) over the internet and takes the first result. Without overrideDetails it fills only fields that are empty (title, subtitle, description, narrators, publisher, publishedYear, genres, tags, language, asin, isbn; authors and series when the book has none); with overrideDetails true it replaces them, and overrideCover replaces the cover. When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both. No result answers 200 {warning: "No <provider> match found"}; otherwise {updated, libraryItem} (expanded).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/items/{id}/match (the `MatchLibraryItem` operationId).
+	MatchLibraryItemWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MatchLibraryItemResponse, error)
+
+	// MatchLibraryItemWithResponse Quick match a library item against a metadata provider
+	//
+	// LibraryItemController.match (behind LibraryItemController.middleware: 404, 403 without the update permission) calls Scanner.quickMatchLibraryItem. It searches the provider (default google; audible, itunes, openlibrary, ...) over the internet and takes the first result. Without overrideDetails it fills only fields that are empty (title, subtitle, description, narrators, publisher, publishedYear, genres, tags, language, asin, isbn; authors and series when the book has none); with overrideDetails true it replaces them, and overrideCover replaces the cover. When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both. No result answers 200 {warning: "No <provider> match found"}; otherwise {updated, libraryItem} (expanded).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/items/{id}/match (the `MatchLibraryItem` operationId).
+	MatchLibraryItemWithResponse(ctx context.Context, id string, body MatchLibraryItemJSONRequestBody, reqEditors ...RequestEditorFn) (*MatchLibraryItemResponse, error)
+
+	// UpdateLibraryItemMediaWithBodyWithResponse Change a library item's media metadata
+	//
+	// LibraryItemController.updateMedia (behind LibraryItemController.middleware: 404 for an unknown item, 403 without the update permission, before anything changes). For a book, Book.updateFromRequest sets the strings of metadata (title, subtitle, publishedYear, description, ...; a number is turned into a string, "" and null store null, a description is passed through the HTML sanitizer), metadata.narrators and metadata.genres (lists of strings), and tags at the top level of the body (metadata.tags is ignored). metadata.authors [{name}] and metadata.series [{name, sequence}] replace the book's authors and series by name (case-insensitive); an author or series left without books is deleted with its own details (checkRemoveAuthorsWithNoBooks, checkRemoveEmptySeries), and giving the name back makes a new one with a new id. A value of the wrong type is skipped silently. Answers {updated, libraryItem}, updated false when nothing changed.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/items/{id}/media (the `UpdateLibraryItemMedia` operationId).
+	UpdateLibraryItemMediaWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateLibraryItemMediaResponse, error)
+
+	// UpdateLibraryItemMediaWithResponse Change a library item's media metadata
+	//
+	// LibraryItemController.updateMedia (behind LibraryItemController.middleware: 404 for an unknown item, 403 without the update permission, before anything changes). For a book, Book.updateFromRequest sets the strings of metadata (title, subtitle, publishedYear, description, ...; a number is turned into a string, "" and null store null, a description is passed through the HTML sanitizer), metadata.narrators and metadata.genres (lists of strings), and tags at the top level of the body (metadata.tags is ignored). metadata.authors [{name}] and metadata.series [{name, sequence}] replace the book's authors and series by name (case-insensitive); an author or series left without books is deleted with its own details (checkRemoveAuthorsWithNoBooks, checkRemoveEmptySeries), and giving the name back makes a new one with a new id. A value of the wrong type is skipped silently. Answers {updated, libraryItem}, updated false when nothing changed.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/items/{id}/media (the `UpdateLibraryItemMedia` operationId).
+	UpdateLibraryItemMediaWithResponse(ctx context.Context, id string, body UpdateLibraryItemMediaJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateLibraryItemMediaResponse, error)
+
 	// ListLibrariesWithResponse List the libraries the user can access
 	//
 	// LibraryController.findAll. Answers {libraries: [...]} filtered to the user's librariesAccessible when that list is non-empty.
@@ -20955,6 +22103,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/libraries/{id}/recent-episodes (the `ListRecentEpisodes` operationId).
 	ListRecentEpisodesWithResponse(ctx context.Context, id string, params *ListRecentEpisodesParams, reqEditors ...RequestEditorFn) (*ListRecentEpisodesResponse, error)
 
+	// ScanLibraryWithResponse Start a scan of a library's folders
+	//
+	// LibraryController.scan (behind LibraryController.middleware: 404 for an unknown library). Admins only: any other user gets 403 "Forbidden". It answers 200 "OK" before the scan runs, and LibraryScanner.scan then works in the background: a library that is already being scanned, or one without folders, is not scanned, and the answer is the same 200. While it runs, the task list (GET /api/tasks) holds a task with action "library-scan" and data.libraryId; TaskManager.taskFinished takes it out when the scan ends, so its data.scanResults (added, updated, missing) reach only socket clients. A scan that completes sets the library's lastScan. force=1 rescans every item.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/libraries/{id}/scan (the `ScanLibrary` operationId).
+	ScanLibraryWithResponse(ctx context.Context, id string, params *ScanLibraryParams, reqEditors ...RequestEditorFn) (*ScanLibraryResponse, error)
+
 	// SearchLibraryWithResponse Search a library
 	//
 	// LibraryController.search (libraryItemsBookFilters.search or libraryItemsPodcastFilters.search). Without `q` the server answers 400 'Invalid request. Query param "q" must be a string'. limit defaults to 12 and applies to each result group separately. Book libraries answer book, narrators, tags, genres, series and authors; podcast libraries answer podcast, tags, genres and episodes (each episode match is a library item carrying recentEpisode).
@@ -20981,6 +22138,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/libraries/{id}/stats (the `GetLibraryStats` operationId).
 	GetLibraryStatsWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetLibraryStatsResponse, error)
+
+	// GetLoggerDataWithResponse The server's most recent log lines
+	//
+	// MiscController.getLoggerData. Admins only (403 otherwise). Answers {currentDailyLogs: [{timestamp, source, message, levelName, level}]}, the last 5000 lines of today's log (LogManager.getMostRecentCurrentDailyLogs) at the server's log level or above. A finished library scan logs at INFO `Starting library scan <scanId> for <library name>` and then `Library scan "<scanId>" completed in <elapsed> | <n> Added | <n> Updated | <n> Missing` (canceled after / failed after): the only place outside a socket connection where the scan's results can be read. With the log level above INFO neither line is there.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/logger-data (the `GetLoggerData` operationId).
+	GetLoggerDataWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLoggerDataResponse, error)
 
 	// GetMeWithResponse The authenticated user
 	//
@@ -21359,6 +22525,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/tags (the `ListTags` operationId).
 	ListTagsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTagsResponse, error)
+
+	// ListTasksWithResponse Tasks running now
+	//
+	// MiscController.getTasks. The tasks TaskManager holds: running ones, and finished ones until TaskManager.taskFinished takes them out (a library scan is taken out as soon as it ends). Any user may read it. include=queue adds queuedTaskData.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/tasks (the `ListTasks` operationId).
+	ListTasksWithResponse(ctx context.Context, params *ListTasksParams, reqEditors ...RequestEditorFn) (*ListTasksResponse, error)
 
 	// GetServerStatusWithResponse Server status (no authentication)
 	//
@@ -21767,6 +22942,122 @@ func (r GetLibraryItemResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetLibraryItemResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetLibraryItemCoverResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLibraryItemCoverResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLibraryItemCoverResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLibraryItemCoverResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLibraryItemCoverResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type MatchLibraryItemResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MatchResult
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r MatchLibraryItemResponse) GetJSON200() *MatchResult {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r MatchLibraryItemResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MatchLibraryItemResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MatchLibraryItemResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MatchLibraryItemResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateLibraryItemMediaResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *UpdatedLibraryItem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateLibraryItemMediaResponse) GetJSON200() *UpdatedLibraryItem {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateLibraryItemMediaResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateLibraryItemMediaResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateLibraryItemMediaResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateLibraryItemMediaResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -22183,6 +23474,40 @@ func (r ListRecentEpisodesResponse) ContentType() string {
 	return ""
 }
 
+type ScanLibraryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r ScanLibraryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ScanLibraryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ScanLibraryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ScanLibraryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type SearchLibraryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -22300,6 +23625,47 @@ func (r GetLibraryStatsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetLibraryStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetLoggerDataResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LoggerData
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetLoggerDataResponse) GetJSON200() *LoggerData {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLoggerDataResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLoggerDataResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLoggerDataResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLoggerDataResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -23542,6 +24908,47 @@ func (r ListTagsResponse) ContentType() string {
 	return ""
 }
 
+type ListTasksResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TaskList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTasksResponse) GetJSON200() *TaskList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTasksResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTasksResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTasksResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTasksResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetServerStatusResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23793,6 +25200,81 @@ func (c *ClientWithResponses) GetLibraryItemWithResponse(ctx context.Context, id
 	return ParseGetLibraryItemResponse(rsp)
 }
 
+// GetLibraryItemCoverWithResponse A library item's cover image, resized
+//
+// LibraryItemController.getCover (no item middleware: any signed-in user, no access check) hands the request to CacheManager.handleCoverCache, which resizes the cover with ffmpeg to width (default 400, at most 4096) and caches it. format is webp or jpeg (default webp when the client accepts it); raw=1 sends the original file. 404 "Not Found" when the item has no cover or its file is gone; 500 when resizing fails.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/items/{id}/cover (the `GetLibraryItemCover` operationId).
+func (c *ClientWithResponses) GetLibraryItemCoverWithResponse(ctx context.Context, id string, params *GetLibraryItemCoverParams, reqEditors ...RequestEditorFn) (*GetLibraryItemCoverResponse, error) {
+	rsp, err := c.GetLibraryItemCover(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLibraryItemCoverResponse(rsp)
+}
+
+// MatchLibraryItemWithBodyWithResponse Quick match a library item against a metadata provider
+//
+// LibraryItemController.match (behind LibraryItemController.middleware: 404, 403 without the update permission) calls Scanner.quickMatchLibraryItem. It searches the provider (default google; audible, itunes, openlibrary, ...) over the internet and takes the first result. Without overrideDetails it fills only fields that are empty (title, subtitle, description, narrators, publisher, publishedYear, genres, tags, language, asin, isbn; authors and series when the book has none); with overrideDetails true it replaces them, and overrideCover replaces the cover. When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both. No result answers 200 {warning: "No <provider> match found"}; otherwise {updated, libraryItem} (expanded).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/items/{id}/match (the `MatchLibraryItem` operationId).
+func (c *ClientWithResponses) MatchLibraryItemWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MatchLibraryItemResponse, error) {
+	rsp, err := c.MatchLibraryItemWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMatchLibraryItemResponse(rsp)
+}
+
+// MatchLibraryItemWithResponse Quick match a library item against a metadata provider
+//
+// LibraryItemController.match (behind LibraryItemController.middleware: 404, 403 without the update permission) calls Scanner.quickMatchLibraryItem. It searches the provider (default google; audible, itunes, openlibrary, ...) over the internet and takes the first result. Without overrideDetails it fills only fields that are empty (title, subtitle, description, narrators, publisher, publishedYear, genres, tags, language, asin, isbn; authors and series when the book has none); with overrideDetails true it replaces them, and overrideCover replaces the cover. When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both. No result answers 200 {warning: "No <provider> match found"}; otherwise {updated, libraryItem} (expanded).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/items/{id}/match (the `MatchLibraryItem` operationId).
+func (c *ClientWithResponses) MatchLibraryItemWithResponse(ctx context.Context, id string, body MatchLibraryItemJSONRequestBody, reqEditors ...RequestEditorFn) (*MatchLibraryItemResponse, error) {
+	rsp, err := c.MatchLibraryItem(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMatchLibraryItemResponse(rsp)
+}
+
+// UpdateLibraryItemMediaWithBodyWithResponse Change a library item's media metadata
+//
+// LibraryItemController.updateMedia (behind LibraryItemController.middleware: 404 for an unknown item, 403 without the update permission, before anything changes). For a book, Book.updateFromRequest sets the strings of metadata (title, subtitle, publishedYear, description, ...; a number is turned into a string, "" and null store null, a description is passed through the HTML sanitizer), metadata.narrators and metadata.genres (lists of strings), and tags at the top level of the body (metadata.tags is ignored). metadata.authors [{name}] and metadata.series [{name, sequence}] replace the book's authors and series by name (case-insensitive); an author or series left without books is deleted with its own details (checkRemoveAuthorsWithNoBooks, checkRemoveEmptySeries), and giving the name back makes a new one with a new id. A value of the wrong type is skipped silently. Answers {updated, libraryItem}, updated false when nothing changed.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/items/{id}/media (the `UpdateLibraryItemMedia` operationId).
+func (c *ClientWithResponses) UpdateLibraryItemMediaWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateLibraryItemMediaResponse, error) {
+	rsp, err := c.UpdateLibraryItemMediaWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateLibraryItemMediaResponse(rsp)
+}
+
+// UpdateLibraryItemMediaWithResponse Change a library item's media metadata
+//
+// LibraryItemController.updateMedia (behind LibraryItemController.middleware: 404 for an unknown item, 403 without the update permission, before anything changes). For a book, Book.updateFromRequest sets the strings of metadata (title, subtitle, publishedYear, description, ...; a number is turned into a string, "" and null store null, a description is passed through the HTML sanitizer), metadata.narrators and metadata.genres (lists of strings), and tags at the top level of the body (metadata.tags is ignored). metadata.authors [{name}] and metadata.series [{name, sequence}] replace the book's authors and series by name (case-insensitive); an author or series left without books is deleted with its own details (checkRemoveAuthorsWithNoBooks, checkRemoveEmptySeries), and giving the name back makes a new one with a new id. A value of the wrong type is skipped silently. Answers {updated, libraryItem}, updated false when nothing changed.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/items/{id}/media (the `UpdateLibraryItemMedia` operationId).
+func (c *ClientWithResponses) UpdateLibraryItemMediaWithResponse(ctx context.Context, id string, body UpdateLibraryItemMediaJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateLibraryItemMediaResponse, error) {
+	rsp, err := c.UpdateLibraryItemMedia(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateLibraryItemMediaResponse(rsp)
+}
+
 // ListLibrariesWithResponse List the libraries the user can access
 //
 // LibraryController.findAll. Answers {libraries: [...]} filtered to the user's librariesAccessible when that list is non-empty.
@@ -23943,6 +25425,21 @@ func (c *ClientWithResponses) ListRecentEpisodesWithResponse(ctx context.Context
 	return ParseListRecentEpisodesResponse(rsp)
 }
 
+// ScanLibraryWithResponse Start a scan of a library's folders
+//
+// LibraryController.scan (behind LibraryController.middleware: 404 for an unknown library). Admins only: any other user gets 403 "Forbidden". It answers 200 "OK" before the scan runs, and LibraryScanner.scan then works in the background: a library that is already being scanned, or one without folders, is not scanned, and the answer is the same 200. While it runs, the task list (GET /api/tasks) holds a task with action "library-scan" and data.libraryId; TaskManager.taskFinished takes it out when the scan ends, so its data.scanResults (added, updated, missing) reach only socket clients. A scan that completes sets the library's lastScan. force=1 rescans every item.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/libraries/{id}/scan (the `ScanLibrary` operationId).
+func (c *ClientWithResponses) ScanLibraryWithResponse(ctx context.Context, id string, params *ScanLibraryParams, reqEditors ...RequestEditorFn) (*ScanLibraryResponse, error) {
+	rsp, err := c.ScanLibrary(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseScanLibraryResponse(rsp)
+}
+
 // SearchLibraryWithResponse Search a library
 //
 // LibraryController.search (libraryItemsBookFilters.search or libraryItemsPodcastFilters.search). Without `q` the server answers 400 'Invalid request. Query param "q" must be a string'. limit defaults to 12 and applies to each result group separately. Book libraries answer book, narrators, tags, genres, series and authors; podcast libraries answer podcast, tags, genres and episodes (each episode match is a library item carrying recentEpisode).
@@ -23986,6 +25483,21 @@ func (c *ClientWithResponses) GetLibraryStatsWithResponse(ctx context.Context, i
 		return nil, err
 	}
 	return ParseGetLibraryStatsResponse(rsp)
+}
+
+// GetLoggerDataWithResponse The server's most recent log lines
+//
+// MiscController.getLoggerData. Admins only (403 otherwise). Answers {currentDailyLogs: [{timestamp, source, message, levelName, level}]}, the last 5000 lines of today's log (LogManager.getMostRecentCurrentDailyLogs) at the server's log level or above. A finished library scan logs at INFO `Starting library scan <scanId> for <library name>` and then `Library scan "<scanId>" completed in <elapsed> | <n> Added | <n> Updated | <n> Missing` (canceled after / failed after): the only place outside a socket connection where the scan's results can be read. With the log level above INFO neither line is there.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/logger-data (the `GetLoggerData` operationId).
+func (c *ClientWithResponses) GetLoggerDataWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLoggerDataResponse, error) {
+	rsp, err := c.GetLoggerData(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLoggerDataResponse(rsp)
 }
 
 // GetMeWithResponse The authenticated user
@@ -24618,6 +26130,21 @@ func (c *ClientWithResponses) ListTagsWithResponse(ctx context.Context, reqEdito
 	return ParseListTagsResponse(rsp)
 }
 
+// ListTasksWithResponse Tasks running now
+//
+// MiscController.getTasks. The tasks TaskManager holds: running ones, and finished ones until TaskManager.taskFinished takes them out (a library scan is taken out as soon as it ends). Any user may read it. include=queue adds queuedTaskData.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/tasks (the `ListTasks` operationId).
+func (c *ClientWithResponses) ListTasksWithResponse(ctx context.Context, params *ListTasksParams, reqEditors ...RequestEditorFn) (*ListTasksResponse, error) {
+	rsp, err := c.ListTasks(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTasksResponse(rsp)
+}
+
 // GetServerStatusWithResponse Server status (no authentication)
 //
 // Inline handler in Server.js (router.get('/status')). Needs no token. Answers {app: "audiobookshelf", serverVersion, isInit, language, authMethods, authFormData}; ConfigPath and MetadataPath are added only while the server is not initialised.
@@ -24897,6 +26424,80 @@ func ParseGetLibraryItemResponse(rsp *http.Response) (*GetLibraryItemResponse, e
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest LibraryItem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
+
+	}
+
+	return response, nil
+}
+
+// ParseGetLibraryItemCoverResponse parses an HTTP response from a GetLibraryItemCoverWithResponse call
+func ParseGetLibraryItemCoverResponse(rsp *http.Response) (*GetLibraryItemCoverResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLibraryItemCoverResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseMatchLibraryItemResponse parses an HTTP response from a MatchLibraryItemWithResponse call
+func ParseMatchLibraryItemResponse(rsp *http.Response) (*MatchLibraryItemResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MatchLibraryItemResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MatchResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateLibraryItemMediaResponse parses an HTTP response from a UpdateLibraryItemMediaWithResponse call
+func ParseUpdateLibraryItemMediaResponse(rsp *http.Response) (*UpdateLibraryItemMediaResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateLibraryItemMediaResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest UpdatedLibraryItem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -25200,6 +26801,22 @@ func ParseListRecentEpisodesResponse(rsp *http.Response) (*ListRecentEpisodesRes
 	return response, nil
 }
 
+// ParseScanLibraryResponse parses an HTTP response from a ScanLibraryWithResponse call
+func ParseScanLibraryResponse(rsp *http.Response) (*ScanLibraryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ScanLibraryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ParseSearchLibraryResponse parses an HTTP response from a SearchLibraryWithResponse call
 func ParseSearchLibraryResponse(rsp *http.Response) (*SearchLibraryResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -25274,6 +26891,35 @@ func ParseGetLibraryStatsResponse(rsp *http.Response) (*GetLibraryStatsResponse,
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest LibraryStats
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
+
+	}
+
+	return response, nil
+}
+
+// ParseGetLoggerDataResponse parses an HTTP response from a GetLoggerDataWithResponse call
+func ParseGetLoggerDataResponse(rsp *http.Response) (*GetLoggerDataResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLoggerDataResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LoggerData
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -26102,6 +27748,35 @@ func ParseListTagsResponse(rsp *http.Response) (*ListTagsResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest TagList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
+
+	}
+
+	return response, nil
+}
+
+// ParseListTasksResponse parses an HTTP response from a ListTasksWithResponse call
+func ParseListTasksResponse(rsp *http.Response) (*ListTasksResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTasksResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TaskList
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -52,8 +52,12 @@ type Guard struct {
 	TakesOut, Stays string
 }
 
-// Toolset is a group of tools that can be switched on together.
-type Toolset struct{ Name, Description string }
+// Toolset is a group of tools that can be switched on together. Off is
+// true for one that is registered only when AUDIOBOOKSHELF_TOOLSETS names it.
+type Toolset struct {
+	Name, Description string
+	Off               bool
+}
 
 // ServerName is this server's name.
 const ServerName = "audiobookshelf-mcp"
@@ -63,14 +67,15 @@ const ServerTitle = "Audiobookshelf"
 
 // Toolsets lists the toolsets in the manifest's order.
 var Toolsets = []Toolset{
-	{Name: "libraries", Description: "Libraries, their items, search, series, authors, tags and genres, and the server status."},
-	{Name: "items", Description: "One library item, its chapters, podcast episodes."},
-	{Name: "me", Description: "The signed-in user, what they are listening to, listening stats and sessions."},
-	{Name: "progress", Description: "Read, set and delete listening progress."},
-	{Name: "bookmarks", Description: "List, create, update and delete bookmarks."},
-	{Name: "collections", Description: "Server-wide collections of books, with their order."},
-	{Name: "playlists", Description: "The user's playlists of books or podcast episodes."},
-	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes."},
+	{Name: "libraries", Description: "Libraries, their items, search, series, authors, tags and genres, and the server status.", Off: false},
+	{Name: "items", Description: "One library item, its chapters, podcast episodes.", Off: false},
+	{Name: "me", Description: "The signed-in user, what they are listening to, listening stats and sessions.", Off: false},
+	{Name: "progress", Description: "Read, set and delete listening progress.", Off: false},
+	{Name: "bookmarks", Description: "List, create, update and delete bookmarks.", Off: false},
+	{Name: "collections", Description: "Server-wide collections of books, with their order.", Off: false},
+	{Name: "playlists", Description: "The user's playlists of books or podcast episodes.", Off: false},
+	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes.", Off: false},
+	{Name: "upkeep", Description: "Library upkeep, off unless AUDIOBOOKSHELF_TOOLSETS names it: scan a library, edit and match a book's metadata, see a cover.", Off: true},
 }
 
 // All lists every tool in the manifest's order.
@@ -817,6 +822,66 @@ var All = []Tool{
 		},
 		Handler: deletePodcastEpisode,
 	},
+	{
+		Name: "scan_library", Title: "Scan library", Toolset: "upkeep",
+		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false,
+		Reason:     "Adds items for new files, updates changed ones and marks missing ones; it takes nothing out, and a second scan of unchanged folders changes nothing.",
+		Operations: []string{"getMe", "getLibrary", "listTasks", "scanLibrary", "getLoggerData", "listLibraryItems"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "scan_library",
+			Title:       "Scan library",
+			Description: "Scan a library's folders for new, changed and missing files (Audiobookshelf's own scan; admins only). Reports progress while it runs when the client asked for it, then how many items were added, updated and missing, with the ids of the added and missing ones. Waits at most 2 minutes; a scan still running then goes on, and the answer says so.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."}},"required":["library_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: scanLibrary,
+	},
+	{
+		Name: "update_item_metadata", Title: "Update item metadata", Toolset: "upkeep",
+		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
+		Reason:     "Overwrites what the fields held; the answer gives the old values back, and the same call again changes nothing more.",
+		Operations: []string{"getLibraryItem", "updateLibraryItemMedia"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "update_item_metadata",
+			Title:       "Update item metadata",
+			Description: "Set a book's title, subtitle, authors, narrators, series (with sequence), genres, tags, description or publish year. Only the fields given change; a list replaces the whole list, [] or \"\" clears. The answer carries the previous values of what changed, whole, and the update_item_metadata call that puts them back. An author or series left with no book is deleted by Audiobookshelf; putting its name back makes a new one.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id of a book, from list_library_items or search_library."},"fields":{"type":"object","properties":{"title":{"type":"string","minLength":1,"maxLength":1000},"subtitle":{"type":"string","maxLength":1000},"authors":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"narrators":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"series":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":500},"sequence":{"type":"string","maxLength":50}},"required":["name"],"additionalProperties":false},"maxItems":100},"genres":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"tags":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"description":{"type":"string","maxLength":100000},"publish_year":{"type":"string","maxLength":20}},"minProperties":1,"additionalProperties":false,"description":"The fields to set, e.g. {\"title\": \"Mort\", \"series\": [{\"name\": \"Discworld\", \"sequence\": \"4\"}]}."}},"required":["library_item_id","fields"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: updateItemMetadata,
+	},
+	{
+		Name: "match_library_item", Title: "Match library item", Toolset: "upkeep",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true,
+		Reason:     "Writes what an outside provider returns; with override it replaces values a person typed, and a provider may answer differently next time.",
+		Operations: []string{"getMe", "getLibraryItem", "matchLibraryItem"},
+		NeedsAuth:  true,
+		Guard:      &Guard{Condition: "when effect overwrites_filled_fields", WhenParams: nil, WhenEffects: []string{"overwrites_filled_fields"}, BindsTo: []string{"library_item_id", "provider", "override"}, TakesOut: "The values of the filled fields counted here, which a person may have typed, are replaced by the provider's first result; a replaced cover file cannot be put back from here.", Stays: "Empty fields are filled as without override; the audio files, progress and bookmarks are not touched."},
+		Definition: &mcp.Tool{
+			Name:        "match_library_item",
+			Title:       "Match library item",
+			Description: "Quick match a book against a metadata provider (Audiobookshelf searches it over the internet and takes the first result). Without override it fills only empty fields and the cover if there is none. With override it replaces title, subtitle, description, authors, series, narrators, genres, tags, publisher, year and cover with the provider's, so it asks the person first. The answer carries the previous values of what changed and the update_item_metadata call that puts the text fields back.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id of a book, from list_library_items or search_library."},"provider":{"type":"string","enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"],"default":"google","description":"Metadata provider."},"override":{"type":"boolean","default":false,"description":"Replace fields that already hold a value (and the cover) instead of filling only empty ones. Asks the person first."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
+		},
+		Handler: matchLibraryItem,
+	},
+	{
+		Name: "get_item_cover", Title: "Get item cover", Toolset: "upkeep",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"getLibraryItemCover"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "get_item_cover",
+			Title:       "Get item cover",
+			Description: "A library item's cover as an image (JPEG), resized by Audiobookshelf to width pixels. An answer over 2 MB is refused with its size; ask for a smaller width.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"width":{"type":"integer","minimum":32,"maximum":2048,"default":400,"description":"Width in pixels; the height follows the cover's shape."}},"required":["library_item_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: getItemCover,
+	},
 }
 
 func ptr(b bool) *bool { return &b }
@@ -1454,5 +1519,59 @@ func deletePodcastEpisode(d *tools.Deps) mcp.ToolHandler {
 			return res, nil
 		}
 		return plan.Execute(ctx)
+	}
+}
+
+func scanLibrary(d *tools.Deps) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeScanLibrary(req.Params.Arguments)
+		if err != nil {
+			return tools.ArgumentError(err), nil
+		}
+		return tools.ScanLibrary(ctx, d, a)
+	}
+}
+
+func updateItemMetadata(d *tools.Deps) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeUpdateItemMetadata(req.Params.Arguments)
+		if err != nil {
+			return tools.ArgumentError(err), nil
+		}
+		return tools.UpdateItemMetadata(ctx, d, a)
+	}
+}
+
+func matchLibraryItem(d *tools.Deps) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeMatchLibraryItem(req.Params.Arguments)
+		if err != nil {
+			return tools.ArgumentError(err), nil
+		}
+		plan, res := tools.PlanMatchLibraryItem(ctx, d, a)
+		if res != nil {
+			return res, nil
+		}
+		if plan.Effect("overwrites_filled_fields") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "match_library_item", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				TakesOut: "The values of the filled fields counted here, which a person may have typed, are replaced by the provider's first result; a replaced cover file cannot be put back from here.",
+				Stays:    "Empty fields are filled as without override; the audio files, progress and bookmarks are not touched.",
+			}); !ok {
+				return res, nil
+			}
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func getItemCover(d *tools.Deps) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeGetItemCover(req.Params.Arguments)
+		if err != nil {
+			return tools.ArgumentError(err), nil
+		}
+		return tools.GetItemCover(ctx, d, a)
 	}
 }

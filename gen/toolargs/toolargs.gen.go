@@ -1045,3 +1045,78 @@ func DecodeDeletePodcastEpisode(raw json.RawMessage) (DeletePodcastEpisode, erro
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
 }
+
+// ScanLibrary holds the arguments of scan_library.
+type ScanLibrary struct {
+	LibraryID string `json:"library_id"` // Library id, from list_libraries.
+}
+
+// DecodeScanLibrary reads and checks the arguments of scan_library.
+func DecodeScanLibrary(raw json.RawMessage) (ScanLibrary, error) {
+	var a ScanLibrary
+	d, err := argdec.New(raw, "library_id")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryID = argdec.Val(d.ID("library_id", true))
+	return a, d.Err()
+}
+
+// UpdateItemMetadata holds the arguments of update_item_metadata.
+type UpdateItemMetadata struct {
+	LibraryItemID string                 `json:"library_item_id"` // Library item id of a book, from list_library_items or search_library.
+	Fields        *argdec.MetadataFields `json:"fields"`          // The fields to set, e.g. {"title": "Mort", "series": [{"name": "Discworld", "sequence": "4"}]}.
+}
+
+// DecodeUpdateItemMetadata reads and checks the arguments of update_item_metadata.
+func DecodeUpdateItemMetadata(raw json.RawMessage) (UpdateItemMetadata, error) {
+	var a UpdateItemMetadata
+	d, err := argdec.New(raw, "library_item_id", "fields")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.Fields = d.MetadataFields("fields", true)
+	return a, d.Err()
+}
+
+// MatchLibraryItem holds the arguments of match_library_item.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type MatchLibraryItem struct {
+	LibraryItemID string `json:"library_item_id"` // Library item id of a book, from list_library_items or search_library.
+	Provider      string `json:"provider"`        // Metadata provider.
+	Override      bool   `json:"override"`        // Replace fields that already hold a value (and the cover) instead of filling only empty ones. Asks the person first.
+	ConfirmToken  string `json:"-"`               // Token an earlier call answered with; same arguments.
+}
+
+// DecodeMatchLibraryItem reads and checks the arguments of match_library_item.
+func DecodeMatchLibraryItem(raw json.RawMessage) (MatchLibraryItem, error) {
+	var a MatchLibraryItem
+	d, err := argdec.New(raw, "library_item_id", "provider", "override", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.Provider = argdec.Or(d.String("provider", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"google", "itunes", "openlibrary", "fantlab", "audible", "audible.ca", "audible.uk", "audible.au", "audible.fr", "audible.de", "audible.jp", "audible.it", "audible.in", "audible.es"}}), "google")
+	a.Override = argdec.Or(d.Bool("override", false), false)
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}
+
+// GetItemCover holds the arguments of get_item_cover.
+type GetItemCover struct {
+	LibraryItemID string `json:"library_item_id"` // Library item id (list_library_items, search_library).
+	Width         int64  `json:"width"`           // Width in pixels; the height follows the cover's shape.
+}
+
+// DecodeGetItemCover reads and checks the arguments of get_item_cover.
+func DecodeGetItemCover(raw json.RawMessage) (GetItemCover, error) {
+	var a GetItemCover
+	d, err := argdec.New(raw, "library_item_id", "width")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.Width = argdec.Or(d.Integer("width", argdec.IntRule{Required: false, Min: 32, Max: 2048}), 400)
+	return a, d.Err()
+}

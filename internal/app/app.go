@@ -170,14 +170,18 @@ func clipUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// Select returns the tools that read-only mode and the toolsets allow.
+// Select returns the tools that read-only mode and the toolsets allow; nil
+// toolsets means those on by default.
 func Select(readOnly bool, toolsets []string) []registry.Tool {
+	if toolsets == nil {
+		toolsets = config.DefaultToolsets()
+	}
 	var out []registry.Tool
 	for _, t := range registry.All {
 		if readOnly && !t.ReadOnly {
 			continue
 		}
-		if toolsets != nil && !slices.Contains(toolsets, t.Toolset) {
+		if !slices.Contains(toolsets, t.Toolset) {
 			continue
 		}
 		out = append(out, t)
@@ -216,7 +220,7 @@ func wrap(t registry.Tool, deps *tools.Deps, logger *slog.Logger) mcp.ToolHandle
 			}
 			ctx = forPerson(ctx, p)
 		}
-		res, err = h(ctx, req)
+		res, err = h(tools.WithProgress(ctx, req), req)
 		return tools.Budget(res, deps.MaxChars(), shape, req.Params.Arguments), err
 	}
 }

@@ -148,6 +148,8 @@ func TestGuardedToolsMatchTheContract(t *testing.T) {
 		"set_media_progress": "when effect clears_finished_date",
 		// podcasts toolset
 		"delete_podcast_episode": "always",
+		// upkeep
+		"match_library_item": "when effect overwrites_filled_fields",
 	}
 	got := map[string]string{}
 	for _, tool := range registry.All {

@@ -238,6 +238,11 @@ var Rights = map[string]string{
 	"check_new_episodes":        "admin",
 	"download_podcast_episodes": "admin",
 	"delete_podcast_episode":    "delete",
+	// upkeep: LibraryItemController.middleware wants update for a PATCH or
+	// POST on an item; LibraryController.scan wants an admin.
+	"update_item_metadata": "update",
+	"match_library_item":   "update",
+	"scan_library":         "admin",
 }
 
 // lacks is the permission p lacks for tool, "" when none.

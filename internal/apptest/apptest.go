@@ -30,7 +30,7 @@ const (
 // Options configure an Env.
 type Options struct {
 	// Config changes the default configuration (URL and key point at the
-	// stand-in) before the server is built.
+	// stand-in, every toolset is on) before the server is built.
 	Config func(*config.Config)
 	// Standin options; Data nil means the sample library.
 	Standin standin.Options
@@ -39,6 +39,8 @@ type Options struct {
 	// Elicit answers the server's questions; nil means the client declares
 	// no elicitation support.
 	Elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	// Progress receives the server's progress notifications.
+	Progress func(context.Context, *mcp.ProgressNotificationClientRequest)
 	// ManualRetry turns off the client's automatic multi round-trip retry.
 	ManualRetry bool
 	// Stateless builds the server as for stateless HTTP.
@@ -66,7 +68,9 @@ func Start(t testing.TB, o Options) *Env {
 	if key == "" {
 		key = standin.DefaultAPIKey
 	}
-	cfg := &config.Config{URL: sd.URL(), APIKey: key, Elicitation: true, Timeout: 10 * time.Second}
+	// Every toolset, those off by default too, so that every tool can be
+	// called; Config can narrow it (nil: the default ones).
+	cfg := &config.Config{URL: sd.URL(), APIKey: key, Elicitation: true, Timeout: 10 * time.Second, Toolsets: config.AllToolsets()}
 	if o.Config != nil {
 		o.Config(cfg)
 	}
@@ -84,6 +88,9 @@ func Start(t testing.TB, o Options) *Env {
 	copts := &mcp.ClientOptions{}
 	if o.Elicit != nil {
 		copts.ElicitationHandler = o.Elicit
+	}
+	if o.Progress != nil {
+		copts.ProgressNotificationHandler = o.Progress
 	}
 	if o.ManualRetry {
 		copts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}

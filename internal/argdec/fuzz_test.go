@@ -22,6 +22,7 @@ func FuzzGuardedArguments(f *testing.F) {
 		`{"library_item_id":"b","episode_id":"../e","is_finished":false}`, `{"library_item_id":"b","progress":2,"current_time":-1}`,
 		`[]`, `null`, `"x"`, `{"collection_id":null}`, `{"time":1e999,"library_item_id":"i"}`,
 		`{"library_item_id":"p","episode_id":"e","delete_file":true}`, `{"library_item_id":"p","episode_id":"../e","delete_file":"1"}`,
+		`{"library_item_id":"i","override":true,"provider":"audible"}`, `{"library_item_id":"i","fields":{"authors":["a","A"],"series":[{"name":"s"}]}}`,
 	} {
 		f.Add(s)
 	}
@@ -65,6 +66,15 @@ func FuzzGuardedArguments(f *testing.F) {
 			}
 			if a.Progress != nil && (*a.Progress < 0 || *a.Progress > 1 || *a.Progress != *a.Progress) {
 				t.Fatalf("accepted progress %v from %s", *a.Progress, raw)
+			}
+		}
+		if a, err := toolargs.DecodeMatchLibraryItem(json.RawMessage(raw)); err == nil {
+			check(a.LibraryItemID)
+		}
+		if a, err := toolargs.DecodeUpdateItemMetadata(json.RawMessage(raw)); err == nil {
+			check(a.LibraryItemID)
+			if a.Fields == nil {
+				t.Fatalf("accepted no fields from %s", raw)
 			}
 		}
 		if a, err := toolargs.DecodeUpdateCollection(json.RawMessage(raw)); err == nil {

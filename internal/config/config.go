@@ -36,7 +36,7 @@ var Vars = []Var{
 	{"AUDIOBOOKSHELF_URL", "(none)", "http:// or https:// URL, no user:password@, no query", stops, "Base URL of the Audiobookshelf server, e.g. https://abs.example.org or http://127.0.0.1:13378. Trailing slashes are dropped. Plain http to a host other than loopback works but warns: the API key would travel unencrypted. Unset: the server starts, lists its tools, and every call explains the setup."},
 	{"AUDIOBOOKSHELF_API_KEY", "(none)", "an Audiobookshelf API key", "(any value is taken) a key Audiobookshelf refuses makes each call say so and how to make one", "Sent as a bearer token. Create one in Audiobookshelf under Settings → Users → API keys. Read once at start and removed from the environment; never logged or shown."},
 	{"AUDIOBOOKSHELF_READ_ONLY", "false", "true or false", stops, "true registers only the 29 read tools."},
-	{"AUDIOBOOKSHELF_TOOLSETS", "(all)", "comma-separated toolset names", stops + ", listing the valid toolsets", "Only these toolsets' tools are registered (combined with read-only mode)."},
+	{"AUDIOBOOKSHELF_TOOLSETS", "default: " + toolsetsText(false), "comma-separated toolset names; default stands for the toolsets on by default, all for every toolset", stops + ", listing the valid toolsets", "Only these toolsets' tools are registered (combined with read-only mode). " + offText()},
 	{"ELICITATION", "true", "true or false", stops, "true: guarded tools ask through a dialog where the client can show one. false: they take the two-call confirm_token path, and the server says so on stderr at start. Not prefixed, on purpose: one export reaches every MCP server in that environment."},
 	{"AUDIOBOOKSHELF_STATE_KEY", "(random per process)", "base64 of exactly 32 bytes", stops, "Key that seals pending questions and confirm_tokens (HMAC-SHA256). Set the same key on every instance behind a load balancer so any of them accepts what another issued; a fixed key also keeps them good across a restart. Unset: a restart refuses them, and the person is asked afresh."},
 	{"AUDIOBOOKSHELF_APPROVAL_STORE", "memory", "memory, or a redis://, rediss:// or unix:// URL of a Redis or Valkey server", stops, "Where spent approvals are recorded: the answered questions (declined ones too) and the used confirm_tokens, each until it expires. memory: in this process only, so each approval works once here, but another instance, or a new process with the same AUDIOBOOKSHELF_STATE_KEY, cannot tell that it was spent. A Redis or Valkey URL: shared by every instance that names it, so an approval works once across all of them and across restarts (SET NX with the approval's remaining life). When the store cannot be reached, approved calls are refused and nothing is sent; the answer says why. The URL's password is never logged or shown."},
@@ -57,7 +57,7 @@ type Config struct {
 	URL         string // "" when not configured
 	APIKey      string // "" when not configured
 	ReadOnly    bool
-	Toolsets    []string // nil: all
+	Toolsets    []string // nil: the toolsets on by default
 	Elicitation bool
 	StateKey    []byte // nil: random
 	// ApprovalStore is the URL of the shared store of spent approvals
@@ -341,7 +341,9 @@ func ParseAllowedHosts(v string) ([]string, error) {
 	return out, nil
 }
 
-// ParseToolsets checks a comma-separated list against the manifest's toolsets.
+// ParseToolsets checks a comma-separated list against the manifest's
+// toolsets. "default" stands for the toolsets on by default, "all" for
+// every toolset; the result is in the manifest's order, each once.
 func ParseToolsets(v string) ([]string, error) {
 	valid := map[string]bool{}
 	var names []string
@@ -349,25 +351,79 @@ func ParseToolsets(v string) ([]string, error) {
 		valid[ts.Name] = true
 		names = append(names, ts.Name)
 	}
-	var out, bad []string
+	chosen := map[string]bool{}
+	var bad []string
 	for _, part := range strings.Split(v, ",") {
 		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		if !valid[part] {
+		switch {
+		case part == "":
+		case part == "default" || part == "all":
+			for _, ts := range registry.Toolsets {
+				if part == "all" || !ts.Off {
+					chosen[ts.Name] = true
+				}
+			}
+		case !valid[part]:
 			bad = append(bad, clip(part))
-			continue
+		default:
+			chosen[part] = true
 		}
-		out = append(out, part)
 	}
 	if len(bad) > 0 {
-		return nil, fmt.Errorf("AUDIOBOOKSHELF_TOOLSETS=%q: unknown toolset %s; valid toolsets: %s", clip(v), strings.Join(bad, ", "), strings.Join(names, ", "))
+		return nil, fmt.Errorf("AUDIOBOOKSHELF_TOOLSETS=%q: unknown toolset %s; valid toolsets: %s (or default, all)", clip(v), strings.Join(bad, ", "), strings.Join(names, ", "))
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("AUDIOBOOKSHELF_TOOLSETS=%q names no toolset; valid toolsets: %s (leave it unset for all)", clip(v), strings.Join(names, ", "))
+	if len(chosen) == 0 {
+		return nil, fmt.Errorf("AUDIOBOOKSHELF_TOOLSETS=%q names no toolset; valid toolsets: %s (or default, all; leave it unset for the default ones)", clip(v), strings.Join(names, ", "))
+	}
+	var out []string
+	for _, n := range names {
+		if chosen[n] {
+			out = append(out, n)
+		}
 	}
 	return out, nil
+}
+
+// DefaultToolsets are the toolsets registered when AUDIOBOOKSHELF_TOOLSETS
+// is unset: all but those the manifest declares off.
+func DefaultToolsets() []string {
+	var out []string
+	for _, ts := range registry.Toolsets {
+		if !ts.Off {
+			out = append(out, ts.Name)
+		}
+	}
+	return out
+}
+
+// AllToolsets is every toolset of the manifest.
+func AllToolsets() []string {
+	var out []string
+	for _, ts := range registry.Toolsets {
+		out = append(out, ts.Name)
+	}
+	return out
+}
+
+// toolsetsText lists the toolsets that are on by default (off false) or
+// off by default (off true).
+func toolsetsText(off bool) string {
+	var out []string
+	for _, ts := range registry.Toolsets {
+		if ts.Off == off {
+			out = append(out, ts.Name)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// offText says which toolsets are off unless named, and how to add them.
+func offText() string {
+	off := toolsetsText(true)
+	if off == "" {
+		return ""
+	}
+	return off + " is off unless named: AUDIOBOOKSHELF_TOOLSETS=default," + strings.ReplaceAll(off, ", ", ",") + " adds it to the default ones."
 }
 
 func clip(s string) string {

@@ -106,6 +106,15 @@ func guardedCases() []guardedCase {
 				return len(p.Items) == 2
 			},
 			targets: []string{sd.PlaylistCommute}},
+		// upkeep
+		{tool: "match_library_item", other: map[string]any{"library_item_id": sd.ItemSourcery, "override": true},
+			args:   map[string]any{"library_item_id": sd.ItemMort, "override": true, "provider": "openlibrary"},
+			method: "POST", path: "/api/items/" + sd.ItemMort + "/match",
+			done: func(s *sd.Server) bool {
+				it, _ := s.Item(sd.ItemMort)
+				return it.Book.Description == "Matched by openlibrary."
+			},
+			targets: []string{sd.ItemMort}},
 		{tool: "delete_playlist", other: map[string]any{"playlist_id": sd.PlaylistCatchUp},
 			args:   map[string]any{"playlist_id": sd.PlaylistCommute},
 			method: "DELETE", path: "/api/playlists/" + sd.PlaylistCommute,

@@ -80,7 +80,7 @@ func startClusterStore(t *testing.T, storeURL string) *cluster {
 	var backends [3]*url.URL
 	for i := range backends {
 		c.logs[i] = &apptest.SyncBuffer{}
-		cfg := &config.Config{URL: c.sd.URL(), APIKey: sd.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second, StateKey: key, ApprovalStore: storeURL}
+		cfg := &config.Config{URL: c.sd.URL(), APIKey: sd.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second, StateKey: key, ApprovalStore: storeURL, Toolsets: config.AllToolsets()}
 		srv, err := app.New(app.Options{Config: cfg, Version: "test", Stateless: true, Logger: slog.New(slog.NewJSONHandler(c.logs[i], nil)), Transport: validated(t, nil)})
 		if err != nil {
 			t.Fatal(err)
@@ -201,6 +201,10 @@ func touch(t *testing.T, s *sd.Server, tool string) {
 			for i := range d.Users[0].MediaProgress {
 				d.Users[0].MediaProgress[i].LastUpdate += 1000
 				d.Users[0].MediaProgress[i].CurrentTime += 5
+			}
+		case "match_library_item":
+			for i := range d.Items {
+				d.Items[i].UpdatedAt += 1000 // somebody edited the book
 			}
 		default:
 			t.Fatalf("touch: no change for %s", tool)

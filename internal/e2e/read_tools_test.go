@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
@@ -14,6 +16,10 @@ const unknownID = "00000000-0000-4000-8000-000000000000"
 type readCase struct {
 	tool string
 	args map[string]any
+	// setup prepares the stand-in before the call (requestCases).
+	setup func(s *sd.Server)
+	// image: the result carries an image before its JSON text.
+	image bool
 	// check inspects the decoded result.
 	check func(t *testing.T, v any)
 	// route is the last GET the stand-in must have received (path suffix);
@@ -252,6 +258,12 @@ func TestReadTools(t *testing.T) {
 			tested[c.tool] = true
 			e.Standin.ResetRequests()
 			res := e.Call(t, c.tool, c.args)
+			if c.image && len(res.Content) == 2 {
+				if img, ok := res.Content[0].(*mcp.ImageContent); !ok || len(img.Data) == 0 {
+					t.Errorf("first content is %T, want an image", res.Content[0])
+				}
+				res = &mcp.CallToolResult{Content: res.Content[1:]}
+			}
 			if len(res.Content) != 1 || res.StructuredContent != nil {
 				t.Errorf("result has %d contents and structured content %v; want the JSON text alone", len(res.Content), res.StructuredContent != nil)
 			}
@@ -292,7 +304,7 @@ func TestReadTools(t *testing.T) {
 			}
 		}
 	}
-	if reads != 29+4 { // the 44's and the podcasts toolset's
+	if reads != 29+4+1 { // the 44's, the podcasts toolset's and upkeep's get_item_cover
 		t.Errorf("%d read tools", reads)
 	}
 }

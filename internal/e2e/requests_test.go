@@ -21,6 +21,7 @@ var requestCases = func() []readCase {
 	for _, c := range readCases {
 		out = append(out, readCase{tool: c.tool, args: c.args})
 	}
+	out = append(out, upkeepRequestCases...)
 	entry := func(item string, episode ...string) map[string]any {
 		e := map[string]any{"library_item_id": item}
 		if len(episode) > 0 {
@@ -106,6 +107,9 @@ func TestRequestsPerCall(t *testing.T) {
 			// A fresh server and stand-in per call: writes change what the
 			// next call would find.
 			e := apptest.Start(t, apptest.Options{Elicit: approve, ProtocolVersion: proto})
+			if c.setup != nil {
+				c.setup(e.Standin)
+			}
 			e.Standin.ResetRequests()
 			res := e.Call(t, c.tool, c.args)
 			if res.IsError {

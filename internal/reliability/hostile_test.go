@@ -107,6 +107,13 @@ func badValues(name string, p schemaProp) []any {
 		}
 	case "boolean":
 		keep(raw(`"true"`), raw("1"), raw("0"), raw(`"yes"`), raw("[]"), raw("{}"))
+	case "object": // update_item_metadata's fields
+		keep(raw(`"a"`), raw("[]"), raw("7"), raw("true"), raw("{}"),
+			map[string]any{"isbn": "1"}, map[string]any{"title": ""}, map[string]any{"title": "a\x00b"},
+			map[string]any{"authors": "a"}, map[string]any{"authors": []any{7}}, map[string]any{"authors": []any{"a", "A"}},
+			map[string]any{"series": []any{map[string]any{"sequence": "1"}}}, map[string]any{"series": []any{map[string]any{"name": "a", "x": 1}}},
+			map[string]any{"tags": make([]any, 101)}, map[string]any{"description": strings.Repeat("a", 100_001)},
+			map[string]any{"publish_year": strings.Repeat("1", 21)})
 	case "array":
 		keep(raw(`"a"`), raw("{}"), raw("7"), raw("true"))
 		if p.MinItems != nil && *p.MinItems > 0 {
@@ -155,6 +162,8 @@ func validArgs(tool string, s toolSchema) map[string]any {
 			args[name] = []any{sd.ItemColourOfMagic}
 		case name == "items":
 			args[name] = []any{map[string]any{"library_item_id": sd.ItemColourOfMagic}}
+		case name == "fields":
+			args[name] = map[string]any{"title": "x"}
 		case strings.HasSuffix(name, "_id"):
 			args[name] = sd.ItemColourOfMagic
 		case name == "year":

@@ -300,7 +300,7 @@ func TestBinaryNeverShowsTheKey(t *testing.T) {
 	// A stdio session against an Audiobookshelf that echoes the key.
 	s := sd.Start(t, sd.Options{APIKey: secretKey})
 	cmd := exec.Command(bin)
-	cmd.Env = childEnv("AUDIOBOOKSHELF_URL=" + s.URL())
+	cmd.Env = childEnv("AUDIOBOOKSHELF_URL="+s.URL(), "AUDIOBOOKSHELF_TOOLSETS=all")
 	var stderr apptest.SyncBuffer
 	cmd.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "reliability", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: approve})

@@ -57,5 +57,9 @@
 //     it would in the database.
 //   - Media progress attributes set from a request are stored as numbers
 //     (null as 0); upstream keeps whatever JSON value was sent in memory.
-//   - No RSS feeds, shares, API-key routes or file/cover routes.
+//   - No RSS feeds, shares, API-key routes or file routes. A cover is
+//     drawn (noise, JPEG) instead of read from a file; metadata providers
+//     are not asked (a fixed result, SetMatchResult); a scan applies what
+//     a test put on disk with ScanAdds, ScanMisses and ScanUpdates
+//     (h_upkeep.go); description HTML is not sanitized.
 package standin

@@ -72,6 +72,7 @@ type Server struct {
 	// Lookups by id (render.go), guarded by mu.
 	itemIdx, authorIdx index
 	pods               podState // the episode download queue, guarded by mu
+	upkeep             upkeepState // scans, tasks, log, providers (h_upkeep.go)
 
 	recMu    sync.Mutex // guards requests, fault
 	requests []Request

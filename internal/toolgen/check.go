@@ -74,7 +74,7 @@ var (
 	toolNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 	paramRE    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 	mapsRE     = regexp.MustCompile(`^(path|query|body):([A-Za-z][A-Za-z0-9_]*)$`)
-	paramTypes = map[string]bool{"id": true, "string": true, "integer": true, "number": true, "boolean": true, "id_list": true, "playlist_items": true}
+	paramTypes = map[string]bool{"id": true, "string": true, "integer": true, "number": true, "boolean": true, "id_list": true, "playlist_items": true, "metadata_fields": true}
 )
 
 // Check validates the manifest against the spec. Every refusal names the
@@ -93,6 +93,12 @@ func Check(m *Manifest, spec Spec) error {
 	toolsets := map[string]bool{}
 	for _, ts := range m.Toolsets {
 		toolsets[ts.Name] = true
+		if ts.Default != "" && ts.Default != "on" && ts.Default != "off" {
+			errs = append(errs, fmt.Errorf("tools.yaml: toolset %s: default must be on or off, got %q", ts.Name, ts.Default))
+		}
+		if ts.Name == "default" || ts.Name == "all" {
+			errs = append(errs, fmt.Errorf("tools.yaml: toolset %s: the name is reserved for AUDIOBOOKSHELF_TOOLSETS", ts.Name))
+		}
 	}
 	seen := map[string]bool{}
 	for i := range m.Tools {
@@ -162,7 +168,7 @@ func Check(m *Manifest, spec Spec) error {
 			}
 			params[p.Name] = p
 			if !paramTypes[p.Type] {
-				fail(name, field+".type", "%q is not one of id, string, integer, number, boolean, id_list, playlist_items", p.Type)
+				fail(name, field+".type", "%q is not one of id, string, integer, number, boolean, id_list, playlist_items, metadata_fields", p.Type)
 			}
 			if strings.TrimSpace(p.Description) == "" {
 				fail(name, field+".description", "is missing")
@@ -211,7 +217,10 @@ func Check(m *Manifest, spec Spec) error {
 				fail(name, "requests.per_item", "%s is not a list parameter of the tool", rq.PerItem)
 			}
 		}
-		if (rq.Max != 0 || rq.PerItem != "") && strings.TrimSpace(rq.Note) == "" {
+		if rq.Polls != "" && !slicesContains(t.Operations, rq.Polls) {
+			fail(name, "requests.polls", "%s is not one of the tool's operations", rq.Polls)
+		}
+		if (rq.Max != 0 || rq.PerItem != "" || rq.Polls != "") && strings.TrimSpace(rq.Note) == "" {
 			fail(name, "requests.note", "a count that varies needs a note saying when")
 		}
 		// guard
@@ -279,4 +288,13 @@ func Check(m *Manifest, spec Spec) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
 }

@@ -34,6 +34,9 @@ type Manifest struct {
 type Toolset struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
+	// Default is "on" (or absent) or "off": an off toolset is registered
+	// only when AUDIOBOOKSHELF_TOOLSETS names it.
+	Default string `yaml:"default"`
 }
 
 // Tool is one tool's declaration.
@@ -60,6 +63,10 @@ type Requests struct {
 	// PerItem names a list parameter whose every distinct library item
 	// adds one request (a read of that item), beyond Count..Max.
 	PerItem string `yaml:"per_item"`
+	// Polls names an operation the tool repeats while it waits for
+	// Audiobookshelf to finish something (scan_library: listTasks): every
+	// repeat beyond the first adds one request, beyond Count..Max.
+	Polls string `yaml:"polls"`
 	// Note says when a call sends more than Count, and which requests go
 	// at the same time.
 	Note string `yaml:"note"`
@@ -94,6 +101,9 @@ func (r Requests) Text() string {
 	}
 	if r.PerItem != "" {
 		s += " + 1 per library item in `" + r.PerItem + "`"
+	}
+	if r.Polls != "" {
+		s += " + 1 per further `" + r.Polls + "` while it waits"
 	}
 	return s
 }

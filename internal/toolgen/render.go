@@ -7,6 +7,8 @@ import (
 	"go/format"
 	"strconv"
 	"strings"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
 )
 
 // Generated files, relative to the repository root.
@@ -118,6 +120,8 @@ func InputSchema(t *Tool) ([]byte, error) {
 				set("required", []string{"library_item_id"}).
 				set("additionalProperties", false)
 			s.set("type", "array").set("items", item)
+		case "metadata_fields":
+			metadataFieldsSchema(s)
 		}
 		if len(p.Enum) > 0 {
 			s.set("enum", p.Enum)
@@ -173,6 +177,8 @@ func goType(p *Param) string {
 		return "[]string"
 	case "playlist_items":
 		return "[]argdec.PlaylistItem"
+	case "metadata_fields":
+		return "*argdec.MetadataFields"
 	}
 	return "any"
 }
@@ -184,7 +190,7 @@ func pointer(p *Param) bool {
 		return false
 	}
 	switch p.Type {
-	case "id_list", "playlist_items":
+	case "id_list", "playlist_items", "metadata_fields":
 		return false // nil already means absent
 	case "id", "string":
 		return p.Name != "confirm_token"
@@ -231,6 +237,8 @@ func decodeCall(p *Param) string {
 		return fmt.Sprintf("d.IDList(%s, argdec.ListRule{Required: %t, MinItems: %d, MaxItems: %d})", q, p.Required, p.MinItems, p.MaxItems)
 	case "playlist_items":
 		return fmt.Sprintf("d.PlaylistItems(%s, argdec.ListRule{Required: %t, MinItems: %d, MaxItems: %d})", q, p.Required, p.MinItems, p.MaxItems)
+	case "metadata_fields":
+		return fmt.Sprintf("d.MetadataFields(%s, %t)", q, p.Required)
 	}
 	return "nil"
 }
@@ -274,7 +282,7 @@ func renderArgs(m *Manifest) ([]byte, error) {
 			f := GoName(p.Name)
 			call := decodeCall(p)
 			switch {
-			case p.Type == "id_list" || p.Type == "playlist_items":
+			case p.Type == "id_list" || p.Type == "playlist_items" || p.Type == "metadata_fields":
 				fmt.Fprintf(&b, "\ta.%s = %s\n", f, call)
 			case pointer(p):
 				fmt.Fprintf(&b, "\ta.%s = %s\n", f, call)
@@ -363,15 +371,19 @@ type Guard struct {
 	TakesOut, Stays string
 }
 
-// Toolset is a group of tools that can be switched on together.
-type Toolset struct{ Name, Description string }
+// Toolset is a group of tools that can be switched on together. Off is
+// true for one that is registered only when AUDIOBOOKSHELF_TOOLSETS names it.
+type Toolset struct {
+	Name, Description string
+	Off               bool
+}
 
 // ServerName is this server's name.
 const ServerName = `)
 	b.WriteString(strconv.Quote(m.Server.Name) + "\n\n// ServerTitle is the title shown by clients.\nconst ServerTitle = " + strconv.Quote(m.Server.Title) + "\n\n")
 	b.WriteString("// Toolsets lists the toolsets in the manifest's order.\nvar Toolsets = []Toolset{\n")
 	for _, ts := range m.Toolsets {
-		fmt.Fprintf(&b, "\t{Name: %q, Description: %q},\n", ts.Name, oneLine(ts.Description))
+		fmt.Fprintf(&b, "\t{Name: %q, Description: %q, Off: %t},\n", ts.Name, oneLine(ts.Description), ts.Default == "off")
 	}
 	b.WriteString("}\n\n// All lists every tool in the manifest's order.\nvar All = []Tool{\n")
 	for i := range m.Tools {
@@ -514,6 +526,8 @@ func paramType(p *Param) string {
 		return "list of ids"
 	case "playlist_items":
 		return "list of {library_item_id, episode_id?}"
+	case "metadata_fields":
+		return "object {" + strings.Join(argdec.MetadataFieldNames, "?, ") + "?}"
 	}
 	return p.Type
 }
@@ -644,4 +658,36 @@ func renderGuardDoc(m *Manifest) []byte {
 	b.WriteString("| instances with different keys | each refuses what another sealed (a 2026-07-28 client is asked afresh, an older one gets a new token that says why) | refused | refused | (as for its own store) |\n\n")
 	b.WriteString("So: behind a load balancer, and with a client that starts a new server process for every command (the MCP Inspector CLI over stdio does), set one `AUDIOBOOKSHELF_STATE_KEY` and one `AUDIOBOOKSHELF_APPROVAL_STORE` on every instance. A fixed key without a store lets a pending question or token survive a restart or reach another instance, and with it the replays of the column \"where the digest cannot tell\"; a store without a fixed key changes nothing across processes, as none opens what another sealed.\n")
 	return b.Bytes()
+}
+
+// metadataFieldsSchema is the schema of a metadata_fields parameter: the
+// fields argdec.MetadataFields takes, with its bounds.
+func metadataFieldsSchema(s *obj) {
+	str := func(minLen, maxLen int) *obj {
+		o := newObj().set("type", "string")
+		if minLen > 0 {
+			o.set("minLength", minLen)
+		}
+		return o.set("maxLength", maxLen)
+	}
+	list := func(item *obj, maxItems int) *obj {
+		return newObj().set("type", "array").set("items", item).set("maxItems", maxItems)
+	}
+	series := newObj().set("type", "object").
+		set("properties", newObj().
+			set("name", str(1, argdec.MaxMetadataName)).
+			set("sequence", str(0, argdec.MaxSequence))).
+		set("required", []string{"name"}).
+		set("additionalProperties", false)
+	props := newObj().
+		set("title", str(1, argdec.MaxMetadataTitle)).
+		set("subtitle", str(0, argdec.MaxMetadataTitle)).
+		set("authors", list(str(1, argdec.MaxMetadataName), argdec.MaxMetadataList)).
+		set("narrators", list(str(1, argdec.MaxMetadataName), argdec.MaxMetadataList)).
+		set("series", list(series, argdec.MaxMetadataList)).
+		set("genres", list(str(1, argdec.MaxMetadataName), argdec.MaxMetadataList)).
+		set("tags", list(str(1, argdec.MaxMetadataName), argdec.MaxMetadataList)).
+		set("description", str(0, argdec.MaxMetadataDescription)).
+		set("publish_year", str(0, argdec.MaxPublishYear))
+	s.set("type", "object").set("properties", props).set("minProperties", 1).set("additionalProperties", false)
 }

@@ -1,0 +1,432 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
+	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+)
+
+// The upkeep toolset against the stand-in: off by default, scans with
+// progress, metadata edits that can be put back, quick match, covers.
+
+var upkeepTools = []string{"scan_library", "update_item_metadata", "match_library_item", "get_item_cover"}
+
+func listedTools(t *testing.T, e *apptest.Env) []string {
+	t.Helper()
+	res, err := e.Session.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+func TestUpkeepIsOffByDefault(t *testing.T) {
+	def := start(t, apptest.Options{Config: func(c *config.Config) { c.Toolsets = nil }})
+	names := listedTools(t, def)
+	for _, n := range upkeepTools {
+		if slices.Contains(names, n) {
+			t.Errorf("%s is listed by default", n)
+		}
+	}
+	if !slices.Contains(names, "list_libraries") {
+		t.Errorf("the default tools lack list_libraries: %v", names)
+	}
+	res, err := def.CallErr("scan_library", map[string]any{"library_id": sd.LibraryBooksID})
+	if err == nil && !res.IsError {
+		t.Errorf("scan_library answered while upkeep is off: %s", apptest.Text(res))
+	}
+	sets, err := config.ParseToolsets("default,upkeep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := start(t, apptest.Options{Config: func(c *config.Config) { c.Toolsets = sets }})
+	names = listedTools(t, on)
+	for _, n := range append(upkeepTools, "list_libraries", "delete_collection") {
+		if !slices.Contains(names, n) {
+			t.Errorf("default,upkeep does not list %s", n)
+		}
+	}
+}
+
+// newBook is a book a scan finds on disk.
+func newBook(id, title string) sd.LibraryItem {
+	return sd.LibraryItem{ID: id, Ino: "ino-" + id, LibraryID: sd.LibraryBooksID, FolderID: "f", Path: "/audiobooks/" + title, RelPath: title,
+		MediaType: "book", Book: &sd.Book{ID: "book-" + id, Title: title, Narrators: []string{}, Genres: []string{}, Tags: []string{}}}
+}
+
+func TestScanLibraryReportsProgressAndResults(t *testing.T) {
+	var mu sync.Mutex
+	var notes []*mcp.ProgressNotificationParams
+	e := start(t, apptest.Options{Progress: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		notes = append(notes, r.Params)
+		mu.Unlock()
+	}})
+	e.Server.Deps.ScanPoll = 50 * time.Millisecond
+	e.Standin.SetScanDuration(400 * time.Millisecond)
+	e.Standin.ScanAdds(newBook("0b1c2d3e-0000-4000-8000-000000000001", "Small Gods"))
+	e.Standin.ScanMisses(sd.ItemDerProcess)
+	e.Standin.ScanUpdates(sd.ItemMort)
+	e.Standin.ResetRequests()
+	params := &mcp.CallToolParams{Name: "scan_library", Arguments: map[string]any{"library_id": sd.LibraryBooksID}}
+	params.SetProgressToken("scan-1")
+	res, err := e.Session.CallTool(context.Background(), params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := decode(t, res)
+	if at(t, v, "finished") != true || at(t, v, "outcome") != "completed" {
+		t.Fatalf("scan: %v", v)
+	}
+	if at(t, v, "added").(float64) != 1 || at(t, v, "updated").(float64) != 1 || at(t, v, "missing").(float64) != 1 {
+		t.Errorf("counts: %v", v)
+	}
+	if at(t, v, "added_items", 0, "id") != "0b1c2d3e-0000-4000-8000-000000000001" || at(t, v, "missing_items", 0, "id") != sd.ItemDerProcess {
+		t.Errorf("ids: %v", v)
+	}
+	// Notifications are handled as they arrive, perhaps after the result:
+	// wait for the one that says the scan ended.
+	done := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, n := range notes {
+			if strings.Contains(n.Message, "completed") && n.Progress == n.Total {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < 100 && !done(); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !done() {
+		t.Errorf("no notification says the scan completed")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	scanning := 0
+	for i, n := range notes {
+		if n.ProgressToken != "scan-1" {
+			t.Errorf("notification %d carries token %v", i, n.ProgressToken)
+		}
+		if strings.HasPrefix(n.Message, "scanning library") {
+			scanning++
+		}
+	}
+	if scanning < 2 {
+		t.Errorf("%d notifications while the scan ran (400 ms, polled every 50 ms), want several", scanning)
+	}
+	if got := mutations(e.Standin); len(got) != 1 || got[0] != "POST /api/libraries/"+sd.LibraryBooksID+"/scan" {
+		t.Errorf("mutations %v", got)
+	}
+}
+
+func TestScanLibraryWithoutProgressTokenAndBounded(t *testing.T) {
+	e := start(t, apptest.Options{})
+	e.Server.Deps.ScanPoll = 50 * time.Millisecond
+	e.Server.Deps.ScanWait = 300 * time.Millisecond
+	e.Standin.SetScanDuration(3 * time.Second)
+	v := decode(t, e.Call(t, "scan_library", map[string]any{"library_id": sd.LibraryBooksID}))
+	if at(t, v, "finished") != false || at(t, v, "outcome") != "running" || !strings.Contains(str(at(t, v, "note")), "still running") {
+		t.Errorf("a scan past the wait: %v", v)
+	}
+	// A second call while it runs starts nothing.
+	e.Standin.ResetRequests()
+	res := e.Call(t, "scan_library", map[string]any{"library_id": sd.LibraryBooksID})
+	if !res.IsError || !strings.Contains(apptest.Text(res), "already running") || len(e.Standin.Mutations()) != 0 {
+		t.Errorf("a scan while one runs: %v %s", mutations(e.Standin), apptest.Text(res))
+	}
+}
+
+func TestScanLibraryRefusals(t *testing.T) {
+	// A user who is not an admin.
+	l := start(t, apptest.Options{})
+	l.Standin.Update(func(d *sd.Data) { d.Users[0].Type = "user" })
+	l.Standin.ResetRequests()
+	res := l.Call(t, "scan_library", map[string]any{"library_id": sd.LibraryBooksID})
+	if !res.IsError || !strings.Contains(apptest.Text(res), "needs an admin") || len(l.Standin.Mutations()) != 0 {
+		t.Errorf("non-admin: %v %s", mutations(l.Standin), apptest.Text(res))
+	}
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{}, `argument "library_id": is required`},
+		{map[string]any{"library_id": "no such/../id"}, `argument "library_id"`},
+		{map[string]any{"library_id": "3f1d1a4e-0000-4000-8000-00000000dead"}, "404"},
+	} {
+		e := start(t, apptest.Options{})
+		e.Standin.ResetRequests()
+		res := e.Call(t, "scan_library", c.args)
+		if !res.IsError || !strings.Contains(apptest.Text(res), c.want) || len(e.Standin.Mutations()) != 0 {
+			t.Errorf("%v: %v %s", c.args, mutations(e.Standin), apptest.Text(res))
+		}
+	}
+}
+
+// rawItem is the item's raw JSON (GET /api/items/{id}?expanded=1), as
+// get_library_item detail full gives it.
+func rawItem(t *testing.T, e *apptest.Env, id string) map[string]any {
+	t.Helper()
+	return rawRecord(t, e, "get_library_item", map[string]any{"library_item_id": id})
+}
+
+// sameDeep compares two raw records field by field at every depth,
+// ignoring bumped, and reports each path that differs.
+func sameDeep(t *testing.T, path string, before, after any) {
+	t.Helper()
+	bm, okb := before.(map[string]any)
+	am, oka := after.(map[string]any)
+	if okb && oka {
+		keys := map[string]bool{}
+		for k := range bm {
+			keys[k] = true
+		}
+		for k := range am {
+			keys[k] = true
+		}
+		for k := range keys {
+			if !bumped[k] {
+				sameDeep(t, path+"."+k, bm[k], am[k])
+			}
+		}
+		return
+	}
+	bl, okb := before.([]any)
+	al, oka := after.([]any)
+	if okb && oka && len(bl) == len(al) {
+		for i := range bl {
+			sameDeep(t, path+"["+str(i)+"]", bl[i], al[i])
+		}
+		return
+	}
+	b, _ := json.Marshal(before)
+	a, _ := json.Marshal(after)
+	if string(a) != string(b) {
+		t.Errorf("%s is %s after the put-back, was %s", path, a, b)
+	}
+}
+
+func TestUpdateItemMetadataPutsBack(t *testing.T) {
+	// The raw expanded item is over the default budget.
+	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = 200000 }})
+	before := rawItem(t, e, sd.ItemMort)
+	fields := map[string]any{
+		"title": "Mort (revised)", "subtitle": "A Discworld Novel", "authors": []string{"Terry Pratchett", "A. Coauthor"},
+		"narrators": []string{"Someone Else"}, "series": []map[string]any{{"name": "Discworld", "sequence": "4.5"}, {"name": "Death"}},
+		"genres": []string{"Fantasy"}, "tags": []string{}, "description": "Shorter.", "publish_year": "1988",
+	}
+	e.Standin.ResetRequests()
+	v := decode(t, e.Call(t, "update_item_metadata", map[string]any{"library_item_id": sd.ItemMort, "fields": fields}))
+	if at(t, v, "updated") != true {
+		t.Fatalf("not updated: %v", v)
+	}
+	if got := mutations(e.Standin); len(got) != 1 || got[0] != "PATCH /api/items/"+sd.ItemMort+"/media" {
+		t.Errorf("mutations %v", got)
+	}
+	body := lastRequest(t, e.Standin, "PATCH", "/media").Body
+	if !strings.Contains(string(body), `"tags":[]`) || strings.Contains(string(body), `"metadata":{"tags"`) {
+		t.Errorf("tags must go at the top level of the body: %s", body)
+	}
+	prev := at(t, v, "previous").(map[string]any)
+	if prev["title"] != "Mort" || prev["subtitle"] != nil || str(prev["tags"]) != "[discworld death]" || prev["publish_year"] != "1987" {
+		t.Errorf("previous: %v", prev)
+	}
+	if !strings.HasPrefix(str(prev["description"]), "A gangling farm boy") || len(str(prev["description"])) < 200 {
+		t.Errorf("previous description not whole: %v", prev["description"])
+	}
+	if len(at(t, v, "changed").([]any)) != 9 {
+		t.Errorf("changed: %v", at(t, v, "changed"))
+	}
+	mid := rawItem(t, e, sd.ItemMort)
+	if at(t, mid, "media", "metadata", "title") != "Mort (revised)" {
+		t.Fatalf("the change did not happen: %v", at(t, mid, "media", "metadata"))
+	}
+	pb := at(t, v, "put_back").(map[string]any)
+	if pb["tool"] != "update_item_metadata" {
+		t.Fatalf("put_back: %v", pb)
+	}
+	res := e.Call(t, "update_item_metadata", pb["arguments"])
+	if res.IsError {
+		t.Fatalf("put back: %s", apptest.Text(res))
+	}
+	after := rawItem(t, e, sd.ItemMort)
+	sameDeep(t, "item", before, after)
+	// The co-author made for the change has no book left: Audiobookshelf
+	// deletes it, as the answer said.
+	if !strings.Contains(apptest.Text(res), "author") {
+		t.Logf("put-back answer: %s", apptest.Text(res))
+	}
+	for _, a := range e.Standin.Snapshot().Authors {
+		if a.Name == "A. Coauthor" {
+			t.Errorf("the co-author outlived the put-back")
+		}
+	}
+}
+
+func TestUpdateItemMetadataRefusals(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		key  string
+		args map[string]any
+		want string
+	}{
+		{"podcast", "", map[string]any{"library_item_id": sd.ItemPodcastOrbital, "fields": map[string]any{"title": "x"}}, "books only"},
+		{"no permission", sd.ListenerAPIKey, map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"title": "x"}}, "update permission"},
+		{"empty fields", "", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{}}, `argument "fields": must set at least one`},
+		{"unknown field", "", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"isbn": "1"}}, `unknown field "isbn"`},
+		{"bad list", "", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"authors": "Terry"}}, `argument "fields.authors": must be a list`},
+		{"blank author", "", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"authors": []string{" "}}}, `fields.authors[0]`},
+		{"empty title", "", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"title": ""}}, `fields.title": must not be empty`},
+		{"series without name", "", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"series": []map[string]any{{"sequence": "1"}}}}, `fields.series[0].name": is required`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := apptest.Options{}
+			if c.key != "" {
+				o.Config = func(cf *config.Config) { cf.APIKey = c.key }
+			}
+			e := start(t, o)
+			e.Standin.ResetRequests()
+			res := e.Call(t, "update_item_metadata", c.args)
+			if !res.IsError || !strings.Contains(apptest.Text(res), c.want) {
+				t.Errorf("want an error with %q, got isError=%v: %s", c.want, res.IsError, apptest.Text(res))
+			}
+			if m := e.Standin.Mutations(); len(m) != 0 && c.key == "" {
+				t.Errorf("sent %v", mutations(e.Standin))
+			}
+			if it, _ := e.Standin.Item(sd.ItemMort); it.Book.Title != "Mort" {
+				t.Errorf("the title changed: %q", it.Book.Title)
+			}
+		})
+	}
+}
+
+func TestMatchLibraryItem(t *testing.T) {
+	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
+	e := start(t, apptest.Options{Elicit: rec.handle})
+	// Without override: only empty fields (Mort has no subtitle), no question.
+	v := decode(t, e.Call(t, "match_library_item", map[string]any{"library_item_id": sd.ItemMort}))
+	if len(rec.asked()) != 0 {
+		t.Errorf("asked without override: %v", rec.asked())
+	}
+	if at(t, v, "matched") != true || str(at(t, v, "changed")) != "[subtitle]" || at(t, v, "previous", "subtitle") != nil {
+		t.Errorf("fill-only match: %v", v)
+	}
+	if at(t, v, "put_back", "arguments", "fields", "subtitle") != "" {
+		t.Errorf("put_back: %v", at(t, v, "put_back"))
+	}
+	body := lastRequest(t, e.Standin, "POST", "/match").Body
+	if !strings.Contains(string(body), `"overrideDetails":false`) || !strings.Contains(string(body), `"overrideCover":false`) {
+		t.Errorf("both overrides must be sent: %s", body)
+	}
+	// With override: the person is asked, with ids and counts; declined,
+	// nothing changes.
+	e.Standin.ResetRequests()
+	res := e.Call(t, "match_library_item", map[string]any{"library_item_id": sd.ItemMort, "override": true, "provider": "audible"})
+	asked := rec.asked()
+	if len(asked) != 1 || !strings.Contains(asked[0], sd.ItemMort) || !strings.Contains(asked[0], "filled field(s)") || strings.Contains(asked[0], "Death") {
+		t.Errorf("question: %v", asked)
+	}
+	if !res.IsError || len(e.Standin.Mutations()) != 0 {
+		t.Errorf("declined, yet %v: %s", mutations(e.Standin), apptest.Text(res))
+	}
+	// No match: a warning, nothing changed.
+	e.Standin.Update(func(d *sd.Data) {
+		for i := range d.Items {
+			if d.Items[i].ID == sd.ItemSourcery {
+				d.Items[i].Book.Title = "Unmatchable"
+			}
+		}
+	})
+	v = decode(t, e.Call(t, "match_library_item", map[string]any{"library_item_id": sd.ItemSourcery}))
+	if at(t, v, "matched") != false || !strings.Contains(str(at(t, v, "warning")), "No google match found") {
+		t.Errorf("no match: %v", v)
+	}
+}
+
+func TestMatchOverrideNamesThePermissionFirst(t *testing.T) {
+	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
+	}}
+	e := start(t, apptest.Options{Elicit: rec.handle})
+	e.Standin.Update(func(d *sd.Data) { d.Users[0].Type = "user" })
+	e.Standin.SetCanUpdate(false)
+	e.Standin.ResetRequests()
+	res := e.Call(t, "match_library_item", map[string]any{"library_item_id": sd.ItemMort, "override": true})
+	if !res.IsError || !strings.Contains(apptest.Text(res), "update permission") || len(rec.asked()) != 0 || len(e.Standin.Mutations()) != 0 {
+		t.Errorf("asked %d, sent %v: %s", len(rec.asked()), mutations(e.Standin), apptest.Text(res))
+	}
+}
+
+func TestGetItemCover(t *testing.T) {
+	e := start(t, apptest.Options{})
+	res := e.Call(t, "get_item_cover", map[string]any{"library_item_id": sd.ItemMort, "width": 120})
+	if res.IsError {
+		t.Fatal(apptest.Text(res))
+	}
+	img, ok := res.Content[0].(*mcp.ImageContent)
+	if !ok || img.MIMEType != "image/jpeg" || len(img.Data) < 100 || img.Data[0] != 0xFF || img.Data[1] != 0xD8 {
+		t.Fatalf("not a JPEG image content: %#v", res.Content[0])
+	}
+	q := lastRequest(t, e.Standin, "GET", "/cover").Query
+	if q.Get("width") != "120" || q.Get("format") != "jpeg" {
+		t.Errorf("query %v", q)
+	}
+	res = e.Call(t, "get_item_cover", map[string]any{"library_item_id": sd.ItemMort, "width": 2048})
+	if !res.IsError || !strings.Contains(apptest.Text(res), `argument "width"`) || !strings.Contains(apptest.Text(res), "2 MB") {
+		t.Errorf("past the bound: %s", apptest.Text(res))
+	}
+	e.Standin.Update(func(d *sd.Data) {
+		for i := range d.Items {
+			if d.Items[i].ID == sd.ItemMort {
+				d.Items[i].Book.CoverPath = ""
+			}
+		}
+	})
+	res = e.Call(t, "get_item_cover", map[string]any{"library_item_id": sd.ItemMort})
+	if !res.IsError || !strings.Contains(apptest.Text(res), "no cover") {
+		t.Errorf("no cover: %s", apptest.Text(res))
+	}
+	res = e.Call(t, "get_item_cover", map[string]any{"library_item_id": sd.ItemMort, "width": 10})
+	if !res.IsError || !strings.Contains(apptest.Text(res), `argument "width"`) {
+		t.Errorf("width 10: %s", apptest.Text(res))
+	}
+}
+
+// upkeepRequestCases reach the fewest and the most requests tools.yaml
+// gives for the upkeep tools (TestRequestsPerCall).
+var upkeepRequestCases = []readCase{
+	{tool: "scan_library", args: map[string]any{"library_id": sd.LibraryBooksID}},
+	{tool: "scan_library", args: map[string]any{"library_id": sd.LibraryBooksID}, setup: func(s *sd.Server) {
+		s.ScanAdds(newBook("0b1c2d3e-0000-4000-8000-000000000002", "Pyramids"))
+		s.ScanMisses(sd.ItemDerProcess)
+	}},
+	{tool: "update_item_metadata", args: map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"title": "Mort!"}}},
+	{tool: "match_library_item", args: map[string]any{"library_item_id": sd.ItemMort}},
+	{tool: "match_library_item", args: map[string]any{"library_item_id": sd.ItemMort, "override": true}},
+	{tool: "get_item_cover", args: map[string]any{"library_item_id": sd.ItemMort}},
+}
+
+func init() {
+	readCases = append(readCases, readCase{tool: "get_item_cover", args: map[string]any{"library_item_id": sd.ItemMort}, route: "/api/items/" + sd.ItemMort + "/cover", image: true,
+		check: func(t *testing.T, v any) {
+			if at(t, v, "mime_type") != "image/jpeg" || at(t, v, "width").(float64) != 400 || at(t, v, "bytes").(float64) < 100 {
+				t.Errorf("cover: %v", v)
+			}
+		},
+		fail: map[string]any{"library_item_id": sd.ItemMort, "width": 5000}, failWant: []string{`"width"`, "2048"}})
+}

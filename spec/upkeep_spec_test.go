@@ -1,0 +1,28 @@
+package spec
+
+import "net/http"
+
+// The upkeep toolset's routes, their quirks and their plain "OK" answers.
+func init() {
+	for id, op := range map[string]struct{ method, path string }{
+		"scanLibrary":            {http.MethodPost, "/api/libraries/{id}/scan"},
+		"listTasks":              {http.MethodGet, "/api/tasks"},
+		"updateLibraryItemMedia": {http.MethodPatch, "/api/items/{id}/media"},
+		"matchLibraryItem":       {http.MethodPost, "/api/items/{id}/match"},
+		"getLibraryItemCover":    {http.MethodGet, "/api/items/{id}/cover"},
+		"getLoggerData":          {http.MethodGet, "/api/logger-data"},
+	} {
+		operations[id] = op
+	}
+	quirks = append(quirks, []struct{ operationID, substring string }{
+		{"scanLibrary", "answers 200 \"OK\" before the scan runs"},
+		{"scanLibrary", "already being scanned, or one without folders, is not scanned"},
+		{"scanLibrary", "reach only socket clients"},
+		{"updateLibraryItemMedia", "metadata.tags is ignored"},
+		{"updateLibraryItemMedia", "an author or series left without books is deleted"},
+		{"updateLibraryItemMedia", "\"\" and null store null"},
+		{"matchLibraryItem", "always send both"},
+		{"getLibraryItemCover", "no access check"},
+	}...)
+	plainOK = append(plainOK, "scanLibrary")
+}

@@ -1,0 +1,541 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
+)
+
+// bookRecord is what update_item_metadata and match_library_item read of a
+// book (LibraryItem.toOldJSON): null kept apart from "".
+type bookRecord struct {
+	ID        string `json:"id"`
+	MediaType string `json:"mediaType"`
+	UpdatedAt int64  `json:"updatedAt"`
+	Media     struct {
+		CoverPath *string  `json:"coverPath"`
+		Tags      []string `json:"tags"`
+		Metadata  struct {
+			Title    *string `json:"title"`
+			Subtitle *string `json:"subtitle"`
+			Authors  []struct {
+				ID   string `json:"id"`
+				Name string `json:"name"`
+			} `json:"authors"`
+			Narrators []string `json:"narrators"`
+			Series    []struct {
+				ID       string      `json:"id"`
+				Name     string      `json:"name"`
+				Sequence *flexString `json:"sequence"`
+			} `json:"series"`
+			Genres        []string    `json:"genres"`
+			PublishedYear *flexString `json:"publishedYear"`
+			Description   *string     `json:"description"`
+			Publisher     *string     `json:"publisher"`
+			Language      *string     `json:"language"`
+			ISBN          *string     `json:"isbn"`
+			ASIN          *string     `json:"asin"`
+			Explicit      bool        `json:"explicit"`
+			Abridged      bool        `json:"abridged"`
+		} `json:"metadata"`
+	} `json:"media"`
+}
+
+// editable are the fields update_item_metadata sets, by its names; match
+// fields are the others quick match sets.
+var (
+	editableFields  = argdec.MetadataFieldNames
+	matchOnlyFields = []string{"publisher", "language", "isbn", "asin", "explicit", "abridged", "cover"}
+)
+
+func strOrNil(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+func listOf(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
+// value is a field's value as the tool names it: a string or null, a list
+// of names, a list of {name, sequence}, or a boolean.
+func (b *bookRecord) value(field string) any {
+	m := &b.Media.Metadata
+	switch field {
+	case "title":
+		return strOrNil(m.Title)
+	case "subtitle":
+		return strOrNil(m.Subtitle)
+	case "description":
+		return strOrNil(m.Description)
+	case "publish_year":
+		if m.PublishedYear == nil {
+			return nil
+		}
+		return string(*m.PublishedYear)
+	case "authors":
+		out := []string{}
+		for _, a := range m.Authors {
+			out = append(out, a.Name)
+		}
+		return out
+	case "narrators":
+		return listOf(m.Narrators)
+	case "genres":
+		return listOf(m.Genres)
+	case "tags":
+		return listOf(b.Media.Tags)
+	case "series":
+		out := []argdec.SeriesEntry{}
+		for _, s := range m.Series {
+			e := argdec.SeriesEntry{Name: s.Name}
+			if s.Sequence != nil {
+				e.Sequence = string(*s.Sequence)
+			}
+			out = append(out, e)
+		}
+		return out
+	case "publisher":
+		return strOrNil(m.Publisher)
+	case "language":
+		return strOrNil(m.Language)
+	case "isbn":
+		return strOrNil(m.ISBN)
+	case "asin":
+		return strOrNil(m.ASIN)
+	case "explicit":
+		return m.Explicit
+	case "abridged":
+		return m.Abridged
+	case "cover":
+		return strOrNil(b.Media.CoverPath)
+	}
+	return nil
+}
+
+// filled reports whether a field holds a value (quick match fills only
+// fields that do not, unless told to override).
+func (b *bookRecord) filled(field string) bool {
+	switch v := b.value(field).(type) {
+	case nil:
+		return false
+	case string:
+		return v != ""
+	case bool:
+		return v
+	case []string:
+		return len(v) > 0
+	case []argdec.SeriesEntry:
+		return len(v) > 0
+	}
+	return false
+}
+
+func sameValue(a, b any) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
+}
+
+func (d *Deps) getBook(ctx context.Context, id, tool string) (*bookRecord, *mcp.CallToolResult) {
+	body, res := d.get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetLibraryItem(ctx, id, nil)
+	})
+	if res != nil {
+		return nil, res
+	}
+	var b bookRecord
+	if res := decode(body, &b); res != nil {
+		return nil, res
+	}
+	if b.MediaType != "book" {
+		return nil, errorResult(`argument "library_item_id": %s is a %s; %s works on books only. Nothing was changed.`, id, b.MediaType, tool)
+	}
+	return &b, nil
+}
+
+// changeItem sends a write to one item; a 403 names the permission.
+func (d *Deps) changeItem(ctx context.Context, id string, s sender) ([]byte, *mcp.CallToolResult) {
+	r, res := d.send(ctx, true, s)
+	if res != nil {
+		return nil, res
+	}
+	if r.Status == http.StatusForbidden {
+		return nil, errorResult("Audiobookshelf answered 403 Forbidden for library item %s: changing an item needs the update permission (Settings → Users → the user → Can Update), which the user of this API key lacks. Nothing was changed.", id)
+	}
+	if r.Status/100 != 2 {
+		return nil, statusError(r, "library item "+id, true)
+	}
+	if res := d.checkWrite(r, "library item "+id); res != nil {
+		return nil, res
+	}
+	return r.Body, nil
+}
+
+// putBackArgs turns previous values into update_item_metadata's fields:
+// null texts become "" (Audiobookshelf stores "" as null). ok is false
+// when the result would not be accepted by update_item_metadata (a value
+// longer than it takes, a null title).
+func putBackArgs(id string, prev map[string]any) (*PutBack, string) {
+	fields := map[string]any{}
+	for k, v := range prev {
+		if v == nil {
+			if k == "title" {
+				return nil, "the title was null, and a title cannot be set to nothing"
+			}
+			v = ""
+		}
+		fields[k] = v
+	}
+	args := map[string]any{"library_item_id": id, "fields": fields}
+	raw, _ := json.Marshal(args)
+	if _, err := toolargs.DecodeUpdateItemMetadata(raw); err != nil {
+		return nil, clip(err.Error(), 300)
+	}
+	return &PutBack{Tool: "update_item_metadata", Arguments: args}, ""
+}
+
+// metadataBody is the PATCH body for the fields given.
+func metadataBody(f *argdec.MetadataFields) abs.UpdateLibraryItemMediaJSONRequestBody {
+	var body abs.UpdateLibraryItemMediaJSONRequestBody
+	m := &abs.MediaMetadataUpdate{Title: f.Title, Subtitle: f.Subtitle, Description: f.Description, PublishedYear: f.PublishYear,
+		Narrators: f.Narrators, Genres: f.Genres}
+	if f.Authors != nil {
+		authors := make([]struct {
+			Name string `json:"name"`
+		}, 0, len(*f.Authors))
+		for _, a := range *f.Authors {
+			authors = append(authors, struct {
+				Name string `json:"name"`
+			}{a})
+		}
+		m.Authors = &authors
+	}
+	if f.Series != nil {
+		series := make([]struct {
+			Name     string  `json:"name"`
+			Sequence *string `json:"sequence,omitempty"`
+		}, 0, len(*f.Series))
+		for _, s := range *f.Series {
+			e := struct {
+				Name     string  `json:"name"`
+				Sequence *string `json:"sequence,omitempty"`
+			}{Name: s.Name}
+			if s.Sequence != "" {
+				e.Sequence = ptrOf(s.Sequence)
+			}
+			series = append(series, e)
+		}
+		m.Series = &series
+	}
+	body.Metadata = m
+	// Book.updateFromRequest reads tags at the top level, not in metadata.
+	body.Tags = f.Tags
+	return body
+}
+
+// givenFields are the names of the fields f sets, in the tool's order.
+func givenFields(f *argdec.MetadataFields) []string {
+	var out []string
+	raw, _ := json.Marshal(f)
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &m)
+	for _, k := range editableFields {
+		if _, ok := m[k]; ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// descriptionShown is how much of a new description an answer repeats.
+const descriptionShown = 300
+
+// nowValues are the values after a change, for an answer: a description is
+// shown by its start and length (the caller sent it, or the provider did).
+func nowValues(b *bookRecord, fields []string, id string) map[string]any {
+	now := map[string]any{}
+	for _, k := range fields {
+		v := b.value(k)
+		if s, ok := v.(string); ok && k == "description" {
+			shown, total, cut := excerpt(s, descriptionShown, fmt.Sprintf(`get_library_item {"library_item_id": %q}`, id))
+			if cut != "" {
+				now[k] = map[string]any{"start": shown, "length": total}
+				continue
+			}
+		}
+		now[k] = v
+	}
+	return now
+}
+
+// UpdateItemMetadata is update_item_metadata.
+func UpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemMetadata) (*mcp.CallToolResult, error) {
+	b, res := d.getBook(ctx, a.LibraryItemID, "update_item_metadata")
+	if res != nil {
+		return res, nil
+	}
+	given := givenFields(a.Fields)
+	raw, _ := json.Marshal(a.Fields)
+	var want map[string]any
+	_ = json.Unmarshal(raw, &want)
+	prev := map[string]any{}
+	for _, k := range given {
+		// "" is how a text is cleared; Audiobookshelf holds it as null.
+		if !sameValue(b.value(k), want[k]) && !(want[k] == "" && b.value(k) == nil) {
+			prev[k] = b.value(k)
+		}
+	}
+	if len(prev) == 0 {
+		return jsonResult(map[string]any{"updated": false, "library_item_id": a.LibraryItemID,
+			"note": "Every field given already holds that value; nothing was sent."}), nil
+	}
+	changing := make([]string, 0, len(prev))
+	for _, k := range given {
+		if _, ok := prev[k]; ok {
+			changing = append(changing, k)
+		}
+	}
+	pb, why := putBackArgs(a.LibraryItemID, prev)
+	// The answer must carry the previous values whole: refuse before
+	// changing anything when it could not.
+	probe := map[string]any{"previous": prev, "put_back": pb}
+	if pj, _ := marshal(probe); len([]rune(string(pj)))+2000 > d.room() {
+		return errorResult(`argument "fields": the values these fields hold now take %d characters, and the answer must carry them whole (with the call that puts them back) within the result budget of %d (AUDIOBOOKSHELF_MAX_RESULT_CHARS). Change fewer fields at a time, or raise the budget. Nothing was changed.`, len([]rune(string(pj))), d.MaxChars()), nil
+	}
+	body := metadataBody(a.Fields)
+	rb, res := d.changeItem(ctx, a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.UpdateLibraryItemMedia(ctx, a.LibraryItemID, body)
+	})
+	if res != nil {
+		return res, nil
+	}
+	var v struct {
+		Updated     bool       `json:"updated"`
+		LibraryItem bookRecord `json:"libraryItem"`
+	}
+	if res := decode(rb, &v); res != nil {
+		return res, nil
+	}
+	out := map[string]any{"updated": v.Updated, "library_item_id": a.LibraryItemID, "changed": changing,
+		"previous": prev, "now": nowValues(&v.LibraryItem, changing, a.LibraryItemID)}
+	var notes []string
+	for _, k := range changing {
+		if !sameValue(v.LibraryItem.value(k), want[k]) && !(want[k] == "" && v.LibraryItem.value(k) == nil) {
+			notes = append(notes, fmt.Sprintf("Audiobookshelf stored %s differently from what was sent (it sanitizes description HTML; see now).", k))
+		}
+	}
+	if _, ok := prev["authors"]; ok {
+		notes = append(notes, "An author taken off this book that has no other book is deleted by Audiobookshelf with its description and image; the put-back makes a new author of that name.")
+	}
+	if _, ok := prev["series"]; ok {
+		notes = append(notes, "A series left with no book is deleted by Audiobookshelf; the put-back makes a new series of that name.")
+	}
+	if pb != nil {
+		out["put_back"] = pb
+	} else {
+		notes = append(notes, "No call can put every previous value back: "+why+".")
+	}
+	if len(notes) > 0 {
+		out["notes"] = notes
+	}
+	return jsonResult(out), nil
+}
+
+// ---------------------------------------------------------------- match
+
+// EffectOverwritesFilledFields is match_library_item's effect that makes it
+// ask (tools.yaml): with override, fields that hold a value are replaced.
+const EffectOverwritesFilledFields = "overwrites_filled_fields"
+
+// matchRead is what an approval of an overriding match is bound to.
+type matchRead struct {
+	ID        string   `json:"id"`
+	UpdatedAt int64    `json:"updatedAt"`
+	Filled    []string `json:"filled"`
+}
+
+type userPermissions struct {
+	Update bool `json:"update"`
+}
+
+// PlanMatchLibraryItem plans match_library_item. Without override it asks
+// nothing (only empty fields are filled); with override on a book whose
+// fields hold values it asks, after checking the update permission.
+func PlanMatchLibraryItem(ctx context.Context, d *Deps, a toolargs.MatchLibraryItem) (*Plan, *mcp.CallToolResult) {
+	var me *pending[meAnswer]
+	if a.Override {
+		me = alongside(ctx, func(ctx context.Context) meAnswer {
+			_, u, res := d.getMe(ctx)
+			return meAnswer{u, res}
+		})
+	}
+	b, res := d.getBook(ctx, a.LibraryItemID, "match_library_item")
+	if me != nil {
+		m := me.wait()
+		if res == nil && m.res != nil {
+			return nil, m.res
+		}
+		if res == nil {
+			var p userPermissions
+			_ = json.Unmarshal(m.u.Permissions, &p)
+			if !isAdmin(m.u.Type) && !p.Update {
+				return nil, errorResult("match_library_item needs the update permission (Settings → Users → the user → Can Update), which the user of this API key lacks. Nothing was changed.")
+			}
+		}
+	}
+	if res != nil {
+		return nil, res
+	}
+	var filled []string
+	for _, k := range append(append([]string{}, editableFields...), matchOnlyFields...) {
+		if b.filled(k) {
+			filled = append(filled, k)
+		}
+	}
+	plan := &Plan{Targets: []string{a.LibraryItemID}, Read: matchRead{ID: b.ID, UpdatedAt: b.UpdatedAt, Filled: filled}}
+	if a.Override && len(filled) > 0 {
+		plan.Effects = []string{EffectOverwritesFilledFields}
+		plan.Action = fmt.Sprintf("This will replace up to %d filled field(s) of book %s with the first result of provider %s: %s.", len(filled), a.LibraryItemID, a.Provider, strings.Join(filled, ", "))
+		plan.Consequences = []string{"Only the fields the provider has a value for change. The answer carries the old values; update_item_metadata can put back title, subtitle, authors, narrators, series, genres, tags, description and publish year, not a replaced cover."}
+	}
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		provider := a.Provider
+		// Both overrides are always sent: without them Audiobookshelf uses
+		// its scannerPreferMatchedMetadata setting, which may override.
+		body := abs.MatchLibraryItemJSONRequestBody{Provider: &provider, OverrideDetails: a.Override, OverrideCover: a.Override}
+		rb, res := d.changeItem(ctx, a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.MatchLibraryItem(ctx, a.LibraryItemID, body)
+		})
+		if res != nil {
+			return res, nil
+		}
+		var v struct {
+			Warning     *string     `json:"warning"`
+			Updated     bool        `json:"updated"`
+			LibraryItem *bookRecord `json:"libraryItem"`
+		}
+		if res := decode(rb, &v); res != nil {
+			return res, nil
+		}
+		if v.Warning != nil || v.LibraryItem == nil {
+			w := "no result"
+			if v.Warning != nil {
+				w = clip(cleanText(*v.Warning), 200)
+			}
+			return jsonResult(map[string]any{"matched": false, "library_item_id": a.LibraryItemID, "provider": a.Provider,
+				"warning": w, "note": "The provider had no match; nothing was changed. Try another provider."}), nil
+		}
+		prev := map[string]any{}
+		var changed []string
+		after := v.LibraryItem
+		for _, k := range append(append([]string{}, editableFields...), matchOnlyFields...) {
+			if !sameValue(b.value(k), after.value(k)) {
+				prev[k] = b.value(k)
+				changed = append(changed, k)
+			}
+		}
+		out := map[string]any{"matched": true, "updated": v.Updated, "library_item_id": a.LibraryItemID, "provider": a.Provider, "changed": changed}
+		if len(changed) == 0 {
+			out["note"] = "The provider's first result had nothing to add or change."
+			return jsonResult(out), nil
+		}
+		out["previous"] = prev
+		out["now"] = nowValues(after, changed, a.LibraryItemID)
+		editable := map[string]any{}
+		var lost []string
+		for _, k := range changed {
+			if slicesContain(editableFields, k) {
+				editable[k] = prev[k]
+			} else {
+				lost = append(lost, k)
+			}
+		}
+		if len(editable) > 0 {
+			if pb, why := putBackArgs(a.LibraryItemID, editable); pb != nil {
+				out["put_back"] = pb
+			} else {
+				out["put_back_refused"] = why
+			}
+		}
+		if len(lost) > 0 {
+			out["not_put_back"] = fmt.Sprintf("%s: no tool here sets them; their old values are in previous.", strings.Join(lost, ", "))
+		}
+		return jsonResult(out), nil
+	}
+	return plan, nil
+}
+
+func slicesContain(l []string, s string) bool {
+	for _, e := range l {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ---------------------------------------------------------------- cover
+
+// MaxCoverBytes bounds the image get_item_cover returns.
+const MaxCoverBytes = 2 << 20
+
+// GetItemCover is get_item_cover.
+func GetItemCover(ctx context.Context, d *Deps, a toolargs.GetItemCover) (*mcp.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
+	defer cancel()
+	format := abs.GetLibraryItemCoverParamsFormat("jpeg")
+	width := int(a.Width)
+	resp, err := d.API.GetLibraryItemCover(ctx, a.LibraryItemID, &abs.GetLibraryItemCoverParams{Width: &width, Format: &format})
+	if err != nil {
+		return d.transportError(ctx, false, err), nil
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return errorResult("Audiobookshelf has no cover for library item %s (404): the item has none, its cover file is gone, or the id is wrong (get_library_item tells which).", a.LibraryItemID), nil
+	case resp.StatusCode == http.StatusNoContent:
+		return errorResult("Audiobookshelf handed the cover of library item %s to a reverse proxy (X-Accel, 204 without the image); this server cannot read it through the API.", a.LibraryItemID), nil
+	case resp.StatusCode/100 != 2:
+		body, _ := readLimited(resp.Body, -1, 64<<10)
+		if d.redact != nil {
+			body = d.redact(body)
+		}
+		return statusError(&response{Status: resp.StatusCode, Body: body, ContentType: resp.Header.Get("Content-Type")}, "the cover of library item "+a.LibraryItemID, false), nil
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt != "image/jpeg" {
+		return errorResult("Audiobookshelf at %s answered the cover of library item %s with %q, not a JPEG image. Is AUDIOBOOKSHELF_URL the Audiobookshelf server itself? Nothing was changed.", d.BaseURL, a.LibraryItemID, clip(cleanText(mt), 60)), nil
+	}
+	img, err := readLimited(resp.Body, resp.ContentLength, MaxCoverBytes)
+	if errors.Is(err, errTooLarge) {
+		return errorResult(`argument "width": the cover of library item %s at width %d is larger than %d MB, the most this tool returns. Ask for a smaller width (400 is plenty to look at).`, a.LibraryItemID, width, MaxCoverBytes>>20), nil
+	}
+	if err != nil {
+		return d.transportError(ctx, false, err), nil
+	}
+	if len(img) < 3 || img[0] != 0xFF || img[1] != 0xD8 || img[2] != 0xFF {
+		return errorResult("Audiobookshelf's answer for the cover of library item %s is labelled JPEG but is not one (%d bytes). Nothing was changed.", a.LibraryItemID, len(img)), nil
+	}
+	info, _ := marshal(map[string]any{"library_item_id": a.LibraryItemID, "width": width, "mime_type": "image/jpeg", "bytes": len(img)})
+	return &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.ImageContent{Data: img, MIMEType: "image/jpeg"},
+		&mcp.TextContent{Text: string(info)},
+	}}, nil
+}

@@ -129,7 +129,7 @@ packaging/node_modules/.package-lock.json: packaging/package-lock.json packaging
 # and tags until it has; then every read tool is called with its widest
 # arguments and held to the result budget, every paged list walked to its
 # end (internal/scalecheck).
-LIVE_TESTS := $(if $(filter 1,$(ABS_LIVE_SCALE)),TestLiveScale,TestLiveContract|TestLiveHousehold)
+LIVE_TESTS := $(if $(filter 1,$(ABS_LIVE_SCALE)),TestLiveScale,TestLiveContract|TestLiveHousehold|TestLiveUpkeep)
 test-live: build
 	ABS_LIVE=1 ABS_LIVE_SCALE=$(ABS_LIVE_SCALE) ABS_MCP_BIN=$(abspath $(BIN)) $(GO) test -count=1 -timeout 30m -v -run '$(LIVE_TESTS)' ./internal/live/
 

@@ -273,7 +273,9 @@ func TestHostileArguments(t *testing.T) {
 	for _, c := range cases {
 		res := e.Call(t, c.tool, c.args)
 		text := apptest.Text(res)
-		named := strings.Contains(text, strconv.Quote(c.arg)) || strings.Contains(text, `"`+c.arg+`[`)
+		// The argument itself, an entry of a list (items[2]) or a field of
+		// an object (fields.title).
+		named := strings.Contains(text, strconv.Quote(c.arg)) || strings.Contains(text, `"`+c.arg+`[`) || strings.Contains(text, `"`+c.arg+`.`)
 		if !res.IsError || !named || !strings.Contains(text, argumentRefusal) {
 			if failed++; failed <= 20 {
 				t.Errorf("%s %s=%s: %s", c.tool, c.arg, clipArgs(c.args[c.arg]), clipText(text))

@@ -215,8 +215,13 @@ func (s *Server) finishScan(libID, scanID string, started int64) {
 	lib.LastScan = now
 	lib.LastScanVersion = s.version
 	elapsed := time.Duration(now-started) * time.Millisecond
-	s.logInfo("LibraryScanner.js", fmt.Sprintf(`[LibraryScanner] Library scan "%s" completed in %d:%02d:%02d | %d Added | %d Updated | %d Missing`,
-		scanID, int(elapsed.Hours()), int(elapsed.Minutes())%60, int(elapsed.Seconds())%60, added, updated, missing))
+	// secondsToTimestamp: m:ss below an hour ("0:01"), h:mm:ss above.
+	took := fmt.Sprintf("%d:%02d", int(elapsed.Minutes()), int(elapsed.Seconds())%60)
+	if elapsed >= time.Hour {
+		took = fmt.Sprintf("%d:%02d:%02d", int(elapsed.Hours()), int(elapsed.Minutes())%60, int(elapsed.Seconds())%60)
+	}
+	s.logInfo("LibraryScanner.js", fmt.Sprintf(`[LibraryScanner] Library scan "%s" completed in %s | %d Added | %d Updated | %d Missing`,
+		scanID, took, added, updated, missing))
 	s.logInfo("LibraryController.js", "[LibraryController] Scan complete")
 	var tasks []jobj
 	for _, t := range s.upkeep.tasks {

@@ -38,6 +38,8 @@ type Targets struct {
 	Series, Author   string
 	// Collection and Playlist are the longest.
 	Collection, Playlist string
+	// Cover is an item with a cover.
+	Cover string
 	// Query is a search_library text that matches much.
 	Query string
 	// Feed is the feed URL of Podcast (podcasts toolset).
@@ -54,12 +56,23 @@ func StandinTargets() Targets {
 		Series: standin.ScaleSeriesID, Author: standin.ScaleAuthorID,
 		Collection: standin.ScaleBigCollectionID, Playlist: standin.ScaleBigPlaylistID,
 		Query: "a", Year: 2024, Feed: "https://feeds.example.com/scale.xml",
+		Cover: standin.ItemColourOfMagic,
 	}
 }
 
 // Widest is, per read tool, the arguments of its widest calls on t; Widen
 // adds limit at its maximum and both forms of detail.
 func Widest(t Targets) map[string][]map[string]any {
+	w := widest(t)
+	// upkeep (off by default): an image beside a line of JSON, at the
+	// width that stays within its byte bound, on an item with a cover.
+	if t.Cover != "" {
+		w["get_item_cover"] = []map[string]any{{"library_item_id": t.Cover, "width": 1024}}
+	}
+	return w
+}
+
+func widest(t Targets) map[string][]map[string]any {
 	return map[string][]map[string]any{
 		"list_libraries":          {{}},
 		"get_library":             {{"library_id": t.BookLibrary}},
@@ -179,6 +192,9 @@ func Run(ctx context.Context, call Call, budget int, widest map[string][]map[str
 	var reports []Report
 	for _, t := range ReadTools() {
 		calls, ok := widest[t.Name]
+		if !ok && offByDefault(t.Toolset) {
+			continue // not offered unless named (a live run's binary)
+		}
 		if !ok || len(calls) == 0 {
 			errorf("read tool %s has no widest call in scalecheck.Widest: add one (what it is called on) so that its answers are held to the budget", t.Name)
 			continue
@@ -424,4 +440,15 @@ func Table(reports []Report) string {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | `%s` | %s | %s |\n", r.Tool, r.Calls, r.Refused, r.Skipped, r.MaxChars, r.MaxArgs, strings.Join(walks, "; "), r.Elapsed.Round(time.Millisecond))
 	}
 	return b.String()
+}
+
+// offByDefault reports whether a toolset is registered only when
+// AUDIOBOOKSHELF_TOOLSETS names it.
+func offByDefault(toolset string) bool {
+	for _, ts := range registry.Toolsets {
+		if ts.Name == toolset {
+			return ts.Off
+		}
+	}
+	return false
 }

@@ -82,8 +82,8 @@ func TestLiveUpkeep(t *testing.T) {
 			Media struct {
 				CoverPath *string `json:"coverPath"`
 				Metadata  struct {
-					Title  string
-					Series []struct{ Name string } `json:"series"`
+					Title      string
+					SeriesName string `json:"seriesName"` // the listing is minified
 				}
 			}
 		}
@@ -91,7 +91,7 @@ func TestLiveUpkeep(t *testing.T) {
 	a.get("/api/libraries/"+bookLib+"/items?limit=100", &books)
 	var book string
 	for _, b := range books.Results {
-		if book == "" && b.Media.CoverPath == nil && len(b.Media.Metadata.Series) > 0 {
+		if book == "" && b.Media.CoverPath == nil && b.Media.Metadata.SeriesName != "" {
 			book = b.ID
 		}
 	}

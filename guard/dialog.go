@@ -163,7 +163,7 @@ func (g *Guard) question(q *Question, user string, fp [32]byte, now time.Time, r
 				RequestedSchema: approvalSchema(q.Tool),
 			},
 		},
-		RequestState: g.seal(q.Tool, user, fp, q.read, now),
+		RequestState: g.sealR(q.Tool, user, fp, q.read, now, renewed == otherKey),
 	}
 }
 
@@ -188,6 +188,13 @@ func (g *Guard) dialog(ctx context.Context, req *mcp.CallToolRequest, q Question
 			// Not a new question: it could not be answered either.
 			g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeStoreDown, why)
 			return false, notChanged(q.Tool, outcomeStoreDown, storeDownWhy("the answer", "call this tool again"))
+		}
+		if why == otherKeyAgain {
+			// The answer to a question asked afresh after an answer under
+			// another key came under another key again: the instances do
+			// not share one, and asking again would loop between them.
+			g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeStaleState, why)
+			return false, notChanged(q.Tool, outcomeStaleState, fmt.Sprintf("the answer came back with a question sealed by another instance of this server under another %s (this instance's key fingerprint is %s). The instances behind this address must all be started with the same %s (and the same %s); until they are, a question asked by one cannot be answered at another. Nothing was sent to Audiobookshelf; tell the person or the operator, and do not retry in a loop.", KeyVariable, g.KeyFingerprint(), KeyVariable, StoreVariable))
 		}
 		g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeStaleState, why)
 		if pushes(req) {

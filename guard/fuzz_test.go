@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +55,14 @@ func FuzzOpenState(f *testing.F) {
 		ok, res := g.Check(context.Background(), req, Question{Tool: "delete_thing", Args: args, Read: "v1", Targets: []string{"t1", "a"}, Action: "This will delete thing t1."})
 		if ok || res == nil {
 			t.Fatalf("Check approved state %q", s)
+		}
+		if _, why := g.unseal(s); why == otherKeyAgain {
+			// Sealed under another key: an error that says so, never a
+			// new question (a client answering at once would loop).
+			if !res.IsError || len(res.InputRequests) != 0 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, KeyVariable) {
+				t.Fatalf("state %q under another key: want an error naming %s, got %+v", s, KeyVariable, res)
+			}
+			return
 		}
 		if len(res.InputRequests) != 1 || res.RequestState == "" || res.RequestState == s {
 			t.Fatalf("state %q: want a fresh question, got %+v", s, res)

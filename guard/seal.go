@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -109,6 +110,14 @@ type statePayload struct {
 	// U is the Audiobookshelf user id the question was asked of, in a
 	// per-person deployment (absent otherwise).
 	U string `json:"u,omitempty"`
+	// K is the fingerprint of the key that sealed it (KeyFingerprint):
+	// not secret and not trusted, it only tells "sealed under another
+	// key" from "altered" when the seal does not open.
+	K string `json:"k,omitempty"`
+	// R is set on a question asked afresh because the answer before it
+	// came under another key: one more such answer means the instances
+	// behind one address do not share a key, and asking again would loop.
+	R bool `json:"r,omitempty"`
 }
 
 var b64 = base64.RawURLEncoding
@@ -124,6 +133,12 @@ func (g *Guard) mac(payload []byte) []byte {
 // asked of user ("" with one key for everyone), with fingerprint fp over what the plan read (digest read), good until
 // now+StateTTL.
 func (g *Guard) seal(tool, user string, fp, read [32]byte, now time.Time) string {
+	return g.sealR(tool, user, fp, read, now, false)
+}
+
+// sealR is seal, marking a question asked afresh after an answer under
+// another key (statePayload.R).
+func (g *Guard) sealR(tool, user string, fp, read [32]byte, now time.Time, afterOtherKey bool) string {
 	nonce := make([]byte, 16)
 	rand.Read(nonce)
 	payload, _ := json.Marshal(statePayload{ // cannot fail: strings and ints
@@ -134,6 +149,8 @@ func (g *Guard) seal(tool, user string, fp, read [32]byte, now time.Time) string
 		E: now.Add(g.cfg.StateTTL).Unix(),
 		N: b64.EncodeToString(nonce),
 		U: user,
+		K: g.KeyFingerprint(),
+		R: afterOtherKey,
 	})
 	return b64.EncodeToString(payload) + "." + b64.EncodeToString(g.mac(payload))
 }
@@ -202,6 +219,13 @@ func (g *Guard) unseal(s string) (*statePayload, string) {
 		return nil, "malformed"
 	}
 	if !hmac.Equal(mac, g.mac(payload)) {
+		var p statePayload
+		if json.Unmarshal(payload, &p) == nil && p.K != "" && p.K != g.KeyFingerprint() {
+			if p.R {
+				return nil, otherKeyAgain
+			}
+			return nil, otherKey
+		}
 		return nil, "bad seal"
 	}
 	var p statePayload
@@ -271,4 +295,23 @@ func (h *expiryHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// otherKey is why a state sealed under another key is refused: the
+// instances that serve one address do not share AUDIOBOOKSHELF_STATE_KEY.
+const otherKey = "sealed under another key"
+
+// otherKeyAgain is why a state sealed under another key is refused when it
+// was itself asked afresh after an answer under another key: the second
+// such hop. The first is most likely a restart that drew a new key; the
+// second means instances that do not share one.
+const otherKeyAgain = "sealed under another key again"
+
+// KeyFingerprint is a short public fingerprint of the state key (the first
+// 4 bytes of an HMAC of a fixed text under it, in hex): the same on every
+// instance with the same key, and telling nothing about the key.
+func (g *Guard) KeyFingerprint() string {
+	m := hmac.New(sha256.New, g.key)
+	m.Write([]byte("audiobookshelf-mcp key fingerprint"))
+	return hex.EncodeToString(m.Sum(nil)[:4])
 }

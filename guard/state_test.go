@@ -119,7 +119,7 @@ func TestStaleStates(t *testing.T) {
 		{"another target", func() string { return state("delete_thing", thingArgs{ID: "t2", IDs: []string{"a"}}) }, args, "other arguments"},
 		{"a widened set", func() string { return state("delete_thing", thingArgs{ID: "t1", IDs: []string{"a"}}) }, thingArgs{ID: "t1", IDs: []string{"a", "b"}}, "other arguments"},
 		{"another order", func() string { return state("delete_thing", thingArgs{ID: "t1", IDs: []string{"a", "b", "c"}}) }, thingArgs{ID: "t1", IDs: []string{"c", "b", "a"}}, "other arguments"},
-		{"another key", func() string { return ask(t, otherCS, "delete_thing", args).RequestState }, args, "bad seal"},
+		{"another key", func() string { return ask(t, otherCS, "delete_thing", args).RequestState }, args, otherKey},
 		{"expired", func() string { s := state("delete_thing", args); h.clock.Add(10 * time.Minute); return s }, args, "expired"},
 		{"what it read changed", func() string { s := state("delete_thing", args); h.change("edited"); return s }, args, stateChanged},
 	}
@@ -130,7 +130,7 @@ func TestStaleStates(t *testing.T) {
 			p := mustAsk(t, res)
 			// The new question says why it is asked again.
 			says := map[string]string{
-				"bad seal": "not sealed by this server", "malformed": "not sealed by this server",
+				"bad seal": "not sealed by this server", "malformed": "not sealed by this server", otherKey: "not sealed by this server",
 				"missing": "without the question's state", "other tool": "about another call (other tool)",
 				"other arguments": "about another call (other arguments)",
 				"expired":         "the previous question had expired (a question is good for 10 minutes)",
@@ -381,5 +381,40 @@ func TestFingerprint(t *testing.T) {
 	}
 	if _, err := fingerprint("t", map[string]any{"c": make(chan int)}); err == nil {
 		t.Error("unencodable args fingerprinted")
+	}
+}
+
+// A state sealed under another key is asked about afresh once (the likely
+// cause is a restart that drew a new key); when the answer to that fresh
+// question comes back under another key again, the instances behind one
+// address do not share AUDIOBOOKSHELF_STATE_KEY, and asking again would
+// make a client that answers at once loop between them: the call ends
+// with an error that says the keys differ and gives this instance's
+// fingerprint, never the key; nothing runs. (Before, each hop asked anew.)
+func TestStateUnderAnotherKeyNoLoop(t *testing.T) {
+	a := newHarness(t, Config{Elicitation: true}, true)
+	b := newHarness(t, Config{Elicitation: true}, true)
+	csA, csB := a.manual(t), b.manual(t)
+	args := thingArgs{ID: "t1", IDs: []string{"a"}}
+	s := ask(t, csA, "delete_thing", args).RequestState
+	// A's question answered at B: asked afresh once.
+	res := retry(t, csB, "delete_thing", args, s, approve)
+	if !res.NeedsInput() || res.RequestState == "" {
+		t.Fatalf("the first answer under another key: want a fresh question, got %v", res)
+	}
+	// B's fresh question answered at A: the keys differ; an error, no loop.
+	res = retry(t, csA, "delete_thing", args, res.RequestState, approve)
+	text := ""
+	if len(res.Content) > 0 {
+		text = res.Content[0].(*mcp.TextContent).Text
+	}
+	if !res.IsError || res.NeedsInput() || !strings.Contains(text, "AUDIOBOOKSHELF_STATE_KEY") || !strings.Contains(text, a.g.KeyFingerprint()) || !strings.Contains(text, "do not retry") {
+		t.Fatalf("the second hop under another key: want an error that names the key variable and the fingerprint, got needsInput=%v %q", res.NeedsInput(), text)
+	}
+	if a.g.KeyFingerprint() == b.g.KeyFingerprint() {
+		t.Fatal("two random keys with one fingerprint")
+	}
+	if a.executed.Load()+b.executed.Load() != 0 {
+		t.Fatal("a state under another key executed")
 	}
 }

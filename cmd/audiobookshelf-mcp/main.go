@@ -241,6 +241,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "audiobookshelf-mcp %s: %d tools, %s; Audiobookshelf: %s\n", version, len(srv.Tools), mode, target)
 	defer srv.Close()
 	if !cfg.ReadOnly {
+		fmt.Fprintln(stderr, "audiobookshelf-mcp:", srv.KeyLine(len(cfg.StateKey) > 0))
 		line, warning := srv.ApprovalStoreLine(ctx)
 		fmt.Fprintln(stderr, "audiobookshelf-mcp:", line)
 		if warning != "" {

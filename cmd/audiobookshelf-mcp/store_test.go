@@ -48,6 +48,9 @@ func TestApprovalStoreProcessesInARow(t *testing.T) {
 		if !strings.Contains(s.stderr.String(), wantLine) {
 			t.Errorf("process 1 did not say where spent approvals are recorded (%q): %s", wantLine, s.stderr)
 		}
+		if !strings.Contains(s.stderr.String(), "state key fingerprint ") || strings.Contains(s.stderr.String(), key) {
+			t.Errorf("process 1: no key fingerprint at start, or the key itself: %s", s.stderr)
+		}
 		tok := first.StructuredContent.Token
 		var perProcess []int
 		for p := 2; p <= 4; p++ {

@@ -74,6 +74,16 @@ func (s *Server) ApprovalStoreLine(ctx context.Context) (line, warning string) {
 	return line, warning
 }
 
+// KeyLine is the line printed at start about the state key: its public
+// fingerprint (never the key), and whether it is fixed.
+func (s *Server) KeyLine(fixed bool) string {
+	how := "random for this process (AUDIOBOOKSHELF_STATE_KEY unset): what it seals is refused after a restart and by other instances"
+	if fixed {
+		how = "from AUDIOBOOKSHELF_STATE_KEY: instances that serve one address must all show the same"
+	}
+	return "state key fingerprint " + s.guard.KeyFingerprint() + ", " + how
+}
+
 // Close releases the connections to the shared approval store.
 func (s *Server) Close() error {
 	if s.store != nil {

@@ -71,7 +71,7 @@ type Server struct {
 	crashes int
 	// Lookups by id (render.go), guarded by mu.
 	itemIdx, authorIdx index
-	pods               podState // the episode download queue, guarded by mu
+	pods               podState    // the episode download queue, guarded by mu
 	upkeep             upkeepState // scans, tasks, log, providers (h_upkeep.go)
 
 	recMu    sync.Mutex // guards requests, fault

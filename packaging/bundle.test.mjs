@@ -53,14 +53,33 @@ function documentedTools() {
   return [...doc.matchAll(/^### (\w+)$/gm)].map((m) => m[1]);
 }
 
+// The tool names of docs/tools.md under the toolsets named (its "## toolset"
+// sections).
+function toolsOf(toolsets) {
+  const names = [];
+  let current = "";
+  for (const line of readFileSync(join(root, "docs", "tools.md"), "utf8").split("\n")) {
+    const ts = /^## (\w+)$/.exec(line);
+    if (ts) current = ts[1];
+    const tool = /^### (\w+)$/.exec(line);
+    if (tool && toolsets.includes(current)) names.push(tool[1]);
+  }
+  return names;
+}
+
 test("the manifest template validates and lists the tools of tools.yaml", () => {
   const { code, out } = validate(template);
   assert.equal(code, 0, out);
   assert.match(out, /Manifest schema validation passes/);
   const manifest = JSON.parse(readFileSync(template, "utf8"));
   const names = manifest.tools.map((t) => t.name);
-  assert.equal(names.length, 51);
   assert.deepEqual(names, documentedTools());
+  // The toolsets setting starts as the server's default ones: upkeep is off
+  // by default, so it is named for a person to add, not given.
+  const toolsets = manifest.user_config.toolsets.default.split(",");
+  assert.ok(!toolsets.includes("upkeep"), manifest.user_config.toolsets.default);
+  assert.match(manifest.user_config.toolsets.description, /Off unless added here: upkeep\./);
+  assert.equal(toolsOf(toolsets).length, 51);
   assert.equal(manifest.server.type, "binary");
   assert.equal(manifest.user_config.api_key.sensitive, true);
   assert.equal(manifest.user_config.read_only.type, "boolean");
@@ -183,7 +202,8 @@ test("Claude Desktop's resolution of the manifest starts the server with the use
   const base = { audiobookshelf_url: "http://127.0.0.1:9", api_key: "bundle-test-key-not-real" };
   const all = await listTools({ ...base, read_only: false });
   // tools/list answers in name order; the manifest lists in tools.yaml's.
-  assert.deepEqual(all.names.toSorted(), JSON.parse(readFileSync(template, "utf8")).tools.map((t) => t.name).toSorted());
+  const manifest = JSON.parse(readFileSync(template, "utf8"));
+  assert.deepEqual(all.names.toSorted(), toolsOf(manifest.user_config.toolsets.default.split(",")).toSorted());
   assert.equal(all.cfg.env.AUDIOBOOKSHELF_URL, base.audiobookshelf_url);
   assert.ok(!all.stderr.includes(base.api_key), "the key is not logged");
   const ro = await listTools({ ...base, read_only: true });

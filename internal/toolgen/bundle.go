@@ -48,9 +48,20 @@ type UserConfig struct {
 // passes an unanswered setting without a default as the literal
 // ${user_config.KEY}.
 func BundleUserConfig(m *Manifest) []UserConfig {
-	var toolsets []string
+	var toolsets, on, off []string
 	for _, ts := range m.Toolsets {
 		toolsets = append(toolsets, ts.Name)
+		if ts.Default == "off" {
+			off = append(off, ts.Name)
+		} else {
+			on = append(on, ts.Name)
+		}
+	}
+	// The setting starts as the toolsets the server turns on by default;
+	// the ones off by default are named, for a person to add.
+	offNote := ""
+	if len(off) > 0 {
+		offNote = " Off unless added here: " + strings.Join(off, ", ") + "."
 	}
 	return []UserConfig{
 		{Key: "audiobookshelf_url", Type: "string", Title: "Audiobookshelf URL",
@@ -63,8 +74,8 @@ func BundleUserConfig(m *Manifest) []UserConfig {
 			Description: "Offer only the tools that read; nothing in your library can be changed.",
 			Env:         "AUDIOBOOKSHELF_READ_ONLY", Default: false},
 		{Key: "toolsets", Type: "string", Title: "Toolsets",
-			Description: "The groups of tools offered, separated by commas; remove those you do not want. All of them: " + strings.Join(toolsets, ", ") + ".",
-			Env:         "AUDIOBOOKSHELF_TOOLSETS", Default: strings.Join(toolsets, ",")},
+			Description: "The groups of tools offered, separated by commas; remove those you do not want. All of them: " + strings.Join(toolsets, ", ") + "." + offNote,
+			Env:         "AUDIOBOOKSHELF_TOOLSETS", Default: strings.Join(on, ",")},
 		{Key: "timeout_seconds", Type: "number", Title: "Request timeout (seconds)",
 			Description: "How long one request to Audiobookshelf may take before the call fails with a clear error: 1 to 600 seconds.",
 			Env:         "AUDIOBOOKSHELF_TIMEOUT", Default: 30, Min: 1, Max: 600, EnvValue: "%ss"},

@@ -342,6 +342,8 @@ func slowStandin(t *testing.T) (sd *standin.Server, arrived chan struct{}, relea
 	return sd, arrived, release
 }
 
+var inFlightLine = regexp.MustCompile(`waiting up to 10s for [1-9][0-9]* call\(s\) in flight`)
+
 // TestGracefulShutdown: on SIGTERM the server stops accepting, the call in
 // flight finishes and its answer arrives, and the process exits 0.
 func TestGracefulShutdown(t *testing.T) {
@@ -403,7 +405,10 @@ func TestGracefulShutdown(t *testing.T) {
 				t.Errorf("exit %d after SIGTERM, want 0: %s", code, p.stderr)
 			}
 			errOut := p.stderr.String()
-			if !strings.Contains(errOut, "waiting up to 10s for 1 call(s) in flight") || strings.Contains(errOut, "cut off") {
+			// At least the call held at Audiobookshelf is in flight; on a busy
+			// machine another request of the client (a notification's POST)
+			// may still be in the handler, so the count is not pinned to 1.
+			if !inFlightLine.MatchString(errOut) || strings.Contains(errOut, "cut off") {
 				t.Errorf("the shutdown lines: %s", errOut)
 			}
 		})

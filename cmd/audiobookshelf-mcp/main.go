@@ -39,6 +39,11 @@ var version = "0.0.0-dev"
 const ElicitationOffLine = "audiobookshelf-mcp: ELICITATION=false — guarded tools fall back to the two-call token"
 
 func main() {
+	// The bundle's x64 Windows executable on an Arm machine: the native
+	// one serves instead (arm64.go).
+	if code, handedOff := handOffToARM64(); handedOff {
+		os.Exit(code)
+	}
 	version = moduleVersion(version)
 	tuneGC(os.Getenv)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))

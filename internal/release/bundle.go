@@ -23,19 +23,27 @@ func BundleName(version string) string {
 }
 
 // BundlePath is where the binary for p sits inside the bundle; ok is false
-// for a platform the bundle does not carry (Windows on Arm starts the amd64
-// executable under its x64 emulation: Claude Desktop's manifest can name
-// one command per operating system, and Windows cannot start the launcher
-// script without a shell).
+// for a platform the bundle does not carry. Claude Desktop's manifest can
+// name one command per operating system, and Windows cannot start the
+// launcher script without a shell, so the manifest starts the amd64
+// executable; on an Arm machine that one, running under x64 emulation,
+// hands off to the arm64 executable beside it
+// (cmd/audiobookshelf-mcp/arm64.go).
 func BundlePath(p Platform) (path string, ok bool) {
 	switch {
 	case p == Platform{"windows", "amd64"}:
 		return toolgen.BundleWindowsExec, true
+	case p == Platform{"windows", "arm64"}:
+		return BundleWindowsARM64Exec, true
 	case p.OS == "windows":
 		return "", false
 	}
 	return "server/" + p.OS + "-" + p.Arch + "/" + Binary, true
 }
+
+// BundleWindowsARM64Exec is the Windows arm64 executable inside the bundle,
+// in the folder next to toolgen.BundleWindowsExec's.
+const BundleWindowsARM64Exec = "server/windows-arm64/" + Binary + ".exe"
 
 // BundleManifest is the template with its version set to the release's.
 func BundleManifest(template []byte, version string) ([]byte, error) {

@@ -18,8 +18,9 @@ const BundleVersionPlaceholder = "0.0.0"
 // Where the binaries sit inside the bundle (cmd/release puts them there):
 // server/launch.sh picks server/<goos>-<goarch>/audiobookshelf-mcp by
 // `uname -s` and `uname -m` on macOS and Linux; Windows starts the amd64
-// executable directly (Windows on Arm runs it under its x64 emulation), since
-// a script cannot be started there without a shell.
+// executable directly, since a script cannot be started there without a
+// shell (on an Arm machine that executable, under x64 emulation, hands off
+// to server/windows-arm64/audiobookshelf-mcp.exe beside it).
 const (
 	BundleLauncher    = "server/launch.sh"
 	BundleWindowsExec = "server/windows-amd64/audiobookshelf-mcp.exe"

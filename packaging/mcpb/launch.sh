@@ -1,7 +1,8 @@
 #!/bin/sh
 # Starts the audiobookshelf-mcp binary for this machine's system and CPU, out
 # of the MCP Bundle it was unpacked from (manifest.json runs it on macOS and
-# Linux; Windows starts its executable directly). Written by hand; packed by
+# Linux; Windows starts its x64 executable directly, which hands off to the
+# arm64 one on an Arm machine). Written by hand; packed by
 # `make release` (cmd/release).
 dir=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd) || exit 1
 case "$(uname -s)" in

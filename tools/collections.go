@@ -242,6 +242,7 @@ func PlanUpdateCollection(ctx context.Context, d *Deps, a toolargs.UpdateCollect
 		plan.Read = c.read()
 		plan.Action = fmt.Sprintf("This will replace the %s of collection %s.", lost, a.CollectionID)
 		plan.Consequences = []string{"The text it holds now could not be given back with update_collection: " + unrestorableWhy(lost, c.Description == nil, false) + "."}
+		plan.Consequences = append(plan.Consequences, sharedNote()...)
 	}
 	if a.LibraryItemIDs != nil {
 		missing, extra := sameMembers(c.bookIDs(), a.LibraryItemIDs)
@@ -272,6 +273,7 @@ func PlanUpdateCollection(ctx context.Context, d *Deps, a toolargs.UpdateCollect
 		} else if a.Name != nil || a.Description != nil {
 			plan.Consequences = append(plan.Consequences, "The name or description changes too.")
 		}
+		plan.Consequences = append(plan.Consequences, sharedNote()...)
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
 		rb, res := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
@@ -376,6 +378,7 @@ func PlanRemoveBooksFromCollection(ctx context.Context, d *Deps, a toolargs.Remo
 	if stay == 0 {
 		plan.Consequences = []string{"These are all of its books: the collection stays, empty."}
 	}
+	plan.Consequences = append(plan.Consequences, sharedNote()...)
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
 		rb, res := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
 			return d.API.RemoveBooksFromCollection(ctx, a.CollectionID, abs.RemoveBooksFromCollectionJSONRequestBody{Books: a.LibraryItemIDs})
@@ -392,6 +395,15 @@ func PlanRemoveBooksFromCollection(ctx context.Context, d *Deps, a toolargs.Remo
 	return plan, nil
 }
 
+// sharedNote is what every question about a collection adds: collections
+// belong to the whole Audiobookshelf server (CollectionController lets
+// every user with the permission change any of them, and Audiobookshelf
+// 2.36 keeps no record of who made one), so the change reaches everyone
+// who sees the library. Fixed wording: no name, no id.
+func sharedNote() []string {
+	return []string{"Collections are shared by everyone on this Audiobookshelf server (it keeps no owner for them): the change reaches every user who sees this library."}
+}
+
 func pluralBe(n int) string {
 	if n == 1 {
 		return " is"
@@ -406,9 +418,10 @@ func PlanDeleteCollection(ctx context.Context, d *Deps, a toolargs.DeleteCollect
 		return nil, res
 	}
 	return &Plan{
-		Targets: []string{a.CollectionID},
-		Action:  fmt.Sprintf("This will delete collection %s with its %d book(s) in their order.", a.CollectionID, len(c.Books)),
-		Read:    c.read(),
+		Targets:      []string{a.CollectionID},
+		Action:       fmt.Sprintf("This will delete collection %s with its %d book(s) in their order.", a.CollectionID, len(c.Books)),
+		Consequences: sharedNote(),
+		Read:         c.read(),
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
 			_, res := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
 				return d.API.DeleteCollection(ctx, a.CollectionID)

@@ -270,7 +270,7 @@ func TestHouseholdTwoPeople(t *testing.T) {
 			// No delete permission: refused without asking, nothing read or sent.
 			n := len(h.sd.Requests())
 			res = callState(t, partner, "delete_collection", map[string]any{"collection_id": standin.CollectionDiscworldInOrder}, "")
-			if !res.IsError || res.NeedsInput() || !strings.Contains(apptest.Text(res), `does not have the "delete" permission`) {
+			if !res.IsError || res.NeedsInput() || !strings.Contains(apptest.Text(res), `Audiobookshelf's delete permission (canDelete)`) {
 				t.Errorf("delete without the right: %s", apptest.Text(res))
 			}
 			if got := h.sd.Requests()[n:]; len(got) != 0 {

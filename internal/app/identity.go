@@ -246,7 +246,10 @@ var Rights = map[string]string{
 }
 
 // lacks is the permission p lacks for tool, "" when none.
-func (p *person) lacks(tool string) string {
+func (p *person) lacks(tool string) string { return lacksFor(p.Person, tool) }
+
+// lacksFor is the permission p lacks for tool (Rights), "" when none.
+func lacksFor(p tools.Person, tool string) string {
 	switch Rights[tool] {
 	case "update":
 		if !p.CanUpdate {
@@ -264,14 +267,23 @@ func (p *person) lacks(tool string) string {
 	return ""
 }
 
+// rightField is how Audiobookshelf's user record names a permission.
+var rightField = map[string]string{"update": "canUpdate", "delete": "canDelete"}
+
 // lacksRight is the result of a call to a tool the person has no right to:
 // refused before anything is read or asked.
 func lacksRight(tool, right string, p *person) *mcp.CallToolResult {
+	return refuseRight(tool, right, p.Person, "the Audiobookshelf user this call is made for")
+}
+
+// refuseRight is the result of a call refused because user p lacks right;
+// who says whose user it is.
+func refuseRight(tool, right string, p tools.Person, who string) *mcp.CallToolResult {
 	text := fmt.Sprintf(
-		"Nothing was changed: %s did not run, and nobody was asked, because the Audiobookshelf user this call is made for (%s) does not have the %q permission, which Audiobookshelf requires for it. An Audiobookshelf admin can grant it under Settings → Users.",
-		tool, p.UserID, right)
+		"Nothing was changed: %s did not run, and nobody was asked, because it needs Audiobookshelf's %s permission (%s), and %s (%s, id %s) has it off; Audiobookshelf would refuse it (403). An Audiobookshelf admin can grant it under Settings → Users.",
+		tool, right, rightField[right], who, p.Username, p.UserID)
 	if right == "admin" {
-		text = fmt.Sprintf("Nothing was changed: %s did not run, and nobody was asked, because the Audiobookshelf user this call is made for (%s) is of type %s, and Audiobookshelf lets only admin and root users do this.", tool, p.UserID, p.Type)
+		text = fmt.Sprintf("Nothing was changed: %s did not run, and nobody was asked, because %s (%s, id %s) is of type %s, and Audiobookshelf lets only admin and root users do this.", tool, who, p.Username, p.UserID, p.Type)
 	}
 	return &mcp.CallToolResult{
 		IsError:           true,

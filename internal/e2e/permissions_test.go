@@ -1,0 +1,121 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
+	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+)
+
+// With one API key (the default mode), a collection write whose user lacks
+// the permission Audiobookshelf checks for it (CollectionController: update
+// to create or change, delete to delete) is refused before anything is
+// asked or sent, with the permission's name: the person is never asked to
+// approve what Audiobookshelf would then refuse with 403.
+func TestSingleKeyPermissionRefusedBeforeAsking(t *testing.T) {
+	calls := []struct {
+		tool  string
+		args  map[string]any
+		right string
+	}{
+		{"create_collection", map[string]any{"library_id": sd.LibraryBooksID, "name": "Earthsea", "library_item_ids": []string{sd.ItemMort}}, "update permission (canUpdate)"},
+		{"update_collection", map[string]any{"collection_id": sd.CollectionSpaceOpera, "name": "Renamed"}, "update permission (canUpdate)"},
+		{"update_collection", map[string]any{"collection_id": sd.CollectionSpaceOpera, "library_item_ids": []string{sd.ItemProjectHailMary, sd.ItemCalibansWar, sd.ItemLeviathanWakes}}, "update permission (canUpdate)"},
+		{"add_books_to_collection", map[string]any{"collection_id": sd.CollectionSpaceOpera, "library_item_ids": []string{sd.ItemMort}}, "update permission (canUpdate)"},
+		{"remove_books_from_collection", map[string]any{"collection_id": sd.CollectionSpaceOpera, "library_item_ids": []string{sd.ItemProjectHailMary}}, "update permission (canUpdate)"},
+		{"delete_collection", map[string]any{"collection_id": sd.CollectionDiscworldInOrder}, "delete permission (canDelete)"},
+	}
+	users := []struct {
+		name  string
+		key   string
+		setup func(*sd.Server)
+		// tools this user may run (they are not refused here)
+		allowed map[string]bool
+	}{
+		{"listener (neither)", sd.ListenerAPIKey, nil, nil},
+		{"root with update and delete off", sd.DefaultAPIKey, func(s *sd.Server) {
+			if !s.SetUserPermissions(sd.UserRootID, func(p *sd.Permissions) { p.Update, p.Delete = false, false }) {
+				t.Fatal("no root user in the stand-in")
+			}
+		}, nil},
+		{"partner (update, no delete)", sd.PartnerAPIKey, nil, map[string]bool{
+			"create_collection": true, "update_collection": true, "add_books_to_collection": true, "remove_books_from_collection": true}},
+	}
+	for _, u := range users {
+		for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
+			for _, c := range calls {
+				if u.allowed[c.tool] {
+					continue
+				}
+				rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult {
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
+				}}
+				e := start(t, apptest.Options{Config: func(c *config.Config) { c.APIKey = u.key }, ProtocolVersion: proto, Elicit: rec.handle})
+				if u.setup != nil {
+					u.setup(e.Standin)
+				}
+				e.Standin.ResetRequests()
+				res := e.Call(t, c.tool, c.args)
+				text := apptest.Text(res)
+				if !res.IsError || res.NeedsInput() || !strings.Contains(text, "Audiobookshelf's "+c.right) || !strings.Contains(text, "nobody was asked") {
+					t.Errorf("%s, %s %v (%s): not refused with the permission's name: %s", u.name, c.tool, c.args, proto, text)
+				}
+				if q := rec.asked(); len(q) != 0 {
+					t.Errorf("%s, %s (%s): %d question(s) asked: %q", u.name, c.tool, proto, len(q), q)
+				}
+				if m := e.Standin.Mutations(); len(m) != 0 {
+					t.Errorf("%s, %s (%s): %d change(s) sent", u.name, c.tool, proto, len(m))
+				}
+				// Only the user was read: nothing of the collection.
+				for _, r := range e.Standin.Requests() {
+					if r.Method != "GET" || r.Path != "/api/me" {
+						t.Errorf("%s, %s (%s): %s %s sent for a refused call", u.name, c.tool, proto, r.Method, r.Path)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A user with the permission is asked as before, and the question says
+// that collections are shared by everyone on the server (Audiobookshelf
+// keeps no owner for a collection): the fact, in fixed words, no name.
+func TestCollectionQuestionSaysShared(t *testing.T) {
+	for _, c := range []struct {
+		key  string
+		tool string
+		args map[string]any
+	}{
+		{sd.DefaultAPIKey, "delete_collection", map[string]any{"collection_id": sd.CollectionDiscworldInOrder}},
+		{sd.PartnerAPIKey, "remove_books_from_collection", map[string]any{"collection_id": sd.CollectionSpaceOpera, "library_item_ids": []string{sd.ItemProjectHailMary}}},
+		{sd.DefaultAPIKey, "update_collection", map[string]any{"collection_id": sd.CollectionSpaceOpera, "library_item_ids": []string{sd.ItemProjectHailMary, sd.ItemCalibansWar, sd.ItemLeviathanWakes}}},
+	} {
+		for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
+			rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult {
+				return &mcp.ElicitResult{Action: "decline"}
+			}}
+			e := start(t, apptest.Options{Config: func(cfg *config.Config) { cfg.APIKey = c.key }, ProtocolVersion: proto, Elicit: rec.handle})
+			res := e.Call(t, c.tool, c.args)
+			q := rec.asked()
+			if len(q) != 1 {
+				t.Errorf("%s (%s): %d questions, want 1: %s", c.tool, proto, len(q), apptest.Text(res))
+				continue
+			}
+			if !strings.Contains(q[0], "Collections are shared by everyone on this Audiobookshelf server") {
+				t.Errorf("%s (%s): the question does not say the collection is shared: %q", c.tool, proto, q[0])
+			}
+			for _, name := range []string{"root", "partner", "listener"} {
+				if strings.Contains(strings.ToLower(q[0]), name) {
+					t.Errorf("%s (%s): the question names a user (%s): %q", c.tool, proto, name, q[0])
+				}
+			}
+			if m := e.Standin.Mutations(); len(m) != 0 {
+				t.Errorf("%s (%s): declined, yet %d change(s) sent", c.tool, proto, len(m))
+			}
+		}
+	}
+}

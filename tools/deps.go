@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 )
@@ -38,6 +40,11 @@ type Deps struct {
 	// PerPerson is true when the server holds no key and every call brings
 	// the key of the person who made it (WithKey).
 	PerPerson bool
+	// CheckRight, when set, refuses a call to tool whose user lacks the
+	// Audiobookshelf permission it needs (nil: it may run). The tools that
+	// ask call it after their arguments are checked and before anything
+	// else is read.
+	CheckRight func(ctx context.Context, tool string) *mcp.CallToolResult
 	// Timeout bounds one request to Audiobookshelf.
 	Timeout time.Duration
 	// MaxBody bounds one response body; 0 means MaxResponseBytes.

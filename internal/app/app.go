@@ -137,6 +137,9 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !cfg.PerPerson {
+		deps.CheckRight = checkRight(deps, logger)
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: registry.ServerName, Title: registry.ServerTitle, Version: o.Version},
 		&mcp.ServerOptions{Instructions: Instructions, Logger: sdkLogger(logger),
 			// Declared, not inferred from registered tools: they are added in
@@ -199,6 +202,29 @@ func Select(readOnly bool, toolsets []string) []registry.Tool {
 	return out
 }
 
+// checkRight is Deps.CheckRight with one API key for everyone: the key's
+// user is read (GET /api/me), so that a call Audiobookshelf would refuse
+// for a missing permission (Rights) is refused here, with the permission's
+// name, before a question is asked or anything is sent. (Per person, wrap
+// checks the person's rights before the tool runs.)
+func checkRight(deps *tools.Deps, logger *slog.Logger) func(ctx context.Context, tool string) *mcp.CallToolResult {
+	return func(ctx context.Context, tool string) *mcp.CallToolResult {
+		if Rights[tool] == "" {
+			return nil
+		}
+		me, err := deps.WhoIs(ctx, "")
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
+				Text: fmt.Sprintf("Nothing was changed and nobody was asked: %s needs Audiobookshelf's %s permission, and the user of the API key could not be read to check it: %s.", tool, Rights[tool], err.Error())}}}
+		}
+		if right := lacksFor(*me, tool); right != "" {
+			logger.Info("refused: no permission", "tool", tool, "user", me.UserID, "permission", right)
+			return refuseRight(tool, right, *me, "the Audiobookshelf user of the configured API key")
+		}
+		return nil
+	}
+}
+
 // wrap adds what every tool shares: the setup check, the result budget
 // (tools.Budget: no answer longer than AUDIOBOOKSHELF_MAX_RESULT_CHARS
 // reaches the client, whatever the tool) and a recover that turns a panic
@@ -206,11 +232,6 @@ func Select(readOnly bool, toolsets []string) []registry.Tool {
 func wrap(t registry.Tool, deps *tools.Deps, logger *slog.Logger) mcp.ToolHandler {
 	h := t.Handler(deps)
 	shape := tools.ShapeOf(t.Name, t.ReadOnly, t.Definition.InputSchema)
-	// With one API key, the collection writes check the key's permissions
-	// first (Rights). The podcast and upkeep writes that ask read the user
-	// in their own handlers (with what they read to ask); the others are
-	// refused by Audiobookshelf, with nothing asked.
-	selfCheck := Rights[t.Name] != "" && !t.ReadOnly && t.Toolset == "collections"
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -234,20 +255,6 @@ func wrap(t registry.Tool, deps *tools.Deps, logger *slog.Logger) mcp.ToolHandle
 				return lacksRight(t.Name, right, p), nil
 			}
 			ctx = forPerson(ctx, p)
-		} else if selfCheck {
-			// One API key for everyone: its user is read (GET /api/me)
-			// before anything else, so that a call Audiobookshelf would
-			// refuse for a missing permission is refused here, before a
-			// question is asked.
-			me, err := deps.WhoIs(ctx, "")
-			if err != nil {
-				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
-					Text: fmt.Sprintf("Nothing was changed and nobody was asked: %s needs Audiobookshelf's %s permission, and the user of the API key could not be read to check it: %s.", t.Name, Rights[t.Name], err.Error())}}}, nil
-			}
-			if right := lacksFor(*me, t.Name); right != "" {
-				logger.Info("refused: no permission", "tool", t.Name, "user", me.UserID, "permission", right)
-				return refuseRight(t.Name, right, *me, "the Audiobookshelf user of the configured API key"), nil
-			}
 		}
 		res, err = h(tools.WithProgress(ctx, req), req)
 		return tools.Budget(res, deps.MaxChars(), shape, req.Params.Arguments), err

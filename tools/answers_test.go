@@ -96,6 +96,13 @@ func TestWriteAnswerNotAudiobookshelf(t *testing.T) {
 	var status int
 	var body, ctype string
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			// The rename reads the old title first; that read is
+			// Audiobookshelf's, the write's answer is the one under test.
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"bookmarks":[{"libraryItemId":"li1","time":12,"title":"old","createdAt":1}]}`))
+			return
+		}
 		if ctype != "" {
 			w.Header().Set("Content-Type", ctype)
 		}
@@ -103,7 +110,8 @@ func TestWriteAnswerNotAudiobookshelf(t *testing.T) {
 		w.Write([]byte(body))
 	}))
 	t.Cleanup(ts.Close)
-	d, err := NewDeps(Options{URL: ts.URL, APIKey: "k", Timeout: 5 * time.Second, Backoff: []time.Duration{}})
+	// A key that is no part of the answers (answers are redacted of it).
+	d, err := NewDeps(Options{URL: ts.URL, APIKey: "answers-test-key", Timeout: 5 * time.Second, Backoff: []time.Duration{}})
 	if err != nil {
 		t.Fatal(err)
 	}

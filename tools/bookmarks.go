@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -174,7 +175,9 @@ func CreateBookmark(ctx context.Context, d *Deps, a toolargs.CreateBookmark) (*m
 		return textResult("Bookmark created at %s s in library item %s.", strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID), nil
 	}
 	bm, _ := bookmarkOf(b)
-	return jsonResult(map[string]any{"created": true, "bookmark": bm}), nil
+	return jsonResult(map[string]any{"created": true, "bookmark": bm,
+		"put_back": &PutBack{Tool: "delete_bookmark", Arguments: map[string]any{"library_item_id": a.LibraryItemID, "time": a.Time},
+			Note: "Deleting it asks the person first, as every delete does."}}), nil
 }
 
 // blankTitle refuses a title of white space only.
@@ -189,6 +192,16 @@ func blankTitle(title string) *mcp.CallToolResult {
 func UpdateBookmark(ctx context.Context, d *Deps, a toolargs.UpdateBookmark) (*mcp.CallToolResult, error) {
 	if res := blankTitle(a.Title); res != nil {
 		return res, nil
+	}
+	// The old title is read first: the answer carries it and the call that
+	// gives it back (docs/guards.md).
+	bms, res := d.itemBookmarks(ctx, a.LibraryItemID)
+	if res != nil {
+		return res, nil
+	}
+	old := bookmarkAt(bms, a.Time)
+	if old == nil {
+		return errorResult("Library item %s has no bookmark at %s s (list_bookmarks gives the times; create_bookmark adds one). Nothing was changed.", a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64)), nil
 	}
 	r, res := d.send(ctx, true, func(ctx context.Context) (*http.Response, error) {
 		return d.API.UpdateBookmark(ctx, a.LibraryItemID, abs.UpdateBookmarkJSONRequestBody{Time: a.Time, Title: a.Title})
@@ -211,7 +224,13 @@ func UpdateBookmark(ctx context.Context, d *Deps, a toolargs.UpdateBookmark) (*m
 		return textResult("Bookmark at %s s in library item %s renamed.", strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID), nil
 	}
 	bm, _ := bookmarkOf(b)
-	return jsonResult(map[string]any{"updated": true, "bookmark": bm}), nil
+	out := map[string]any{"updated": true, "bookmark": bm, "previous": map[string]any{"title": old.Title}}
+	if strings.TrimSpace(old.Title) != "" && utf8.RuneCountInString(old.Title) <= 1000 {
+		out["put_back"] = &PutBack{Tool: "update_bookmark", Arguments: map[string]any{"library_item_id": a.LibraryItemID, "time": a.Time, "title": old.Title}}
+	} else {
+		out["not_put_back"] = "The old title is blank or longer than update_bookmark takes; it is in previous."
+	}
+	return jsonResult(out), nil
 }
 
 // PlanDeleteBookmark plans delete_bookmark: the bookmark must exist at that

@@ -192,7 +192,9 @@ func CreateCollection(ctx context.Context, d *Deps, a toolargs.CreateCollection)
 	if res := decode(body, &c); res != nil {
 		return res, nil
 	}
-	return jsonResult(map[string]any{"created": true, "collection": collectionDetail(&c)}), nil
+	return jsonResult(map[string]any{"created": true, "collection": collectionDetail(&c),
+		"put_back": &PutBack{Tool: "delete_collection", Arguments: map[string]any{"collection_id": c.ID},
+			Note: "Deleting it asks the person first, as every delete does."}}), nil
 }
 
 // sameMembers reports how want differs from have as sets.
@@ -355,6 +357,23 @@ func AddBooksToCollection(ctx context.Context, d *Deps, a toolargs.AddBooksToCol
 	if res := d.mayRun(ctx, "add_books_to_collection"); res != nil {
 		return res, nil
 	}
+	// The collection is read first: the answer names the books this call
+	// added (not those already in it) and the call that takes them out.
+	before, res := d.getCollection(ctx, a.CollectionID)
+	if res != nil {
+		return res, nil
+	}
+	had := map[string]bool{}
+	for _, id := range before.bookIDs() {
+		had[id] = true
+	}
+	var added []string
+	for _, id := range a.LibraryItemIDs {
+		if !had[id] {
+			had[id] = true
+			added = append(added, id)
+		}
+	}
 	rb, res := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.AddBooksToCollection(ctx, a.CollectionID, abs.AddBooksToCollectionJSONRequestBody{Books: a.LibraryItemIDs})
 	})
@@ -365,7 +384,12 @@ func AddBooksToCollection(ctx context.Context, d *Deps, a toolargs.AddBooksToCol
 	if res := decode(rb, &c); res != nil {
 		return res, nil
 	}
-	return jsonResult(map[string]any{"updated": true, "collection": collectionDetail(&c)}), nil
+	out := map[string]any{"updated": true, "collection": collectionDetail(&c)}
+	if len(added) > 0 {
+		out["put_back"] = &PutBack{Tool: "remove_books_from_collection", Arguments: map[string]any{"collection_id": a.CollectionID, "library_item_ids": added},
+			Note: "Takes out only the books this call appended, which leaves the old order; it asks the person first, as every removal does."}
+	}
+	return jsonResult(out), nil
 }
 
 // PlanRemoveBooksFromCollection plans remove_books_from_collection.

@@ -258,7 +258,9 @@ func CreatePlaylist(ctx context.Context, d *Deps, a toolargs.CreatePlaylist) (*m
 	if res := decode(body, &p); res != nil {
 		return res, nil
 	}
-	return jsonResult(map[string]any{"created": true, "playlist": playlistDetail(&p)}), nil
+	return jsonResult(map[string]any{"created": true, "playlist": playlistDetail(&p),
+		"put_back": &PutBack{Tool: "delete_playlist", Arguments: map[string]any{"playlist_id": p.ID},
+			Note: "Deleting it asks the person first, as every delete does."}}), nil
 }
 
 // PlanUpdatePlaylist plans update_playlist. A new order must be a
@@ -398,7 +400,26 @@ func AddItemsToPlaylist(ctx context.Context, d *Deps, a toolargs.AddItemsToPlayl
 	if res := decode(rb, &updated); res != nil {
 		return res, nil
 	}
-	return jsonResult(map[string]any{"updated": true, "playlist": playlistDetail(&updated)}), nil
+	out := map[string]any{"updated": true, "playlist": playlistDetail(&updated)}
+	had := map[argdec.PlaylistItem]bool{}
+	for _, k := range p.keys() {
+		had[k] = true
+	}
+	var added []argdec.PlaylistItem
+	for _, k := range a.Items {
+		if !had[k] {
+			had[k] = true
+			added = append(added, k)
+		}
+	}
+	switch {
+	case len(added) > 0 && len(had) == len(added):
+		out["not_put_back"] = "The playlist was empty before; taking these entries out again makes Audiobookshelf delete the playlist, so no call here gives back the empty one."
+	case len(added) > 0:
+		out["put_back"] = &PutBack{Tool: "remove_items_from_playlist", Arguments: map[string]any{"playlist_id": a.PlaylistID, "items": added},
+			Note: "Takes out only the entries this call appended, which leaves the old order; it asks the person first, as every removal does."}
+	}
+	return jsonResult(out), nil
 }
 
 // PlanRemoveItemsFromPlaylist plans remove_items_from_playlist. It reads the

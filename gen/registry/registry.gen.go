@@ -481,7 +481,7 @@ var All = []Tool{
 		Name: "update_bookmark", Title: "Rename bookmark", Toolset: "bookmarks",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
 		Reason:     "Overwrites a title somebody typed; the same title again changes nothing more.",
-		Operations: []string{"updateBookmark"},
+		Operations: []string{"listItemBookmarks", "updateBookmark"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "update_bookmark",
@@ -571,7 +571,7 @@ var All = []Tool{
 		Name: "add_books_to_collection", Title: "Add books to collection", Toolset: "collections",
 		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false,
 		Reason:     "Only adds; books already present are skipped, so the same call again changes nothing.",
-		Operations: []string{"addBooksToCollection"},
+		Operations: []string{"getCollection", "addBooksToCollection"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "add_books_to_collection",

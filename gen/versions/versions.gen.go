@@ -24,5 +24,5 @@ type Gate struct {
 // Gates lists every operation with x-abs-since, by operationId.
 var Gates = []Gate{
 	{Operation: "listAllBookmarks", Method: "GET", Path: "/api/me/bookmarks", Since: "2.36.0", Tools: []string{"list_bookmarks"}},
-	{Operation: "listItemBookmarks", Method: "GET", Path: "/api/me/bookmarks/{libraryItemId}", Since: "2.36.0", Tools: []string{"list_bookmarks", "create_bookmark", "delete_bookmark"}},
+	{Operation: "listItemBookmarks", Method: "GET", Path: "/api/me/bookmarks/{libraryItemId}", Since: "2.36.0", Tools: []string{"list_bookmarks", "create_bookmark", "update_bookmark", "delete_bookmark"}},
 }

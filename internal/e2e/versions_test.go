@@ -21,7 +21,7 @@ func TestVersionGates(t *testing.T) {
 		t.Errorf("list_bookmarks on 2.35.1: %s", apptest.Text(res))
 	}
 	res = e.Call(t, "create_bookmark", map[string]any{"library_item_id": book, "time": 12, "title": "x"})
-	want = "does not have GET /api/me/bookmarks/{libraryItemId}, which came in Audiobookshelf 2.36.0; list_bookmarks, create_bookmark, delete_bookmark need 2.36.0 or newer"
+	want = "does not have GET /api/me/bookmarks/{libraryItemId}, which came in Audiobookshelf 2.36.0; list_bookmarks, create_bookmark, update_bookmark, delete_bookmark need 2.36.0 or newer"
 	if !res.IsError || !strings.Contains(apptest.Text(res), want) {
 		t.Errorf("create_bookmark on 2.35.1: %s", apptest.Text(res))
 	}

@@ -636,8 +636,29 @@ func renderGuardDoc(m *Manifest) []byte {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", t.Name, asks(t.Guard), strings.Join(binds, ", "), oneLine(t.Guard.Reads), oneLine(t.Guard.TakesOut), oneLine(t.Guard.Stays))
 	}
-	b.WriteString("\nEvery write tool either asks, or its answer carries what it replaced and the call that puts it back. Renaming and re-describing with `update_collection` and `update_playlist` ask only when the old text could not be given back exactly (the conditions above); otherwise their answer carries the old name and description whole and the call that puts them back.\n\n")
-	b.WriteString("Every other tool never asks. Annotations are a hint to clients; this table is enforced by the server.\n\n")
+	b.WriteString("\n## Every write either asks or can be undone\n\n")
+	b.WriteString("Every write tool either asks, or its answer carries what it replaced (whole, within the result budget) and the call that puts it back, as `put_back` (`tool` and `arguments`, as a model would make the call; a `note` when that call asks first). Where a put-back could not give Audiobookshelf's record back exactly, the tool asks instead, and the table above says when. A test (internal/e2e, TestEveryWriteAsksOrPutsBack) runs every write tool that does not always ask, then the put-back from its answer, against the stand-in, and compares the whole state before and after field by field, ignoring only updatedAt (Audiobookshelf moves it on every save); a write tool without a case fails that test by name.\n\n")
+	b.WriteString("| tool | asks | otherwise its answer's put-back |\n|---|---|---|\n")
+	for i := range m.Tools {
+		t := &m.Tools[i]
+		if t.Annotations.ReadOnly == nil || *t.Annotations.ReadOnly {
+			continue
+		}
+		a := "never"
+		if t.Guarded() {
+			a = asks(t.Guard)
+		}
+		pb := putBackDoc[t.Name]
+		switch {
+		case a == "always":
+			pb = "(asks every time)"
+		case pb == "":
+			pb = "**none yet: neither asks nor can be put back**"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", t.Name, a, pb)
+	}
+	b.WriteString("\n")
+	b.WriteString("Read tools never ask. Annotations are a hint to clients; this table is enforced by the server.\n\n")
 
 	b.WriteString("## Why an approval cannot take anything out twice\n\n")
 	b.WriteString("The request state and the `confirm_token` are sealed with HMAC-SHA256 under the state key (`AUDIOBOOKSHELF_STATE_KEY`, or a random key per process when it is unset) over the tool, the fingerprint of the arguments, the digest of what was read, an expiry (questions 10 minutes, tokens 5) and a nonce. Any instance with the same key can check them, and none has to remember anything for the guard to hold: once an approved change is made, what the tool reads is no longer what was approved (or is gone), so the same approval brought to any instance finds a different digest, or a plan that refuses, and sends nothing.\n\n")
@@ -691,4 +712,23 @@ func metadataFieldsSchema(s *obj) {
 		set("description", str(0, argdec.MaxMetadataDescription)).
 		set("publish_year", str(0, argdec.MaxPublishYear))
 	s.set("type", "object").set("properties", props).set("minProperties", 1).set("additionalProperties", false)
+}
+
+// putBackDoc says, for each write tool that does not always ask, the call
+// its answer names to put the change back (docs/guards.md).
+var putBackDoc = map[string]string{
+	"set_media_progress":        "`set_media_progress` with the old position, progress and hidden flag; for a record the call made, `delete_media_progress` (asks)",
+	"create_bookmark":           "`delete_bookmark` at the same time (asks)",
+	"update_bookmark":           "`update_bookmark` with the old title (read before the rename)",
+	"create_collection":         "`delete_collection` (asks)",
+	"update_collection":         "`update_collection` with the old name and description, whole",
+	"add_books_to_collection":   "`remove_books_from_collection` with only the books the call appended, which leaves the old order (asks)",
+	"create_playlist":           "`delete_playlist` (asks)",
+	"update_playlist":           "`update_playlist` with the old name and description, whole",
+	"add_items_to_playlist":     "`remove_items_from_playlist` with only the entries the call appended (asks); a playlist that was empty cannot be given back (Audiobookshelf deletes a playlist whose last entry goes), and the answer says so",
+	"update_item_metadata":      "`update_item_metadata` with the old values of the fields it changed",
+	"match_library_item":        "`update_item_metadata` clearing the fields the match filled; what no tool here sets (a cover) is named in `not_put_back`, with its old value",
+	"scan_library":              "none needed: a scan changes records only from what is on disk; it notes its time on the library",
+	"create_podcast":            "**none yet**: the put-back would delete the new library item, and no tool here deletes one",
+	"download_podcast_episodes": "**none yet**: the episodes exist only once the queue has run, so the answer cannot name them; `delete_podcast_episode` (asks) removes one later",
 }

@@ -1,0 +1,211 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
+	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+)
+
+// putBackCase is one write a tool makes without asking, run against the
+// stand-in and then undone by the put_back its own answer names.
+type putBackCase struct {
+	name string
+	args map[string]any
+	// ignore are fields Audiobookshelf itself moves and a put-back cannot
+	// give back, beyond bumped (say why where one is set).
+	ignore []string
+	// noPutBack is set for a write that changes no record (the answer
+	// needs no put-back); the comparison then runs right after the write.
+	noPutBack bool
+}
+
+// putBackCases has, for every write tool that does not always ask, its
+// free path: the call, whose answer must carry put_back.
+var putBackCases = map[string][]putBackCase{
+	"set_media_progress": {{name: "a position", args: map[string]any{"library_item_id": sd.ItemColourOfMagic, "current_time": 600}},
+		{name: "no record before", args: map[string]any{"library_item_id": sd.ItemMort, "current_time": 600}}},
+	"create_bookmark": {{name: "a new time", args: map[string]any{"library_item_id": sd.ItemMort, "time": 95.5, "title": "Death takes an apprentice"}}},
+	"update_bookmark": {{name: "a rename", args: map[string]any{"library_item_id": sd.ItemColourOfMagic, "time": 3600, "title": "Twoflower arrives"}}},
+	"create_collection": {{name: "with books", args: map[string]any{"library_id": sd.LibraryBooksID, "name": "Throwaway", "description": "for a test",
+		"library_item_ids": []string{sd.ItemMort, sd.ItemSourcery}}}},
+	"update_collection": {{name: "a rename", args: map[string]any{"collection_id": sd.CollectionDiscworldInOrder, "name": "Renamed"}}},
+	"add_books_to_collection": {{name: "one new, one there", args: map[string]any{"collection_id": sd.CollectionDiscworldInOrder,
+		"library_item_ids": []string{sd.ItemWyrdSisters, sd.ItemMort}}}},
+	"create_playlist": {{name: "with a book", args: map[string]any{"library_id": sd.LibraryBooksID, "name": "Throwaway",
+		"items": []map[string]any{{"library_item_id": sd.ItemMort}}}}},
+	"update_playlist": {{name: "a rename", args: map[string]any{"playlist_id": sd.PlaylistCommute, "name": "Renamed"}}},
+	"add_items_to_playlist": {{name: "episodes", args: map[string]any{"playlist_id": sd.PlaylistCatchUp, "items": []map[string]any{
+		{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings4}, {"library_item_id": sd.ItemPodcastOrbital, "episode_id": sd.EpisodeOrbital4}}}}},
+	"update_item_metadata": {{name: "title and tags", args: map[string]any{"library_item_id": sd.ItemMort,
+		"fields": map[string]any{"title": "Mort (revised)", "tags": []string{"x"}}}}},
+	"match_library_item": {{name: "without override", args: map[string]any{"library_item_id": sd.ItemMort}}},
+	// A scan changes records only from what is on disk; with nothing
+	// changed there it changes no record. Audiobookshelf notes the time of
+	// the scan on the library (lastScan, lastScanVersion): the only fields
+	// it moves, and no tool could set them back.
+	"scan_library": {{name: "nothing changed on disk", args: map[string]any{"library_id": sd.LibraryBooksID}, noPutBack: true,
+		ignore: []string{"LastScan", "LastScanVersion"}}},
+}
+
+// notYetHeld are write tools that neither ask nor can be put back from
+// their answer today; each is named with why. The test reports them, and
+// a tool leaves this list only by getting a case above or a guard.
+var notYetHeld = map[string]string{
+	"create_podcast":            "its put-back would delete the new library item, and no tool here deletes a library item",
+	"download_podcast_episodes": "the episodes exist only once the queue has run; the answer cannot name their ids",
+}
+
+// TestEveryWriteAsksOrPutsBack holds docs/guards.md's invariant: every write
+// tool in the registry either always asks, or each free call of it answers
+// with the call that puts it back, and that call gives the stand-in's
+// records back field by field (the whole state: libraries, items, users
+// with their progress and bookmarks, collections, playlists), ignoring only
+// updatedAt/lastUpdate, which Audiobookshelf moves on every save. A put-back
+// that asks (a delete, a removal) is approved here. A write tool with no
+// case fails the test by name, so a tool added later must get one.
+func TestEveryWriteAsksOrPutsBack(t *testing.T) {
+	for _, tool := range registry.All {
+		if tool.ReadOnly {
+			continue
+		}
+		if tool.Guard != nil && tool.Guard.Condition == "always" {
+			if _, ok := putBackCases[tool.Name]; ok {
+				t.Errorf("%s always asks: it needs no put-back case", tool.Name)
+			}
+			continue
+		}
+		cases, ok := putBackCases[tool.Name]
+		if !ok {
+			if why, open := notYetHeld[tool.Name]; open {
+				t.Logf("%s: neither asks nor answers with a put-back: %s", tool.Name, why)
+				continue
+			}
+			t.Errorf("write tool %s neither always asks nor has a put-back case here: give it one (or a guard)", tool.Name)
+			continue
+		}
+		for _, c := range cases {
+			t.Run(tool.Name+"/"+c.name, func(t *testing.T) { runPutBackCase(t, tool.Name, c) })
+		}
+	}
+	known := map[string]bool{}
+	for _, tool := range registry.All {
+		known[tool.Name] = true
+	}
+	for name := range putBackCases {
+		if !known[name] {
+			t.Errorf("put-back case for %s, which is no tool", name)
+		}
+	}
+}
+
+func runPutBackCase(t *testing.T, tool string, c putBackCase) {
+	asked := 0
+	e := start(t, apptest.Options{Elicit: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked++
+		return approve(ctx, r)
+	}})
+	before := stateMap(t, e.Standin.Snapshot())
+	e.Standin.ResetRequests()
+	res := e.Call(t, tool, c.args)
+	if res.IsError {
+		t.Fatalf("%s: %s", tool, apptest.Text(res))
+	}
+	if asked != 0 {
+		t.Fatalf("the free path asked: %s", apptest.Text(res))
+	}
+	if len(e.Standin.Mutations()) == 0 {
+		t.Fatalf("test bug: the write sent nothing")
+	}
+	ignore := map[string]bool{}
+	for _, f := range c.ignore {
+		ignore[f] = true
+	}
+	if !c.noPutBack {
+		if diffs := stateDiff("", before, stateMap(t, e.Standin.Snapshot()), ignore); len(diffs) == 0 {
+			t.Fatalf("test bug: the write changed no record")
+		}
+		var v any
+		if err := json.Unmarshal([]byte(apptest.Text(res)), &v); err != nil {
+			t.Fatalf("answer is not JSON: %s", apptest.Text(res))
+		}
+		putBack(t, e, v)
+	}
+	for _, d := range stateDiff("", before, stateMap(t, e.Standin.Snapshot()), ignore) {
+		t.Errorf("%s then its put-back: %s", tool, d)
+	}
+}
+
+func stateMap(t *testing.T, d *sd.Data) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
+}
+
+// stateDiff lists the fields that differ between two states, by path,
+// skipping bumped fields (and UpdatedAt, the stand-in's name for
+// updatedAt) and those in ignore at any depth.
+func stateDiff(path string, a, b any, ignore map[string]bool) []string {
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok {
+			return []string{fmt.Sprintf("%s: was %v, now %v", path, short(a), short(b))}
+		}
+		keys := map[string]bool{}
+		for k := range av {
+			keys[k] = true
+		}
+		for k := range bv {
+			keys[k] = true
+		}
+		var ks []string
+		for k := range keys {
+			if !bumped[k] && k != "UpdatedAt" && !ignore[k] {
+				ks = append(ks, k)
+			}
+		}
+		sort.Strings(ks)
+		var out []string
+		for _, k := range ks {
+			out = append(out, stateDiff(path+"."+k, av[k], bv[k], ignore)...)
+		}
+		return out
+	case []any:
+		bv, ok := b.([]any)
+		if !ok || len(av) != len(bv) {
+			return []string{fmt.Sprintf("%s: was %v, now %v", path, short(a), short(b))}
+		}
+		var out []string
+		for i := range av {
+			out = append(out, stateDiff(fmt.Sprintf("%s[%d]", path, i), av[i], bv[i], ignore)...)
+		}
+		return out
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		return []string{fmt.Sprintf("%s: was %s, now %s", path, short(a), short(b))}
+	}
+	return nil
+}
+
+func short(v any) string {
+	b, _ := json.Marshal(v)
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}

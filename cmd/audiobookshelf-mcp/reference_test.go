@@ -48,9 +48,18 @@ func TestSubcommandsPrintTheGeneratedDocs(t *testing.T) {
 		}
 	}
 	_, out, _ = runQuick(t, baseEnv(), "guards")
+	// The guard table lists the guarded tools; the table under "Every write
+	// either asks or can be undone" lists every write tool.
+	table, writes, ok := strings.Cut(out, "## Every write either asks or can be undone")
+	if !ok {
+		t.Fatalf("`guards` lacks the write-tool section")
+	}
 	for _, tool := range registry.All {
-		if (tool.Guard != nil) != strings.Contains(out, "| `"+tool.Name+"` |") {
+		if (tool.Guard != nil) != strings.Contains(table, "| `"+tool.Name+"` |") {
 			t.Errorf("`guards` and the registry disagree on %s", tool.Name)
+		}
+		if !tool.ReadOnly != strings.Contains(writes, "| `"+tool.Name+"` |") {
+			t.Errorf("`guards`' write tools and the registry disagree on %s", tool.Name)
 		}
 	}
 }

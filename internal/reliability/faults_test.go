@@ -24,15 +24,15 @@ import (
 )
 
 // The two calls every fault is tried with: a read (one GET) and a write
-// (one PATCH, no reads before it).
+// (one POST, no reads before it).
 var (
 	readArgs  = map[string]any{"library_id": sd.LibraryBooksID}
-	writeArgs = map[string]any{"library_item_id": sd.ItemColourOfMagic, "time": 1234.5, "title": "renamed"}
+	writeArgs = map[string]any{"library_id": sd.LibraryBooksID, "name": "Fault test", "library_item_ids": []string{sd.ItemMort}}
 )
 
 const (
 	readTool  = "get_library"
-	writeTool = "update_bookmark"
+	writeTool = "create_collection"
 	// What a read error and a write error say about the outcome.
 	readOutcome  = "Nothing was changed."
 	writeUnknown = "not known whether"

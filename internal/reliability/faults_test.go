@@ -27,12 +27,12 @@ import (
 // (one POST, no reads before it).
 var (
 	readArgs  = map[string]any{"library_id": sd.LibraryBooksID}
-	writeArgs = map[string]any{"library_id": sd.LibraryBooksID, "name": "Fault test", "library_item_ids": []string{sd.ItemMort}}
+	writeArgs = map[string]any{"library_id": sd.LibraryBooksID, "name": "Fault test"}
 )
 
 const (
 	readTool  = "get_library"
-	writeTool = "create_collection"
+	writeTool = "create_playlist"
 	// What a read error and a write error say about the outcome.
 	readOutcome  = "Nothing was changed."
 	writeUnknown = "not known whether"

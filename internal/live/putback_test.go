@@ -1,0 +1,134 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestLivePutBack runs, against a real Audiobookshelf, the free writes of
+// bookmarks and collections and then the put-back each answer names, and
+// compares Audiobookshelf's raw records before and after field by field
+// (ignoring only updatedAt/lastUpdate, which it moves on every save). It
+// makes its own throwaway bookmark and collection and removes them.
+func TestLivePutBack(t *testing.T) {
+	if os.Getenv("ABS_LIVE") != "1" {
+		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
+	}
+	base, key := strings.TrimRight(os.Getenv("AUDIOBOOKSHELF_URL"), "/"), os.Getenv("AUDIOBOOKSHELF_API_KEY")
+	if base == "" || key == "" {
+		t.Skip("AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY are not both set")
+	}
+	a := &abs{t: t, base: base, key: key, hc: &http.Client{Timeout: 60 * time.Second}}
+	var libs struct {
+		Libraries []struct{ ID, MediaType string }
+	}
+	a.get("/api/libraries", &libs)
+	lib := ""
+	for _, l := range libs.Libraries {
+		if lib == "" && l.MediaType == "book" {
+			lib = l.ID
+		}
+	}
+	var items struct{ Results []struct{ ID string } }
+	a.get("/api/libraries/"+lib+"/items?limit=2", &items)
+	if len(items.Results) < 2 {
+		t.Fatal("the book library needs two books")
+	}
+	book, other := items.Results[0].ID, items.Results[1].ID
+	var asked atomic.Int32
+	cs := connect(t, base, key, &asked)
+	call := func(tool string, args any) map[string]any {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if res.IsError {
+			t.Fatalf("%s %v: %s", tool, args, text)
+		}
+		var v map[string]any
+		json.Unmarshal([]byte(text), &v)
+		return v
+	}
+	putBack := func(v map[string]any) {
+		t.Helper()
+		pb, ok := v["put_back"].(map[string]any)
+		if !ok {
+			t.Fatalf("the answer names no put_back: %v", v)
+		}
+		call(fmt.Sprint(pb["tool"]), pb["arguments"])
+	}
+	bookmarks := func() map[string]any {
+		var me struct{ Bookmarks []map[string]any }
+		a.get("/api/me", &me)
+		out := map[string]any{}
+		for _, b := range me.Bookmarks {
+			if b["libraryItemId"] == book {
+				out[fmt.Sprint(b["time"])] = b
+			}
+		}
+		return out
+	}
+	compare := func(what string, before, after map[string]any) {
+		t.Helper()
+		if n := compareRaw(t, what, before, after); n > 0 {
+			t.Errorf("%s: %d field(s) differ after the put-back", what, n)
+		}
+	}
+
+	// create_bookmark, then its put-back (delete_bookmark, approved).
+	tm := 7.25 + float64(time.Now().UnixNano()%1000)/1000
+	before := bookmarks()
+	putBack(call("create_bookmark", map[string]any{"library_item_id": book, "time": tm, "title": "put-back test"}))
+	compare("bookmarks after create_bookmark", before, bookmarks())
+
+	// update_bookmark of a throwaway bookmark, then its put-back.
+	if st := a.do("POST", "/api/me/item/"+book+"/bookmark", map[string]any{"time": tm, "title": "put-back test <b>old</b>  title"}, nil); st/100 != 2 {
+		t.Fatalf("making a throwaway bookmark: %d", st)
+	}
+	t.Cleanup(func() { a.do("DELETE", fmt.Sprintf("/api/me/item/%s/bookmark/%v", book, tm), nil, nil) })
+	before = bookmarks()
+	putBack(call("update_bookmark", map[string]any{"library_item_id": book, "time": tm, "title": "renamed"}))
+	compare("bookmarks after update_bookmark", before, bookmarks())
+
+	// create_collection, then its put-back (delete_collection, approved).
+	collections := func() map[string]any {
+		var l struct{ Collections []map[string]any }
+		a.get("/api/collections", &l)
+		out := map[string]any{}
+		for _, c := range l.Collections {
+			out[fmt.Sprint(c["id"])] = c["name"]
+		}
+		return out
+	}
+	before = collections()
+	putBack(call("create_collection", map[string]any{"library_id": lib, "name": "put-back test", "library_item_ids": []string{book}}))
+	compare("collections after create_collection", before, collections())
+
+	// add_books_to_collection on a throwaway collection, then its put-back.
+	var c map[string]any
+	if st := a.do("POST", "/api/collections", map[string]any{"libraryId": lib, "name": "put-back test", "books": []string{book}}, &c); st/100 != 2 {
+		t.Fatalf("making a throwaway collection: %d", st)
+	}
+	id := fmt.Sprint(c["id"])
+	t.Cleanup(func() { a.do("DELETE", "/api/collections/"+id, nil, nil) })
+	var cb map[string]any
+	a.get("/api/collections/"+id, &cb)
+	putBack(call("add_books_to_collection", map[string]any{"collection_id": id, "library_item_ids": []string{other, book}}))
+	var ca map[string]any
+	a.get("/api/collections/"+id, &ca)
+	compare("collection after add_books_to_collection", cb, ca)
+	t.Logf("put-backs compared: 4; questions approved: %d", asked.Load())
+}

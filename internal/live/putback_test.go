@@ -15,10 +15,11 @@ import (
 )
 
 // TestLivePutBack runs, against a real Audiobookshelf, the free writes of
-// bookmarks and collections and then the put-back each answer names, and
+// bookmarks, collections and playlists and then the put-back each answer names, and
 // compares Audiobookshelf's raw records before and after field by field
 // (ignoring only updatedAt/lastUpdate, which it moves on every save). It
-// makes its own throwaway bookmark and collection and removes them.
+// makes its own throwaway bookmark, collection and playlist and removes
+// them.
 func TestLivePutBack(t *testing.T) {
 	if os.Getenv("ABS_LIVE") != "1" {
 		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
@@ -130,5 +131,32 @@ func TestLivePutBack(t *testing.T) {
 	var ca map[string]any
 	a.get("/api/collections/"+id, &ca)
 	compare("collection after add_books_to_collection", cb, ca)
-	t.Logf("put-backs compared: 4; questions approved: %d", asked.Load())
+
+	// create_playlist, then its put-back (delete_playlist, approved).
+	playlists := func() map[string]any {
+		var l struct{ Playlists []map[string]any }
+		a.get("/api/playlists", &l)
+		out := map[string]any{}
+		for _, p := range l.Playlists {
+			out[fmt.Sprint(p["id"])] = p["name"]
+		}
+		return out
+	}
+	before = playlists()
+	putBack(call("create_playlist", map[string]any{"library_id": lib, "name": "put-back test", "items": []map[string]any{{"library_item_id": book}}}))
+	compare("playlists after create_playlist", before, playlists())
+
+	// add_items_to_playlist on a throwaway playlist, then its put-back.
+	var p map[string]any
+	if st := a.do("POST", "/api/playlists", map[string]any{"libraryId": lib, "name": "put-back test", "items": []map[string]any{{"libraryItemId": book}}}, &p); st/100 != 2 {
+		t.Fatalf("making a throwaway playlist: %d", st)
+	}
+	pid := fmt.Sprint(p["id"])
+	t.Cleanup(func() { a.do("DELETE", "/api/playlists/"+pid, nil, nil) })
+	var pb, pa map[string]any
+	a.get("/api/playlists/"+pid, &pb)
+	putBack(call("add_items_to_playlist", map[string]any{"playlist_id": pid, "items": []map[string]any{{"library_item_id": other}}}))
+	a.get("/api/playlists/"+pid, &pa)
+	compare("playlist after add_items_to_playlist", pb, pa)
+	t.Logf("put-backs compared: 6; questions approved: %d", asked.Load())
 }

@@ -91,6 +91,26 @@ func TestLivePutBack(t *testing.T) {
 
 	// create_bookmark, then its put-back (delete_bookmark, approved).
 	tm := 7.25 + float64(time.Now().UnixNano()%1000)/1000
+	// Whatever fails, what this run made goes: its bookmark time, and the
+	// collections and playlists named with this run's name.
+	name := fmt.Sprintf("put-back test %d", time.Now().UnixNano())
+	t.Cleanup(func() {
+		a.do("DELETE", fmt.Sprintf("/api/me/item/%s/bookmark/%v", book, tm), nil, nil)
+		var cl struct{ Collections []map[string]any }
+		a.do("GET", "/api/collections", nil, &cl)
+		for _, c := range cl.Collections {
+			if c["name"] == name {
+				a.do("DELETE", fmt.Sprintf("/api/collections/%v", c["id"]), nil, nil)
+			}
+		}
+		var pl struct{ Playlists []map[string]any }
+		a.do("GET", "/api/playlists", nil, &pl)
+		for _, p := range pl.Playlists {
+			if p["name"] == name {
+				a.do("DELETE", fmt.Sprintf("/api/playlists/%v", p["id"]), nil, nil)
+			}
+		}
+	})
 	before := bookmarks()
 	putBack(call("create_bookmark", map[string]any{"library_item_id": book, "time": tm, "title": "put-back test"}))
 	compare("bookmarks after create_bookmark", before, bookmarks())
@@ -99,7 +119,6 @@ func TestLivePutBack(t *testing.T) {
 	if st := a.do("POST", "/api/me/item/"+book+"/bookmark", map[string]any{"time": tm, "title": "put-back test <b>old</b>  title"}, nil); st/100 != 2 {
 		t.Fatalf("making a throwaway bookmark: %d", st)
 	}
-	t.Cleanup(func() { a.do("DELETE", fmt.Sprintf("/api/me/item/%s/bookmark/%v", book, tm), nil, nil) })
 	before = bookmarks()
 	putBack(call("update_bookmark", map[string]any{"library_item_id": book, "time": tm, "title": "renamed"}))
 	compare("bookmarks after update_bookmark", before, bookmarks())
@@ -115,16 +134,15 @@ func TestLivePutBack(t *testing.T) {
 		return out
 	}
 	before = collections()
-	putBack(call("create_collection", map[string]any{"library_id": lib, "name": "put-back test", "library_item_ids": []string{book}}))
+	putBack(call("create_collection", map[string]any{"library_id": lib, "name": name, "library_item_ids": []string{book}}))
 	compare("collections after create_collection", before, collections())
 
 	// add_books_to_collection on a throwaway collection, then its put-back.
 	var c map[string]any
-	if st := a.do("POST", "/api/collections", map[string]any{"libraryId": lib, "name": "put-back test", "books": []string{book}}, &c); st/100 != 2 {
+	if st := a.do("POST", "/api/collections", map[string]any{"libraryId": lib, "name": name, "books": []string{book}}, &c); st/100 != 2 {
 		t.Fatalf("making a throwaway collection: %d", st)
 	}
 	id := fmt.Sprint(c["id"])
-	t.Cleanup(func() { a.do("DELETE", "/api/collections/"+id, nil, nil) })
 	var cb map[string]any
 	a.get("/api/collections/"+id, &cb)
 	putBack(call("add_books_to_collection", map[string]any{"collection_id": id, "library_item_ids": []string{other, book}}))
@@ -143,16 +161,15 @@ func TestLivePutBack(t *testing.T) {
 		return out
 	}
 	before = playlists()
-	putBack(call("create_playlist", map[string]any{"library_id": lib, "name": "put-back test", "items": []map[string]any{{"library_item_id": book}}}))
+	putBack(call("create_playlist", map[string]any{"library_id": lib, "name": name, "items": []map[string]any{{"library_item_id": book}}}))
 	compare("playlists after create_playlist", before, playlists())
 
 	// add_items_to_playlist on a throwaway playlist, then its put-back.
 	var p map[string]any
-	if st := a.do("POST", "/api/playlists", map[string]any{"libraryId": lib, "name": "put-back test", "items": []map[string]any{{"libraryItemId": book}}}, &p); st/100 != 2 {
+	if st := a.do("POST", "/api/playlists", map[string]any{"libraryId": lib, "name": name, "items": []map[string]any{{"libraryItemId": book}}}, &p); st/100 != 2 {
 		t.Fatalf("making a throwaway playlist: %d", st)
 	}
 	pid := fmt.Sprint(p["id"])
-	t.Cleanup(func() { a.do("DELETE", "/api/playlists/"+pid, nil, nil) })
 	var pb, pa map[string]any
 	a.get("/api/playlists/"+pid, &pb)
 	putBack(call("add_items_to_playlist", map[string]any{"playlist_id": pid, "items": []map[string]any{{"library_item_id": other}}}))

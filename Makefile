@@ -129,9 +129,11 @@ packaging/node_modules/.package-lock.json: packaging/package-lock.json packaging
 # and tags until it has; then every read tool is called with its widest
 # arguments and held to the result budget, every paged list walked to its
 # end (internal/scalecheck).
-LIVE_TESTS := $(if $(filter 1,$(ABS_LIVE_SCALE)),TestLiveScale,TestLiveContract|TestLiveHousehold|TestLiveUpkeep)
+# Without it, every live test but the scale one runs (a test added to
+# internal/live is in the run without being named here).
+LIVE_SELECT := $(if $(filter 1,$(ABS_LIVE_SCALE)),-run '^TestLiveScale$$',-skip '^TestLiveScale$$')
 test-live: build
-	ABS_LIVE=1 ABS_LIVE_SCALE=$(ABS_LIVE_SCALE) ABS_MCP_BIN=$(abspath $(BIN)) $(GO) test -count=1 -timeout 30m -v -run '$(LIVE_TESTS)' ./internal/live/
+	ABS_LIVE=1 ABS_LIVE_SCALE=$(ABS_LIVE_SCALE) ABS_MCP_BIN=$(abspath $(BIN)) $(GO) test -count=1 -timeout 30m -v $(LIVE_SELECT) ./internal/live/
 
 # Routes of an Audiobookshelf source tree or release archive against spec/
 # (cmd/specdrift). Exits 1 when a route a tool uses has gone or changed.

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -24,7 +23,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/contract"
 )
 
 // keyRecorder is a reverse proxy in front of Audiobookshelf that records,
@@ -148,19 +146,7 @@ func TestLiveHousehold(t *testing.T) {
 	}
 	book, b2, b3 := books.Results[0].ID, books.Results[1].ID, books.Results[2].ID
 
-	bin := os.Getenv("ABS_MCP_BIN")
-	if bin == "" {
-		bin = filepath.Join(t.TempDir(), "audiobookshelf-mcp")
-		root, err := contract.RepoRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		build := exec.Command("go", "build", "-o", bin, "./cmd/audiobookshelf-mcp")
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, out)
-		}
-	}
+	bin := serverBinary(t)
 
 	for _, stateless := range []bool{false, true} {
 		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {

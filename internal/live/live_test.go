@@ -7,12 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -158,30 +155,10 @@ func TestLiveContract(t *testing.T) {
 	if os.Getenv("ABS_LIVE") != "1" {
 		t.Skip("the live contract run is `make test-live` (it sets ABS_LIVE=1), with AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY of a throwaway Audiobookshelf")
 	}
-	rawURL, key := os.Getenv("AUDIOBOOKSHELF_URL"), os.Getenv("AUDIOBOOKSHELF_API_KEY")
-	if rawURL == "" || key == "" {
-		t.Skip("AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY are not both set: nothing to run against")
-	}
-	target, err := url.Parse(strings.TrimRight(rawURL, "/"))
-	if err != nil || (target.Scheme != "http" && target.Scheme != "https") {
-		t.Fatalf("AUDIOBOOKSHELF_URL is not an http(s) URL")
-	}
-	spec, err := contract.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	target, key := liveServer(t)
 
 	// The recording, validating proxy in front of the real server.
-	rec := &recorder{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := &http.Server{Handler: spec.Proxy(target, rec.add), ReadHeaderTimeout: 10 * time.Second}
-	go proxy.Serve(ln)
-	t.Cleanup(func() { proxy.Close() })
-	proxyURL := "http://" + ln.Addr().String()
-	a := &abs{t: t, base: proxyURL, key: key, hc: &http.Client{Timeout: 60 * time.Second}}
+	proxyURL, rec, spec, a := specProxy(t, target, key)
 
 	before := a.snapshot()
 	var status struct {
@@ -506,7 +483,7 @@ func TestLiveContract(t *testing.T) {
 
 	// podcasts toolset: a loopback feed, subscribed, checked, downloaded
 	// from, an episode deleted (declined first), the podcast removed.
-	direct := &abs{t: t, base: strings.TrimRight(rawURL, "/"), key: key, hc: a.hc}
+	direct := &abs{t: t, base: target.String(), key: key, hc: a.hc}
 	livePodcasts(t, call, connectDeclining(t, proxyURL, key), direct, podLib, run)
 
 	// A refused key, for the shape of the 401 answer.
@@ -647,19 +624,7 @@ func connect(t *testing.T, base, key string, asked *atomic.Int32) *mcp.ClientSes
 // client whose person answers each question with answer.
 func connectWith(t *testing.T, base, key string, answer func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
 	t.Helper()
-	bin := os.Getenv("ABS_MCP_BIN")
-	if bin == "" {
-		bin = filepath.Join(t.TempDir(), "audiobookshelf-mcp")
-		root, err := contract.RepoRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		build := exec.Command("go", "build", "-o", bin, "./cmd/audiobookshelf-mcp")
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, out)
-		}
-	}
+	bin := serverBinary(t)
 	cmd := exec.Command(bin)
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"),

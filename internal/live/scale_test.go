@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -39,14 +37,7 @@ func TestLiveScale(t *testing.T) {
 	if os.Getenv("ABS_LIVE") != "1" || os.Getenv("ABS_LIVE_SCALE") != "1" {
 		t.Skip("the scale run is `make test-live ABS_LIVE_SCALE=1` with AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY of a throwaway Audiobookshelf (its books get thousands of authors and tags)")
 	}
-	rawURL, key := os.Getenv("AUDIOBOOKSHELF_URL"), os.Getenv("AUDIOBOOKSHELF_API_KEY")
-	if rawURL == "" || key == "" {
-		t.Skip("AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY are not both set: nothing to run against")
-	}
-	target, err := url.Parse(strings.TrimRight(rawURL, "/"))
-	if err != nil || (target.Scheme != "http" && target.Scheme != "https") {
-		t.Fatalf("AUDIOBOOKSHELF_URL is not an http(s) URL")
-	}
+	target, key := liveServer(t)
 	base := target.String()
 	a := &abs{t: t, base: base, key: key, hc: &http.Client{Timeout: 120 * time.Second}}
 

@@ -9,12 +9,9 @@ import (
 	"image/color"
 	"image/jpeg"
 	"mime/multipart"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -23,8 +20,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/contract"
 )
 
 // TestLiveUpkeep runs the upkeep toolset through the built binary against a
@@ -37,28 +32,8 @@ func TestLiveUpkeep(t *testing.T) {
 	if os.Getenv("ABS_LIVE") != "1" {
 		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1), with AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY of a throwaway Audiobookshelf")
 	}
-	rawURL, key := os.Getenv("AUDIOBOOKSHELF_URL"), os.Getenv("AUDIOBOOKSHELF_API_KEY")
-	if rawURL == "" || key == "" {
-		t.Skip("AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY are not both set: nothing to run against")
-	}
-	target, err := url.Parse(strings.TrimRight(rawURL, "/"))
-	if err != nil || (target.Scheme != "http" && target.Scheme != "https") {
-		t.Fatalf("AUDIOBOOKSHELF_URL is not an http(s) URL")
-	}
-	spec, err := contract.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := &http.Server{Handler: spec.Proxy(target, rec.add), ReadHeaderTimeout: 10 * time.Second}
-	go proxy.Serve(ln)
-	t.Cleanup(func() { proxy.Close() })
-	proxyURL := "http://" + ln.Addr().String()
-	a := &abs{t: t, base: proxyURL, key: key, hc: &http.Client{Timeout: 60 * time.Second}}
+	target, key := liveServer(t)
+	proxyURL, rec, _, a := specProxy(t, target, key)
 	// Cover uploads and removals are no tool's: they go straight to the
 	// server, past the spec's proxy.
 	direct := &abs{t: t, base: target.String(), key: key, hc: &http.Client{Timeout: 60 * time.Second}}
@@ -409,19 +384,7 @@ func uploadCover(t *testing.T, direct *abs, id string) {
 // tools ask and this client declines, counting the questions.
 func connectUpkeep(t *testing.T, base, key string, asked *atomic.Int32, progress func(context.Context, *mcp.ProgressNotificationClientRequest)) *mcp.ClientSession {
 	t.Helper()
-	bin := os.Getenv("ABS_MCP_BIN")
-	if bin == "" {
-		bin = filepath.Join(t.TempDir(), "audiobookshelf-mcp")
-		root, err := contract.RepoRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		build := exec.Command("go", "build", "-o", bin, "./cmd/audiobookshelf-mcp")
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, out)
-		}
-	}
+	bin := serverBinary(t)
 	cmd := exec.Command(bin)
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"),

@@ -3,6 +3,7 @@ package toolgen
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -237,13 +238,47 @@ func guardRows(t *testing.T, md string) map[string]string {
 	return rows
 }
 
+// beyondTheContract names the guards this project adds to the contract's
+// eight, each because what it takes out cannot be put back from here:
+// set_media_progress when it would clear a finished date (the tool takes no
+// date), and the two tools of the podcasts and upkeep toolsets that take
+// something out. A new row in docs/guards.md that is not here fails the test
+// below, so adding a question is a reviewed decision, not an accident.
+var beyondTheContract = map[string]bool{
+	"set_media_progress":     true,
+	"delete_podcast_episode": true,
+	"match_library_item":     true,
+}
+
+// readContract finds shared/reference/guard.md beside the repository or
+// beside any folder above it, so a worktree or a clone placed deeper still
+// checks against the contract.
+func readContract() ([]byte, error) {
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		return nil, err
+	}
+	for {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, os.ErrNotExist
+		}
+		if b, err := os.ReadFile(filepath.Join(parent, "shared", "reference", "guard.md")); err == nil {
+			return b, nil
+		}
+		dir = parent
+	}
+}
+
 // TestGuardTableMatchesTheContract compares docs/guards.md with the table of
 // the guard contract (shared/reference/guard.md beside the repository): the
-// same eight tools, each asking under the same condition.
+// contract's eight tools, each asking under the contract's condition (which
+// must lead the row; alternatives may follow it), plus exactly the guards
+// named in beyondTheContract.
 func TestGuardTableMatchesTheContract(t *testing.T) {
-	contract, err := os.ReadFile("../../../shared/reference/guard.md")
+	contract, err := readContract()
 	if err != nil {
-		t.Skipf("the guard contract is not beside this repository (%v)", err)
+		t.Skipf("the guard contract is not beside this repository or a folder above it (%v)", err)
 	}
 	doc, err := os.ReadFile("../../docs/guards.md")
 	if err != nil {
@@ -253,15 +288,30 @@ func TestGuardTableMatchesTheContract(t *testing.T) {
 	if len(want) != 8 {
 		t.Fatalf("read %d rows from guard.md, want 8: %v", len(want), want)
 	}
-	if len(got) != len(want) {
-		t.Errorf("docs/guards.md lists %d guarded tools, the contract %d: %v vs %v", len(got), len(want), got, want)
-	}
 	for tool, asks := range want {
+		if beyondTheContract[tool] {
+			t.Errorf("%s is in the contract's table and in beyondTheContract; take it out of beyondTheContract", tool)
+		}
 		// A condition may have gained alternatives ("; or when it would …")
 		// where a put-back could not restore exactly; the contract's own
 		// condition must still lead it.
 		if !strings.HasPrefix(got[tool], asks) {
 			t.Errorf("%s: docs/guards.md says %q, the contract %q", tool, got[tool], asks)
+		}
+	}
+	for tool, asks := range got {
+		if _, ok := want[tool]; ok {
+			continue
+		}
+		if !beyondTheContract[tool] {
+			t.Errorf("docs/guards.md guards %s (%q), which is neither in the contract nor in beyondTheContract", tool, asks)
+		} else if asks == "" {
+			t.Errorf("docs/guards.md guards %s with no condition", tool)
+		}
+	}
+	for tool := range beyondTheContract {
+		if _, ok := got[tool]; !ok {
+			t.Errorf("beyondTheContract names %s, but docs/guards.md has no row for it", tool)
 		}
 	}
 }

@@ -49,6 +49,14 @@ var Vars = []Var{
 	{"AUDIOBOOKSHELF_LOG_LEVEL", "info", "debug, info, warn or error", stops, "Which JSON log lines reach stderr. info: the guard's decisions (which tool asked, what came of it), the 2026-07-28 requests refused because they came inside a session (with Mcp-Session-Id), warnings and errors. debug adds go-sdk's lines for every request (sessions opened and closed, a client's protocol mistakes). warn: warnings and errors only; error: errors only. The plain-text lines at start are printed whatever the level."},
 }
 
+// SecretVars are the variables of Vars whose values are secrets: the
+// Audiobookshelf API key, the endpoint's bearer token, the key that seals
+// approvals, and the approval store's URL (it may carry the Redis
+// password). They never reach a log, an error or a child process's
+// environment: the bundle's x64 Windows executable hands them to the
+// native Arm one through an inherited pipe (internal/handoff).
+var SecretVars = []string{"AUDIOBOOKSHELF_API_KEY", "AUDIOBOOKSHELF_MCP_TOKEN", "AUDIOBOOKSHELF_STATE_KEY", guard.StoreVariable}
+
 // LogLevels are the values AUDIOBOOKSHELF_LOG_LEVEL takes, in order.
 var LogLevels = []string{"debug", "info", "warn", "error"}
 

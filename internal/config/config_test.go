@@ -212,3 +212,25 @@ func TestMaxResultChars(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretVarsAreVariables: every secret variable is one the server
+// reads, and the key, the token, the state key and the store's URL are
+// among them.
+func TestSecretVarsAreVariables(t *testing.T) {
+	read := map[string]bool{}
+	for _, v := range Vars {
+		read[v.Name] = true
+	}
+	secret := map[string]bool{}
+	for _, name := range SecretVars {
+		if !read[name] {
+			t.Errorf("SecretVars names %s, which is not in Vars", name)
+		}
+		secret[name] = true
+	}
+	for _, name := range []string{"AUDIOBOOKSHELF_API_KEY", "AUDIOBOOKSHELF_MCP_TOKEN", "AUDIOBOOKSHELF_STATE_KEY", "AUDIOBOOKSHELF_APPROVAL_STORE"} {
+		if !secret[name] {
+			t.Errorf("%s carries a secret but is not in SecretVars", name)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package main
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/handoff"
 )
 
 // The MCP Bundle names one command for Windows: its x64 executable,
@@ -10,9 +12,11 @@ import (
 // Arm CPU that executable runs under x64 emulation; it then hands off to
 // the native executable the bundle carries next to it,
 // server/windows-arm64/audiobookshelf-mcp.exe, with the same arguments,
-// standard input, output and error and environment, and exits with its
-// exit code (arm64_windows.go). Nothing is written to stdout first: over
-// stdio it carries only the protocol.
+// standard input, output and error and environment but for the secret
+// variables, which reach it through an inherited pipe instead
+// (internal/handoff), and exits with its exit code (arm64_windows.go).
+// Nothing is written to stdout first: over stdio it carries only the
+// protocol.
 const (
 	// bundleAMD64Dir and bundleARM64Dir are the folders of the two Windows
 	// executables inside the bundle (internal/release.BundlePath).
@@ -23,7 +27,7 @@ const (
 	StayX64Var = "AUDIOBOOKSHELF_MCP_STAY_X64"
 	// handOffVar is set for the native child, so that it never hands off
 	// in turn.
-	handOffVar = "AUDIOBOOKSHELF_MCP_HANDED_OFF"
+	handOffVar = handoff.Var
 )
 
 // arm64Target is the path of the native Arm executable the running one

@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/handoff"
 )
 
 // nativeARM64 reports whether this machine's CPU is Arm64 (an amd64 process
@@ -47,18 +49,32 @@ func handOffToARM64() (code int, handedOff bool) {
 	if target == "" {
 		return 0, false
 	}
-	cmd := exec.Command(target, os.Args[1:]...)
+	// The secret variables go through a pipe only the child inherits, not
+	// its environment (where any process of the same user could read them).
+	h, err := handoff.New(target, os.Args[1:], os.Environ())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "audiobookshelf-mcp: could not prepare the native Arm executable %s (%v); running the x64 one under emulation\n", target, err)
+		return 0, false
+	}
+	cmd := h.Cmd
 	// *os.File values: the child inherits the handles themselves, nothing
 	// is copied through this process.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = append(os.Environ(), handOffVar+"=1")
 	// Ctrl+C reaches the child too (same console); it decides, this
 	// process waits for it.
 	signal.Ignore(os.Interrupt)
-	if err := cmd.Start(); err != nil {
-		signal.Reset(os.Interrupt)
-		fmt.Fprintf(os.Stderr, "audiobookshelf-mcp: could not start the native Arm executable %s (%v); running the x64 one under emulation\n", target, err)
-		return 0, false
+	if err := h.Start(); err != nil {
+		if cmd.Process == nil {
+			signal.Reset(os.Interrupt)
+			fmt.Fprintf(os.Stderr, "audiobookshelf-mcp: could not start the native Arm executable %s (%v); running the x64 one under emulation\n", target, err)
+			return 0, false
+		}
+		// It runs, without its settings: it says so and exits.
+		fmt.Fprintf(os.Stderr, "audiobookshelf-mcp: the native Arm executable %s: %v\n", target, err)
+	}
+	// Read once and removed, as the server does with its own.
+	for _, name := range h.Names {
+		os.Unsetenv(name)
 	}
 	if err := killWithThisProcess(cmd.Process.Pid); err != nil {
 		fmt.Fprintf(os.Stderr, "audiobookshelf-mcp: warning: the native Arm executable may outlive this process if it is killed: %v\n", err)

@@ -26,6 +26,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/app"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/handoff"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
 
@@ -39,6 +40,13 @@ var version = "0.0.0-dev"
 const ElicitationOffLine = "audiobookshelf-mcp: ELICITATION=false — guarded tools fall back to the two-call token"
 
 func main() {
+	// A handed-off child (below) first reads the secret variables from the
+	// pipe its parent passed it, into its environment, where the
+	// configuration is read from as always.
+	if err := handoff.Receive(handoff.ProcessEnv, handoff.Bound); err != nil {
+		fmt.Fprintf(os.Stderr, "audiobookshelf-mcp: %s is set, but the settings the parent process hands over could not be read: %v\n", handoff.Var, err)
+		os.Exit(1)
+	}
 	// The bundle's x64 Windows executable on an Arm machine: the native
 	// one serves instead (arm64.go).
 	if code, handedOff := handOffToARM64(); handedOff {

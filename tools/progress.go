@@ -117,21 +117,21 @@ func PlanSetMediaProgress(ctx context.Context, d *Deps, a toolargs.SetMediaProgr
 		return nil, errorResult(`argument "current_time": %s lasts %d s, so current_time must be from 0 to %d; got %g. Nothing was sent to Audiobookshelf.`,
 			what, seconds(duration), seconds(duration), *a.CurrentTime)
 	}
-	bodies, res := progressBodies(a, duration)
-	if res != nil {
-		return nil, res
-	}
 	// The record as it is now: Audiobookshelf's item answer carries the
 	// user's record of the item (of the episode asked for).
 	rec := it.UserMediaProgress
 	if rec != nil && a.EpisodeID != nil && (rec.EpisodeID == nil || *rec.EpisodeID != *a.EpisodeID) {
 		rec = nil
 	}
+	bodies, res := progressBodies(a, duration, rec)
+	if res != nil {
+		return nil, res
+	}
 	plan := &Plan{Targets: []string{a.LibraryItemID}}
 	if a.EpisodeID != nil {
 		plan.Targets = append(plan.Targets, *a.EpisodeID)
 	}
-	if loss := finishedLoss(rec, bodies, duration, what); loss != "" {
+	if loss := finishedLoss(rec, bodies, what); loss != "" {
 		plan.Effects = append(plan.Effects, EffectClearsFinishedDate)
 		plan.Action = loss
 		if len(bodies) > 1 && bodies[1].CurrentTime != nil {
@@ -192,14 +192,13 @@ const EffectClearsFinishedDate = "clears_finished_date"
 // it; a new position more than finishWindow before the end clears it; and
 // a new position inside the window on a record that sits outside it could
 // not be moved back without clearing it.
-func finishedLoss(rec *absProgress, bodies []abs.MediaProgressUpdate, duration float64, what string) string {
+func finishedLoss(rec *absProgress, bodies []abs.MediaProgressUpdate, what string) string {
 	if rec == nil || !rec.IsFinished {
 		return ""
 	}
-	d := duration
-	if d <= 0 {
-		d = rec.Duration
-	}
+	// The record keeps its own duration (progressBodies sends none for a
+	// record that exists), and Audiobookshelf measures the end by it.
+	d := rec.Duration
 	for _, b := range bodies {
 		if b.IsFinished != nil && !*b.IsFinished {
 			return fmt.Sprintf("This will mark the progress of %s not finished: Audiobookshelf clears its finished date and sets its position to 0 s.", what)
@@ -259,9 +258,18 @@ const finishWindow = 10.0
 // computes progress from currentTime. So: finishing sends isFinished alone,
 // un-finishing goes first and a new position follows in a second request,
 // and progress and position are always sent together.
-func progressBodies(a toolargs.SetMediaProgress, duration float64) ([]abs.MediaProgressUpdate, *mcp.CallToolResult) {
+//
+// The item's duration goes only into a new record: a record that exists
+// keeps its own (Audiobookshelf's player set it; a rescan may have changed
+// the item's since, or a client left it 0), because the put-back, a
+// set_media_progress call too, could not give an overwritten one back.
+// Audiobookshelf measures the last 10 s by the record's duration.
+func progressBodies(a toolargs.SetMediaProgress, duration float64, rec *absProgress) ([]abs.MediaProgressUpdate, *mcp.CallToolResult) {
 	var dur *float64
-	if duration > 0 {
+	end := duration
+	if rec != nil {
+		end = rec.Duration
+	} else if duration > 0 {
 		dur = &duration
 	}
 	pos := abs.MediaProgressUpdate{Duration: dur}
@@ -284,7 +292,7 @@ func progressBodies(a toolargs.SetMediaProgress, duration float64) ([]abs.MediaP
 	}
 	hasPos := pos.CurrentTime != nil || pos.Progress != nil
 	if a.IsFinished != nil && *a.IsFinished {
-		if hasPos && (pos.CurrentTime == nil || duration-*pos.CurrentTime >= finishWindow) {
+		if hasPos && (pos.CurrentTime == nil || end-*pos.CurrentTime >= finishWindow) {
 			return nil, errorResult(`arguments "is_finished" and "current_time"/"progress": Audiobookshelf un-finishes an item whose position is more than %g s before the end, so give is_finished true alone (or a position within the last %g s). Nothing was sent to Audiobookshelf.`, finishWindow, finishWindow)
 		}
 		return []abs.MediaProgressUpdate{{IsFinished: a.IsFinished, Duration: dur, HideFromContinueListening: a.HideFromContinueListening}}, nil

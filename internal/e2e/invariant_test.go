@@ -25,13 +25,26 @@ type putBackCase struct {
 	// noPutBack is set for a write that changes no record (the answer
 	// needs no put-back); the comparison then runs right after the write.
 	noPutBack bool
+	// setup changes the stand-in's records before the case runs.
+	setup func(d *sd.Data)
 }
 
 // putBackCases has, for every write tool that does not always ask, its
 // free path: the call, whose answer must carry put_back.
 var putBackCases = map[string][]putBackCase{
 	"set_media_progress": {{name: "a position", args: map[string]any{"library_item_id": sd.ItemColourOfMagic, "current_time": 600}},
-		{name: "no record before", args: map[string]any{"library_item_id": sd.ItemMort, "current_time": 600}}},
+		{name: "no record before", args: map[string]any{"library_item_id": sd.ItemMort, "current_time": 600}},
+		// A record keeps the duration it was made with (a rescan may have
+		// changed the item's since, or a client left it 0): the call must
+		// not overwrite it, for no put-back could give it back.
+		{name: "a record whose duration is not the item's", args: map[string]any{"library_item_id": sd.ItemColourOfMagic, "current_time": 600},
+			setup: func(d *sd.Data) {
+				for i := range d.Users[0].MediaProgress {
+					if d.Users[0].MediaProgress[i].ID == sd.ProgressColourOfMagic {
+						d.Users[0].MediaProgress[i].Duration = 0
+					}
+				}
+			}}},
 	"create_bookmark": {{name: "a new time", args: map[string]any{"library_item_id": sd.ItemMort, "time": 95.5, "title": "Death takes an apprentice"}}},
 	"update_bookmark": {{name: "a rename", args: map[string]any{"library_item_id": sd.ItemColourOfMagic, "time": 3600, "title": "Twoflower arrives"}}},
 	"create_collection": {{name: "with books", args: map[string]any{"library_id": sd.LibraryBooksID, "name": "Throwaway", "description": "for a test",
@@ -112,6 +125,9 @@ func runPutBackCase(t *testing.T, tool string, c putBackCase) {
 		asked++
 		return approve(ctx, r)
 	}})
+	if c.setup != nil {
+		e.Standin.Update(c.setup)
+	}
 	before := stateMap(t, e.Standin.Snapshot())
 	e.Standin.ResetRequests()
 	res := e.Call(t, tool, c.args)

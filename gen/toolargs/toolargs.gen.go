@@ -1084,7 +1084,7 @@ func DecodeUpdateItemMetadata(raw json.RawMessage) (UpdateItemMetadata, error) {
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type MatchLibraryItem struct {
 	LibraryItemID string `json:"library_item_id"` // Library item id of a book, from list_library_items or search_library.
-	Provider      string `json:"provider"`        // Metadata provider.
+	Provider      string `json:"provider"`        // Metadata provider: one of Audiobookshelf's own, or custom-ID for a custom metadata provider registered in Audiobookshelf (Settings → Item Metadata Utils; a library that uses one shows it as its provider, custom-ID).
 	Override      bool   `json:"override"`        // Replace fields that already hold a value (and the cover) instead of filling only empty ones. Asks the person first.
 	ConfirmToken  string `json:"-"`               // Token an earlier call answered with; same arguments.
 }
@@ -1097,7 +1097,7 @@ func DecodeMatchLibraryItem(raw json.RawMessage) (MatchLibraryItem, error) {
 		return a, err
 	}
 	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
-	a.Provider = argdec.Or(d.String("provider", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"google", "itunes", "openlibrary", "fantlab", "audible", "audible.ca", "audible.uk", "audible.au", "audible.fr", "audible.de", "audible.jp", "audible.it", "audible.in", "audible.es"}}), "google")
+	a.Provider = argdec.Or(d.String("provider", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"google", "itunes", "openlibrary", "fantlab", "audible", "audible.ca", "audible.uk", "audible.au", "audible.fr", "audible.de", "audible.jp", "audible.it", "audible.in", "audible.es"}, Pattern: "^custom-[0-9A-Za-z-]{1,64}$"}), "google")
 	a.Override = argdec.Or(d.Bool("override", false), false)
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()

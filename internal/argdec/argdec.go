@@ -13,9 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -159,6 +161,20 @@ type StringRule struct {
 	Required       bool
 	MinLen, MaxLen int
 	Enum           []string
+	// Pattern, with Enum, is a regular expression a value outside Enum may
+	// match instead (tools.yaml's pattern).
+	Pattern string
+}
+
+// patterns are the compiled Pattern of every StringRule seen.
+var patterns sync.Map
+
+func matches(pattern, s string) bool {
+	re, ok := patterns.Load(pattern)
+	if !ok {
+		re, _ = patterns.LoadOrStore(pattern, regexp.MustCompile(pattern))
+	}
+	return re.(*regexp.Regexp).MatchString(s)
 }
 
 // String reads a string argument; nil when absent.
@@ -177,6 +193,13 @@ func (d *Decoder) String(name string, r StringRule) *string {
 			if s == e {
 				return &s
 			}
+		}
+		if r.Pattern != "" && matches(r.Pattern, s) {
+			return &s
+		}
+		if r.Pattern != "" {
+			d.fail(name, "must be one of %s, or match %s, got %s", strings.Join(r.Enum, ", "), r.Pattern, strconv.Quote(clip(s, 64)))
+			return nil
 		}
 		d.fail(name, "must be one of %s, got %s", strings.Join(r.Enum, ", "), strconv.Quote(clip(s, 64)))
 		return nil

@@ -33,6 +33,8 @@ func TestBadValues(t *testing.T) {
 		{`{"t":1e999}`, func(d *Decoder) { d.Number("t", NumRule{Min: 0, Max: 10}) }, []string{`"t"`}},
 		{`{"b":"true"}`, func(d *Decoder) { d.Bool("b", false) }, []string{`"b"`, "true or false"}},
 		{`{"s":"x"}`, func(d *Decoder) { d.String("s", StringRule{Enum: []string{"a", "b"}}) }, []string{`"s"`, "one of a, b"}},
+		{`{"s":"custom-a/b"}`, func(d *Decoder) { d.String("s", StringRule{Enum: []string{"a"}, Pattern: "^custom-[a-z]+$"}) }, []string{`"s"`, "one of a, or match ^custom-[a-z]+$", `"custom-a/b"`}},
+		{`{"s":"xcustom-ab"}`, func(d *Decoder) { d.String("s", StringRule{Enum: []string{"a"}, Pattern: "^custom-[a-z]+$"}) }, []string{`"s"`}},
 		{`{"s":"x\u0007"}`, func(d *Decoder) { d.String("s", StringRule{}) }, []string{`"s"`, "control"}},
 		{`{"l":"a"}`, func(d *Decoder) { d.IDList("l", ListRule{MinItems: 1}) }, []string{`"l"`, "must be a list"}},
 		{`{"l":[]}`, func(d *Decoder) { d.IDList("l", ListRule{MinItems: 1}) }, []string{`"l"`, "must not be empty"}},
@@ -85,5 +87,26 @@ func TestNullIsAbsent(t *testing.T) {
 	d, _ := New(json.RawMessage(`{"l":null,"s":null}`), "l", "s")
 	if d.IDList("l", ListRule{}) != nil || d.String("s", StringRule{}) != nil || d.Err() != nil {
 		t.Error("null must read as absent")
+	}
+}
+
+// A string rule with an enum and a pattern takes a value of the enum or one
+// the pattern matches, whole.
+func TestEnumOrPattern(t *testing.T) {
+	r := StringRule{Enum: []string{"google", "audible"}, Pattern: "^custom-[0-9A-Za-z-]{1,64}$"}
+	for _, v := range []string{"google", "custom-2ce32ff1-1e27-47d8-9c55-bffacca8b741"} {
+		d, err := New(json.RawMessage(`{"s":"`+v+`"}`), "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.String("s", r); d.Err() != nil || got == nil || *got != v {
+			t.Errorf("%s: %v, %v", v, got, d.Err())
+		}
+	}
+	for _, v := range []string{"custom-", "custom-a b", "Custom-a", "audible2", "custom-" + strings.Repeat("a", 65)} {
+		d, _ := New(json.RawMessage(`{"s":"`+v+`"}`), "s")
+		if got := d.String("s", r); d.Err() == nil {
+			t.Errorf("%s: accepted as %v", v, *got)
+		}
 	}
 }

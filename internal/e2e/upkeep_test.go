@@ -430,3 +430,30 @@ func init() {
 		},
 		fail: map[string]any{"library_item_id": sd.ItemMort, "width": 5000}, failWant: []string{`"width"`, "2048"}})
 }
+
+// A custom metadata provider registered in Audiobookshelf is named
+// custom-ID: match_library_item takes such a name (and sends it as it is),
+// and refuses anything else outside its list before sending anything.
+func TestMatchWithCustomProvider(t *testing.T) {
+	e := start(t, apptest.Options{})
+	var asked []string
+	e.Standin.SetMatchResult(func(provider string, b *sd.Book, authors []string) *sd.MatchData {
+		asked = append(asked, provider)
+		return &sd.MatchData{Title: b.Title, Subtitle: "From a custom provider"}
+	})
+	slug := "custom-2ce32ff1-1e27-47d8-9c55-bffacca8b741"
+	v := decode(t, e.Call(t, "match_library_item", map[string]any{"library_item_id": sd.ItemMort, "provider": slug}))
+	if at(t, v, "matched") != true || at(t, v, "provider") != slug || str(at(t, v, "changed")) != "[subtitle]" || len(asked) != 1 || asked[0] != slug {
+		t.Errorf("a custom provider: %v (the stand-in was asked for %v)", v, asked)
+	}
+	if body := lastRequest(t, e.Standin, "POST", "/match").Body; !strings.Contains(string(body), `"provider":"`+slug+`"`) {
+		t.Errorf("the provider sent: %s", body)
+	}
+	for _, bad := range []string{"custom-", "custom-a/../b", "custom x", "gooogle"} {
+		e.Standin.ResetRequests()
+		res := e.Call(t, "match_library_item", map[string]any{"library_item_id": sd.ItemMort, "provider": bad})
+		if !res.IsError || !strings.Contains(apptest.Text(res), `"provider"`) || !strings.Contains(apptest.Text(res), "custom-") || len(e.Standin.Requests()) != 0 {
+			t.Errorf("provider %q: %s (%d requests)", bad, apptest.Text(res), len(e.Standin.Requests()))
+		}
+	}
+}

@@ -179,6 +179,12 @@ func Check(m *Manifest, spec Spec) error {
 			if (p.Type == "integer" || p.Type == "number") && (p.Min == nil || p.Max == nil) {
 				fail(name, field, "a %s needs min and max", p.Type)
 			}
+			if p.Pattern != "" {
+				if _, err := regexp.Compile(p.Pattern); err != nil || p.Type != "string" || len(p.Enum) == 0 ||
+					!strings.HasPrefix(p.Pattern, "^") || !strings.HasSuffix(p.Pattern, "$") {
+					fail(name, field+".pattern", "must be a regular expression anchored with ^ and $ beside an enum of a string parameter (%v)", err)
+				}
+			}
 			if p.Maps == "local" {
 				continue
 			}

@@ -118,13 +118,16 @@ type Param struct {
 	Description string   `yaml:"description"`
 	Maps        string   `yaml:"maps"`
 	Enum        []string `yaml:"enum"`
-	Default     any      `yaml:"default"`
-	Min         *float64 `yaml:"min"`
-	Max         *float64 `yaml:"max"`
-	MinLength   int      `yaml:"min_length"`
-	MaxLength   int      `yaml:"max_length"`
-	MinItems    int      `yaml:"min_items"`
-	MaxItems    int      `yaml:"max_items"`
+	// Pattern, beside enum, is a regular expression (anchored with ^ and
+	// $) that a value outside enum may match instead.
+	Pattern   string   `yaml:"pattern"`
+	Default   any      `yaml:"default"`
+	Min       *float64 `yaml:"min"`
+	Max       *float64 `yaml:"max"`
+	MinLength int      `yaml:"min_length"`
+	MaxLength int      `yaml:"max_length"`
+	MinItems  int      `yaml:"min_items"`
+	MaxItems  int      `yaml:"max_items"`
 
 	// set by resolution, not by the manifest
 	requiredSet bool

@@ -123,7 +123,9 @@ func InputSchema(t *Tool) ([]byte, error) {
 		case "metadata_fields":
 			metadataFieldsSchema(s)
 		}
-		if len(p.Enum) > 0 {
+		if len(p.Enum) > 0 && p.Pattern != "" {
+			s.set("anyOf", []*obj{newObj().set("enum", p.Enum), newObj().set("pattern", p.Pattern)})
+		} else if len(p.Enum) > 0 {
 			s.set("enum", p.Enum)
 		}
 		if p.Min != nil {
@@ -225,6 +227,9 @@ func decodeCall(p *Param) string {
 				parts[i] = strconv.Quote(e)
 			}
 			enum = "[]string{" + strings.Join(parts, ", ") + "}"
+		}
+		if p.Pattern != "" {
+			return fmt.Sprintf("d.String(%s, argdec.StringRule{Required: %t, MinLen: %d, MaxLen: %d, Enum: %s, Pattern: %s})", q, p.Required, p.MinLength, p.MaxLength, enum, strconv.Quote(p.Pattern))
 		}
 		return fmt.Sprintf("d.String(%s, argdec.StringRule{Required: %t, MinLen: %d, MaxLen: %d, Enum: %s})", q, p.Required, p.MinLength, p.MaxLength, enum)
 	case "integer":
@@ -534,7 +539,9 @@ func paramType(p *Param) string {
 
 func paramBounds(p *Param) string {
 	var parts []string
-	if len(p.Enum) > 0 {
+	if len(p.Enum) > 0 && p.Pattern != "" {
+		parts = append(parts, "one of "+strings.Join(p.Enum, ", ")+", or matching `"+p.Pattern+"`")
+	} else if len(p.Enum) > 0 {
 		parts = append(parts, "one of "+strings.Join(p.Enum, ", "))
 	}
 	if p.Min != nil && p.Max != nil {

@@ -111,6 +111,9 @@ func TestRefusals(t *testing.T) {
 			[]string{"tool get_thing", "toolset", `"stuff"`}},
 		{"unknown type", "type: id_list", "type: list", []string{"tool update_thing", "params.book_ids.type"}},
 		{"integer without bounds", "min: 1, max: 100, ", "", []string{"tool get_thing", "params.limit", "needs min and max"}},
+		{"pattern without enum", "{name: name, type: string, maps:", "{name: name, type: string, pattern: \"^x$\", maps:", []string{"tool update_thing", "params.name.pattern", "beside an enum"}},
+		{"pattern not anchored", "{name: name, type: string, maps:", "{name: name, type: string, enum: [a], pattern: \"x\", maps:", []string{"tool update_thing", "params.name.pattern", "anchored"}},
+		{"pattern that does not compile", "{name: name, type: string, maps:", "{name: name, type: string, enum: [a], pattern: \"^x($\", maps:", []string{"tool update_thing", "params.name.pattern", "missing closing"}},
 		{"requests missing", "    requests: 1\n", "", []string{"tool get_thing", "requests", "is missing"}},
 		{"requests zero", "    requests: 1\n", "    requests: 0\n", []string{"tool get_thing", "requests.count", "at least 1"}},
 		{"requests max not above count", "count: 1, max: 2,", "count: 2, max: 2,", []string{"tool update_thing", "requests.max", "more than count"}},
@@ -312,6 +315,38 @@ func TestGuardTableMatchesTheContract(t *testing.T) {
 	for tool := range beyondTheContract {
 		if _, ok := got[tool]; !ok {
 			t.Errorf("beyondTheContract names %s, but docs/guards.md has no row for it", tool)
+		}
+	}
+}
+
+// A string parameter with an enum and a pattern: the schema takes either
+// (anyOf), the decoder checks the same, and tools.md says so.
+func TestEnumWithPattern(t *testing.T) {
+	manifest := strings.Replace(baseManifest, "{name: name, type: string, maps:", "{name: name, type: string, enum: [a, b], pattern: \"^custom-[a-z]{1,8}$\", maps:", 1)
+	m, err := Parse([]byte(manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(m, testSpec()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := InputSchema(&m.Tools[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(s), `"name":{"type":"string","anyOf":[{"enum":["a","b"]},{"pattern":"^custom-[a-z]{1,8}$"}]`) {
+		t.Errorf("schema: %s", s)
+	}
+	files, err := Render(m, testSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		ArgsFile:     `Enum: []string{"a", "b"}, Pattern: "^custom-[a-z]{1,8}$"}`,
+		ToolsDocFile: "one of a, b, or matching `^custom-[a-z]{1,8}$`",
+	} {
+		if !strings.Contains(string(files[file]), want) {
+			t.Errorf("%s lacks %q", file, want)
 		}
 	}
 }

@@ -56,7 +56,7 @@ type bookRecord struct {
 // fields are the others quick match sets.
 var (
 	editableFields  = argdec.MetadataFieldNames
-	matchOnlyFields = []string{"publisher", "language", "isbn", "asin", "explicit", "abridged", "cover"}
+	matchOnlyFields = []string{"cover"}
 )
 
 func strOrNil(s *string) any {
@@ -215,7 +215,8 @@ func putBackArgs(id string, prev map[string]any) (*PutBack, string) {
 func metadataBody(f *argdec.MetadataFields) abs.UpdateLibraryItemMediaJSONRequestBody {
 	var body abs.UpdateLibraryItemMediaJSONRequestBody
 	m := &abs.MediaMetadataUpdate{Title: f.Title, Subtitle: f.Subtitle, Description: f.Description, PublishedYear: f.PublishYear,
-		Narrators: f.Narrators, Genres: f.Genres}
+		Narrators: f.Narrators, Genres: f.Genres, Publisher: f.Publisher, Language: f.Language, Isbn: f.ISBN, Asin: f.ASIN,
+		Explicit: f.Explicit, Abridged: f.Abridged}
 	if f.Authors != nil {
 		authors := make([]struct {
 			Name string `json:"name"`
@@ -413,7 +414,7 @@ func PlanMatchLibraryItem(ctx context.Context, d *Deps, a toolargs.MatchLibraryI
 	if a.Override && len(filled) > 0 {
 		plan.Effects = []string{EffectOverwritesFilledFields}
 		plan.Action = fmt.Sprintf("This will replace up to %d filled field(s) of book %s with the first result of provider %s: %s.", len(filled), a.LibraryItemID, a.Provider, strings.Join(filled, ", "))
-		plan.Consequences = []string{"Only the fields the provider has a value for change. The answer carries the old values; update_item_metadata can put back title, subtitle, authors, narrators, series, genres, tags, description and publish year, not a replaced cover."}
+		plan.Consequences = []string{"Only the fields the provider has a value for change. The answer carries the old values; update_item_metadata can put back every field but a replaced cover."}
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
 		provider := a.Provider

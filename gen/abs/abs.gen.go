@@ -1062,13 +1062,19 @@ type MatchResult struct {
 
 // MediaMetadataUpdate defines model for MediaMetadataUpdate.
 type MediaMetadataUpdate struct {
-	Authors *[]struct {
+	Abridged *bool   `json:"abridged,omitempty"`
+	Asin     *string `json:"asin,omitempty"`
+	Authors  *[]struct {
 		Name string `json:"name"`
 	} `json:"authors,omitempty"`
 	Description   *string   `json:"description,omitempty"`
+	Explicit      *bool     `json:"explicit,omitempty"`
 	Genres        *[]string `json:"genres,omitempty"`
+	Isbn          *string   `json:"isbn,omitempty"`
+	Language      *string   `json:"language,omitempty"`
 	Narrators     *[]string `json:"narrators,omitempty"`
 	PublishedYear *string   `json:"publishedYear,omitempty"`
+	Publisher     *string   `json:"publisher,omitempty"`
 	Series        *[]struct {
 		Name     string  `json:"name"`
 		Sequence *string `json:"sequence,omitempty"`

@@ -17,11 +17,13 @@ const (
 	MaxMetadataList        = 100
 	MaxMetadataDescription = 100000
 	MaxPublishYear         = 20
+	MaxMetadataCode        = 50
 )
 
 // MetadataFieldNames are the fields a metadata_fields argument takes, in
 // the order the tool reference lists them.
-var MetadataFieldNames = []string{"title", "subtitle", "authors", "narrators", "series", "genres", "tags", "description", "publish_year"}
+var MetadataFieldNames = []string{"title", "subtitle", "authors", "narrators", "series", "genres", "tags", "description", "publish_year",
+	"publisher", "language", "isbn", "asin", "explicit", "abridged"}
 
 // SeriesEntry is a book's place in one series.
 type SeriesEntry struct {
@@ -42,6 +44,12 @@ type MetadataFields struct {
 	Tags        *[]string      `json:"tags,omitempty"`
 	Description *string        `json:"description,omitempty"`
 	PublishYear *string        `json:"publish_year,omitempty"`
+	Publisher   *string        `json:"publisher,omitempty"`
+	Language    *string        `json:"language,omitempty"`
+	ISBN        *string        `json:"isbn,omitempty"`
+	ASIN        *string        `json:"asin,omitempty"`
+	Explicit    *bool          `json:"explicit,omitempty"`
+	Abridged    *bool          `json:"abridged,omitempty"`
 }
 
 // MetadataFields reads an object of book metadata fields; nil when absent.
@@ -78,6 +86,12 @@ func (d *Decoder) MetadataFields(name string, required bool) *MetadataFields {
 	f.Subtitle = sub.String("subtitle", StringRule{MaxLen: MaxMetadataTitle})
 	f.Description = sub.String("description", StringRule{MaxLen: MaxMetadataDescription})
 	f.PublishYear = sub.String("publish_year", StringRule{MaxLen: MaxPublishYear})
+	f.Publisher = sub.String("publisher", StringRule{MaxLen: MaxMetadataName})
+	f.Language = sub.String("language", StringRule{MaxLen: MaxMetadataName})
+	f.ISBN = sub.String("isbn", StringRule{MaxLen: MaxMetadataCode})
+	f.ASIN = sub.String("asin", StringRule{MaxLen: MaxMetadataCode})
+	f.Explicit = sub.Bool("explicit", false)
+	f.Abridged = sub.Bool("abridged", false)
 	f.Authors = sub.names("authors")
 	f.Narrators = sub.names("narrators")
 	f.Genres = sub.names("genres")

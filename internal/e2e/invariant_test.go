@@ -58,8 +58,20 @@ var putBackCases = map[string][]putBackCase{
 	"add_items_to_playlist": {{name: "episodes", args: map[string]any{"playlist_id": sd.PlaylistCatchUp, "items": []map[string]any{
 		{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings4}, {"library_item_id": sd.ItemPodcastOrbital, "episode_id": sd.EpisodeOrbital4}}}}},
 	"update_item_metadata": {{name: "title and tags", args: map[string]any{"library_item_id": sd.ItemMort,
-		"fields": map[string]any{"title": "Mort (revised)", "tags": []string{"x"}}}}},
-	"match_library_item": {{name: "without override", args: map[string]any{"library_item_id": sd.ItemMort}}},
+		"fields": map[string]any{"title": "Mort (revised)", "tags": []string{"x"}}}},
+		{name: "publisher, codes and flags", args: map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{
+			"publisher": "Corgi", "language": "", "isbn": "9780552131063", "asin": "B0031RS9OM", "explicit": true, "abridged": true}}}},
+	"match_library_item": {{name: "without override", args: map[string]any{"library_item_id": sd.ItemMort}},
+		// The stand-in's provider has a publisher and a language: on a
+		// book without them the match fills them, and the put-back must
+		// take them off again.
+		{name: "fills publisher and language", args: map[string]any{"library_item_id": sd.ItemMort}, setup: func(d *sd.Data) {
+			for i := range d.Items {
+				if d.Items[i].ID == sd.ItemMort {
+					d.Items[i].Book.Publisher, d.Items[i].Book.Language = "", ""
+				}
+			}
+		}}},
 	// A scan changes records only from what is on disk; with nothing
 	// changed there it changes no record. Audiobookshelf notes the time of
 	// the scan on the library (lastScan, lastScanVersion): the only fields

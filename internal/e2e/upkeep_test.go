@@ -288,7 +288,7 @@ func TestUpdateItemMetadataRefusals(t *testing.T) {
 		{"podcast", "", map[string]any{"library_item_id": sd.ItemPodcastOrbital, "fields": map[string]any{"title": "x"}}, "books only"},
 		{"no permission", sd.ListenerAPIKey, map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"title": "x"}}, "update permission"},
 		{"empty fields", "", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{}}, `argument "fields": must set at least one`},
-		{"unknown field", "", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"isbn": "1"}}, `unknown field "isbn"`},
+		{"unknown field", "", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"cover": "x.jpg"}}, `unknown field "cover"`},
 		{"bad list", "", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"authors": "Terry"}}, `argument "fields.authors": must be a list`},
 		{"blank author", "", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"authors": []string{" "}}}, `fields.authors[0]`},
 		{"empty title", "", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"title": ""}}, `fields.title": must not be empty`},

@@ -109,7 +109,7 @@ func badValues(name string, p schemaProp) []any {
 		keep(raw(`"true"`), raw("1"), raw("0"), raw(`"yes"`), raw("[]"), raw("{}"))
 	case "object": // update_item_metadata's fields
 		keep(raw(`"a"`), raw("[]"), raw("7"), raw("true"), raw("{}"),
-			map[string]any{"isbn": "1"}, map[string]any{"title": ""}, map[string]any{"title": "a\x00b"},
+			map[string]any{"cover": "1"}, map[string]any{"isbn": strings.Repeat("1", 51)}, map[string]any{"explicit": "yes"}, map[string]any{"title": ""}, map[string]any{"title": "a\x00b"},
 			map[string]any{"authors": "a"}, map[string]any{"authors": []any{7}}, map[string]any{"authors": []any{"a", "A"}},
 			map[string]any{"series": []any{map[string]any{"sequence": "1"}}}, map[string]any{"series": []any{map[string]any{"name": "a", "x": 1}}},
 			map[string]any{"tags": make([]any, 101)}, map[string]any{"description": strings.Repeat("a", 100_001)},

@@ -292,6 +292,16 @@ func hItemUpdateMedia(c *ctx) {
 				*k.p = sv // value || null: "" stays null
 				updated = true
 			}
+			// explicit !== undefined && this.explicit !== !!explicit
+			for _, k := range []struct {
+				key string
+				p   *bool
+			}{{"explicit", &b.Explicit}, {"abridged", &b.Abridged}} {
+				if v, present := meta[k.key]; present && *k.p != truthy(v) {
+					*k.p = truthy(v)
+					updated = true
+				}
+			}
 			for _, k := range []struct {
 				key string
 				p   *[]string

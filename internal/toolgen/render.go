@@ -644,7 +644,7 @@ func renderGuardDoc(m *Manifest) []byte {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", t.Name, asks(t.Guard), strings.Join(binds, ", "), oneLine(t.Guard.Reads), oneLine(t.Guard.TakesOut), oneLine(t.Guard.Stays))
 	}
 	b.WriteString("\n## Every write either asks or can be undone\n\n")
-	b.WriteString("Every write tool either asks, or its answer carries what it replaced (whole, within the result budget) and the call that puts it back, as `put_back` (`tool` and `arguments`, as a model would make the call; a `note` when that call asks first). Where a put-back could not give Audiobookshelf's record back exactly, the tool asks instead, and the table above says when. A test (internal/e2e, TestEveryWriteAsksOrPutsBack) runs every write tool that does not always ask, then the put-back from its answer, against the stand-in, and compares the whole state before and after field by field, ignoring only updatedAt (Audiobookshelf moves it on every save); a write tool without a case fails that test by name.\n\n")
+	b.WriteString("Every write tool either asks, or its answer carries what it replaced (whole, within the result budget) and the call that puts it back, as `put_back` (`tool` and `arguments`, as a model would make the call; a `note` when that call asks first). Where a put-back could not give Audiobookshelf's record back exactly, the tool asks instead, and the table above says when. A test (internal/e2e, TestEveryWriteAsksOrPutsBack) runs every write tool that does not always ask, then the put-back from its answer, against the stand-in, and compares the whole state before and after field by field, ignoring only updatedAt (Audiobookshelf moves it on every save); a write tool without a case fails that test by name. `make test-live` does the same against a real Audiobookshelf (internal/live, TestLivePutBack and TestLivePutBackEveryWrite, the match through a custom metadata provider the run serves on 127.0.0.1): the raw records before and after (the whole library item with the library's authors and series, the progress record, the collection, the playlist, the library and its items), ignoring only updatedAt and lastUpdate, and for a scan the library's lastScan and lastScanVersion (the time and version of that scan); a write tool that neither always asks nor is run there fails it by name. The podcast writes, with no put-back yet, are left out of both.\n\n")
 	b.WriteString("| tool | asks | otherwise its answer's put-back |\n|---|---|---|\n")
 	for i := range m.Tools {
 		t := &m.Tools[i]
@@ -717,7 +717,13 @@ func metadataFieldsSchema(s *obj) {
 		set("genres", list(str(1, argdec.MaxMetadataName), argdec.MaxMetadataList)).
 		set("tags", list(str(1, argdec.MaxMetadataName), argdec.MaxMetadataList)).
 		set("description", str(0, argdec.MaxMetadataDescription)).
-		set("publish_year", str(0, argdec.MaxPublishYear))
+		set("publish_year", str(0, argdec.MaxPublishYear)).
+		set("publisher", str(0, argdec.MaxMetadataName)).
+		set("language", str(0, argdec.MaxMetadataName)).
+		set("isbn", str(0, argdec.MaxMetadataCode)).
+		set("asin", str(0, argdec.MaxMetadataCode)).
+		set("explicit", newObj().set("type", "boolean")).
+		set("abridged", newObj().set("type", "boolean"))
 	s.set("type", "object").set("properties", props).set("minProperties", 1).set("additionalProperties", false)
 }
 
@@ -734,7 +740,7 @@ var putBackDoc = map[string]string{
 	"update_playlist":           "`update_playlist` with the old name and description, whole",
 	"add_items_to_playlist":     "`remove_items_from_playlist` with only the entries the call appended (asks); a playlist that was empty cannot be given back (Audiobookshelf deletes a playlist whose last entry goes), and the answer says so",
 	"update_item_metadata":      "`update_item_metadata` with the old values of the fields it changed",
-	"match_library_item":        "`update_item_metadata` clearing the fields the match filled; what no tool here sets (a cover) is named in `not_put_back`, with its old value",
+	"match_library_item":        "`update_item_metadata` giving back every field the match filled (publisher, language, ISBN, ASIN and the explicit and abridged flags too); a cover it fetched for a book that had none no tool here takes off: it is named in `not_put_back`",
 	"scan_library":              "none needed: a scan changes records only from what is on disk; it notes its time on the library",
 	"create_podcast":            "**none yet**: the put-back would delete the new library item, and no tool here deletes one",
 	"download_podcast_episodes": "**none yet**: the episodes exist only once the queue has run, so the answer cannot name them; `delete_podcast_episode` (asks) removes one later",

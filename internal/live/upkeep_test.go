@@ -263,7 +263,7 @@ func TestLiveUpkeep(t *testing.T) {
 			t.Errorf("a match reached Audiobookshelf: %s", r)
 		}
 	}
-	t.Log("match_library_item: the match itself was skipped: Audiobookshelf asks metadata providers (Google Books, Audible, ...) over the internet, which this run does not reach; the stand-in answers for them in `make test`. Checked here: the question before an overriding match (declined, nothing sent).")
+	t.Log("match_library_item: checked here, the question before an overriding match (declined, nothing sent); Audiobookshelf's own providers (Google Books, Audible, ...) are on the internet, which this run does not reach, so a match itself runs in TestLivePutBackEveryWrite, through a custom metadata provider served on 127.0.0.1.")
 
 	// Every answer the proxy saw against the spec.
 	ops := map[string]int{}

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
 	"net"
 	"net/http"
 	"os"
@@ -52,8 +55,13 @@ var putBackElsewhere = map[string]string{
 // a small HTTP server it starts on 127.0.0.1; Audiobookshelf must let its
 // SSRF filter through to 127.0.0.1 (SSRF_REQUEST_FILTER_WHITELIST).
 //
+// A match that fetches a cover for a book that had none is the one free
+// change no tool here undoes: the run checks that its answer says so
+// (not_put_back), puts the rest back, takes the cover off directly and
+// compares again.
+//
 // Everything it makes (progress records, a collection, a playlist, the
-// provider, authors and series) it removes, and every book it changes it
+// provider, authors and series, a cover) it removes, and every book it changes it
 // sets back directly, even when a step fails.
 func TestLivePutBackEveryWrite(t *testing.T) {
 	if os.Getenv("ABS_LIVE") != "1" {
@@ -334,35 +342,47 @@ func TestLivePutBackEveryWrite(t *testing.T) {
 	t.Run("match_library_item", func(t *testing.T) {
 		a := client(t)
 		// The provider: every search answers with one match that has a
-		// value for every field a custom provider can give but the cover
-		// (a cover file is not put back by any tool here).
+		// value for every field a custom provider can give; a cover only
+		// when withCover is set (no tool here takes a fetched cover off).
 		var mu sync.Mutex
 		var searches []string
+		var withCover atomic.Bool
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		provider := "http://" + ln.Addr().String()
 		srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			searches = append(searches, r.URL.Path+"?"+r.URL.RawQuery)
 			mu.Unlock()
-			if r.URL.Path != "/search" {
+			switch r.URL.Path {
+			case "/cover.jpg":
+				w.Header().Set("Content-Type", "image/jpeg")
+				w.Write(coverJPEG())
+				return
+			case "/search":
+			default:
 				http.NotFound(w, r)
 				return
 			}
-			w.Header().Set("Content-Type", "application/json")
-			json.NewEncoder(w).Encode(map[string]any{"matches": []map[string]any{{
+			match := map[string]any{
 				"title": run + " matched title", "subtitle": run + " subtitle", "author": run + " Matched Author",
 				"narrator": run + " Narrator", "publisher": run + " Press", "publishedYear": "1999",
 				"description": run + " matched description", "isbn": "9780000000002", "asin": "B000TEST00",
 				"genres": []string{run + " genre"}, "tags": []string{run + "-matched", "another"},
 				"series": []map[string]any{{"series": run + " Matched Series", "sequence": "3"}}, "language": "Esperanto",
-			}}})
+			}
+			if withCover.Load() {
+				match["cover"] = provider + "/cover.jpg"
+			}
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]any{"matches": []map[string]any{match}})
 		})}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
 		go srv.Serve(ln)
 		t.Cleanup(func() { srv.Close() })
 		var made struct{ Provider map[string]any }
-		if st := a.do("POST", "/api/custom-metadata-providers", map[string]any{"name": run, "url": "http://" + ln.Addr().String(), "mediaType": "book"}, &made); st/100 != 2 {
+		if st := a.do("POST", "/api/custom-metadata-providers", map[string]any{"name": run, "url": provider, "mediaType": "book"}, &made); st/100 != 2 {
 			t.Fatalf("registering a custom metadata provider: %d", st)
 		}
 		pid := fmt.Sprint(made.Provider["id"])
@@ -390,6 +410,41 @@ func TestLivePutBackEveryWrite(t *testing.T) {
 		}
 		putBack(t, "match_library_item", v)
 		compare(t, "book, authors and series after match_library_item", before, bookState(a, matchBook))
+
+		// With a cover for a book that has none: the match fetches it, and
+		// the answer says that no tool here takes it off (docs/guards.md);
+		// everything else its put-back gives back. The cover is then
+		// removed directly, and the book is as it was.
+		if at(before, "item", "media", "coverPath") != nil {
+			t.Logf("book %s has a cover: the cover case is left out", matchBook)
+			return
+		}
+		withCover.Store(true)
+		t.Cleanup(func() {
+			var now map[string]any
+			a.get("/api/items/"+matchBook, &now)
+			if at(now, "media", "coverPath") != nil {
+				a.do("DELETE", "/api/items/"+matchBook+"/cover", nil, nil)
+			}
+		})
+		v = free(t, "match_library_item", map[string]any{"library_item_id": matchBook, "provider": slug})
+		nb, _ := v["not_put_back"].(string)
+		prev, _ := v["previous"].(map[string]any)
+		if !slices.Contains(v["changed"].([]any), any("cover")) || !strings.HasPrefix(nb, "cover") || prev == nil || prev["cover"] != nil {
+			t.Errorf("a match that fetched a cover: changed %v, not_put_back %q, previous cover %v", v["changed"], nb, prev["cover"])
+		}
+		t.Logf("match_library_item with a cover changed %v; not_put_back: %s", v["changed"], nb)
+		pb, _ := v["put_back"].(map[string]any)
+		if pb == nil {
+			t.Fatalf("no put_back: %v", v)
+		}
+		if _, errText := call(t, fmt.Sprint(pb["tool"]), pb["arguments"]); errText != "" {
+			t.Fatalf("the put-back: %s", errText)
+		}
+		if st := a.do("DELETE", "/api/items/"+matchBook+"/cover", nil, nil); st != 200 {
+			t.Fatalf("removing the fetched cover: %d", st)
+		}
+		compare(t, "book, authors and series after a match that fetched a cover, its put-back and the cover removed", before, bookState(a, matchBook))
 	})
 
 	t.Run("scan_library", func(t *testing.T) {
@@ -510,4 +565,17 @@ func connectEvery(t *testing.T, base, key string, asked *atomic.Int32) *mcp.Clie
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
+}
+
+// coverJPEG is a plain 300x450 JPEG, a provider's cover.
+func coverJPEG() []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 300, 450))
+	for y := 0; y < 450; y++ {
+		for x := 0; x < 300; x++ {
+			img.Set(x, y, color.RGBA{uint8(x), 90, uint8(y), 255})
+		}
+	}
+	var b bytes.Buffer
+	jpeg.Encode(&b, img, &jpeg.Options{Quality: 85})
+	return b.Bytes()
 }

@@ -381,26 +381,26 @@ func playlistPutBack(p *absPlaylist, a toolargs.UpdatePlaylist) (prev map[string
 	return prev, &PutBack{Tool: "update_playlist", Arguments: args, Note: note}, strings.Join(lostParts, " and ")
 }
 
-// AddItemsToPlaylist is add_items_to_playlist.
-func AddItemsToPlaylist(ctx context.Context, d *Deps, a toolargs.AddItemsToPlaylist) (*mcp.CallToolResult, error) {
+// EffectFillsEmptyPlaylist is add_items_to_playlist's effect that makes it
+// ask (tools.yaml): the playlist holds no entries, so the put-back (taking
+// the new entries out again) would make Audiobookshelf delete it
+// (PlaylistController.removeItem / removeBatch), and the empty playlist,
+// with its id, name and description, could not be given back.
+const EffectFillsEmptyPlaylist = "fills_empty_playlist"
+
+// PlanAddItemsToPlaylist plans add_items_to_playlist. It reads the playlist
+// (its library, and its entries: the answer's put-back takes out only the
+// ones this call appends) and checks each entry's item. Appending to a
+// playlist that holds no entries asks first: its put-back would delete the
+// playlist. Anywhere else the call is free.
+func PlanAddItemsToPlaylist(ctx context.Context, d *Deps, a toolargs.AddItemsToPlaylist) (*Plan, *mcp.CallToolResult) {
 	p, res := d.getPlaylist(ctx, a.PlaylistID)
 	if res != nil {
-		return res, nil
+		return nil, res
 	}
 	if res := d.checkEntries(ctx, p.LibraryID, a.Items); res != nil {
-		return res, nil
+		return nil, res
 	}
-	rb, res := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
-		return d.API.AddItemsToPlaylist(ctx, a.PlaylistID, abs.AddItemsToPlaylistJSONRequestBody{Items: toABSItems(a.Items)})
-	})
-	if res != nil {
-		return res, nil
-	}
-	var updated absPlaylist
-	if res := decode(rb, &updated); res != nil {
-		return res, nil
-	}
-	out := map[string]any{"updated": true, "playlist": playlistDetail(&updated)}
 	had := map[argdec.PlaylistItem]bool{}
 	for _, k := range p.keys() {
 		had[k] = true
@@ -412,14 +412,39 @@ func AddItemsToPlaylist(ctx context.Context, d *Deps, a toolargs.AddItemsToPlayl
 			added = append(added, k)
 		}
 	}
-	switch {
-	case len(added) > 0 && len(had) == len(added):
-		out["not_put_back"] = "The playlist was empty before; taking these entries out again makes Audiobookshelf delete the playlist, so no call here gives back the empty one."
-	case len(added) > 0:
-		out["put_back"] = &PutBack{Tool: "remove_items_from_playlist", Arguments: map[string]any{"playlist_id": a.PlaylistID, "items": added},
-			Note: "Takes out only the entries this call appended, which leaves the old order; it asks the person first, as every removal does."}
+	plan := &Plan{Targets: []string{a.PlaylistID}}
+	empty := len(p.Items) == 0
+	if empty {
+		plan.Effects = []string{EffectFillsEmptyPlaylist}
+		plan.Read = p.read()
+		plan.Action = fmt.Sprintf("This will add %d entr%s to playlist %s, which holds 0 entries now.", len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1], a.PlaylistID)
+		plan.Consequences = []string{fmt.Sprintf("Taking the %d entr%s out again would make Audiobookshelf delete playlist %s itself (it deletes a playlist whose last entry is removed): the empty playlist, with its id, name and description, could not be given back from here.",
+			len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1], a.PlaylistID)}
 	}
-	return jsonResult(out), nil
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		rb, res := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.AddItemsToPlaylist(ctx, a.PlaylistID, abs.AddItemsToPlaylistJSONRequestBody{Items: toABSItems(a.Items)})
+		})
+		if res != nil {
+			return res, nil
+		}
+		var updated absPlaylist
+		if res := decode(rb, &updated); res != nil {
+			return res, nil
+		}
+		out := map[string]any{"updated": true, "playlist": playlistDetail(&updated)}
+		switch {
+		case len(added) > 0 && empty:
+			out["not_put_back"] = "The playlist was empty before: taking these entries out again makes Audiobookshelf delete the playlist, so no call here gives back the empty one. remove_items_from_playlist with these entries deletes it (and asks)."
+		case len(added) > 0:
+			out["put_back"] = &PutBack{Tool: "remove_items_from_playlist", Arguments: map[string]any{"playlist_id": a.PlaylistID, "items": added},
+				Note: "Takes out only the entries this call appended, which leaves the old order; it asks the person first, as every removal does."}
+		default:
+			out["note"] = "Every entry given was in the playlist already; nothing changed, so nothing needs putting back."
+		}
+		return jsonResult(out), nil
+	}
+	return plan, nil
 }
 
 // PlanRemoveItemsFromPlaylist plans remove_items_from_playlist. It reads the

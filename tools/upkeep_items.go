@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 // book (LibraryItem.toOldJSON): null kept apart from "".
 type bookRecord struct {
 	ID        string `json:"id"`
+	LibraryID string `json:"libraryId"`
 	MediaType string `json:"mediaType"`
 	UpdatedAt int64  `json:"updatedAt"`
 	Media     struct {
@@ -286,12 +288,170 @@ func nowValues(b *bookRecord, fields []string, id string) map[string]any {
 	return now
 }
 
-// UpdateItemMetadata is update_item_metadata.
-func UpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemMetadata) (*mcp.CallToolResult, error) {
+// EffectDeletesAuthorOrSeries is update_item_metadata's effect that makes
+// it ask (tools.yaml): the change takes an author or a series off the last
+// book that carries it, and Audiobookshelf then deletes the record
+// (ApiRouter.checkRemoveEmptySeries, checkRemoveAuthorsWithNoBooks). The
+// name put back makes a new record with a new id.
+const EffectDeletesAuthorOrSeries = "deletes_author_or_series"
+
+// takenOff are the ids of the book's authors and series that the fields
+// take off it, as Audiobookshelf decides (Book.updateAuthorsFromRequest:
+// names trimmed, empty ones dropped, compared without case;
+// Book.updateSeriesFromRequest: names compared without case).
+func takenOff(b *bookRecord, f *argdec.MetadataFields) (authors, series []string) {
+	m := &b.Media.Metadata
+	if f.Authors != nil {
+		keep := map[string]bool{}
+		for _, n := range *f.Authors {
+			if n = strings.TrimSpace(n); n != "" {
+				keep[strings.ToLower(n)] = true
+			}
+		}
+		for _, a := range m.Authors {
+			if !keep[strings.ToLower(a.Name)] {
+				authors = append(authors, a.ID)
+			}
+		}
+	}
+	if f.Series != nil {
+		keep := map[string]bool{}
+		for _, e := range *f.Series {
+			keep[strings.ToLower(e.Name)] = true
+		}
+		for _, se := range m.Series {
+			if !keep[strings.ToLower(se.Name)] {
+				series = append(series, se.ID)
+			}
+		}
+	}
+	return authors, series
+}
+
+// recordReads bounds the reads deletedRecords has in flight at once.
+const recordReads = 4
+
+// deletedRecords are the authors and series taken off book b that
+// Audiobookshelf would delete with the change: a series with no other book
+// always, an author with no other book when its asin, description and
+// imagePath are all empty. Each one's books are counted with the library's
+// item listing filtered to it (limit 1: its total); an author that has no
+// other book is then read for those three fields. Audiobookshelf counts
+// only the books the user may see, so a book hidden from the user makes
+// this ask where it need not, never the other way round.
+func (d *Deps) deletedRecords(ctx context.Context, b *bookRecord, authors, series []string) (delAuthors, delSeries []string, res *mcp.CallToolResult) {
+	type probe struct {
+		group, id string
+	}
+	var probes []probe
+	for _, id := range authors {
+		probes = append(probes, probe{"authors", id})
+	}
+	for _, id := range series {
+		probes = append(probes, probe{"series", id})
+	}
+	books := make([]int, len(probes))
+	failed := make([]*mcp.CallToolResult, len(probes))
+	eachLimit(len(probes), recordReads, func(i int) {
+		pr := probes[i]
+		filter := pr.group + "." + base64.StdEncoding.EncodeToString([]byte(pr.id))
+		body, res := d.get(ctx, "the books of "+strings.TrimSuffix(pr.group, "s")+" "+pr.id, func(ctx context.Context) (*http.Response, error) {
+			return d.API.ListLibraryItems(ctx, b.LibraryID, &abs.ListLibraryItemsParams{Limit: ptrOf(1), Page: ptrOf(0), Filter: &filter})
+		})
+		if res != nil {
+			failed[i] = res
+			return
+		}
+		var v struct {
+			Total *int `json:"total"`
+		}
+		if res := decode(body, &v); res != nil {
+			failed[i] = res
+			return
+		}
+		if v.Total == nil {
+			failed[i] = errorResult("Audiobookshelf's item listing for %s %s carried no total, so whether the change deletes it cannot be told. Nothing was changed.", strings.TrimSuffix(pr.group, "s"), pr.id)
+			return
+		}
+		books[i] = *v.Total
+	})
+	for _, f := range failed {
+		if f != nil {
+			return nil, nil, f
+		}
+	}
+	var lone []string
+	for i, pr := range probes {
+		if books[i] > 1 {
+			continue // another book keeps it
+		}
+		if pr.group == "series" {
+			delSeries = append(delSeries, pr.id)
+		} else {
+			lone = append(lone, pr.id)
+		}
+	}
+	kept := make([]bool, len(lone))
+	failed = make([]*mcp.CallToolResult, len(lone))
+	eachLimit(len(lone), recordReads, func(i int) {
+		body, res := d.get(ctx, "author "+lone[i], func(ctx context.Context) (*http.Response, error) {
+			return d.API.GetAuthor(ctx, lone[i], nil)
+		})
+		if res != nil {
+			failed[i] = res
+			return
+		}
+		var a struct {
+			ASIN        *string `json:"asin"`
+			Description *string `json:"description"`
+			ImagePath   *string `json:"imagePath"`
+		}
+		if res := decode(body, &a); res != nil {
+			failed[i] = res
+			return
+		}
+		filled := func(s *string) bool { return s != nil && *s != "" }
+		kept[i] = filled(a.ASIN) || filled(a.Description) || filled(a.ImagePath)
+	})
+	for i := range lone {
+		if failed[i] != nil {
+			return nil, nil, failed[i]
+		}
+		if !kept[i] {
+			delAuthors = append(delAuthors, lone[i])
+		}
+	}
+	return delAuthors, delSeries, nil
+}
+
+// metadataRead is what an approval of update_item_metadata is bound to:
+// the book's updatedAt (Audiobookshelf moves it on every change of the
+// book) and the authors and series the change would delete.
+type metadataRead struct {
+	ID        string   `json:"id"`
+	UpdatedAt int64    `json:"updatedAt"`
+	Authors   []string `json:"authors"`
+	Series    []string `json:"series"`
+}
+
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// PlanUpdateItemMetadata plans update_item_metadata. The answer carries
+// the previous values and the call that puts them back; a change that
+// takes an author or a series off the last book that keeps it asks first,
+// because Audiobookshelf deletes that record and the name put back is a
+// new one.
+func PlanUpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemMetadata) (*Plan, *mcp.CallToolResult) {
 	b, res := d.getBook(ctx, a.LibraryItemID, "update_item_metadata")
 	if res != nil {
-		return res, nil
+		return nil, res
 	}
+	plan := &Plan{Targets: []string{a.LibraryItemID}}
 	given := givenFields(a.Fields)
 	raw, _ := json.Marshal(a.Fields)
 	var want map[string]any
@@ -304,8 +464,11 @@ func UpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemMetad
 		}
 	}
 	if len(prev) == 0 {
-		return jsonResult(map[string]any{"updated": false, "library_item_id": a.LibraryItemID,
-			"note": "Every field given already holds that value; nothing was sent."}), nil
+		plan.Execute = func(context.Context) (*mcp.CallToolResult, error) {
+			return jsonResult(map[string]any{"updated": false, "library_item_id": a.LibraryItemID,
+				"note": "Every field given already holds that value; nothing was sent."}), nil
+		}
+		return plan, nil
 	}
 	changing := make([]string, 0, len(prev))
 	for _, k := range given {
@@ -318,45 +481,71 @@ func UpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemMetad
 	// changing anything when it could not.
 	probe := map[string]any{"previous": prev, "put_back": pb}
 	if pj, _ := marshal(probe); len([]rune(string(pj)))+2000 > d.room() {
-		return errorResult(`argument "fields": the values these fields hold now take %d characters, and the answer must carry them whole (with the call that puts them back) within the result budget of %d (AUDIOBOOKSHELF_MAX_RESULT_CHARS). Change fewer fields at a time, or raise the budget. Nothing was changed.`, len([]rune(string(pj))), d.MaxChars()), nil
+		return nil, errorResult(`argument "fields": the values these fields hold now take %d characters, and the answer must carry them whole (with the call that puts them back) within the result budget of %d (AUDIOBOOKSHELF_MAX_RESULT_CHARS). Change fewer fields at a time, or raise the budget. Nothing was changed.`, len([]rune(string(pj))), d.MaxChars())
 	}
-	body := metadataBody(a.Fields)
-	rb, res := d.changeItem(ctx, a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
-		return d.API.UpdateLibraryItemMedia(ctx, a.LibraryItemID, body)
-	})
+	offAuthors, offSeries := takenOff(b, a.Fields)
+	delAuthors, delSeries, res := d.deletedRecords(ctx, b, offAuthors, offSeries)
 	if res != nil {
-		return res, nil
+		return nil, res
 	}
-	var v struct {
-		Updated     bool       `json:"updated"`
-		LibraryItem bookRecord `json:"libraryItem"`
-	}
-	if res := decode(rb, &v); res != nil {
-		return res, nil
-	}
-	out := map[string]any{"updated": v.Updated, "library_item_id": a.LibraryItemID, "changed": changing,
-		"previous": prev, "now": nowValues(&v.LibraryItem, changing, a.LibraryItemID)}
-	var notes []string
-	for _, k := range changing {
-		if !sameValue(v.LibraryItem.value(k), want[k]) && !(want[k] == "" && v.LibraryItem.value(k) == nil) {
-			notes = append(notes, fmt.Sprintf("Audiobookshelf stored %s differently from what was sent (it sanitizes description HTML; see now).", k))
+	if len(delAuthors) > 0 || len(delSeries) > 0 {
+		plan.Effects = []string{EffectDeletesAuthorOrSeries}
+		plan.Targets = append(append(plan.Targets, delAuthors...), delSeries...)
+		plan.Read = metadataRead{ID: b.ID, UpdatedAt: b.UpdatedAt, Authors: delAuthors, Series: delSeries}
+		var parts []string
+		if len(delAuthors) > 0 {
+			parts = append(parts, countOf(len(delAuthors), "author", "authors")+" ("+listIDs(delAuthors)+")")
+		}
+		if len(delSeries) > 0 {
+			parts = append(parts, countOf(len(delSeries), "series", "series")+" ("+listIDs(delSeries)+")")
+		}
+		one := len(delAuthors)+len(delSeries) == 1
+		plan.Action = fmt.Sprintf("This will change %s of book %s and so delete %s: the book is %s last book, and Audiobookshelf deletes an author or series left with no book.",
+			countOf(len(changing), "field", "fields"), a.LibraryItemID, strings.Join(parts, " and "), map[bool]string{true: "its", false: "their"}[one])
+		plan.Consequences = []string{"Putting the names back with update_item_metadata makes new records with new ids: what Audiobookshelf held on the deleted ones (a series' description and any RSS feed opened for it) cannot be given back from here."}
+		if kept := len(offAuthors) + len(offSeries) - len(delAuthors) - len(delSeries); kept > 0 {
+			plan.Consequences = append(plan.Consequences, fmt.Sprintf("%s taken off the book %s: another book keeps %s, or (an author) its own details do.",
+				countOf(kept, "more author or series", "more authors or series"), map[bool]string{true: "stays", false: "stay"}[kept == 1], map[bool]string{true: "it", false: "them"}[kept == 1]))
 		}
 	}
-	if _, ok := prev["authors"]; ok {
-		notes = append(notes, "An author taken off this book that has no other book is deleted by Audiobookshelf with its description and image; the put-back makes a new author of that name.")
+	body := metadataBody(a.Fields)
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		rb, res := d.changeItem(ctx, a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.UpdateLibraryItemMedia(ctx, a.LibraryItemID, body)
+		})
+		if res != nil {
+			return res, nil
+		}
+		var v struct {
+			Updated     bool       `json:"updated"`
+			LibraryItem bookRecord `json:"libraryItem"`
+		}
+		if res := decode(rb, &v); res != nil {
+			return res, nil
+		}
+		out := map[string]any{"updated": v.Updated, "library_item_id": a.LibraryItemID, "changed": changing,
+			"previous": prev, "now": nowValues(&v.LibraryItem, changing, a.LibraryItemID)}
+		var notes []string
+		for _, k := range changing {
+			if !sameValue(v.LibraryItem.value(k), want[k]) && !(want[k] == "" && v.LibraryItem.value(k) == nil) {
+				notes = append(notes, fmt.Sprintf("Audiobookshelf stored %s differently from what was sent (it sanitizes description HTML; see now).", k))
+			}
+		}
+		if len(delAuthors) > 0 || len(delSeries) > 0 {
+			out["deleted"] = map[string]any{"author_ids": listOf(delAuthors), "series_ids": listOf(delSeries)}
+			notes = append(notes, "Audiobookshelf deleted the authors and series in deleted, which no other book kept; the put-back gives the names back as new records with new ids, not those records.")
+		}
+		if pb != nil {
+			out["put_back"] = pb
+		} else {
+			notes = append(notes, "No call can put every previous value back: "+why+".")
+		}
+		if len(notes) > 0 {
+			out["notes"] = notes
+		}
+		return jsonResult(out), nil
 	}
-	if _, ok := prev["series"]; ok {
-		notes = append(notes, "A series left with no book is deleted by Audiobookshelf; the put-back makes a new series of that name.")
-	}
-	if pb != nil {
-		out["put_back"] = pb
-	} else {
-		notes = append(notes, "No call can put every previous value back: "+why+".")
-	}
-	if len(notes) > 0 {
-		out["notes"] = notes
-	}
-	return jsonResult(out), nil
+	return plan, nil
 }
 
 // ---------------------------------------------------------------- match

@@ -426,8 +426,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "set_media_progress",
 			Title:       "Set progress",
-			Description: "Set the position, percent or finished state of a book or episode (\"mark this finished\"). Creates the record if none. A podcast needs episode_id. The answer carries the values it replaced and the call that puts them back; a change that would clear a finished date (which cannot be given back) asks the person first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."},"current_time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction 0..1."},"is_finished":{"type":"boolean","description":"Finished or not."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from the continue-listening shelf."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
+			Description: "Set the position, percent or finished state of a book or episode (\"mark this finished\"). Creates the record if none. A podcast needs episode_id. The answer carries the values it replaced and the call that puts them back; clearing a finished date (it cannot be given back) asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."},"current_time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction 0..1."},"is_finished":{"type":"boolean","description":"Finished or not."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from the continue-listening shelf."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: setMediaProgress,
@@ -443,7 +443,7 @@ var All = []Tool{
 			Name:        "delete_media_progress",
 			Title:       "Delete progress",
 			Description: "Delete one progress record (position, finished state, dates), by the record id of get_media_progress, not the item id. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"media_progress_id":{"type":"string","description":"The progress record's id (field id of get_media_progress)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["media_progress_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"media_progress_id":{"type":"string","description":"The progress record's id (field id of get_media_progress)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["media_progress_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteMediaProgress,
@@ -503,7 +503,7 @@ var All = []Tool{
 			Name:        "delete_bookmark",
 			Title:       "Delete bookmark",
 			Description: "Delete the bookmark at a time in an item (time from list_bookmarks). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"The bookmark's time in seconds, as list_bookmarks gives it."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["library_item_id","time"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"The bookmark's time in seconds, as list_bookmarks gives it."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","time"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteBookmark,
@@ -561,8 +561,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_collection",
 			Title:       "Update collection",
-			Description: "Rename a collection, change its description, or reorder its books. library_item_ids is the new order of its current books only; it never adds or removes (use add_books_to_collection / remove_books_from_collection). The answer carries the old values whole and the call that puts them back. Reordering, or replacing text that could not be given back, asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Every book of the collection, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
+			Description: "Rename a collection, change its description, or reorder its books. library_item_ids is the new order of its current books only; it never adds or removes (use add_books_to_collection / remove_books_from_collection). The answer carries the old values and the call that puts them back. A reorder, or text that cannot be given back, asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Every book of the collection, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateCollection,
@@ -593,7 +593,7 @@ var All = []Tool{
 			Name:        "remove_books_from_collection",
 			Title:       "Remove books from collection",
 			Description: "Take books out of a collection (the books stay in the library). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["collection_id","library_item_ids"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id","library_item_ids"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeBooksFromCollection,
@@ -609,7 +609,7 @@ var All = []Tool{
 			Name:        "delete_collection",
 			Title:       "Delete collection",
 			Description: "Delete a collection (the books stay in the library). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteCollection,
@@ -667,8 +667,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_playlist",
 			Title:       "Update playlist",
-			Description: "Rename a playlist, change its description, or reorder its entries. items is the new order of its current entries only; it never adds or removes (use add_items_to_playlist / remove_items_from_playlist). The answer carries the old values whole and the call that puts them back. Reordering, or replacing text that could not be given back, asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Every current entry, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
+			Description: "Rename a playlist, change its description, or reorder its entries. items is the new order of its current entries only; it never adds or removes (use add_items_to_playlist / remove_items_from_playlist). The answer carries the old values and the call that puts them back. A reorder, or text that cannot be given back, asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Every current entry, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updatePlaylist,
@@ -679,11 +679,12 @@ var All = []Tool{
 		Reason:     "Only adds; entries already present are skipped, so the same call again changes nothing.",
 		Operations: []string{"getPlaylist", "getLibraryItem", "addItemsToPlaylist"},
 		NeedsAuth:  true,
+		Guard:      &Guard{Condition: "when effect fills_empty_playlist", WhenParams: nil, WhenEffects: []string{"fills_empty_playlist"}, BindsTo: []string{"playlist_id", "items"}, TakesOut: "The empty playlist cannot be given back from here: Audiobookshelf deletes a playlist when its last entry is removed.", Stays: "Nothing is removed now; the media itself is not touched."},
 		Definition: &mcp.Tool{
 			Name:        "add_items_to_playlist",
 			Title:       "Add to playlist",
-			Description: "Append entries to a playlist (books, or podcast episodes with episode_id).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to append."}},"required":["playlist_id","items"],"additionalProperties":false}`),
+			Description: "Append entries to a playlist (books, or podcast episodes with episode_id). Asks first if the playlist is empty.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to append."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id","items"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: addItemsToPlaylist,
@@ -699,7 +700,7 @@ var All = []Tool{
 			Name:        "remove_items_from_playlist",
 			Title:       "Remove from playlist",
 			Description: "Take entries out of a playlist; removing the last ones deletes it (Audiobookshelf does). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["playlist_id","items"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id","items"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeItemsFromPlaylist,
@@ -715,7 +716,7 @@ var All = []Tool{
 			Name:        "delete_playlist",
 			Title:       "Delete playlist",
 			Description: "Delete a playlist (the media stays). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePlaylist,
@@ -817,7 +818,7 @@ var All = []Tool{
 			Name:        "delete_podcast_episode",
 			Title:       "Delete podcast episode",
 			Description: "Remove an episode, its listening progress and playlist entries; delete_file deletes its file too. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast item id."},"episode_id":{"type":"string","description":"Episode id (get_library_item)."},"delete_file":{"type":"boolean","default":false,"description":"Also delete the file from disk."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["library_item_id","episode_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast item id."},"episode_id":{"type":"string","description":"Episode id (get_library_item)."},"delete_file":{"type":"boolean","default":false,"description":"Also delete the file from disk."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","episode_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePodcastEpisode,
@@ -841,13 +842,14 @@ var All = []Tool{
 		Name: "update_item_metadata", Title: "Update item metadata", Toolset: "upkeep",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
 		Reason:     "Overwrites what the fields held; the answer gives the old values back, and the same call again changes nothing more.",
-		Operations: []string{"getLibraryItem", "updateLibraryItemMedia"},
+		Operations: []string{"getLibraryItem", "listLibraryItems", "getAuthor", "updateLibraryItemMedia"},
 		NeedsAuth:  true,
+		Guard:      &Guard{Condition: "when effect deletes_author_or_series", WhenParams: nil, WhenEffects: []string{"deletes_author_or_series"}, BindsTo: []string{"library_item_id", "fields"}, TakesOut: "The deleted authors and series cannot be given back from here: the names put back become new records with new ids.", Stays: "The book's other fields, its audio files, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_item_metadata",
 			Title:       "Update item metadata",
-			Description: "Set a book's title, subtitle, authors, narrators, series (with sequence), genres, tags, description, publish year, publisher, language, ISBN, ASIN, or its explicit and abridged flags. Only the fields given change; a list replaces the whole list, [] or \"\" clears. The answer carries the previous values of what changed, whole, and the update_item_metadata call that puts them back. An author or series left with no book is deleted by Audiobookshelf; putting its name back makes a new one.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id of a book, from list_library_items or search_library."},"fields":{"type":"object","properties":{"title":{"type":"string","minLength":1,"maxLength":1000},"subtitle":{"type":"string","maxLength":1000},"authors":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"narrators":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"series":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":500},"sequence":{"type":"string","maxLength":50}},"required":["name"],"additionalProperties":false},"maxItems":100},"genres":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"tags":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"description":{"type":"string","maxLength":100000},"publish_year":{"type":"string","maxLength":20},"publisher":{"type":"string","maxLength":500},"language":{"type":"string","maxLength":500},"isbn":{"type":"string","maxLength":50},"asin":{"type":"string","maxLength":50},"explicit":{"type":"boolean"},"abridged":{"type":"boolean"}},"minProperties":1,"additionalProperties":false,"description":"The fields to set, e.g. {\"title\": \"Mort\", \"series\": [{\"name\": \"Discworld\", \"sequence\": \"4\"}]}."}},"required":["library_item_id","fields"],"additionalProperties":false}`),
+			Description: "Set a book's title, subtitle, authors, narrators, series (with sequence), genres, tags, description, publish year, publisher, language, ISBN, ASIN, or its explicit and abridged flags. Only the fields given change; a list replaces the whole list, [] or \"\" clears. The answer carries the old values and the call that puts them back. Taking an author or series off its last book asks first: Audiobookshelf deletes it.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id of a book, from list_library_items or search_library."},"fields":{"type":"object","properties":{"title":{"type":"string","minLength":1,"maxLength":1000},"subtitle":{"type":"string","maxLength":1000},"authors":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"narrators":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"series":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":500},"sequence":{"type":"string","maxLength":50}},"required":["name"],"additionalProperties":false},"maxItems":100},"genres":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"tags":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"description":{"type":"string","maxLength":100000},"publish_year":{"type":"string","maxLength":20},"publisher":{"type":"string","maxLength":500},"language":{"type":"string","maxLength":500},"isbn":{"type":"string","maxLength":50},"asin":{"type":"string","maxLength":50},"explicit":{"type":"boolean"},"abridged":{"type":"boolean"}},"minProperties":1,"additionalProperties":false,"description":"The fields to set, e.g. {\"title\": \"Mort\", \"series\": [{\"name\": \"Discworld\", \"sequence\": \"4\"}]}."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","fields"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateItemMetadata,
@@ -863,7 +865,7 @@ var All = []Tool{
 			Name:        "match_library_item",
 			Title:       "Match library item",
 			Description: "Quick match a book against a metadata provider (Audiobookshelf searches it over the internet and takes the first result). Without override it fills only empty fields and the cover if there is none. With override it replaces title, subtitle, description, authors, series, narrators, genres, tags, publisher, year and cover with the provider's, so it asks the person first. The answer carries the previous values of what changed and the update_item_metadata call that puts them back (all but a cover).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id of a book, from list_library_items or search_library."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"default":"google","description":"Metadata provider: one of Audiobookshelf's own, or custom-ID for a custom metadata provider registered in Audiobookshelf (Settings → Item Metadata Utils; a library that uses one shows it as its provider, custom-ID)."},"override":{"type":"boolean","default":false,"description":"Replace fields that already hold a value (and the cover) instead of filling only empty ones. Asks the person first."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call answered with; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id of a book, from list_library_items or search_library."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"default":"google","description":"Metadata provider: one of Audiobookshelf's own, or custom-ID for a custom metadata provider registered in Audiobookshelf (Settings → Item Metadata Utils; a library that uses one shows it as its provider, custom-ID)."},"override":{"type":"boolean","default":false,"description":"Replace fields that already hold a value (and the cover) instead of filling only empty ones. Asks the person first."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 		},
 		Handler: matchLibraryItem,
@@ -1392,7 +1394,21 @@ func addItemsToPlaylist(d *tools.Deps) mcp.ToolHandler {
 		if err != nil {
 			return tools.ArgumentError(err), nil
 		}
-		return tools.AddItemsToPlaylist(ctx, d, a)
+		plan, res := tools.PlanAddItemsToPlaylist(ctx, d, a)
+		if res != nil {
+			return res, nil
+		}
+		if plan.Effect("fills_empty_playlist") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "add_items_to_playlist", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				TakesOut: "The empty playlist cannot be given back from here: Audiobookshelf deletes a playlist when its last entry is removed.",
+				Stays:    "Nothing is removed now; the media itself is not touched.",
+			}); !ok {
+				return res, nil
+			}
+		}
+		return plan.Execute(ctx)
 	}
 }
 
@@ -1538,7 +1554,21 @@ func updateItemMetadata(d *tools.Deps) mcp.ToolHandler {
 		if err != nil {
 			return tools.ArgumentError(err), nil
 		}
-		return tools.UpdateItemMetadata(ctx, d, a)
+		plan, res := tools.PlanUpdateItemMetadata(ctx, d, a)
+		if res != nil {
+			return res, nil
+		}
+		if plan.Effect("deletes_author_or_series") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "update_item_metadata", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				TakesOut: "The deleted authors and series cannot be given back from here: the names put back become new records with new ids.",
+				Stays:    "The book's other fields, its audio files, progress and bookmarks are not touched.",
+			}); !ok {
+				return res, nil
+			}
+		}
+		return plan.Execute(ctx)
 	}
 }
 

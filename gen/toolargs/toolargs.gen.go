@@ -485,7 +485,7 @@ type SetMediaProgress struct {
 	Progress                  *float64 `json:"progress"`                     // Fraction 0..1.
 	IsFinished                *bool    `json:"is_finished"`                  // Finished or not.
 	HideFromContinueListening *bool    `json:"hide_from_continue_listening"` // Hide from the continue-listening shelf.
-	ConfirmToken              string   `json:"-"`                            // Token an earlier call answered with; same arguments.
+	ConfirmToken              string   `json:"-"`                            // Token an earlier call gave; same arguments.
 }
 
 // DecodeSetMediaProgress reads and checks the arguments of set_media_progress.
@@ -509,7 +509,7 @@ func DecodeSetMediaProgress(raw json.RawMessage) (SetMediaProgress, error) {
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteMediaProgress struct {
 	MediaProgressID string `json:"media_progress_id"` // The progress record's id (field id of get_media_progress).
-	ConfirmToken    string `json:"-"`                 // Token an earlier call answered with; same arguments.
+	ConfirmToken    string `json:"-"`                 // Token an earlier call gave; same arguments.
 }
 
 // DecodeDeleteMediaProgress reads and checks the arguments of delete_media_progress.
@@ -589,7 +589,7 @@ func DecodeUpdateBookmark(raw json.RawMessage) (UpdateBookmark, error) {
 type DeleteBookmark struct {
 	LibraryItemID string  `json:"library_item_id"` // Library item id (list_library_items, search_library).
 	Time          float64 `json:"time"`            // The bookmark's time in seconds, as list_bookmarks gives it.
-	ConfirmToken  string  `json:"-"`               // Token an earlier call answered with; same arguments.
+	ConfirmToken  string  `json:"-"`               // Token an earlier call gave; same arguments.
 }
 
 // DecodeDeleteBookmark reads and checks the arguments of delete_bookmark.
@@ -676,7 +676,7 @@ type UpdateCollection struct {
 	Name           *string  `json:"name"`             // New name.
 	Description    *string  `json:"description"`      // New description.
 	LibraryItemIDs []string `json:"library_item_ids"` // Every book of the collection, once each, in the new order.
-	ConfirmToken   string   `json:"-"`                // Token an earlier call answered with; same arguments.
+	ConfirmToken   string   `json:"-"`                // Token an earlier call gave; same arguments.
 }
 
 // DecodeUpdateCollection reads and checks the arguments of update_collection.
@@ -717,7 +717,7 @@ func DecodeAddBooksToCollection(raw json.RawMessage) (AddBooksToCollection, erro
 type RemoveBooksFromCollection struct {
 	CollectionID   string   `json:"collection_id"`    // Collection id, from list_collections.
 	LibraryItemIDs []string `json:"library_item_ids"` // Book ids to take out.
-	ConfirmToken   string   `json:"-"`                // Token an earlier call answered with; same arguments.
+	ConfirmToken   string   `json:"-"`                // Token an earlier call gave; same arguments.
 }
 
 // DecodeRemoveBooksFromCollection reads and checks the arguments of remove_books_from_collection.
@@ -737,7 +737,7 @@ func DecodeRemoveBooksFromCollection(raw json.RawMessage) (RemoveBooksFromCollec
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteCollection struct {
 	CollectionID string `json:"collection_id"` // Collection id, from list_collections.
-	ConfirmToken string `json:"-"`             // Token an earlier call answered with; same arguments.
+	ConfirmToken string `json:"-"`             // Token an earlier call gave; same arguments.
 }
 
 // DecodeDeleteCollection reads and checks the arguments of delete_collection.
@@ -823,7 +823,7 @@ type UpdatePlaylist struct {
 	Name         *string               `json:"name"`        // New name.
 	Description  *string               `json:"description"` // New description.
 	Items        []argdec.PlaylistItem `json:"items"`       // Every current entry, once each, in the new order.
-	ConfirmToken string                `json:"-"`           // Token an earlier call answered with; same arguments.
+	ConfirmToken string                `json:"-"`           // Token an earlier call gave; same arguments.
 }
 
 // DecodeUpdatePlaylist reads and checks the arguments of update_playlist.
@@ -842,20 +842,23 @@ func DecodeUpdatePlaylist(raw json.RawMessage) (UpdatePlaylist, error) {
 }
 
 // AddItemsToPlaylist holds the arguments of add_items_to_playlist.
+// Its JSON form, without confirm_token, is what an approval is bound to.
 type AddItemsToPlaylist struct {
-	PlaylistID string                `json:"playlist_id"` // Playlist id, from list_playlists.
-	Items      []argdec.PlaylistItem `json:"items"`       // Entries to append.
+	PlaylistID   string                `json:"playlist_id"` // Playlist id, from list_playlists.
+	Items        []argdec.PlaylistItem `json:"items"`       // Entries to append.
+	ConfirmToken string                `json:"-"`           // Token an earlier call gave; same arguments.
 }
 
 // DecodeAddItemsToPlaylist reads and checks the arguments of add_items_to_playlist.
 func DecodeAddItemsToPlaylist(raw json.RawMessage) (AddItemsToPlaylist, error) {
 	var a AddItemsToPlaylist
-	d, err := argdec.New(raw, "playlist_id", "items")
+	d, err := argdec.New(raw, "playlist_id", "items", "confirm_token")
 	if err != nil {
 		return a, err
 	}
 	a.PlaylistID = argdec.Val(d.ID("playlist_id", true))
 	a.Items = d.PlaylistItems("items", argdec.ListRule{Required: true, MinItems: 1, MaxItems: 1000})
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
 }
 
@@ -864,7 +867,7 @@ func DecodeAddItemsToPlaylist(raw json.RawMessage) (AddItemsToPlaylist, error) {
 type RemoveItemsFromPlaylist struct {
 	PlaylistID   string                `json:"playlist_id"` // Playlist id, from list_playlists.
 	Items        []argdec.PlaylistItem `json:"items"`       // Entries to take out.
-	ConfirmToken string                `json:"-"`           // Token an earlier call answered with; same arguments.
+	ConfirmToken string                `json:"-"`           // Token an earlier call gave; same arguments.
 }
 
 // DecodeRemoveItemsFromPlaylist reads and checks the arguments of remove_items_from_playlist.
@@ -884,7 +887,7 @@ func DecodeRemoveItemsFromPlaylist(raw json.RawMessage) (RemoveItemsFromPlaylist
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeletePlaylist struct {
 	PlaylistID   string `json:"playlist_id"` // Playlist id, from list_playlists.
-	ConfirmToken string `json:"-"`           // Token an earlier call answered with; same arguments.
+	ConfirmToken string `json:"-"`           // Token an earlier call gave; same arguments.
 }
 
 // DecodeDeletePlaylist reads and checks the arguments of delete_playlist.
@@ -1029,7 +1032,7 @@ type DeletePodcastEpisode struct {
 	LibraryItemID string `json:"library_item_id"` // Podcast item id.
 	EpisodeID     string `json:"episode_id"`      // Episode id (get_library_item).
 	DeleteFile    bool   `json:"delete_file"`     // Also delete the file from disk.
-	ConfirmToken  string `json:"-"`               // Token an earlier call answered with; same arguments.
+	ConfirmToken  string `json:"-"`               // Token an earlier call gave; same arguments.
 }
 
 // DecodeDeletePodcastEpisode reads and checks the arguments of delete_podcast_episode.
@@ -1063,20 +1066,23 @@ func DecodeScanLibrary(raw json.RawMessage) (ScanLibrary, error) {
 }
 
 // UpdateItemMetadata holds the arguments of update_item_metadata.
+// Its JSON form, without confirm_token, is what an approval is bound to.
 type UpdateItemMetadata struct {
 	LibraryItemID string                 `json:"library_item_id"` // Library item id of a book, from list_library_items or search_library.
 	Fields        *argdec.MetadataFields `json:"fields"`          // The fields to set, e.g. {"title": "Mort", "series": [{"name": "Discworld", "sequence": "4"}]}.
+	ConfirmToken  string                 `json:"-"`               // Token an earlier call gave; same arguments.
 }
 
 // DecodeUpdateItemMetadata reads and checks the arguments of update_item_metadata.
 func DecodeUpdateItemMetadata(raw json.RawMessage) (UpdateItemMetadata, error) {
 	var a UpdateItemMetadata
-	d, err := argdec.New(raw, "library_item_id", "fields")
+	d, err := argdec.New(raw, "library_item_id", "fields", "confirm_token")
 	if err != nil {
 		return a, err
 	}
 	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
 	a.Fields = d.MetadataFields("fields", true)
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
 }
 
@@ -1086,7 +1092,7 @@ type MatchLibraryItem struct {
 	LibraryItemID string `json:"library_item_id"` // Library item id of a book, from list_library_items or search_library.
 	Provider      string `json:"provider"`        // Metadata provider: one of Audiobookshelf's own, or custom-ID for a custom metadata provider registered in Audiobookshelf (Settings → Item Metadata Utils; a library that uses one shows it as its provider, custom-ID).
 	Override      bool   `json:"override"`        // Replace fields that already hold a value (and the cover) instead of filling only empty ones. Asks the person first.
-	ConfirmToken  string `json:"-"`               // Token an earlier call answered with; same arguments.
+	ConfirmToken  string `json:"-"`               // Token an earlier call gave; same arguments.
 }
 
 // DecodeMatchLibraryItem reads and checks the arguments of match_library_item.

@@ -93,6 +93,10 @@ func FuzzGuardedArguments(f *testing.F) {
 				a, err := toolargs.DecodeUpdatePlaylist(r)
 				return a.Items, a.PlaylistID, err
 			},
+			func(r json.RawMessage) ([]argdec.PlaylistItem, string, error) {
+				a, err := toolargs.DecodeAddItemsToPlaylist(r)
+				return a.Items, a.PlaylistID, err
+			},
 		} {
 			items, pid, err := dec(json.RawMessage(raw))
 			if err != nil {

@@ -44,6 +44,14 @@ type guardedCase struct {
 	// runs as a plain call (set_media_progress un-finishing a record
 	// that is no longer finished). It returns the state it must keep.
 	free func(s *sd.Server) string
+	// setup prepares the stand-in first (a playlist with no entries).
+	setup func(s *sd.Server)
+}
+
+func (c *guardedCase) prepare(s *sd.Server) {
+	if c.setup != nil {
+		c.setup(s)
+	}
 }
 
 func guardedCases() []guardedCase {
@@ -120,6 +128,38 @@ func guardedCases() []guardedCase {
 			method: "DELETE", path: "/api/playlists/" + sd.PlaylistCommute,
 			done:    func(s *sd.Server) bool { _, ok := s.Playlist(sd.PlaylistCommute); return !ok },
 			targets: []string{sd.PlaylistCommute}},
+		// Guarded on an effect: filling a playlist that holds no entries,
+		// and taking an author off the last book that keeps it.
+		{tool: "add_items_to_playlist", setup: addEmptyPlaylist,
+			other:  map[string]any{"playlist_id": emptyPlaylist, "items": []map[string]any{{"library_item_id": sd.ItemSourcery}}},
+			args:   map[string]any{"playlist_id": emptyPlaylist, "items": []map[string]any{{"library_item_id": sd.ItemMort}}},
+			method: "POST", path: "/api/playlists/" + emptyPlaylist + "/batch/add",
+			done: func(s *sd.Server) bool {
+				p, ok := s.Playlist(emptyPlaylist)
+				return ok && len(p.Items) == 1
+			},
+			targets: []string{emptyPlaylist},
+			free: func(s *sd.Server) string {
+				p, _ := s.Playlist(emptyPlaylist)
+				return fmt.Sprint(p.Items)
+			}},
+		{tool: "update_item_metadata",
+			other:  map[string]any{"library_item_id": sd.ItemDerProcess, "fields": map[string]any{"authors": []string{"R. Placement"}}},
+			args:   map[string]any{"library_item_id": sd.ItemProjectHailMary, "fields": map[string]any{"authors": []string{"R. Placement"}}},
+			method: "PATCH", path: "/api/items/" + sd.ItemProjectHailMary + "/media",
+			done: func(s *sd.Server) bool {
+				for _, a := range s.Snapshot().Authors {
+					if a.ID == sd.AuthorWeir {
+						return false
+					}
+				}
+				return true
+			},
+			targets: []string{sd.ItemProjectHailMary, sd.AuthorWeir},
+			free: func(s *sd.Server) string {
+				it, _ := s.Item(sd.ItemProjectHailMary)
+				return fmt.Sprint(it.Book.AuthorIDs, len(s.Snapshot().Authors))
+			}},
 		// podcasts toolset
 		{tool: "delete_podcast_episode", other: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings3},
 			args:   map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings1, "delete_file": true},
@@ -208,6 +248,7 @@ func TestGuardMatrix(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/%s", proto, c.tool, a.name), func(t *testing.T) {
 					rec := &recorder{answer: a.answer}
 					e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: rec.handle})
+					c.prepare(e.Standin)
 					if got := e.Session.InitializeResult().ProtocolVersion; got != proto {
 						t.Fatalf("negotiated %s, want %s", got, proto)
 					}
@@ -325,6 +366,7 @@ func TestTokenPath(t *testing.T) {
 				if name == "ELICITATION=false" {
 					reason = "audiobookshelf-mcp) was started with ELICITATION=false"
 				}
+				c.prepare(e.Standin)
 				noChange := func(step string) {
 					t.Helper()
 					for _, r := range e.Standin.Mutations() {

@@ -202,9 +202,14 @@ func touch(t *testing.T, s *sd.Server, tool string) {
 				d.Users[0].MediaProgress[i].LastUpdate += 1000
 				d.Users[0].MediaProgress[i].CurrentTime += 5
 			}
-		case "match_library_item":
+		case "match_library_item", "update_item_metadata":
 			for i := range d.Items {
 				d.Items[i].UpdatedAt += 1000 // somebody edited the book
+			}
+		case "add_items_to_playlist":
+			for i := range d.Playlists {
+				d.Playlists[i].Name += " (renamed)" // a rename moves updatedAt
+				d.Playlists[i].LastUpdate += 1000
 			}
 		default:
 			t.Fatalf("touch: no change for %s", tool)
@@ -216,6 +221,7 @@ func TestSeveralInstancesDialog(t *testing.T) {
 	for _, c := range guardedCases() {
 		t.Run(c.tool, func(t *testing.T) {
 			cl := startCluster(t)
+			c.prepare(cl.sd)
 			answer := "decline"
 			var mu sync.Mutex
 			asked := 0
@@ -335,6 +341,7 @@ func TestSeveralInstancesToken(t *testing.T) {
 	for _, c := range guardedCases() {
 		t.Run(c.tool, func(t *testing.T) {
 			cl := startCluster(t)
+			c.prepare(cl.sd)
 			// An older client that could show a dialog: behind stateless HTTP
 			// it cannot be asked, so it takes the token path.
 			cs := cl.connect(t, apptest.Proto20251125, &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {

@@ -55,12 +55,20 @@ var putBackCases = map[string][]putBackCase{
 	"create_playlist": {{name: "with a book", args: map[string]any{"library_id": sd.LibraryBooksID, "name": "Throwaway",
 		"items": []map[string]any{{"library_item_id": sd.ItemMort}}}}},
 	"update_playlist": {{name: "a rename", args: map[string]any{"playlist_id": sd.PlaylistCommute, "name": "Renamed"}}},
+	// On a playlist with entries (one with none asks instead).
 	"add_items_to_playlist": {{name: "episodes", args: map[string]any{"playlist_id": sd.PlaylistCatchUp, "items": []map[string]any{
 		{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings4}, {"library_item_id": sd.ItemPodcastOrbital, "episode_id": sd.EpisodeOrbital4}}}}},
 	"update_item_metadata": {{name: "title and tags", args: map[string]any{"library_item_id": sd.ItemMort,
 		"fields": map[string]any{"title": "Mort (revised)", "tags": []string{"x"}}}},
 		{name: "publisher, codes and flags", args: map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{
-			"publisher": "Corgi", "language": "", "isbn": "9780552131063", "asin": "B0031RS9OM", "explicit": true, "abridged": true}}}},
+			"publisher": "Corgi", "language": "", "isbn": "9780552131063", "asin": "B0031RS9OM", "explicit": true, "abridged": true}}},
+		// Taken off a book, an author or series that another book keeps
+		// stays, so the put-back gives the same record back (taking one off
+		// its last book asks instead: effect_guards_test.go).
+		{name: "an author another book keeps", args: map[string]any{"library_item_id": sd.ItemGoodOmens,
+			"fields": map[string]any{"authors": []string{"Terry Pratchett"}}}},
+		{name: "a series another book keeps", args: map[string]any{"library_item_id": sd.ItemTombsOfAtuan,
+			"fields": map[string]any{"series": []map[string]any{}}}}},
 	"match_library_item": {{name: "without override", args: map[string]any{"library_item_id": sd.ItemMort}},
 		// The stand-in's provider has a publisher and a language: on a
 		// book without them the match fills them, and the put-back must

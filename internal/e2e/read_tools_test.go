@@ -18,6 +18,9 @@ type readCase struct {
 	args map[string]any
 	// setup prepares the stand-in before the call (requestCases).
 	setup func(s *sd.Server)
+	// per is how many requests the call adds under tools.yaml's
+	// requests.per (requestCases): its own count, by hand.
+	per int
 	// image: the result carries an image before its JSON text.
 	image bool
 	// check inspects the decoded result.

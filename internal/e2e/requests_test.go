@@ -21,6 +21,7 @@ var requestCases = func() []readCase {
 	for _, c := range readCases {
 		out = append(out, readCase{tool: c.tool, args: c.args})
 	}
+	out = append(out, guardedRequestCases...)
 	out = append(out, upkeepRequestCases...)
 	entry := func(item string, episode ...string) map[string]any {
 		e := map[string]any{"library_item_id": item}
@@ -121,7 +122,10 @@ func TestRequestsPerCall(t *testing.T) {
 			if rq.PerItem != "" {
 				extra = distinctItems(c.args[rq.PerItem])
 			}
-			n := len(reqs) - extra
+			n := len(reqs) - extra - c.per
+			if c.per > 0 && rq.Per == "" {
+				t.Errorf("%s: the case counts %d requests under requests.per, which tools.yaml does not give", c.tool, c.per)
+			}
 			if n < rq.Count || n > rq.Most() {
 				var sent []string
 				for _, r := range reqs {

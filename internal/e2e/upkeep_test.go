@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
@@ -223,7 +224,10 @@ func sameDeep(t *testing.T, path string, before, after any) {
 
 func TestUpdateItemMetadataPutsBack(t *testing.T) {
 	// The raw expanded item is over the default budget.
-	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = 200000 }})
+	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{guard.ApproveField: true}}
+	}}
+	e := start(t, apptest.Options{Elicit: rec.handle, Config: func(c *config.Config) { c.MaxResultChars = 200000 }})
 	before := rawItem(t, e, sd.ItemMort)
 	fields := map[string]any{
 		"title": "Mort (revised)", "subtitle": "A Discworld Novel", "authors": []string{"Terry Pratchett", "A. Coauthor"},
@@ -260,16 +264,37 @@ func TestUpdateItemMetadataPutsBack(t *testing.T) {
 	if pb["tool"] != "update_item_metadata" {
 		t.Fatalf("put_back: %v", pb)
 	}
+	if n := len(rec.asked()); n != 0 {
+		t.Fatalf("the change deletes nothing, yet it asked: %v", rec.asked())
+	}
+	var made []string
+	for _, a := range e.Standin.Snapshot().Authors {
+		if a.Name == "A. Coauthor" {
+			made = append(made, a.ID)
+		}
+	}
+	for _, se := range e.Standin.Snapshot().Series {
+		if se.Name == "Death" {
+			made = append(made, se.ID)
+		}
+	}
+	if len(made) != 2 {
+		t.Fatalf("the change made the records %v, want the co-author and the series", made)
+	}
 	res := e.Call(t, "update_item_metadata", pb["arguments"])
 	if res.IsError {
 		t.Fatalf("put back: %s", apptest.Text(res))
 	}
 	after := rawItem(t, e, sd.ItemMort)
 	sameDeep(t, "item", before, after)
-	// The co-author made for the change has no book left: Audiobookshelf
-	// deletes it, as the answer said.
-	if !strings.Contains(apptest.Text(res), "author") {
-		t.Logf("put-back answer: %s", apptest.Text(res))
+	// The co-author and the series made for the change have no book left:
+	// Audiobookshelf deletes them, so the put-back asked, naming them.
+	if asked := rec.asked(); len(asked) != 1 || !strings.Contains(asked[0], made[0]) || !strings.Contains(asked[0], made[1]) {
+		t.Errorf("the put-back deletes %v: want one question naming them, got %q", made, asked)
+	}
+	deleted := at(t, decode(t, res), "deleted").(map[string]any)
+	if str(deleted["author_ids"]) != "["+made[0]+"]" || str(deleted["series_ids"]) != "["+made[1]+"]" {
+		t.Errorf("the answer's deleted: %v, want %v", deleted, made)
 	}
 	for _, a := range e.Standin.Snapshot().Authors {
 		if a.Name == "A. Coauthor" {

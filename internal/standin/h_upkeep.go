@@ -364,7 +364,9 @@ func sameStrings(a, b []string) bool {
 }
 
 // updateSeries is Book.updateSeriesFromRequest followed by
-// checkRemoveEmptySeries. Callers hold s.mu.
+// ApiRouter.checkRemoveEmptySeries (a series left with no book is always
+// deleted; the stand-in opens no RSS feeds, so none is closed with it).
+// Callers hold s.mu.
 func (s *Server) updateSeries(li *LibraryItem, b *Book, list []any) bool {
 	type entry struct{ name, seq string }
 	var want []entry
@@ -468,7 +470,9 @@ func (s *Server) authorHasBooks(id string) bool {
 }
 
 // updateAuthors is Book.updateAuthorsFromRequest (names trimmed, empty ones
-// dropped) followed by checkRemoveAuthorsWithNoBooks. Callers hold s.mu.
+// dropped) followed by ApiRouter.checkRemoveAuthorsWithNoBooks (an author
+// left with no book is deleted unless it has an asin, a description or an
+// image). Callers hold s.mu.
 func (s *Server) updateAuthors(li *LibraryItem, b *Book, list []any) bool {
 	var names []string
 	for _, e := range list {
@@ -519,8 +523,10 @@ func (s *Server) updateAuthors(li *LibraryItem, b *Book, list []any) bool {
 		b.AuthorIDs = append(b.AuthorIDs, id)
 		changed = true
 	}
+	// checkRemoveAuthorsWithNoBooks: an author with no book left is
+	// deleted only when its asin, description and imagePath are all empty.
 	for _, id := range removed {
-		if !s.authorHasBooks(id) {
+		if a := s.author(id); a != nil && !s.authorHasBooks(id) && a.ASIN == "" && a.Description == "" && a.ImagePath == "" {
 			var out []Author
 			for _, a := range s.data.Authors {
 				if a.ID != id {

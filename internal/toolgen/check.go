@@ -226,7 +226,7 @@ func Check(m *Manifest, spec Spec) error {
 		if rq.Polls != "" && !slicesContains(t.Operations, rq.Polls) {
 			fail(name, "requests.polls", "%s is not one of the tool's operations", rq.Polls)
 		}
-		if (rq.Max != 0 || rq.PerItem != "" || rq.Polls != "") && strings.TrimSpace(rq.Note) == "" {
+		if (rq.Max != 0 || rq.PerItem != "" || rq.Polls != "" || rq.Per != "") && strings.TrimSpace(rq.Note) == "" {
 			fail(name, "requests.note", "a count that varies needs a note saying when")
 		}
 		// guard
@@ -236,8 +236,13 @@ func Check(m *Manifest, spec Spec) error {
 			fail(name, "guard", "is missing: say none, or give condition, binds_to, takes_out, stays, reads, replay and digest_blind")
 		case g.None:
 		default:
-			if a.Destructive != nil && !*a.Destructive {
-				fail(name, "guard", "a guarded tool must be marked destructive")
+			// A tool that only adds (destructive false) may still ask when
+			// what it adds could not be taken out again without taking out
+			// more (add_items_to_playlist on an empty playlist): then only
+			// effects the plan finds make it ask, never "always" or a
+			// parameter's presence.
+			if a.Destructive != nil && !*a.Destructive && !effectsOnly(g) {
+				fail(name, "guard", "a guarded tool must be marked destructive (a tool that only adds may ask only under effect conditions)")
 			}
 			if a.ReadOnly != nil && *a.ReadOnly {
 				fail(name, "guard", "a read-only tool cannot be guarded")
@@ -303,4 +308,19 @@ func slicesContains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// effectsOnly reports whether a guard's condition is made of effect terms
+// only.
+func effectsOnly(g Guard) bool {
+	terms, ok := g.Terms()
+	if !ok || len(terms) == 0 {
+		return false
+	}
+	for _, t := range terms {
+		if t.Effect == "" {
+			return false
+		}
+	}
+	return true
 }

@@ -67,6 +67,10 @@ type Requests struct {
 	// Audiobookshelf to finish something (scan_library: listTasks): every
 	// repeat beyond the first adds one request, beyond Count..Max.
 	Polls string `yaml:"polls"`
+	// Per says in words what else adds requests beyond Count..Max and
+	// PerItem ("1 per author or series the change takes off the book");
+	// internal/e2e's cases give the number each of them adds.
+	Per string `yaml:"per"`
 	// Note says when a call sends more than Count, and which requests go
 	// at the same time.
 	Note string `yaml:"note"`
@@ -104,6 +108,9 @@ func (r Requests) Text() string {
 	}
 	if r.Polls != "" {
 		s += " + 1 per further `" + r.Polls + "` while it waits"
+	}
+	if r.Per != "" {
+		s += " + " + r.Per
 	}
 	return s
 }
@@ -288,7 +295,7 @@ func Parse(b []byte) (*Manifest, error) {
 				Type:        "string",
 				Maps:        "local",
 				MaxLength:   200,
-				Description: "Token an earlier call answered with; same arguments.",
+				Description: "Token an earlier call gave; same arguments.",
 			})
 		}
 	}

@@ -119,6 +119,7 @@ func TestRefusals(t *testing.T) {
 		{"requests max not above count", "count: 1, max: 2,", "count: 2, max: 2,", []string{"tool update_thing", "requests.max", "more than count"}},
 		{"requests per unknown parameter", "per_item: book_ids", "per_item: thing_id", []string{"tool update_thing", "requests.per_item", "thing_id is not a list parameter"}},
 		{"varying requests without a note", ", note: A new order reads the thing first.}", "}", []string{"tool update_thing", "requests.note", "needs a note"}},
+		{"per without a note", "{count: 1, max: 2, per_item: book_ids, note: A new order reads the thing first.}", "{count: 1, per: 1 per book}", []string{"tool update_thing", "requests.note", "needs a note"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -135,6 +136,28 @@ func TestRefusals(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A tool that only adds may ask under effect conditions (what it adds
+// could not be taken out without taking out more), never always or on a
+// parameter's presence.
+func TestAdditiveToolAsksOnlyOnEffects(t *testing.T) {
+	additive := strings.Replace(baseManifest, "{readOnly: false, destructive: true,", "{readOnly: false, destructive: false,", 1)
+	effect := strings.Replace(additive, "      condition: when book_ids present\n",
+		"      condition: when effect fills_empty\n      effects:\n        fills_empty: fill a thing that holds no books\n", 1)
+	if effect == additive {
+		t.Fatal("test bug: the condition is not in the base manifest")
+	}
+	if err := check(t, effect); err != nil {
+		t.Errorf("an additive tool guarded on an effect only: %v", err)
+	}
+	mixed := strings.Replace(effect, "condition: when effect fills_empty", "condition: when book_ids present or effect fills_empty", 1)
+	for name, m := range map[string]string{"a parameter's presence": additive, "a parameter or an effect": mixed,
+		"always": strings.Replace(effect, "condition: when effect fills_empty\n      effects:\n        fills_empty: fill a thing that holds no books\n", "condition: always\n", 1)} {
+		if err := check(t, m); err == nil || !strings.Contains(err.Error(), "must be marked destructive") {
+			t.Errorf("an additive tool guarded on %s: want refused as not destructive, got %v", name, err)
+		}
 	}
 }
 
@@ -251,6 +274,12 @@ var beyondTheContract = map[string]bool{
 	"set_media_progress":     true,
 	"delete_podcast_episode": true,
 	"match_library_item":     true,
+	// add_items_to_playlist on a playlist that holds no entries (its
+	// put-back would make Audiobookshelf delete the playlist), and
+	// update_item_metadata taking an author or series off its last book
+	// (Audiobookshelf deletes the record; the name put back is a new one).
+	"add_items_to_playlist": true,
+	"update_item_metadata":  true,
 }
 
 // readContract finds shared/reference/guard.md beside the repository or

@@ -396,8 +396,14 @@ func connectUpkeep(t *testing.T, base, key string, asked *atomic.Int32, progress
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-live-upkeep", Version: "1"}, &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			asked.Add(1)
+			// The put-back of the metadata edit takes the run's co-author
+			// off its one book, which deletes it: that is approved. Every
+			// other question (an overriding match) is declined.
+			if strings.Contains(r.Params.Message, "Audiobookshelf deletes an author or series left with no book") {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+			}
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		},
 		ProgressNotificationHandler: progress,

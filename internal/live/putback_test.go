@@ -87,6 +87,8 @@ func TestLivePutBack(t *testing.T) {
 		t.Helper()
 		if n := compareRaw(t, what, before, after); n > 0 {
 			t.Errorf("%s: %d field(s) differ after the put-back", what, n)
+		} else {
+			t.Logf("%s: %d field(s) compared, all the same", what, leaves(before))
 		}
 	}
 
@@ -124,26 +126,40 @@ func TestLivePutBack(t *testing.T) {
 	putBack(call("update_bookmark", map[string]any{"library_item_id": book, "time": tm, "title": "renamed"}))
 	compare("bookmarks after update_bookmark", before, bookmarks())
 
-	// create_collection, then its put-back (delete_collection, approved).
+	// A throwaway collection, there before create_collection: the list
+	// compared holds at least this one record, which the create and its
+	// put-back must leave as it was.
+	var c map[string]any
+	if st := a.do("POST", "/api/collections", map[string]any{"libraryId": lib, "name": name, "description": "put-back <b>test</b>\n  collection",
+		"books": []string{book}}, &c); st/100 != 2 {
+		t.Fatalf("making a throwaway collection: %d", st)
+	}
+	id := fmt.Sprint(c["id"])
+
+	// create_collection, then its put-back (delete_collection, approved):
+	// every collection's raw record (its books expanded, its description
+	// and dates), by id.
 	collections := func() map[string]any {
 		var l struct{ Collections []map[string]any }
 		a.get("/api/collections", &l)
 		out := map[string]any{}
 		for _, c := range l.Collections {
-			out[fmt.Sprint(c["id"])] = c["name"]
+			out[fmt.Sprint(c["id"])] = c
 		}
 		return out
 	}
 	before = collections()
-	putBack(call("create_collection", map[string]any{"library_id": lib, "name": name, "library_item_ids": []string{book}}))
+	if before[id] == nil {
+		t.Fatalf("the throwaway collection %s is not in GET /api/collections", id)
+	}
+	v := call("create_collection", map[string]any{"library_id": lib, "name": name, "library_item_ids": []string{book}})
+	if mid := collections(); len(mid) != len(before)+1 {
+		t.Fatalf("create_collection: %d collections before, %d after", len(before), len(mid))
+	}
+	putBack(v)
 	compare("collections after create_collection", before, collections())
 
-	// add_books_to_collection on a throwaway collection, then its put-back.
-	var c map[string]any
-	if st := a.do("POST", "/api/collections", map[string]any{"libraryId": lib, "name": name, "books": []string{book}}, &c); st/100 != 2 {
-		t.Fatalf("making a throwaway collection: %d", st)
-	}
-	id := fmt.Sprint(c["id"])
+	// add_books_to_collection on the throwaway collection, then its put-back.
 	var cb map[string]any
 	a.get("/api/collections/"+id, &cb)
 	putBack(call("add_books_to_collection", map[string]any{"collection_id": id, "library_item_ids": []string{other, book}}))
@@ -151,26 +167,39 @@ func TestLivePutBack(t *testing.T) {
 	a.get("/api/collections/"+id, &ca)
 	compare("collection after add_books_to_collection", cb, ca)
 
-	// create_playlist, then its put-back (delete_playlist, approved).
+	// A throwaway playlist, there before create_playlist (as for the
+	// collections).
+	var p map[string]any
+	if st := a.do("POST", "/api/playlists", map[string]any{"libraryId": lib, "name": name, "description": "put-back <i>test</i>\n  playlist",
+		"items": []map[string]any{{"libraryItemId": book}}}, &p); st/100 != 2 {
+		t.Fatalf("making a throwaway playlist: %d", st)
+	}
+	pid := fmt.Sprint(p["id"])
+
+	// create_playlist, then its put-back (delete_playlist, approved):
+	// every playlist's raw record of the user (its entries expanded), by
+	// id.
 	playlists := func() map[string]any {
 		var l struct{ Playlists []map[string]any }
 		a.get("/api/playlists", &l)
 		out := map[string]any{}
 		for _, p := range l.Playlists {
-			out[fmt.Sprint(p["id"])] = p["name"]
+			out[fmt.Sprint(p["id"])] = p
 		}
 		return out
 	}
 	before = playlists()
-	putBack(call("create_playlist", map[string]any{"library_id": lib, "name": name, "items": []map[string]any{{"library_item_id": book}}}))
+	if before[pid] == nil {
+		t.Fatalf("the throwaway playlist %s is not in GET /api/playlists", pid)
+	}
+	v = call("create_playlist", map[string]any{"library_id": lib, "name": name, "items": []map[string]any{{"library_item_id": book}}})
+	if mid := playlists(); len(mid) != len(before)+1 {
+		t.Fatalf("create_playlist: %d playlists before, %d after", len(before), len(mid))
+	}
+	putBack(v)
 	compare("playlists after create_playlist", before, playlists())
 
-	// add_items_to_playlist on a throwaway playlist, then its put-back.
-	var p map[string]any
-	if st := a.do("POST", "/api/playlists", map[string]any{"libraryId": lib, "name": name, "items": []map[string]any{{"libraryItemId": book}}}, &p); st/100 != 2 {
-		t.Fatalf("making a throwaway playlist: %d", st)
-	}
-	pid := fmt.Sprint(p["id"])
+	// add_items_to_playlist on the throwaway playlist, then its put-back.
 	var pb, pa map[string]any
 	a.get("/api/playlists/"+pid, &pb)
 	putBack(call("add_items_to_playlist", map[string]any{"playlist_id": pid, "items": []map[string]any{{"library_item_id": other}}}))
@@ -187,7 +216,7 @@ func TestLivePutBack(t *testing.T) {
 		t.Fatalf("making an empty throwaway playlist: %d", st)
 	}
 	n := asked.Load()
-	v := call("add_items_to_playlist", map[string]any{"playlist_id": fmt.Sprint(ep["id"]), "items": []map[string]any{{"library_item_id": book}}})
+	v = call("add_items_to_playlist", map[string]any{"playlist_id": fmt.Sprint(ep["id"]), "items": []map[string]any{{"library_item_id": book}}})
 	if asked.Load() != n+1 || v["put_back"] != nil || v["not_put_back"] == nil {
 		t.Errorf("adding to an empty playlist: asked %d time(s), want 1, and an answer with not_put_back and no put_back: %v", asked.Load()-n, v)
 	}

@@ -295,6 +295,37 @@ func nowValues(b *bookRecord, fields []string, id string) map[string]any {
 // name put back makes a new record with a new id.
 const EffectDeletesAuthorOrSeries = "deletes_author_or_series"
 
+// EffectReordersAuthorsOrSeries is update_item_metadata's other effect
+// that makes it ask (tools.yaml): the change takes an author or a series
+// off the book that is listed before one that stays. Audiobookshelf keeps
+// a book's authors and series in the order their rows were added
+// (LibraryItem's include order: bookAuthor and bookSeries createdAt), so
+// the put-back appends it after those that stayed and the old order could
+// not be given back.
+const EffectReordersAuthorsOrSeries = "reorders_authors_or_series"
+
+// outOfPlace are the ids of removed that order lists before an id that
+// stays: put back, each would be appended after it.
+func outOfPlace(order, removed []string) []string {
+	gone := map[string]bool{}
+	for _, id := range removed {
+		gone[id] = true
+	}
+	last := -1 // the last id that stays
+	for i, id := range order {
+		if !gone[id] {
+			last = i
+		}
+	}
+	var out []string
+	for i := 0; i < last; i++ {
+		if gone[order[i]] {
+			out = append(out, order[i])
+		}
+	}
+	return out
+}
+
 // takenOff are the ids of the book's authors and series that the fields
 // take off it, as Audiobookshelf decides (Book.updateAuthorsFromRequest:
 // names trimmed, empty ones dropped, compared without case;
@@ -426,12 +457,15 @@ func (d *Deps) deletedRecords(ctx context.Context, b *bookRecord, authors, serie
 
 // metadataRead is what an approval of update_item_metadata is bound to:
 // the book's updatedAt (Audiobookshelf moves it on every change of the
-// book) and the authors and series the change would delete.
+// book), the authors and series the change would delete, and those it
+// would take off before others that stay.
 type metadataRead struct {
-	ID        string   `json:"id"`
-	UpdatedAt int64    `json:"updatedAt"`
-	Authors   []string `json:"authors"`
-	Series    []string `json:"series"`
+	ID           string   `json:"id"`
+	UpdatedAt    int64    `json:"updatedAt"`
+	Authors      []string `json:"authors"`
+	Series       []string `json:"series"`
+	MovedAuthors []string `json:"movedAuthors,omitempty"`
+	MovedSeries  []string `json:"movedSeries,omitempty"`
 }
 
 func countOf(n int, one, many string) string {
@@ -488,10 +522,43 @@ func PlanUpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemM
 	if res != nil {
 		return nil, res
 	}
+	var authorOrder, seriesOrder []string
+	for _, au := range b.Media.Metadata.Authors {
+		authorOrder = append(authorOrder, au.ID)
+	}
+	for _, se := range b.Media.Metadata.Series {
+		seriesOrder = append(seriesOrder, se.ID)
+	}
+	movedAuthors, movedSeries := outOfPlace(authorOrder, offAuthors), outOfPlace(seriesOrder, offSeries)
+	if len(delAuthors) > 0 || len(delSeries) > 0 || len(movedAuthors) > 0 || len(movedSeries) > 0 {
+		plan.Read = metadataRead{ID: b.ID, UpdatedAt: b.UpdatedAt, Authors: delAuthors, Series: delSeries, MovedAuthors: movedAuthors, MovedSeries: movedSeries}
+	}
+	if len(movedAuthors) > 0 || len(movedSeries) > 0 {
+		plan.Effects = append(plan.Effects, EffectReordersAuthorsOrSeries)
+		for _, id := range append(append([]string{}, movedAuthors...), movedSeries...) {
+			if !slicesContain(plan.Targets, id) {
+				plan.Targets = append(plan.Targets, id)
+			}
+		}
+		var parts []string
+		if len(movedAuthors) > 0 {
+			parts = append(parts, countOf(len(movedAuthors), "author", "authors")+" ("+listIDs(movedAuthors)+")")
+		}
+		if len(movedSeries) > 0 {
+			parts = append(parts, countOf(len(movedSeries), "series", "series")+" ("+listIDs(movedSeries)+")")
+		}
+		one := len(movedAuthors)+len(movedSeries) == 1
+		moved := fmt.Sprintf("It takes off %s listed before others that stay: put back with update_item_metadata, %s would be appended after them, so the book's order of authors and series could not be given back.",
+			strings.Join(parts, " and "), map[bool]string{true: "it", false: "they"}[one])
+		if len(delAuthors) == 0 && len(delSeries) == 0 {
+			plan.Action = fmt.Sprintf("This will change %s of book %s. %s", countOf(len(changing), "field", "fields"), a.LibraryItemID, moved)
+		} else {
+			plan.Consequences = append(plan.Consequences, moved)
+		}
+	}
 	if len(delAuthors) > 0 || len(delSeries) > 0 {
-		plan.Effects = []string{EffectDeletesAuthorOrSeries}
+		plan.Effects = append(plan.Effects, EffectDeletesAuthorOrSeries)
 		plan.Targets = append(append(plan.Targets, delAuthors...), delSeries...)
-		plan.Read = metadataRead{ID: b.ID, UpdatedAt: b.UpdatedAt, Authors: delAuthors, Series: delSeries}
 		var parts []string
 		if len(delAuthors) > 0 {
 			parts = append(parts, countOf(len(delAuthors), "author", "authors")+" ("+listIDs(delAuthors)+")")
@@ -502,7 +569,7 @@ func PlanUpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemM
 		one := len(delAuthors)+len(delSeries) == 1
 		plan.Action = fmt.Sprintf("This will change %s of book %s and so delete %s: the book is %s last book, and Audiobookshelf deletes an author or series left with no book.",
 			countOf(len(changing), "field", "fields"), a.LibraryItemID, strings.Join(parts, " and "), map[bool]string{true: "its", false: "their"}[one])
-		plan.Consequences = []string{"Putting the names back with update_item_metadata makes new records with new ids: what Audiobookshelf held on the deleted ones (a series' description and any RSS feed opened for it) cannot be given back from here."}
+		plan.Consequences = append([]string{"Putting the names back with update_item_metadata makes new records with new ids: what Audiobookshelf held on the deleted ones (a series' description and any RSS feed opened for it) cannot be given back from here."}, plan.Consequences...)
 		if kept := len(offAuthors) + len(offSeries) - len(delAuthors) - len(delSeries); kept > 0 {
 			plan.Consequences = append(plan.Consequences, fmt.Sprintf("%s taken off the book %s: another book keeps %s, or (an author) its own details do.",
 				countOf(kept, "more author or series", "more authors or series"), map[bool]string{true: "stays", false: "stay"}[kept == 1], map[bool]string{true: "it", false: "them"}[kept == 1]))
@@ -530,6 +597,9 @@ func PlanUpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemM
 			if !sameValue(v.LibraryItem.value(k), want[k]) && !(want[k] == "" && v.LibraryItem.value(k) == nil) {
 				notes = append(notes, fmt.Sprintf("Audiobookshelf stored %s differently from what was sent (it sanitizes description HTML; see now).", k))
 			}
+		}
+		if len(movedAuthors) > 0 || len(movedSeries) > 0 {
+			notes = append(notes, "The put-back gives back the authors and series this change took off, appended after those that stayed: their old order cannot be given back from here.")
 		}
 		if len(delAuthors) > 0 || len(delSeries) > 0 {
 			out["deleted"] = map[string]any{"author_ids": listOf(delAuthors), "series_ids": listOf(delSeries)}

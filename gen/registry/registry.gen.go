@@ -844,11 +844,11 @@ var All = []Tool{
 		Reason:     "Overwrites what the fields held; the answer gives the old values back, and the same call again changes nothing more.",
 		Operations: []string{"getLibraryItem", "listLibraryItems", "getAuthor", "updateLibraryItemMedia"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "when effect deletes_author_or_series", WhenParams: nil, WhenEffects: []string{"deletes_author_or_series"}, BindsTo: []string{"library_item_id", "fields"}, TakesOut: "The deleted authors and series cannot be given back from here: the names put back become new records with new ids.", Stays: "The book's other fields, its audio files, progress and bookmarks are not touched."},
+		Guard:      &Guard{Condition: "when effect deletes_author_or_series or effect reorders_authors_or_series", WhenParams: nil, WhenEffects: []string{"deletes_author_or_series", "reorders_authors_or_series"}, BindsTo: []string{"library_item_id", "fields"}, TakesOut: "What the change takes off the book cannot be given back exactly from here: an author or series left with no book is deleted (the name put back is a new record with a new id), and one put back is appended after those that stay.", Stays: "The book's other fields, its audio files, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_item_metadata",
 			Title:       "Update item metadata",
-			Description: "Set a book's title, subtitle, authors, narrators, series (with sequence), genres, tags, description, publish year, publisher, language, ISBN, ASIN, or its explicit and abridged flags. Only the fields given change; a list replaces the whole list, [] or \"\" clears. The answer carries the old values and the call that puts them back. Taking an author or series off its last book asks first: Audiobookshelf deletes it.",
+			Description: "Set a book's title, subtitle, authors, narrators, series (with sequence), genres, tags, description, publish year, publisher, language, ISBN, ASIN, or its explicit and abridged flags. Only the fields given change; a list replaces the whole list, [] or \"\" clears. The answer carries the old values and the call that puts them back. Taking an author or series off its last book (Audiobookshelf deletes it), or off ahead of one that stays (put back, it would go last), asks first.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id of a book, from list_library_items or search_library."},"fields":{"type":"object","properties":{"title":{"type":"string","minLength":1,"maxLength":1000},"subtitle":{"type":"string","maxLength":1000},"authors":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"narrators":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"series":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":500},"sequence":{"type":"string","maxLength":50}},"required":["name"],"additionalProperties":false},"maxItems":100},"genres":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"tags":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"description":{"type":"string","maxLength":100000},"publish_year":{"type":"string","maxLength":20},"publisher":{"type":"string","maxLength":500},"language":{"type":"string","maxLength":500},"isbn":{"type":"string","maxLength":50},"asin":{"type":"string","maxLength":50},"explicit":{"type":"boolean"},"abridged":{"type":"boolean"}},"minProperties":1,"additionalProperties":false,"description":"The fields to set, e.g. {\"title\": \"Mort\", \"series\": [{\"name\": \"Discworld\", \"sequence\": \"4\"}]}."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","fields"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -1558,11 +1558,11 @@ func updateItemMetadata(d *tools.Deps) mcp.ToolHandler {
 		if res != nil {
 			return res, nil
 		}
-		if plan.Effect("deletes_author_or_series") {
+		if plan.Effect("deletes_author_or_series") || plan.Effect("reorders_authors_or_series") {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "update_item_metadata", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
-				TakesOut: "The deleted authors and series cannot be given back from here: the names put back become new records with new ids.",
+				TakesOut: "What the change takes off the book cannot be given back exactly from here: an author or series left with no book is deleted (the name put back is a new record with a new id), and one put back is appended after those that stay.",
 				Stays:    "The book's other fields, its audio files, progress and bookmarks are not touched.",
 			}); !ok {
 				return res, nil

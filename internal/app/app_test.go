@@ -151,7 +151,7 @@ func TestGuardedToolsMatchTheContract(t *testing.T) {
 		"delete_podcast_episode": "always",
 		// upkeep
 		"match_library_item":   "when effect overwrites_filled_fields",
-		"update_item_metadata": "when effect deletes_author_or_series",
+		"update_item_metadata": "when effect deletes_author_or_series or effect reorders_authors_or_series",
 		// playlists: filling an empty playlist (its put-back would delete it)
 		"add_items_to_playlist": "when effect fills_empty_playlist",
 	}

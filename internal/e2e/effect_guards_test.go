@@ -62,6 +62,10 @@ var guardedRequestCases = []readCase{
 	// comes; the change.
 	{tool: "update_item_metadata", per: 4,
 		args: map[string]any{"library_item_id": sd.ItemProjectHailMary, "fields": map[string]any{"authors": []string{"R. Placement"}}}},
+	// Asks (Pratchett, before Gaiman, would be put back after him): book,
+	// Pratchett's books; again when the answer comes; the change.
+	{tool: "update_item_metadata", per: 2,
+		args: map[string]any{"library_item_id": sd.ItemGoodOmens, "fields": map[string]any{"authors": []string{"Neil Gaiman"}}}},
 }
 
 // setAuthor sets one field of an author: any of asin, description and
@@ -85,6 +89,17 @@ func earthseaOnWizardOnly(s *sd.Server) {
 		for i := range d.Items {
 			if d.Items[i].ID == sd.ItemTombsOfAtuan {
 				d.Items[i].Book.Series = nil
+			}
+		}
+	})
+}
+
+// secondSeriesOnMort puts Mort in Earthsea too, after Discworld.
+func secondSeriesOnMort(s *sd.Server) {
+	s.Update(func(d *sd.Data) {
+		for i := range d.Items {
+			if d.Items[i].ID == sd.ItemMort {
+				d.Items[i].Book.Series = append(d.Items[i].Book.Series, sd.SeriesSequence{SeriesID: sd.SeriesEarthsea, Sequence: "9"})
 			}
 		}
 	})
@@ -119,6 +134,12 @@ func TestEffectGuardsAskExactlyThen(t *testing.T) {
 		{"an author and a series at once", earthseaOnWizardOnly, "update_item_metadata",
 			meta(sd.ItemWizardOfEarthsea, map[string]any{"title": "Earthsea", "series": []map[string]any{{"name": "Other"}}, "authors": []string{"U. Le Guin"}}),
 			[]string{"change 3 fields", "delete 1 series (" + sd.SeriesEarthsea + ")", "1 more author or series taken off the book stays"}},
+		{"an author listed before one that stays", nil, "update_item_metadata", meta(sd.ItemGoodOmens, map[string]any{"authors": []string{"Neil Gaiman"}}),
+			[]string{"book " + sd.ItemGoodOmens, "takes off 1 author (" + sd.AuthorPratchett + ") listed before others that stay", "appended after them"}},
+		{"a series listed before one that stays", secondSeriesOnMort, "update_item_metadata", meta(sd.ItemMort, map[string]any{"series": []map[string]any{{"name": "Earthsea"}}}),
+			[]string{"takes off 1 series (" + sd.SeriesDiscworld + ") listed before others that stay"}},
+		{"the last series, one before it stays", secondSeriesOnMort, "update_item_metadata", meta(sd.ItemMort, map[string]any{"series": []map[string]any{{"name": "Discworld", "sequence": "4"}}}), nil},
+		{"an author added after the others", nil, "update_item_metadata", meta(sd.ItemGoodOmens, map[string]any{"authors": []string{"Terry Pratchett", "Neil Gaiman", "A. Newcomer"}}), nil},
 		{"the same name in another case", nil, "update_item_metadata", meta(sd.ItemProjectHailMary, map[string]any{"authors": []string{" andy WEIR "}}), nil},
 		{"an author with other books", nil, "update_item_metadata", meta(sd.ItemGoodOmens, map[string]any{"authors": []string{"Terry Pratchett"}}), nil},
 		{"a series with another book", nil, "update_item_metadata", meta(sd.ItemWizardOfEarthsea, map[string]any{"series": []map[string]any{}}), nil},
@@ -268,6 +289,19 @@ func TestEffectGuardsApproved(t *testing.T) {
 			}
 			if !found {
 				t.Error("Le Guin, who keeps another book, was deleted")
+			}
+
+			// Pratchett, listed before Gaiman, taken off Good Omens: asks;
+			// approved, the answer says the order cannot be given back.
+			e.Standin.ResetRequests()
+			v = decode(t, e.Call(t, "update_item_metadata", map[string]any{"library_item_id": sd.ItemGoodOmens,
+				"fields": map[string]any{"authors": []string{"Neil Gaiman"}}}))
+			if asked != 3 {
+				t.Fatalf("asked %d times, want 3", asked)
+			}
+			wantMutations(t, e.Standin, "PATCH /api/items/"+sd.ItemGoodOmens+"/media")
+			if !strings.Contains(str(at(t, v, "notes")), "their old order cannot be given back") || at(t, v, "put_back") == nil {
+				t.Errorf("the answer must name the put-back and say the order cannot be given back: %v", v)
 			}
 		})
 	}

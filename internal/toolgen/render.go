@@ -739,7 +739,7 @@ var putBackDoc = map[string]string{
 	"create_playlist":           "`delete_playlist` (asks)",
 	"update_playlist":           "`update_playlist` with the old name and description, whole",
 	"add_items_to_playlist":     "`remove_items_from_playlist` with only the entries the call appended (asks); on a playlist that holds no entries it asks instead (that removal would delete the playlist)",
-	"update_item_metadata":      "`update_item_metadata` with the old values of the fields it changed; when it would take an author or series off the last book that keeps it (Audiobookshelf deletes it) it asks instead",
+	"update_item_metadata":      "`update_item_metadata` with the old values of the fields it changed; when it would take an author or series off the last book that keeps it (Audiobookshelf deletes it), or take one off that is listed before one that stays (put back, it is appended after them), it asks instead",
 	"match_library_item":        "`update_item_metadata` giving back every field the match filled (publisher, language, ISBN, ASIN and the explicit and abridged flags too); a cover it fetched for a book that had none no tool here takes off: it is named in `not_put_back`",
 	"scan_library":              "none needed: a scan changes records only from what is on disk; it notes its time on the library",
 	"create_podcast":            "**none yet**: the put-back would delete the new library item, and no tool here deletes one",

@@ -369,6 +369,9 @@ func GetPodcastFeed(ctx context.Context, d *Deps, a toolargs.GetPodcastFeed) (*m
 	if res := checkFeedURL("feed_url", a.FeedUrl); res != nil {
 		return res, nil
 	}
+	if res := d.mayRun(ctx, "get_podcast_feed"); res != nil {
+		return res, nil
+	}
 	f, res := d.readFeed(ctx, a.FeedUrl)
 	if res != nil {
 		return res, nil
@@ -396,6 +399,9 @@ func GetPodcastFeed(ctx context.Context, d *Deps, a toolargs.GetPodcastFeed) (*m
 // CreatePodcast is create_podcast.
 func CreatePodcast(ctx context.Context, d *Deps, a toolargs.CreatePodcast) (*mcp.CallToolResult, error) {
 	if res := checkFeedURL("feed_url", a.FeedUrl); res != nil {
+		return res, nil
+	}
+	if res := d.mayRun(ctx, "create_podcast"); res != nil {
 		return res, nil
 	}
 	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
@@ -484,6 +490,9 @@ func CreatePodcast(ctx context.Context, d *Deps, a toolargs.CreatePodcast) (*mcp
 
 // CheckNewEpisodes is check_new_episodes.
 func CheckNewEpisodes(ctx context.Context, d *Deps, a toolargs.CheckNewEpisodes) (*mcp.CallToolResult, error) {
+	if res := d.mayRun(ctx, "check_new_episodes"); res != nil {
+		return res, nil
+	}
 	it, f, res := d.podcastFeed(ctx, a.LibraryItemID)
 	if res != nil {
 		return res, nil
@@ -567,6 +576,9 @@ func encodeURI(s string) string {
 func DownloadPodcastEpisodes(ctx context.Context, d *Deps, a toolargs.DownloadPodcastEpisodes) (*mcp.CallToolResult, error) {
 	if (a.Episodes == nil) == (a.Newest == nil) {
 		return errorResult(`arguments: give either "episodes" (keys from check_new_episodes or get_podcast_feed) or "newest" (a count), not both and not neither. Nothing was sent to Audiobookshelf.`), nil
+	}
+	if res := d.mayRun(ctx, "download_podcast_episodes"); res != nil {
+		return res, nil
 	}
 	it, f, res := d.podcastFeed(ctx, a.LibraryItemID)
 	if res != nil {
@@ -750,6 +762,9 @@ type episodeRead struct {
 // first: without the delete permission Audiobookshelf answers 403, and the
 // tool says so before anybody is asked.
 func PlanDeletePodcastEpisode(ctx context.Context, d *Deps, a toolargs.DeletePodcastEpisode) (*Plan, *mcp.CallToolResult) {
+	if res := d.mayRun(ctx, "delete_podcast_episode"); res != nil {
+		return nil, res
+	}
 	_, u, res := d.getMe(ctx)
 	if res != nil {
 		return nil, res

@@ -481,6 +481,9 @@ func countOf(n int, one, many string) string {
 // because Audiobookshelf deletes that record and the name put back is a
 // new one.
 func PlanUpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemMetadata) (*Plan, *mcp.CallToolResult) {
+	if res := d.mayRun(ctx, "update_item_metadata"); res != nil {
+		return nil, res
+	}
 	b, res := d.getBook(ctx, a.LibraryItemID, "update_item_metadata")
 	if res != nil {
 		return nil, res
@@ -631,35 +634,14 @@ type matchRead struct {
 	Filled    []string `json:"filled"`
 }
 
-type userPermissions struct {
-	Update bool `json:"update"`
-}
-
 // PlanMatchLibraryItem plans match_library_item. Without override it asks
 // nothing (only empty fields are filled); with override on a book whose
 // fields hold values it asks, after checking the update permission.
 func PlanMatchLibraryItem(ctx context.Context, d *Deps, a toolargs.MatchLibraryItem) (*Plan, *mcp.CallToolResult) {
-	var me *pending[meAnswer]
-	if a.Override {
-		me = alongside(ctx, func(ctx context.Context) meAnswer {
-			_, u, res := d.getMe(ctx)
-			return meAnswer{u, res}
-		})
+	if res := d.mayRun(ctx, "match_library_item"); res != nil {
+		return nil, res
 	}
 	b, res := d.getBook(ctx, a.LibraryItemID, "match_library_item")
-	if me != nil {
-		m := me.wait()
-		if res == nil && m.res != nil {
-			return nil, m.res
-		}
-		if res == nil {
-			var p userPermissions
-			_ = json.Unmarshal(m.u.Permissions, &p)
-			if !isAdmin(m.u.Type) && !p.Update {
-				return nil, errorResult("match_library_item needs the update permission (Settings → Users → the user → Can Update), which the user of this API key lacks. Nothing was changed.")
-			}
-		}
-	}
 	if res != nil {
 		return nil, res
 	}

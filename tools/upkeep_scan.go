@@ -138,23 +138,16 @@ type ItemRef struct {
 // ScanLibrary is scan_library.
 func ScanLibrary(ctx context.Context, d *Deps, a toolargs.ScanLibrary) (*mcp.CallToolResult, error) {
 	poll, wait := d.scanTiming()
-	// The user (admins only), the library and the task list at once.
-	me := alongside(ctx, func(ctx context.Context) meAnswer {
-		_, u, res := d.getMe(ctx)
-		return meAnswer{u, res}
-	})
+	if res := d.mayRun(ctx, "scan_library"); res != nil {
+		return res, nil
+	}
+	// The library and the task list at once.
 	tasks := alongside(ctx, func(ctx context.Context) tasksAnswer {
 		t, res := d.listTasks(ctx)
 		return tasksAnswer{t, res}
 	})
 	lib, res := d.scanLibraryInfo(ctx, a.LibraryID)
-	m, t := me.wait(), tasks.wait()
-	if m.res != nil {
-		return m.res, nil
-	}
-	if !isAdmin(m.u.Type) {
-		return errorResult("scan_library needs an admin: Audiobookshelf lets only admin and root users scan a library, and the user of this API key is of type %q. Use an API key of an admin. Nothing was changed.", m.u.Type), nil
-	}
+	t := tasks.wait()
 	if res != nil {
 		return res, nil
 	}

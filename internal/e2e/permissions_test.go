@@ -119,3 +119,83 @@ func TestCollectionQuestionSaysShared(t *testing.T) {
 		}
 	}
 }
+
+// The same holds for every tool app.Rights names beyond the collections:
+// a podcast write (Audiobookshelf lets only admins subscribe and download,
+// and wants delete to delete an episode or a podcast) and an upkeep write
+// (update to change or match a book, admin to scan) whose user lacks the
+// permission is refused with its name before anything but the user is
+// read, asked or sent.
+func TestSingleKeyPodcastAndUpkeepRefusedBeforeAsking(t *testing.T) {
+	calls := []struct {
+		tool  string
+		args  map[string]any
+		right string // update, delete or admin
+	}{
+		{"create_podcast", map[string]any{"library_id": sd.LibraryPodcastsID, "feed_url": sd.FeedNightShift}, "admin"},
+		{"download_podcast_episodes", map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "newest": 1}, "admin"},
+		{"delete_podcast_episode", map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings1, "delete_file": true}, "delete"},
+		{"update_item_metadata", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"title": "Mort!"}}, "update"},
+		{"match_library_item", map[string]any{"library_item_id": sd.ItemMort, "override": true}, "update"},
+		{"scan_library", map[string]any{"library_id": sd.LibraryBooksID}, "admin"},
+	}
+	users := []struct {
+		name  string
+		key   string
+		setup func(*sd.Server)
+		has   map[string]bool
+	}{
+		{"listener (a user with neither)", sd.ListenerAPIKey, nil, nil},
+		{"partner (a user with update)", sd.PartnerAPIKey, nil, map[string]bool{"update": true}},
+		{"root with update and delete off", sd.DefaultAPIKey, func(s *sd.Server) {
+			s.SetUserPermissions(sd.UserRootID, func(p *sd.Permissions) { p.Update, p.Delete = false, false })
+		}, map[string]bool{"admin": true}},
+	}
+	refused := 0
+	for _, u := range users {
+		for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
+			for _, c := range calls {
+				if u.has[c.right] {
+					continue
+				}
+				refused++
+				rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult {
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
+				}}
+				e := start(t, apptest.Options{Config: func(c *config.Config) {
+					c.APIKey = u.key
+					c.Toolsets = []string{"podcasts", "upkeep"}
+				}, ProtocolVersion: proto, Elicit: rec.handle})
+				if u.setup != nil {
+					u.setup(e.Standin)
+				}
+				e.Standin.ResetRequests()
+				res := e.Call(t, c.tool, c.args)
+				text := apptest.Text(res)
+				want := map[string]string{"update": "Audiobookshelf's update permission (canUpdate)", "delete": "Audiobookshelf's delete permission (canDelete)",
+					"admin": "Audiobookshelf lets only admin and root users do this"}[c.right]
+				if !res.IsError || res.NeedsInput() || !strings.Contains(text, want) || !strings.Contains(text, "nobody was asked") {
+					t.Errorf("%s, %s (%s): not refused with the permission's name: %s", u.name, c.tool, proto, text)
+				}
+				if q := rec.asked(); len(q) != 0 {
+					t.Errorf("%s, %s (%s): %d question(s) asked: %q", u.name, c.tool, proto, len(q), q)
+				}
+				if m := e.Standin.Mutations(); len(m) != 0 {
+					t.Errorf("%s, %s (%s): %d change(s) sent", u.name, c.tool, proto, len(m))
+				}
+				reqs := e.Standin.Requests()
+				if len(reqs) != 1 {
+					t.Errorf("%s, %s (%s): %d requests, want only the user read", u.name, c.tool, proto, len(reqs))
+				}
+				for _, r := range reqs {
+					if r.Method != "GET" || r.Path != "/api/me" {
+						t.Errorf("%s, %s (%s): %s %s sent for a refused call", u.name, c.tool, proto, r.Method, r.Path)
+					}
+				}
+			}
+		}
+	}
+	if refused < 20 {
+		t.Errorf("test bug: only %d refusals checked", refused)
+	}
+}

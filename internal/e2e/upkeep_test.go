@@ -159,8 +159,11 @@ func TestScanLibraryRefusals(t *testing.T) {
 	l.Standin.Update(func(d *sd.Data) { d.Users[0].Type = "user" })
 	l.Standin.ResetRequests()
 	res := l.Call(t, "scan_library", map[string]any{"library_id": sd.LibraryBooksID})
-	if !res.IsError || !strings.Contains(apptest.Text(res), "needs an admin") || len(l.Standin.Mutations()) != 0 {
+	if !res.IsError || !strings.Contains(apptest.Text(res), "lets only admin and root users") || len(l.Standin.Mutations()) != 0 {
 		t.Errorf("non-admin: %v %s", mutations(l.Standin), apptest.Text(res))
+	}
+	if got := l.Standin.Requests(); len(got) != 1 || got[0].Path != "/api/me" {
+		t.Errorf("non-admin: sent %d request(s) beyond reading the user", len(got)-1)
 	}
 	for _, c := range []struct {
 		args map[string]any

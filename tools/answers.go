@@ -55,6 +55,7 @@ var writeAnswers = []writeAnswer{
 	{"createPodcast", http.MethodPost, regexp.MustCompile(`/api/podcasts$`), false, itemFields, "list_library_items"},
 	{"downloadPodcastEpisodes", http.MethodPost, regexp.MustCompile(`/api/podcasts/[^/]+/download-episodes$`), true, nil, "list_podcast_downloads"},
 	{"deletePodcastEpisode", http.MethodDelete, regexp.MustCompile(`/api/podcasts/[^/]+/episode/[^/]+$`), false, itemFields, "get_library_item"},
+	{"deleteLibraryItem", http.MethodDelete, regexp.MustCompile(`/api/items/[^/]+$`), true, nil, "get_library_item"},
 }
 
 // answerFor is the entry for a write request, or nil.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 )
 
 // The podcasts toolset: searching (iTunes, through Audiobookshelf), reading
@@ -63,10 +64,16 @@ type podEpisode struct {
 }
 
 type podItem struct {
-	ID        string `json:"id"`
-	LibraryID string `json:"libraryId"`
-	MediaType string `json:"mediaType"`
-	Media     struct {
+	ID           string `json:"id"`
+	LibraryID    string `json:"libraryId"`
+	MediaType    string `json:"mediaType"`
+	Path         string `json:"path"`
+	UpdatedAt    int64  `json:"updatedAt"`
+	LibraryFiles []struct {
+		Ino      string `json:"ino"`
+		FileType string `json:"fileType"`
+	} `json:"libraryFiles"`
+	Media struct {
 		Metadata struct {
 			Title   string  `json:"title"`
 			FeedURL *string `json:"feedUrl"`
@@ -186,7 +193,7 @@ func (d *Deps) podcastRefusal(ctx context.Context, r *response, what, needs stri
 		return errorResult("Audiobookshelf refused %s (403 Forbidden): it lets only admin and root users subscribe to podcasts, read feeds and download episodes, and the user of this API key (%s) is of type %s. Use an API key of an admin user.%s", what, u.Username, u.Type, unchanged)
 	}
 	if res == nil && needs == "delete" && !u.permission("delete") {
-		return errorResult("Audiobookshelf refused %s (403 Forbidden): deleting an episode needs the delete permission, which the user of this API key (%s) does not have. An admin can grant it under Settings → Users.%s", what, u.Username, unchanged)
+		return errorResult("Audiobookshelf refused %s (403 Forbidden): deleting it needs the delete permission, which the user of this API key (%s) does not have. An admin can grant it under Settings → Users.%s", what, u.Username, unchanged)
 	}
 	return errorResult("Audiobookshelf refused %s (403 Forbidden): the user of this API key may not access this podcast's library.%s", what, unchanged)
 }
@@ -452,6 +459,16 @@ func CreatePodcast(ctx context.Context, d *Deps, a toolargs.CreatePodcast) (*mcp
 		return errorResult("The feed at %s has no usable title, which Audiobookshelf needs for the podcast's folder name. Nothing was changed.", a.FeedUrl), nil
 	}
 	req := abs.CreatePodcastJSONRequestBody{LibraryId: lib.ID, FolderId: folderID, Path: path.Join(folderPath, dir)}
+	// PodcastController.create takes over a folder that is already on disk
+	// (fs.ensureDir), writes the feed's cover into it (replacing any
+	// cover.* there) and, deleted with its files, would take the folder's
+	// other files with it. So a folder that exists is refused: what this
+	// call makes is then exactly what its put-back deletes.
+	if exists, res := d.folderExists(ctx, req.Path); res != nil {
+		return res, nil
+	} else if exists {
+		return errorResult(`Library %s already has a folder %s on disk: a podcast with this title is subscribed already (list_library_items shows it), or the folder was left by a podcast deleted without its files, or made by somebody else. Audiobookshelf would refuse the first and take over the others with what is in it, write this feed's cover over any cover there, and deleting the podcast with its files would then take files this call did not make; so nothing was sent. Move or remove that folder, or scan_library to add what it holds. Nothing was changed.`, a.LibraryID, req.Path), nil
+	}
 	md := &req.Media.Metadata
 	md.Title = ptrOf(m.Title)
 	md.Author = ptrOf(m.Author)
@@ -485,7 +502,28 @@ func CreatePodcast(ctx context.Context, d *Deps, a toolargs.CreatePodcast) (*mcp
 		"folder_id": folderID, "path": req.Path, "feed_url": a.FeedUrl, "feed_episodes": len(f.Episodes),
 		"auto_download": a.AutoDownload,
 		"next":          "It has no episodes yet: check_new_episodes lists the feed's, download_podcast_episodes fetches them.",
+		"put_back": &PutBack{Tool: "delete_podcast", Arguments: map[string]any{"library_item_id": it.ID, "delete_files": true},
+			Note: "Deletes the podcast with its folder " + req.Path + ", which this call made (it was not on disk before), with what is in it then: the cover Audiobookshelf downloaded into it, and any episode downloaded since. It asks the person first, as every delete does."},
 	}), nil
+}
+
+// folderExists reports whether path is on the server's disk (a folder or
+// a file): GET /api/filesystem answers 200 for a path that exists and 400
+// for one that does not (FileSystemController.getPaths, admins only).
+func (d *Deps) folderExists(ctx context.Context, p string) (bool, *mcp.CallToolResult) {
+	r, res := d.send(ctx, false, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetFilesystemPaths(ctx, &abs.GetFilesystemPathsParams{Path: &p})
+	})
+	if res != nil {
+		return false, res
+	}
+	switch r.Status {
+	case http.StatusOK:
+		return true, nil
+	case http.StatusBadRequest:
+		return false, nil
+	}
+	return false, d.podcastRefusal(ctx, r, "the check whether "+p+" is on disk", "admin", false)
 }
 
 // CheckNewEpisodes is check_new_episodes.
@@ -644,9 +682,15 @@ func DownloadPodcastEpisodes(ctx context.Context, d *Deps, a toolargs.DownloadPo
 		}
 		send = append(send, e)
 	}
-	queued := make([]FeedEpisode, 0, len(send))
+	queued := make([]QueuedEpisode, 0, len(send))
+	keys := make([]string, 0, len(send))
 	for _, e := range send {
-		queued = append(queued, feedEpisodeBrief(e))
+		q := QueuedEpisode{FeedEpisode: feedEpisodeBrief(e), EnclosureURL: e.Enclosure.URL}
+		if e.GUID != nil {
+			q.GUID = *e.GUID
+		}
+		queued = append(queued, q)
+		keys = append(keys, q.Key)
 	}
 	out := map[string]any{"library_item_id": it.ID, "queued": queued}
 	if len(skipped) > 0 {
@@ -670,8 +714,66 @@ func DownloadPodcastEpisodes(ctx context.Context, d *Deps, a toolargs.DownloadPo
 	}); res != nil {
 		return res, nil
 	}
+	find := map[string]any{"library_id": it.LibraryID, "library_item_id": it.ID, "episodes": keys}
 	out["next"] = fmt.Sprintf(`Audiobookshelf downloads them one at a time; list_podcast_downloads {"library_id": %q, "library_item_id": %q} follows them.`, it.LibraryID, it.ID)
+	out["episode_ids_from"] = &PutBack{Tool: "list_podcast_downloads", Arguments: find,
+		Note: "Once a download has finished, this names its episode id (under episodes, by key). Audiobookshelf keeps the feed's guid and enclosure URL on the new episode, and the key is made from them (the guid, or the enclosure URL when there is none), as it is for each entry of queued."}
+	out["put_back"] = &PutBack{Tool: "delete_podcast_episode", Arguments: map[string]any{"library_item_id": it.ID, "delete_file": true},
+		Note: "One call for each downloaded episode, with its episode_id from episode_ids_from added; it removes the episode with its file, and asks the person first, as every delete does. A download that failed made no episode and needs no put-back."}
+	out["also_changed"] = downloadSideEffects
 	return jsonResult(out), nil
+}
+
+// QueuedEpisode is one episode download_podcast_episodes queued, with what
+// identifies it on the episode Audiobookshelf makes of it
+// (PodcastEpisode.createFromRssPodcastEpisode keeps the feed's enclosure
+// URL and guid).
+type QueuedEpisode struct {
+	FeedEpisode
+	GUID         string `json:"guid,omitempty"`
+	EnclosureURL string `json:"enclosure_url"`
+}
+
+// downloadSideEffects is what a finished download changes on the podcast
+// beyond the new episode (PodcastManager.scanAddPodcastEpisodeAudioFile),
+// and what of it the put-back leaves.
+const downloadSideEffects = "A finished download also adds the audio file to the podcast's files, sets its episode count (numEpisodes), recounts the item's size from all its files and moves its updatedAt. delete_podcast_episode takes the file and the count back, not the size: Audiobookshelf does not recount it on a delete, so it keeps counting the deleted file until it next recounts (the next finished download of this podcast does). The podcast's lastEpisodeCheck is not touched (only the scheduled episode check sets it)."
+
+// episodeKey is the key of a library episode: the one its feed episode
+// had, made from what Audiobookshelf kept of it (guid, enclosure URL).
+func episodeKey(ep *podEpisode) string {
+	e := feedEpisode{GUID: ep.GUID}
+	if ep.Enclosure != nil {
+		e.Enclosure.URL = ep.Enclosure.URL
+	}
+	return e.key()
+}
+
+// downloadKey is the key of a queued download (its guid, or its URL as
+// queued or as the feed had it before Audiobookshelf encoded it).
+func downloadKey(q *download) []string {
+	if q.GUID != nil && *q.GUID != "" {
+		return []string{(&feedEpisode{GUID: q.GUID}).key()}
+	}
+	out := []string{(&feedEpisode{Enclosure: struct {
+		URL string `json:"url"`
+	}{q.URL}}).key()}
+	if dec, err := url.PathUnescape(q.URL); err == nil && dec != q.URL {
+		out = append(out, (&feedEpisode{Enclosure: struct {
+			URL string `json:"url"`
+		}{dec}}).key())
+	}
+	return out
+}
+
+// KeyState is where the episode of one download key is, in
+// list_podcast_downloads.
+type KeyState struct {
+	Key       string `json:"key"`
+	State     string `json:"state"`
+	EpisodeID string `json:"episode_id,omitempty"`
+	Title     string `json:"title,omitempty"`
+	Note      string `json:"note,omitempty"`
 }
 
 // Download is one running or queued download in list_podcast_downloads.
@@ -694,6 +796,9 @@ type AddedEpisode struct {
 
 // ListPodcastDownloads is list_podcast_downloads.
 func ListPodcastDownloads(ctx context.Context, d *Deps, a toolargs.ListPodcastDownloads) (*mcp.CallToolResult, error) {
+	if a.Episodes != nil && a.LibraryItemID == nil {
+		return errorResult(`argument "episodes": give library_item_id too (the podcast the keys were queued for). Nothing was sent to Audiobookshelf.`), nil
+	}
 	current, queue, res := d.downloadQueue(ctx, a.LibraryID)
 	if res != nil {
 		return res, nil
@@ -744,9 +849,56 @@ func ListPodcastDownloads(ctx context.Context, d *Deps, a toolargs.ListPodcastDo
 			added = append(added, ae)
 		}
 		extra = append(extra, field{"library_item_id", it.ID}, field{"recently_added", added}, field{"episodes_in_library", len(it.Media.Episodes)})
+		if a.Episodes != nil {
+			extra = append(extra, field{"episodes", keyStates(it, a.Episodes, current, queue)})
+		}
 	}
 	extra = append(extra, field{"finished", "Audiobookshelf keeps no list of finished downloads: a finished one is an episode of its podcast (recently_added, with library_item_id); one that left the queue without becoming an episode failed (the Audiobookshelf log says why)."})
 	return pageResult(d, "downloads", pageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit), extra...), nil
+}
+
+// keyStates says for each download key where its episode is: an episode
+// of the podcast (its id), downloading or queued, or neither.
+func keyStates(it *podItem, keys []string, current *download, queue []download) []KeyState {
+	eps := map[string]*podEpisode{}
+	for i := range it.Media.Episodes {
+		ep := &it.Media.Episodes[i]
+		if k := episodeKey(ep); eps[k] == nil {
+			eps[k] = ep
+		}
+	}
+	waiting := map[string]string{}
+	if current != nil && current.LibraryItemID == it.ID {
+		for _, k := range downloadKey(current) {
+			waiting[k] = "downloading"
+		}
+	}
+	for i := range queue {
+		if queue[i].LibraryItemID == it.ID {
+			for _, k := range downloadKey(&queue[i]) {
+				if waiting[k] == "" {
+					waiting[k] = "queued"
+				}
+			}
+		}
+	}
+	out := make([]KeyState, 0, len(keys))
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		switch {
+		case eps[k] != nil:
+			out = append(out, KeyState{Key: k, State: "downloaded", EpisodeID: eps[k].ID, Title: eps[k].Title})
+		case waiting[k] != "":
+			out = append(out, KeyState{Key: k, State: waiting[k]})
+		default:
+			out = append(out, KeyState{Key: k, State: "not_in_library", Note: "not an episode of the podcast and not queued: never queued, failed (the Audiobookshelf log says why), or deleted since"})
+		}
+	}
+	return out
 }
 
 // episodeRead is what an approval to delete an episode is bound to.
@@ -821,6 +973,9 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *Deps, a toolargs.DeletePod
 				emptied = append(emptied, p.ID)
 			}
 		}
+	}
+	if res := plainIDs("episode "+a.EpisodeID+" of podcast "+a.LibraryItemID, append([]string{it.ID, ep.ID}, in...)...); res != nil {
+		return nil, res
 	}
 	plan := &Plan{Targets: []string{it.ID, ep.ID}, Read: read}
 	if a.DeleteFile {
@@ -915,4 +1070,147 @@ func sanitizeFilename(name string) string {
 		s = strings.ToValidUTF8(s, "")
 	}
 	return s
+}
+
+// plainIDs refuses, before anything is asked, a question that would carry
+// an id Audiobookshelf answered that is not a plain id (letters, digits
+// and _ . : - only): what goes into a question is ids and counts, checked
+// as such, whatever Audiobookshelf answers.
+func plainIDs(what string, ids ...string) *mcp.CallToolResult {
+	for _, id := range ids {
+		if !guard.ValidID(id) {
+			return errorResult("%s: Audiobookshelf answered with an id that is not a plain id (letters, digits and _ . : - only), so it cannot be put into the question; it is not shown. Check it in Audiobookshelf's own interface. Nothing was asked and nothing was changed.", what)
+		}
+	}
+	return nil
+}
+
+// podcastRead is what an approval to delete a podcast is bound to.
+type podcastRead struct {
+	ID        string   `json:"id"`
+	UpdatedAt int64    `json:"updated_at"`
+	Episodes  []string `json:"episodes"`
+	Files     []string `json:"files"`
+	Progress  []string `json:"progress"`
+	Playlists []string `json:"playlists"`
+}
+
+// PlanDeletePodcast plans delete_podcast: DELETE /api/items/:id
+// (LibraryItemController.delete), which takes out every user's progress of
+// the podcast's episodes, the episodes' playlist entries (a playlist left
+// empty is deleted), the episodes and the item, and with hard=1 the
+// podcast's folder with everything in it.
+func PlanDeletePodcast(ctx context.Context, d *Deps, a toolargs.DeletePodcast) (*Plan, *mcp.CallToolResult) {
+	if res := d.mayRun(ctx, "delete_podcast"); res != nil {
+		return nil, res
+	}
+	_, u, res := d.getMe(ctx)
+	if res != nil {
+		return nil, res
+	}
+	if !u.permission("delete") {
+		return nil, errorResult("The user of this API key (%s) does not have Audiobookshelf's delete permission, which deleting a podcast needs (Audiobookshelf would answer 403). An admin can grant it under Settings → Users. Nothing was asked and nothing was changed.", u.Username)
+	}
+	it, res := d.getPodcast(ctx, a.LibraryItemID)
+	if res != nil {
+		return nil, res
+	}
+	read := podcastRead{ID: it.ID, UpdatedAt: it.UpdatedAt, Episodes: []string{}, Files: []string{}, Progress: []string{}, Playlists: []string{}}
+	eps := map[string]bool{}
+	for _, ep := range it.Media.Episodes {
+		eps[ep.ID] = true
+		ino := ""
+		if ep.AudioFile != nil {
+			ino = ep.AudioFile.Ino
+		}
+		read.Episodes = append(read.Episodes, ep.ID+":"+ino)
+	}
+	audio, other := 0, 0
+	for _, f := range it.LibraryFiles {
+		read.Files = append(read.Files, f.Ino+":"+f.FileType)
+		if f.FileType == "audio" {
+			audio++
+		} else {
+			other++
+		}
+	}
+	progress := 0
+	for _, p := range u.MediaProgress {
+		if p.EpisodeID != nil && eps[*p.EpisodeID] {
+			progress++
+			read.Progress = append(read.Progress, fmt.Sprintf("%s:%d:%v:%v", p.ID, p.LastUpdate, p.CurrentTime, p.IsFinished))
+		}
+	}
+	pbody, res := d.get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) { return d.API.ListPlaylists(ctx) })
+	if res != nil {
+		return nil, res
+	}
+	var pls struct {
+		Playlists []absPlaylist `json:"playlists"`
+	}
+	if res := decode(pbody, &pls); res != nil {
+		return nil, res
+	}
+	var in, emptied []string
+	entries := 0
+	for _, p := range pls.Playlists {
+		n := 0
+		for _, e := range p.Items {
+			if e.EpisodeID != nil && eps[*e.EpisodeID] {
+				n++
+			}
+		}
+		if n > 0 {
+			in = append(in, p.ID)
+			entries += n
+			read.Playlists = append(read.Playlists, fmt.Sprintf("%s:%d:%d", p.ID, len(p.Items), n))
+			if n == len(p.Items) {
+				emptied = append(emptied, p.ID)
+			}
+		}
+	}
+	if res := plainIDs("podcast "+a.LibraryItemID, append([]string{it.ID}, in...)...); res != nil {
+		return nil, res
+	}
+	if it.ID != a.LibraryItemID {
+		return nil, errorResult(`argument "library_item_id": Audiobookshelf answered for %s with another item. Nothing was asked and nothing was changed.`, a.LibraryItemID)
+	}
+	plan := &Plan{Targets: append([]string{it.ID}, in...), Read: read}
+	if a.DeleteFiles {
+		plan.Action = fmt.Sprintf("This will delete podcast %s with its %d episode(s) from the library, and DELETE ITS FOLDER FROM DISK with everything in it: %d audio file(s) and %d other file(s) that Audiobookshelf knows of.", it.ID, len(it.Media.Episodes), audio, other)
+	} else {
+		plan.Action = fmt.Sprintf("This will delete podcast %s with its %d episode(s) from the library. Its folder stays on disk with its %d audio file(s) and %d other file(s).", it.ID, len(it.Media.Episodes), audio, other)
+	}
+	plan.Consequences = append(plan.Consequences,
+		fmt.Sprintf("The listening progress of its episodes goes with it: %d record(s) of this user, and any other user's.", progress))
+	if len(in) > 0 {
+		c := fmt.Sprintf("%d entry(ies) are taken out of %d playlist(s) of this user: %s.", entries, len(in), listIDs(in))
+		if len(emptied) > 0 {
+			c += fmt.Sprintf(" %s %s no other entry, so Audiobookshelf deletes %s.", listIDs(emptied), map[bool]string{true: "has", false: "have"}[len(emptied) == 1], map[bool]string{true: "it", false: "them"}[len(emptied) == 1])
+		}
+		plan.Consequences = append(plan.Consequences, c)
+	}
+	hard := a.DeleteFiles
+	nEps := len(it.Media.Episodes)
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		var params *abs.DeleteLibraryItemParams
+		if hard {
+			params = &abs.DeleteLibraryItemParams{Hard: ptrOf(abs.DeleteLibraryItemParamsHard(1))}
+		}
+		if _, res := d.podMutate(ctx, "podcast "+it.ID, "delete", func(ctx context.Context) (*http.Response, error) {
+			return d.API.DeleteLibraryItem(ctx, it.ID, params)
+		}); res != nil {
+			return res, nil
+		}
+		out := map[string]any{"deleted": true, "library_item_id": it.ID, "library_id": it.LibraryID, "files_deleted": hard,
+			"episodes_removed": nEps, "progress_records_removed": progress, "playlists_changed": len(in)}
+		if len(emptied) > 0 {
+			out["playlists_deleted"] = emptied
+		}
+		if !hard {
+			out["note"] = "The folder " + it.Path + " is still on disk with its files; a library scan may add it back as a new item, and create_podcast refuses that folder while it is there."
+		}
+		return jsonResult(out), nil
+	}
+	return plan, nil
 }

@@ -281,8 +281,8 @@ func TestStdioToolsListWithoutConfiguration(t *testing.T) {
 	if err := json.Unmarshal(r["result"], &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 44+7 { // the 44 and the podcasts toolset
-		t.Fatalf("tools/list over stdio: %d tools, want %d", len(res.Tools), 44+7)
+	if len(res.Tools) != 44+8 { // the 44 and the podcasts toolset
+		t.Fatalf("tools/list over stdio: %d tools, want %d", len(res.Tools), 44+8)
 	}
 	for _, tool := range res.Tools {
 		for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {

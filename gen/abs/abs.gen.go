@@ -104,6 +104,21 @@ func (e UserType) Valid() bool {
 	}
 }
 
+// Defines values for DeleteLibraryItemParamsHard.
+const (
+	DeleteLibraryItemParamsHardN1 DeleteLibraryItemParamsHard = 1
+)
+
+// Valid indicates whether the value is a known member of the DeleteLibraryItemParamsHard enum.
+func (e DeleteLibraryItemParamsHard) Valid() bool {
+	switch e {
+	case DeleteLibraryItemParamsHardN1:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetLibraryItemParamsExpanded.
 const (
 	GetLibraryItemParamsExpandedN0 GetLibraryItemParamsExpanded = 0
@@ -1782,6 +1797,24 @@ type GetAuthorParams struct {
 	// Include Comma-separated: items, series (series needs items).
 	Include *string `form:"include,omitempty" json:"include,omitempty"`
 }
+
+// GetFilesystemPathsParams defines parameters for GetFilesystemPaths.
+type GetFilesystemPathsParams struct {
+	// Path An absolute path on the server.
+	Path *string `form:"path,omitempty" json:"path,omitempty"`
+
+	// Level Depth number echoed in each entry.
+	Level *int `form:"level,omitempty" json:"level,omitempty"`
+}
+
+// DeleteLibraryItemParams defines parameters for DeleteLibraryItem.
+type DeleteLibraryItemParams struct {
+	// Hard 1 also deletes the folder of the item from disk.
+	Hard *DeleteLibraryItemParamsHard `form:"hard,omitempty" json:"hard,omitempty"`
+}
+
+// DeleteLibraryItemParamsHard defines parameters for DeleteLibraryItem.
+type DeleteLibraryItemParamsHard int
 
 // GetLibraryItemParams defines parameters for GetLibraryItem.
 type GetLibraryItemParams struct {
@@ -16872,12 +16905,26 @@ type ClientInterface interface {
 	// Corresponds with POST /api/collections/{id}/batch/remove (the `RemoveBooksFromCollection` operationId).
 	RemoveBooksFromCollection(ctx context.Context, id string, body RemoveBooksFromCollectionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetFilesystemPaths The folders inside a folder on the server's disk (admins)
+	//
+	// FileSystemController.getPaths: admins and root only (403 otherwise). path must be absolute and exist on disk (fs.pathExists: a folder or a file), else 400 "Invalid "path" query string"; then the folders directly inside it (a file has none). Without path: the folders of the file system's root.
+	//
+	// Corresponds with GET /api/filesystem (the `GetFilesystemPaths` operationId).
+	GetFilesystemPaths(ctx context.Context, params *GetFilesystemPathsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListGenres All genres on the server
 	//
 	// MiscController.getAllGenres. Admin users only: any other user gets 403. Genres of books and podcasts in every library, unsorted.
 	//
 	// Corresponds with GET /api/genres (the `ListGenres` operationId).
 	ListGenres(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteLibraryItem Remove a library item (and with hard=1 its folder from disk)
+	//
+	// LibraryItemController.delete (behind LibraryItemController.middleware: DELETE needs the delete permission, 403 otherwise; 404 for an unknown id, 403 when the user may not access the item). ApiRouter.handleDeleteLibraryItem destroys every user's media progress of the item's media (a podcast's: of each of its episodes), takes them out of every playlist of every user (Playlist.removeMediaItemsFromPlaylists; a playlist left without entries is deleted), closes the item's open RSS feed, purges its cover cache and removes its folder under the metadata path, then destroys the item with its media (a podcast's episodes go with it). A book's authors and series left without a book are removed too. hard=1 (compared with ==) also removes the item's folder from disk with everything in it; a failure to remove it is only logged. Answers the plain text "OK".
+	//
+	// Corresponds with DELETE /api/items/{id} (the `DeleteLibraryItem` operationId).
+	DeleteLibraryItem(ctx context.Context, id string, params *DeleteLibraryItemParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetLibraryItem Get one library item
 	//
@@ -17607,6 +17654,23 @@ func (c *Client) RemoveBooksFromCollection(ctx context.Context, id string, body 
 	return c.Client.Do(req)
 }
 
+// GetFilesystemPaths The folders inside a folder on the server's disk (admins)
+//
+// FileSystemController.getPaths: admins and root only (403 otherwise). path must be absolute and exist on disk (fs.pathExists: a folder or a file), else 400 "Invalid "path" query string"; then the folders directly inside it (a file has none). Without path: the folders of the file system's root.
+//
+// Corresponds with GET /api/filesystem (the `GetFilesystemPaths` operationId).
+func (c *Client) GetFilesystemPaths(ctx context.Context, params *GetFilesystemPathsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFilesystemPathsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListGenres All genres on the server
 //
 // MiscController.getAllGenres. Admin users only: any other user gets 403. Genres of books and podcasts in every library, unsorted.
@@ -17614,6 +17678,23 @@ func (c *Client) RemoveBooksFromCollection(ctx context.Context, id string, body 
 // Corresponds with GET /api/genres (the `ListGenres` operationId).
 func (c *Client) ListGenres(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListGenresRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteLibraryItem Remove a library item (and with hard=1 its folder from disk)
+//
+// LibraryItemController.delete (behind LibraryItemController.middleware: DELETE needs the delete permission, 403 otherwise; 404 for an unknown id, 403 when the user may not access the item). ApiRouter.handleDeleteLibraryItem destroys every user's media progress of the item's media (a podcast's: of each of its episodes), takes them out of every playlist of every user (Playlist.removeMediaItemsFromPlaylists; a playlist left without entries is deleted), closes the item's open RSS feed, purges its cover cache and removes its folder under the metadata path, then destroys the item with its media (a podcast's episodes go with it). A book's authors and series left without a book are removed too. hard=1 (compared with ==) also removes the item's folder from disk with everything in it; a failure to remove it is only logged. Answers the plain text "OK".
+//
+// Corresponds with DELETE /api/items/{id} (the `DeleteLibraryItem` operationId).
+func (c *Client) DeleteLibraryItem(ctx context.Context, id string, params *DeleteLibraryItemParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteLibraryItemRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -19118,6 +19199,72 @@ func NewRemoveBooksFromCollectionRequestWithBody(server string, id string, conte
 	return req, nil
 }
 
+// NewGetFilesystemPathsRequest constructs an http.Request for the GetFilesystemPaths method
+func NewGetFilesystemPathsRequest(server string, params *GetFilesystemPathsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/filesystem")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Path != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "path", *params.Path, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Level != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "level", *params.Level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListGenresRequest constructs an http.Request for the ListGenres method
 func NewListGenresRequest(server string) (*http.Request, error) {
 	var err error
@@ -19138,6 +19285,67 @@ func NewListGenresRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDeleteLibraryItemRequest constructs an http.Request for the DeleteLibraryItem method
+func NewDeleteLibraryItemRequest(server string, id string, params *DeleteLibraryItemParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/items/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Hard != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "hard", *params.Hard, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -21956,6 +22164,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/collections/{id}/batch/remove (the `RemoveBooksFromCollection` operationId).
 	RemoveBooksFromCollectionWithResponse(ctx context.Context, id string, body RemoveBooksFromCollectionJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveBooksFromCollectionResponse, error)
 
+	// GetFilesystemPathsWithResponse The folders inside a folder on the server's disk (admins)
+	//
+	// FileSystemController.getPaths: admins and root only (403 otherwise). path must be absolute and exist on disk (fs.pathExists: a folder or a file), else 400 "Invalid "path" query string"; then the folders directly inside it (a file has none). Without path: the folders of the file system's root.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/filesystem (the `GetFilesystemPaths` operationId).
+	GetFilesystemPathsWithResponse(ctx context.Context, params *GetFilesystemPathsParams, reqEditors ...RequestEditorFn) (*GetFilesystemPathsResponse, error)
+
 	// ListGenresWithResponse All genres on the server
 	//
 	// MiscController.getAllGenres. Admin users only: any other user gets 403. Genres of books and podcasts in every library, unsorted.
@@ -21964,6 +22181,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/genres (the `ListGenres` operationId).
 	ListGenresWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListGenresResponse, error)
+
+	// DeleteLibraryItemWithResponse Remove a library item (and with hard=1 its folder from disk)
+	//
+	// LibraryItemController.delete (behind LibraryItemController.middleware: DELETE needs the delete permission, 403 otherwise; 404 for an unknown id, 403 when the user may not access the item). ApiRouter.handleDeleteLibraryItem destroys every user's media progress of the item's media (a podcast's: of each of its episodes), takes them out of every playlist of every user (Playlist.removeMediaItemsFromPlaylists; a playlist left without entries is deleted), closes the item's open RSS feed, purges its cover cache and removes its folder under the metadata path, then destroys the item with its media (a podcast's episodes go with it). A book's authors and series left without a book are removed too. hard=1 (compared with ==) also removes the item's folder from disk with everything in it; a failure to remove it is only logged. Answers the plain text "OK".
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/items/{id} (the `DeleteLibraryItem` operationId).
+	DeleteLibraryItemWithResponse(ctx context.Context, id string, params *DeleteLibraryItemParams, reqEditors ...RequestEditorFn) (*DeleteLibraryItemResponse, error)
 
 	// GetLibraryItemWithResponse Get one library item
 	//
@@ -22872,6 +23098,61 @@ func (r RemoveBooksFromCollectionResponse) ContentType() string {
 	return ""
 }
 
+type GetFilesystemPathsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Directories []struct {
+			Dirname string `json:"dirname"`
+			Level   int    `json:"level"`
+			Path    string `json:"path"`
+		} `json:"directories"`
+		Posix bool `json:"posix"`
+	}
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetFilesystemPathsResponse) GetJSON200() *struct {
+	Directories []struct {
+		Dirname string `json:"dirname"`
+		Level   int    `json:"level"`
+		Path    string `json:"path"`
+	} `json:"directories"`
+	Posix bool `json:"posix"`
+} {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFilesystemPathsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFilesystemPathsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFilesystemPathsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFilesystemPathsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListGenresResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -22907,6 +23188,40 @@ func (r ListGenresResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListGenresResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteLibraryItemResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteLibraryItemResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteLibraryItemResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteLibraryItemResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteLibraryItemResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -25176,6 +25491,21 @@ func (c *ClientWithResponses) RemoveBooksFromCollectionWithResponse(ctx context.
 	return ParseRemoveBooksFromCollectionResponse(rsp)
 }
 
+// GetFilesystemPathsWithResponse The folders inside a folder on the server's disk (admins)
+//
+// FileSystemController.getPaths: admins and root only (403 otherwise). path must be absolute and exist on disk (fs.pathExists: a folder or a file), else 400 "Invalid "path" query string"; then the folders directly inside it (a file has none). Without path: the folders of the file system's root.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/filesystem (the `GetFilesystemPaths` operationId).
+func (c *ClientWithResponses) GetFilesystemPathsWithResponse(ctx context.Context, params *GetFilesystemPathsParams, reqEditors ...RequestEditorFn) (*GetFilesystemPathsResponse, error) {
+	rsp, err := c.GetFilesystemPaths(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFilesystemPathsResponse(rsp)
+}
+
 // ListGenresWithResponse All genres on the server
 //
 // MiscController.getAllGenres. Admin users only: any other user gets 403. Genres of books and podcasts in every library, unsorted.
@@ -25189,6 +25519,21 @@ func (c *ClientWithResponses) ListGenresWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseListGenresResponse(rsp)
+}
+
+// DeleteLibraryItemWithResponse Remove a library item (and with hard=1 its folder from disk)
+//
+// LibraryItemController.delete (behind LibraryItemController.middleware: DELETE needs the delete permission, 403 otherwise; 404 for an unknown id, 403 when the user may not access the item). ApiRouter.handleDeleteLibraryItem destroys every user's media progress of the item's media (a podcast's: of each of its episodes), takes them out of every playlist of every user (Playlist.removeMediaItemsFromPlaylists; a playlist left without entries is deleted), closes the item's open RSS feed, purges its cover cache and removes its folder under the metadata path, then destroys the item with its media (a podcast's episodes go with it). A book's authors and series left without a book are removed too. hard=1 (compared with ==) also removes the item's folder from disk with everything in it; a failure to remove it is only logged. Answers the plain text "OK".
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/items/{id} (the `DeleteLibraryItem` operationId).
+func (c *ClientWithResponses) DeleteLibraryItemWithResponse(ctx context.Context, id string, params *DeleteLibraryItemParams, reqEditors ...RequestEditorFn) (*DeleteLibraryItemResponse, error) {
+	rsp, err := c.DeleteLibraryItem(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteLibraryItemResponse(rsp)
 }
 
 // GetLibraryItemWithResponse Get one library item
@@ -26385,6 +26730,42 @@ func ParseRemoveBooksFromCollectionResponse(rsp *http.Response) (*RemoveBooksFro
 	return response, nil
 }
 
+// ParseGetFilesystemPathsResponse parses an HTTP response from a GetFilesystemPathsWithResponse call
+func ParseGetFilesystemPathsResponse(rsp *http.Response) (*GetFilesystemPathsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFilesystemPathsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Directories []struct {
+				Dirname string `json:"dirname"`
+				Level   int    `json:"level"`
+				Path    string `json:"path"`
+			} `json:"directories"`
+			Posix bool `json:"posix"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 401:
+		break // No content-type
+
+	}
+
+	return response, nil
+}
+
 // ParseListGenresResponse parses an HTTP response from a ListGenresWithResponse call
 func ParseListGenresResponse(rsp *http.Response) (*ListGenresResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -26409,6 +26790,22 @@ func ParseListGenresResponse(rsp *http.Response) (*ListGenresResponse, error) {
 	case rsp.StatusCode == 401:
 		break // No content-type
 
+	}
+
+	return response, nil
+}
+
+// ParseDeleteLibraryItemResponse parses an HTTP response from a DeleteLibraryItemWithResponse call
+func ParseDeleteLibraryItemResponse(rsp *http.Response) (*DeleteLibraryItemResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteLibraryItemResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
 	}
 
 	return response, nil

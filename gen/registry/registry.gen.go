@@ -88,7 +88,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_libraries",
 			Title:       "List libraries",
-			Description: "List the libraries on the server (id, name, media type book or podcast). Start here to get a library_id.",
+			Description: "The libraries (id, name, media type book or podcast). Start here for a library_id.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -102,8 +102,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_library",
 			Title:       "Get library",
-			Description: "One library's settings and folders. For its contents use list_library_items.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			Description: "One library's settings and folders; contents via list_library_items.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibrary,
@@ -116,8 +116,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_library_stats",
 			Title:       "Get library stats",
-			Description: "Totals for a library (items, authors, genres, duration, size), largest and longest items.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."}},"required":["library_id"],"additionalProperties":false}`),
+			Description: "A library's totals (items, authors, genres, duration, size), largest and longest items.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibraryStats,
@@ -130,8 +130,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_library_filter_data",
 			Title:       "Get library filter values",
-			Description: "Values to filter a library by (author and series ids, genres, tags, narrators, languages, publishers), as filter_value of list_library_items.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."}},"required":["library_id"],"additionalProperties":false}`),
+			Description: "Values to filter a library by (author and series ids, genres, tags, narrators, languages, publishers).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibraryFilterData,
@@ -145,7 +145,7 @@ var All = []Tool{
 			Name:        "list_library_items",
 			Title:       "List library items",
 			Description: "Browse a library's items, paged, sorted, filtered (a series in order: filter_group series, filter_value its id, sort sequence). Text queries: search_library.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Items per page."},"sort":{"type":"string","enum":["title","author","author_last_first","published_year","duration","added_at","size","sequence","progress"],"description":"Sort key; sequence needs a series filter."},"descending":{"type":"boolean","default":false,"description":"Sort descending."},"filter_group":{"type":"string","enum":["authors","series","genres","tags","narrators","publishers","languages","progress","publishedDecades","missing","tracks","ebooks","abridged","explicit","issues","feed-open"],"description":"authors/series take an id; genres/tags/narrators/publishers/languages a name; progress: finished, not-started, in-progress, not-finished; abridged, explicit, issues, feed-open none."},"filter_value":{"type":"string","maxLength":500,"description":"Value for filter_group (get_library_filter_data)."},"collapse_series":{"type":"boolean","default":false,"description":"Each series once, not its books."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Items per page."},"sort":{"type":"string","enum":["title","author","author_last_first","published_year","duration","added_at","size","sequence","progress"],"description":"Sort key; sequence needs a series filter."},"descending":{"type":"boolean","default":false,"description":"Sort descending."},"filter_group":{"type":"string","enum":["authors","series","genres","tags","narrators","publishers","languages","progress","publishedDecades","missing","tracks","ebooks","abridged","explicit","issues","feed-open"],"description":"authors/series take an id; genres/tags/narrators/publishers/languages a name; progress: finished, not-started, in-progress, not-finished; abridged, explicit, issues, feed-open none."},"filter_value":{"type":"string","maxLength":500,"description":"Value for filter_group (get_library_filter_data)."},"collapse_series":{"type":"boolean","default":false,"description":"Each series once, not its books."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listLibraryItems,
@@ -159,7 +159,7 @@ var All = []Tool{
 			Name:        "search_library",
 			Title:       "Search library",
 			Description: "Search one library by text across titles, authors, series, narrators, tags and genres.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"q":{"type":"string","minLength":1,"maxLength":500,"description":"Search text."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":12,"description":"Results per kind, at most 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id","q"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"q":{"type":"string","minLength":1,"maxLength":500,"description":"Search text."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":12,"description":"Results per kind, at most 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id","q"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: searchLibrary,
@@ -173,7 +173,7 @@ var All = []Tool{
 			Name:        "get_personalized_shelves",
 			Title:       "Get home shelves",
 			Description: "The library's home shelves for this user (continue listening, continue series, recently added, ...).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Entries per shelf."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Entries per shelf."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPersonalizedShelves,
@@ -186,8 +186,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_series",
 			Title:       "List series",
-			Description: "The series of a book library, paged, with their books. Gives series ids for get_series or a series filter.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Series per page."},"sort":{"type":"string","enum":["name","num_books","total_duration","added_at","last_book_added","last_book_updated"],"description":"Sort key."},"descending":{"type":"boolean","default":false,"description":"Sort descending."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			Description: "A book library's series, paged, with their books; ids for get_series or a series filter.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Series per page."},"sort":{"type":"string","enum":["name","num_books","total_duration","added_at","last_book_added","last_book_updated"],"description":"Sort key."},"descending":{"type":"boolean","default":false,"description":"Sort descending."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listSeries,
@@ -214,8 +214,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_authors",
 			Title:       "List authors",
-			Description: "The authors of a library with their book counts, paged. Gives author ids for get_author.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."},"sort":{"type":"string","enum":["name","last_first","added_at","updated_at","num_books"],"default":"name","description":"Sort key."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			Description: "A library's authors with book counts, paged; ids for get_author.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."},"sort":{"type":"string","enum":["name","last_first","added_at","updated_at","num_books"],"default":"name","description":"Sort key."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listAuthors,
@@ -229,7 +229,7 @@ var All = []Tool{
 			Name:        "get_author",
 			Title:       "Get author",
 			Description: "One author by id, optionally with their books and series in one library.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id, from list_authors or a book's authors."},"include_items":{"type":"boolean","default":false,"description":"Also list the author's books and series."},"library_id":{"type":"string","description":"Only books of this library (the author's own)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["author_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id, from list_authors or a book's authors."},"include_items":{"type":"boolean","default":false,"description":"Also the author's books and series."},"library_id":{"type":"string","description":"Books of this library only."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["author_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getAuthor,
@@ -242,7 +242,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_tags",
 			Title:       "List tags",
-			Description: "Every tag on the server, paged. Items with a tag: list_library_items with filter_group tags.",
+			Description: "Every tag on the server, paged (items with one via list_library_items, filter_group tags).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -256,7 +256,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_genres",
 			Title:       "List genres",
-			Description: "Every genre on the server, paged. Items in a genre: list_library_items with filter_group genres.",
+			Description: "Every genre on the server, paged (items in one via list_library_items, filter_group genres).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -270,7 +270,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_server_status",
 			Title:       "Get server status",
-			Description: "Whether the Audiobookshelf server answers, and its version. Needs no credentials; use it to check the setup.",
+			Description: "Whether the Audiobookshelf server answers, and its version; needs no credentials.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -284,8 +284,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_library_item",
 			Title:       "Get library item",
-			Description: "One book or podcast with metadata, series, duration, this user's progress, and a podcast's episodes.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_item_id"],"additionalProperties":false}`),
+			Description: "One book or podcast: metadata, series, duration, this user's progress, a podcast's episodes.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibraryItem,
@@ -298,8 +298,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_item_chapters",
 			Title:       "Get chapters",
-			Description: "The chapter list of a book (title, start, end in seconds), e.g. to set progress to a chapter.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["library_item_id"],"additionalProperties":false}`),
+			Description: "A book's chapters (title, start, end in seconds), e.g. to set progress to a chapter.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getItemChapters,
@@ -313,7 +313,7 @@ var All = []Tool{
 			Name:        "get_podcast_episode",
 			Title:       "Get podcast episode",
 			Description: "One episode of a podcast item.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast library item id."},"episode_id":{"type":"string","description":"Episode id, from get_library_item or list_recent_episodes."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_item_id","episode_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast library item id."},"episode_id":{"type":"string","description":"Episode id (get_library_item, list_recent_episodes)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_item_id","episode_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPodcastEpisode,
@@ -340,7 +340,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_me",
 			Title:       "Get current user",
-			Description: "The user the API key belongs to, with permissions and counts of progress and bookmarks.",
+			Description: "The user of the API key, with permissions and counts of progress and bookmarks.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -354,7 +354,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_items_in_progress",
 			Title:       "List items in progress",
-			Description: "What the user is listening to now (started, not finished), most recent first, paged. Answers \"what am I listening to\".",
+			Description: "What the user is listening to now (started, not finished), most recent first, paged.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"At most this many, up to 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -382,7 +382,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_year_stats",
 			Title:       "Get year in review",
-			Description: "One year of listening (time, books finished, top authors, genres and narrators).",
+			Description: "One year of listening (time, books finished, top authors, genres, narrators).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"year":{"type":"integer","minimum":2000,"maximum":2100,"description":"Four-digit year."}},"required":["year"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -410,8 +410,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_media_progress",
 			Title:       "Get progress",
-			Description: "The user's progress on one item (position, percent, finished) and the record id delete_media_progress takes. A podcast needs episode_id.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."}},"required":["library_item_id"],"additionalProperties":false}`),
+			Description: "The user's progress on one item (position, percent, finished) and its record id for delete_media_progress. A podcast needs episode_id.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getMediaProgress,
@@ -426,8 +426,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "set_media_progress",
 			Title:       "Set progress",
-			Description: "Set the position, percent or finished state of a book or episode (\"mark this finished\"). Creates the record if none. A podcast needs episode_id. The answer carries the values it replaced and the call that puts them back; clearing a finished date (it cannot be given back) asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."},"current_time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction 0..1."},"is_finished":{"type":"boolean","description":"Finished or not."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from the continue-listening shelf."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
+			Description: "Set the position, percent or finished state of a book or episode (a podcast needs episode_id); creates the record if none. Answers with the old values and the call putting them back; asks first if it would clear a finished date (that cannot be given back).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."},"current_time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction 0..1."},"is_finished":{"type":"boolean","description":"Finished or not."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from continue listening."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: setMediaProgress,
@@ -442,7 +442,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_media_progress",
 			Title:       "Delete progress",
-			Description: "Delete one progress record (position, finished state, dates), by the record id of get_media_progress, not the item id. Asks first.",
+			Description: "Delete one progress record (position, finished state, dates) by its record id (get_media_progress), not the item id. Asks first.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"media_progress_id":{"type":"string","description":"The progress record's id (field id of get_media_progress)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["media_progress_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -471,8 +471,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "create_bookmark",
 			Title:       "Create bookmark",
-			Description: "Add a bookmark at a time in an item. Refuses when one exists at that time (use update_bookmark to rename it).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"Bookmark title."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
+			Description: "Add a bookmark at a time in an item; refused where one exists (rename it with update_bookmark).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"Bookmark title."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: createBookmark,
@@ -487,7 +487,7 @@ var All = []Tool{
 			Name:        "update_bookmark",
 			Title:       "Rename bookmark",
 			Description: "Change the title of the bookmark at a time (from list_bookmarks).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"The bookmark's time in seconds, as list_bookmarks gives it."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"New title."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Bookmark time in seconds (list_bookmarks)."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"New title."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateBookmark,
@@ -503,7 +503,7 @@ var All = []Tool{
 			Name:        "delete_bookmark",
 			Title:       "Delete bookmark",
 			Description: "Delete the bookmark at a time in an item (time from list_bookmarks). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"The bookmark's time in seconds, as list_bookmarks gives it."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","time"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Bookmark time in seconds (list_bookmarks)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","time"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteBookmark,
@@ -530,8 +530,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_collection",
 			Title:       "Get collection",
-			Description: "One collection with its books in order; the description as held, cut only after 10000 characters (it says so).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["collection_id"],"additionalProperties":false}`),
+			Description: "One collection, its books in order; the description as held (cut only past 10000 characters, saying so).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id (list_collections)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getCollection,
@@ -546,7 +546,7 @@ var All = []Tool{
 			Name:        "create_collection",
 			Title:       "Create collection",
 			Description: "Create a collection in a book library with at least one book, in the order given.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Collection name."},"description":{"type":"string","maxLength":5000,"description":"Optional description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids of that library, in order."}},"required":["library_id","name","library_item_ids"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Collection name."},"description":{"type":"string","maxLength":5000,"description":"Optional description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids of that library, in order."}},"required":["library_id","name","library_item_ids"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: createCollection,
@@ -561,8 +561,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_collection",
 			Title:       "Update collection",
-			Description: "Rename a collection, change its description, or reorder its books. library_item_ids is the new order of its current books only; it never adds or removes (use add_books_to_collection / remove_books_from_collection). The answer carries the old values and the call that puts them back. A reorder, or text that cannot be given back, asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Every book of the collection, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
+			Description: "Rename, re-describe or reorder a collection. library_item_ids lists all its books in the new order; it never adds or removes (add_books_to_collection, remove_books_from_collection). Answers with the old values whole and the call putting them back. Asks first to reorder, or to replace text it could not give back.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id (list_collections)."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"All its books, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateCollection,
@@ -576,8 +576,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "add_books_to_collection",
 			Title:       "Add books to collection",
-			Description: "Append books to a collection (at the end; books already in it stay where they are).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids of the collection's library."}},"required":["collection_id","library_item_ids"],"additionalProperties":false}`),
+			Description: "Append books to a collection (at the end; books already in it stay in place).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id (list_collections)."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids of the collection's library."}},"required":["collection_id","library_item_ids"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: addBooksToCollection,
@@ -593,7 +593,7 @@ var All = []Tool{
 			Name:        "remove_books_from_collection",
 			Title:       "Remove books from collection",
 			Description: "Take books out of a collection (the books stay in the library). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id","library_item_ids"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id (list_collections)."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id","library_item_ids"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeBooksFromCollection,
@@ -609,7 +609,7 @@ var All = []Tool{
 			Name:        "delete_collection",
 			Title:       "Delete collection",
 			Description: "Delete a collection (the books stay in the library). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id, from list_collections."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id (list_collections)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteCollection,
@@ -636,8 +636,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_playlist",
 			Title:       "Get playlist",
-			Description: "One playlist with its entries in order; the description as held, cut only after 10000 characters (it says so).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["playlist_id"],"additionalProperties":false}`),
+			Description: "One playlist, its entries in order; the description as held (cut only past 10000 characters, saying so).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id (list_playlists)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPlaylist,
@@ -651,8 +651,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "create_playlist",
 			Title:       "Create playlist",
-			Description: "Create a playlist in a library, optionally with entries (all books, or all podcast episodes with episode_id).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Playlist name."},"description":{"type":"string","maxLength":5000,"description":"Optional description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"maxItems":1000,"description":"Entries in order."}},"required":["library_id","name"],"additionalProperties":false}`),
+			Description: "Create a playlist in a library, optionally with entries (all books, or all episodes with episode_id).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Playlist name."},"description":{"type":"string","maxLength":5000,"description":"Optional description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"maxItems":1000,"description":"Entries in order."}},"required":["library_id","name"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: createPlaylist,
@@ -667,8 +667,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_playlist",
 			Title:       "Update playlist",
-			Description: "Rename a playlist, change its description, or reorder its entries. items is the new order of its current entries only; it never adds or removes (use add_items_to_playlist / remove_items_from_playlist). The answer carries the old values and the call that puts them back. A reorder, or text that cannot be given back, asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Every current entry, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
+			Description: "Rename, re-describe or reorder a playlist. items lists all its entries in the new order; it never adds or removes (add_items_to_playlist, remove_items_from_playlist). Answers with the old values whole and the call putting them back. Asks first to reorder, or to replace text it could not give back.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id (list_playlists)."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"All its entries, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updatePlaylist,
@@ -684,7 +684,7 @@ var All = []Tool{
 			Name:        "add_items_to_playlist",
 			Title:       "Add to playlist",
 			Description: "Append entries to a playlist (books, or podcast episodes with episode_id). Asks first if the playlist is empty.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to append."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id","items"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id (list_playlists)."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to append."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id","items"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: addItemsToPlaylist,
@@ -700,7 +700,7 @@ var All = []Tool{
 			Name:        "remove_items_from_playlist",
 			Title:       "Remove from playlist",
 			Description: "Take entries out of a playlist; removing the last ones deletes it (Audiobookshelf does). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id","items"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id (list_playlists)."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id","items"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeItemsFromPlaylist,
@@ -716,7 +716,7 @@ var All = []Tool{
 			Name:        "delete_playlist",
 			Title:       "Delete playlist",
 			Description: "Delete a playlist (the media stays). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id, from list_playlists."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id (list_playlists)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePlaylist,
@@ -729,7 +729,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "search_podcasts",
 			Title:       "Search podcasts",
-			Description: "Find podcasts by name or topic (via iTunes; needs internet); gives feed URLs.",
+			Description: "Find podcasts by name or topic (iTunes; needs internet); gives feed URLs.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"term":{"type":"string","minLength":1,"maxLength":500,"description":"Name or topic."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"Results per page."}},"required":["term"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
@@ -752,8 +752,8 @@ var All = []Tool{
 	{
 		Name: "create_podcast", Title: "Subscribe to podcast", Toolset: "podcasts",
 		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true,
-		Reason:     "Adds a podcast and its folder and takes nothing away; a second call for the same podcast is refused (it exists).",
-		Operations: []string{"getLibrary", "getPodcastFeed", "createPodcast"},
+		Reason:     "Adds a podcast, its folder and cover, and takes nothing away (a folder already on disk is refused); a second call for the same podcast is refused (it exists). The answer names the delete_podcast call that puts it back.",
+		Operations: []string{"getLibrary", "getPodcastFeed", "getFilesystemPaths", "createPodcast"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "create_podcast",
@@ -781,7 +781,7 @@ var All = []Tool{
 	{
 		Name: "download_podcast_episodes", Title: "Download episodes", Toolset: "podcasts",
 		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true,
-		Reason:     "Adds episodes and takes nothing away; what is in the library or queued is left out, so the same call again queues nothing more.",
+		Reason:     "Adds episodes and takes nothing away; what is in the library or queued is left out, so the same call again queues nothing more. The answer says how each is found once downloaded, and the delete_podcast_episode call that puts it back.",
 		Operations: []string{"getLibraryItem", "getPodcastFeed", "listEpisodeDownloads", "downloadPodcastEpisodes"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
@@ -801,8 +801,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_podcast_downloads",
 			Title:       "List episode downloads",
-			Description: "Episode downloads running and queued; with library_item_id, also its newest episodes.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id."},"library_item_id":{"type":"string","description":"A podcast."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Downloads per page."}},"required":["library_id"],"additionalProperties":false}`),
+			Description: "Episode downloads running and queued; with library_item_id, its newest episodes and the ids of downloaded keys.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id."},"library_item_id":{"type":"string","description":"A podcast."},"episodes":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Download keys, for their episode ids."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Downloads per page."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listPodcastDownloads,
@@ -817,11 +817,27 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast_episode",
 			Title:       "Delete podcast episode",
-			Description: "Remove an episode, its listening progress and playlist entries; delete_file deletes its file too. Asks first.",
+			Description: "Remove an episode, its progress and playlist entries; delete_file deletes its file. Asks first.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast item id."},"episode_id":{"type":"string","description":"Episode id (get_library_item)."},"delete_file":{"type":"boolean","default":false,"description":"Also delete the file from disk."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","episode_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePodcastEpisode,
+	},
+	{
+		Name: "delete_podcast", Title: "Delete podcast", Toolset: "podcasts",
+		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
+		Reason:     "Removes the podcast, its episodes and their listening history, and with delete_files its folder; a second delete finds nothing.",
+		Operations: []string{"getMe", "getLibraryItem", "listPlaylists", "deleteLibraryItem"},
+		NeedsAuth:  true,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "delete_files"}, TakesOut: "The listening progress of its episodes and their places in playlists cannot be restored from here; subscribing again makes a new podcast with a new id.", Stays: "Without delete_files the folder and its files stay on disk (a library scan may add them back as a new item). With delete_files the folder is deleted with everything in it, and only a feed that still carries the episodes can bring them back."},
+		Definition: &mcp.Tool{
+			Name:        "delete_podcast",
+			Title:       "Delete podcast",
+			Description: "Remove a podcast, its episodes, their progress and playlist entries; delete_files its folder too. Asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast item id."},"delete_files":{"type":"boolean","default":false,"description":"Also delete its folder from disk."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: deletePodcast,
 	},
 	{
 		Name: "scan_library", Title: "Scan library", Toolset: "upkeep",
@@ -833,7 +849,7 @@ var All = []Tool{
 			Name:        "scan_library",
 			Title:       "Scan library",
 			Description: "Scan a library's folders for new, changed and missing files (Audiobookshelf's own scan; admins only). Reports progress while it runs when the client asked for it, then how many items were added, updated and missing, with the ids of the added and missing ones. Waits at most 2 minutes; a scan still running then goes on, and the answer says so.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id, from list_libraries."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: scanLibrary,
@@ -879,7 +895,7 @@ var All = []Tool{
 			Name:        "get_item_cover",
 			Title:       "Get item cover",
 			Description: "A library item's cover as an image (JPEG), resized by Audiobookshelf to width pixels. An answer over 2 MB is refused with its size; ask for a smaller width.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id (list_library_items, search_library)."},"width":{"type":"integer","minimum":32,"maximum":2048,"default":400,"description":"Width in pixels; the height follows the cover's shape."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"width":{"type":"integer","minimum":32,"maximum":2048,"default":400,"description":"Width in pixels; the height follows the cover's shape."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getItemCover,
@@ -1531,6 +1547,28 @@ func deletePodcastEpisode(d *tools.Deps) mcp.ToolHandler {
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			TakesOut: "The listening progress of the episode and its places in playlists cannot be restored from here.",
 			Stays:    "Without delete_file the audio file stays in the podcast's folder. With delete_file it is deleted from disk, and only a feed that still carries the episode can bring it back (download_podcast_episodes).",
+		}); !ok {
+			return res, nil
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func deletePodcast(d *tools.Deps) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeDeletePodcast(req.Params.Arguments)
+		if err != nil {
+			return tools.ArgumentError(err), nil
+		}
+		plan, res := tools.PlanDeletePodcast(ctx, d, a)
+		if res != nil {
+			return res, nil
+		}
+		if ok, res := d.Guard.Check(ctx, req, guard.Question{
+			Tool: "delete_podcast", Args: a, ConfirmToken: a.ConfirmToken,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			TakesOut: "The listening progress of its episodes and their places in playlists cannot be restored from here; subscribing again makes a new podcast with a new id.",
+			Stays:    "Without delete_files the folder and its files stay on disk (a library scan may add them back as a new item). With delete_files the folder is deleted with everything in it, and only a feed that still carries the episodes can bring them back.",
 		}); !ok {
 			return res, nil
 		}

@@ -30,7 +30,7 @@ func DecodeListLibraries(raw json.RawMessage) (ListLibraries, error) {
 
 // GetLibrary holds the arguments of get_library.
 type GetLibrary struct {
-	LibraryID string `json:"library_id"` // Library id, from list_libraries.
+	LibraryID string `json:"library_id"` // Library id (list_libraries).
 	Detail    string `json:"detail"`     // full: the raw object.
 }
 
@@ -48,7 +48,7 @@ func DecodeGetLibrary(raw json.RawMessage) (GetLibrary, error) {
 
 // GetLibraryStats holds the arguments of get_library_stats.
 type GetLibraryStats struct {
-	LibraryID string `json:"library_id"` // Library id, from list_libraries.
+	LibraryID string `json:"library_id"` // Library id (list_libraries).
 }
 
 // DecodeGetLibraryStats reads and checks the arguments of get_library_stats.
@@ -64,7 +64,7 @@ func DecodeGetLibraryStats(raw json.RawMessage) (GetLibraryStats, error) {
 
 // GetLibraryFilterData holds the arguments of get_library_filter_data.
 type GetLibraryFilterData struct {
-	LibraryID string `json:"library_id"` // Library id, from list_libraries.
+	LibraryID string `json:"library_id"` // Library id (list_libraries).
 }
 
 // DecodeGetLibraryFilterData reads and checks the arguments of get_library_filter_data.
@@ -80,7 +80,7 @@ func DecodeGetLibraryFilterData(raw json.RawMessage) (GetLibraryFilterData, erro
 
 // ListLibraryItems holds the arguments of list_library_items.
 type ListLibraryItems struct {
-	LibraryID      string  `json:"library_id"`      // Library id, from list_libraries.
+	LibraryID      string  `json:"library_id"`      // Library id (list_libraries).
 	Page           int64   `json:"page"`            // 0-based page.
 	Limit          int64   `json:"limit"`           // Items per page.
 	Sort           *string `json:"sort"`            // Sort key; sequence needs a series filter.
@@ -112,7 +112,7 @@ func DecodeListLibraryItems(raw json.RawMessage) (ListLibraryItems, error) {
 
 // SearchLibrary holds the arguments of search_library.
 type SearchLibrary struct {
-	LibraryID string `json:"library_id"` // Library id, from list_libraries.
+	LibraryID string `json:"library_id"` // Library id (list_libraries).
 	Q         string `json:"q"`          // Search text.
 	Limit     int64  `json:"limit"`      // Results per kind, at most 100.
 	Detail    string `json:"detail"`     // full: the raw object.
@@ -134,7 +134,7 @@ func DecodeSearchLibrary(raw json.RawMessage) (SearchLibrary, error) {
 
 // GetPersonalizedShelves holds the arguments of get_personalized_shelves.
 type GetPersonalizedShelves struct {
-	LibraryID string `json:"library_id"` // Library id, from list_libraries.
+	LibraryID string `json:"library_id"` // Library id (list_libraries).
 	Limit     int64  `json:"limit"`      // Entries per shelf.
 	Detail    string `json:"detail"`     // full: the raw object.
 }
@@ -154,7 +154,7 @@ func DecodeGetPersonalizedShelves(raw json.RawMessage) (GetPersonalizedShelves, 
 
 // ListSeries holds the arguments of list_series.
 type ListSeries struct {
-	LibraryID  string  `json:"library_id"` // Library id, from list_libraries.
+	LibraryID  string  `json:"library_id"` // Library id (list_libraries).
 	Page       int64   `json:"page"`       // 0-based page.
 	Limit      int64   `json:"limit"`      // Series per page.
 	Sort       *string `json:"sort"`       // Sort key.
@@ -198,7 +198,7 @@ func DecodeGetSeries(raw json.RawMessage) (GetSeries, error) {
 
 // ListAuthors holds the arguments of list_authors.
 type ListAuthors struct {
-	LibraryID string `json:"library_id"` // Library id, from list_libraries.
+	LibraryID string `json:"library_id"` // Library id (list_libraries).
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Entries per page.
 	Sort      string `json:"sort"`       // Sort key.
@@ -223,8 +223,8 @@ func DecodeListAuthors(raw json.RawMessage) (ListAuthors, error) {
 // GetAuthor holds the arguments of get_author.
 type GetAuthor struct {
 	AuthorID     string  `json:"author_id"`     // Author id, from list_authors or a book's authors.
-	IncludeItems bool    `json:"include_items"` // Also list the author's books and series.
-	LibraryID    *string `json:"library_id"`    // Only books of this library (the author's own).
+	IncludeItems bool    `json:"include_items"` // Also the author's books and series.
+	LibraryID    *string `json:"library_id"`    // Books of this library only.
 	Detail       string  `json:"detail"`        // full: the raw object.
 }
 
@@ -294,7 +294,7 @@ func DecodeGetServerStatus(raw json.RawMessage) (GetServerStatus, error) {
 
 // GetLibraryItem holds the arguments of get_library_item.
 type GetLibraryItem struct {
-	LibraryItemID string `json:"library_item_id"` // Library item id (list_library_items, search_library).
+	LibraryItemID string `json:"library_item_id"` // Library item id.
 	Detail        string `json:"detail"`          // full: the raw object.
 }
 
@@ -312,7 +312,7 @@ func DecodeGetLibraryItem(raw json.RawMessage) (GetLibraryItem, error) {
 
 // GetItemChapters holds the arguments of get_item_chapters.
 type GetItemChapters struct {
-	LibraryItemID string `json:"library_item_id"` // Library item id (list_library_items, search_library).
+	LibraryItemID string `json:"library_item_id"` // Library item id.
 	Page          int64  `json:"page"`            // 0-based page.
 	Limit         int64  `json:"limit"`           // Entries per page.
 }
@@ -333,7 +333,7 @@ func DecodeGetItemChapters(raw json.RawMessage) (GetItemChapters, error) {
 // GetPodcastEpisode holds the arguments of get_podcast_episode.
 type GetPodcastEpisode struct {
 	LibraryItemID string `json:"library_item_id"` // Podcast library item id.
-	EpisodeID     string `json:"episode_id"`      // Episode id, from get_library_item or list_recent_episodes.
+	EpisodeID     string `json:"episode_id"`      // Episode id (get_library_item, list_recent_episodes).
 	Detail        string `json:"detail"`          // full: the raw object.
 }
 
@@ -460,7 +460,7 @@ func DecodeListListeningSessions(raw json.RawMessage) (ListListeningSessions, er
 
 // GetMediaProgress holds the arguments of get_media_progress.
 type GetMediaProgress struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id (list_library_items, search_library).
+	LibraryItemID string  `json:"library_item_id"` // Library item id.
 	EpisodeID     *string `json:"episode_id"`      // Episode id; required for a podcast.
 }
 
@@ -479,12 +479,12 @@ func DecodeGetMediaProgress(raw json.RawMessage) (GetMediaProgress, error) {
 // SetMediaProgress holds the arguments of set_media_progress.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type SetMediaProgress struct {
-	LibraryItemID             string   `json:"library_item_id"`              // Library item id (list_library_items, search_library).
+	LibraryItemID             string   `json:"library_item_id"`              // Library item id.
 	EpisodeID                 *string  `json:"episode_id"`                   // Episode id; required for a podcast.
 	CurrentTime               *float64 `json:"current_time"`                 // Position in seconds.
 	Progress                  *float64 `json:"progress"`                     // Fraction 0..1.
 	IsFinished                *bool    `json:"is_finished"`                  // Finished or not.
-	HideFromContinueListening *bool    `json:"hide_from_continue_listening"` // Hide from the continue-listening shelf.
+	HideFromContinueListening *bool    `json:"hide_from_continue_listening"` // Hide from continue listening.
 	ConfirmToken              string   `json:"-"`                            // Token an earlier call gave; same arguments.
 }
 
@@ -546,7 +546,7 @@ func DecodeListBookmarks(raw json.RawMessage) (ListBookmarks, error) {
 
 // CreateBookmark holds the arguments of create_bookmark.
 type CreateBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id (list_library_items, search_library).
+	LibraryItemID string  `json:"library_item_id"` // Library item id.
 	Time          float64 `json:"time"`            // Position in seconds.
 	Title         string  `json:"title"`           // Bookmark title.
 }
@@ -566,8 +566,8 @@ func DecodeCreateBookmark(raw json.RawMessage) (CreateBookmark, error) {
 
 // UpdateBookmark holds the arguments of update_bookmark.
 type UpdateBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id (list_library_items, search_library).
-	Time          float64 `json:"time"`            // The bookmark's time in seconds, as list_bookmarks gives it.
+	LibraryItemID string  `json:"library_item_id"` // Library item id.
+	Time          float64 `json:"time"`            // Bookmark time in seconds (list_bookmarks).
 	Title         string  `json:"title"`           // New title.
 }
 
@@ -587,8 +587,8 @@ func DecodeUpdateBookmark(raw json.RawMessage) (UpdateBookmark, error) {
 // DeleteBookmark holds the arguments of delete_bookmark.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id (list_library_items, search_library).
-	Time          float64 `json:"time"`            // The bookmark's time in seconds, as list_bookmarks gives it.
+	LibraryItemID string  `json:"library_item_id"` // Library item id.
+	Time          float64 `json:"time"`            // Bookmark time in seconds (list_bookmarks).
 	ConfirmToken  string  `json:"-"`               // Token an earlier call gave; same arguments.
 }
 
@@ -627,7 +627,7 @@ func DecodeListCollections(raw json.RawMessage) (ListCollections, error) {
 
 // GetCollection holds the arguments of get_collection.
 type GetCollection struct {
-	CollectionID string `json:"collection_id"` // Collection id, from list_collections.
+	CollectionID string `json:"collection_id"` // Collection id (list_collections).
 	Detail       string `json:"detail"`        // full: the raw object.
 	Page         int64  `json:"page"`          // 0-based page.
 	Limit        int64  `json:"limit"`         // Entries per page.
@@ -649,7 +649,7 @@ func DecodeGetCollection(raw json.RawMessage) (GetCollection, error) {
 
 // CreateCollection holds the arguments of create_collection.
 type CreateCollection struct {
-	LibraryID      string   `json:"library_id"`       // Library id, from list_libraries.
+	LibraryID      string   `json:"library_id"`       // Library id (list_libraries).
 	Name           string   `json:"name"`             // Collection name.
 	Description    *string  `json:"description"`      // Optional description.
 	LibraryItemIDs []string `json:"library_item_ids"` // Book ids of that library, in order.
@@ -672,10 +672,10 @@ func DecodeCreateCollection(raw json.RawMessage) (CreateCollection, error) {
 // UpdateCollection holds the arguments of update_collection.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type UpdateCollection struct {
-	CollectionID   string   `json:"collection_id"`    // Collection id, from list_collections.
+	CollectionID   string   `json:"collection_id"`    // Collection id (list_collections).
 	Name           *string  `json:"name"`             // New name.
 	Description    *string  `json:"description"`      // New description.
-	LibraryItemIDs []string `json:"library_item_ids"` // Every book of the collection, once each, in the new order.
+	LibraryItemIDs []string `json:"library_item_ids"` // All its books, once each, in the new order.
 	ConfirmToken   string   `json:"-"`                // Token an earlier call gave; same arguments.
 }
 
@@ -696,7 +696,7 @@ func DecodeUpdateCollection(raw json.RawMessage) (UpdateCollection, error) {
 
 // AddBooksToCollection holds the arguments of add_books_to_collection.
 type AddBooksToCollection struct {
-	CollectionID   string   `json:"collection_id"`    // Collection id, from list_collections.
+	CollectionID   string   `json:"collection_id"`    // Collection id (list_collections).
 	LibraryItemIDs []string `json:"library_item_ids"` // Book ids of the collection's library.
 }
 
@@ -715,7 +715,7 @@ func DecodeAddBooksToCollection(raw json.RawMessage) (AddBooksToCollection, erro
 // RemoveBooksFromCollection holds the arguments of remove_books_from_collection.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type RemoveBooksFromCollection struct {
-	CollectionID   string   `json:"collection_id"`    // Collection id, from list_collections.
+	CollectionID   string   `json:"collection_id"`    // Collection id (list_collections).
 	LibraryItemIDs []string `json:"library_item_ids"` // Book ids to take out.
 	ConfirmToken   string   `json:"-"`                // Token an earlier call gave; same arguments.
 }
@@ -736,7 +736,7 @@ func DecodeRemoveBooksFromCollection(raw json.RawMessage) (RemoveBooksFromCollec
 // DeleteCollection holds the arguments of delete_collection.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteCollection struct {
-	CollectionID string `json:"collection_id"` // Collection id, from list_collections.
+	CollectionID string `json:"collection_id"` // Collection id (list_collections).
 	ConfirmToken string `json:"-"`             // Token an earlier call gave; same arguments.
 }
 
@@ -774,7 +774,7 @@ func DecodeListPlaylists(raw json.RawMessage) (ListPlaylists, error) {
 
 // GetPlaylist holds the arguments of get_playlist.
 type GetPlaylist struct {
-	PlaylistID string `json:"playlist_id"` // Playlist id, from list_playlists.
+	PlaylistID string `json:"playlist_id"` // Playlist id (list_playlists).
 	Detail     string `json:"detail"`      // full: the raw object.
 	Page       int64  `json:"page"`        // 0-based page.
 	Limit      int64  `json:"limit"`       // Entries per page.
@@ -796,7 +796,7 @@ func DecodeGetPlaylist(raw json.RawMessage) (GetPlaylist, error) {
 
 // CreatePlaylist holds the arguments of create_playlist.
 type CreatePlaylist struct {
-	LibraryID   string                `json:"library_id"`  // Library id, from list_libraries.
+	LibraryID   string                `json:"library_id"`  // Library id (list_libraries).
 	Name        string                `json:"name"`        // Playlist name.
 	Description *string               `json:"description"` // Optional description.
 	Items       []argdec.PlaylistItem `json:"items"`       // Entries in order.
@@ -819,10 +819,10 @@ func DecodeCreatePlaylist(raw json.RawMessage) (CreatePlaylist, error) {
 // UpdatePlaylist holds the arguments of update_playlist.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type UpdatePlaylist struct {
-	PlaylistID   string                `json:"playlist_id"` // Playlist id, from list_playlists.
+	PlaylistID   string                `json:"playlist_id"` // Playlist id (list_playlists).
 	Name         *string               `json:"name"`        // New name.
 	Description  *string               `json:"description"` // New description.
-	Items        []argdec.PlaylistItem `json:"items"`       // Every current entry, once each, in the new order.
+	Items        []argdec.PlaylistItem `json:"items"`       // All its entries, once each, in the new order.
 	ConfirmToken string                `json:"-"`           // Token an earlier call gave; same arguments.
 }
 
@@ -844,7 +844,7 @@ func DecodeUpdatePlaylist(raw json.RawMessage) (UpdatePlaylist, error) {
 // AddItemsToPlaylist holds the arguments of add_items_to_playlist.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type AddItemsToPlaylist struct {
-	PlaylistID   string                `json:"playlist_id"` // Playlist id, from list_playlists.
+	PlaylistID   string                `json:"playlist_id"` // Playlist id (list_playlists).
 	Items        []argdec.PlaylistItem `json:"items"`       // Entries to append.
 	ConfirmToken string                `json:"-"`           // Token an earlier call gave; same arguments.
 }
@@ -865,7 +865,7 @@ func DecodeAddItemsToPlaylist(raw json.RawMessage) (AddItemsToPlaylist, error) {
 // RemoveItemsFromPlaylist holds the arguments of remove_items_from_playlist.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type RemoveItemsFromPlaylist struct {
-	PlaylistID   string                `json:"playlist_id"` // Playlist id, from list_playlists.
+	PlaylistID   string                `json:"playlist_id"` // Playlist id (list_playlists).
 	Items        []argdec.PlaylistItem `json:"items"`       // Entries to take out.
 	ConfirmToken string                `json:"-"`           // Token an earlier call gave; same arguments.
 }
@@ -886,7 +886,7 @@ func DecodeRemoveItemsFromPlaylist(raw json.RawMessage) (RemoveItemsFromPlaylist
 // DeletePlaylist holds the arguments of delete_playlist.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeletePlaylist struct {
-	PlaylistID   string `json:"playlist_id"` // Playlist id, from list_playlists.
+	PlaylistID   string `json:"playlist_id"` // Playlist id (list_playlists).
 	ConfirmToken string `json:"-"`           // Token an earlier call gave; same arguments.
 }
 
@@ -1006,21 +1006,23 @@ func DecodeDownloadPodcastEpisodes(raw json.RawMessage) (DownloadPodcastEpisodes
 
 // ListPodcastDownloads holds the arguments of list_podcast_downloads.
 type ListPodcastDownloads struct {
-	LibraryID     string  `json:"library_id"`      // Podcast library id.
-	LibraryItemID *string `json:"library_item_id"` // A podcast.
-	Page          int64   `json:"page"`            // 0-based page.
-	Limit         int64   `json:"limit"`           // Downloads per page.
+	LibraryID     string   `json:"library_id"`      // Podcast library id.
+	LibraryItemID *string  `json:"library_item_id"` // A podcast.
+	Episodes      []string `json:"episodes"`        // Download keys, for their episode ids.
+	Page          int64    `json:"page"`            // 0-based page.
+	Limit         int64    `json:"limit"`           // Downloads per page.
 }
 
 // DecodeListPodcastDownloads reads and checks the arguments of list_podcast_downloads.
 func DecodeListPodcastDownloads(raw json.RawMessage) (ListPodcastDownloads, error) {
 	var a ListPodcastDownloads
-	d, err := argdec.New(raw, "library_id", "library_item_id", "page", "limit")
+	d, err := argdec.New(raw, "library_id", "library_item_id", "episodes", "page", "limit")
 	if err != nil {
 		return a, err
 	}
 	a.LibraryID = argdec.Val(d.ID("library_id", true))
 	a.LibraryItemID = d.ID("library_item_id", false)
+	a.Episodes = d.IDList("episodes", argdec.ListRule{Required: false, MinItems: 1, MaxItems: 100})
 	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
 	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 100}), 25)
 	return a, d.Err()
@@ -1049,9 +1051,30 @@ func DecodeDeletePodcastEpisode(raw json.RawMessage) (DeletePodcastEpisode, erro
 	return a, d.Err()
 }
 
+// DeletePodcast holds the arguments of delete_podcast.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type DeletePodcast struct {
+	LibraryItemID string `json:"library_item_id"` // Podcast item id.
+	DeleteFiles   bool   `json:"delete_files"`    // Also delete its folder from disk.
+	ConfirmToken  string `json:"-"`               // Token an earlier call gave; same arguments.
+}
+
+// DecodeDeletePodcast reads and checks the arguments of delete_podcast.
+func DecodeDeletePodcast(raw json.RawMessage) (DeletePodcast, error) {
+	var a DeletePodcast
+	d, err := argdec.New(raw, "library_item_id", "delete_files", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.DeleteFiles = argdec.Or(d.Bool("delete_files", false), false)
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}
+
 // ScanLibrary holds the arguments of scan_library.
 type ScanLibrary struct {
-	LibraryID string `json:"library_id"` // Library id, from list_libraries.
+	LibraryID string `json:"library_id"` // Library id (list_libraries).
 }
 
 // DecodeScanLibrary reads and checks the arguments of scan_library.
@@ -1111,7 +1134,7 @@ func DecodeMatchLibraryItem(raw json.RawMessage) (MatchLibraryItem, error) {
 
 // GetItemCover holds the arguments of get_item_cover.
 type GetItemCover struct {
-	LibraryItemID string `json:"library_item_id"` // Library item id (list_library_items, search_library).
+	LibraryItemID string `json:"library_item_id"` // Library item id.
 	Width         int64  `json:"width"`           // Width in pixels; the height follows the cover's shape.
 }
 

@@ -30,9 +30,9 @@ func listTools(t *testing.T, cfg *config.Config) []*mcp.Tool {
 
 func TestToolsListHasAll44WithAllAnnotations(t *testing.T) {
 	tools := listTools(t, &config.Config{Elicitation: true})
-	// The 44, and the podcasts toolset's 7 (on by default).
-	if len(tools) != 44+7 {
-		t.Fatalf("tools/list returned %d tools, want %d", len(tools), 44+7)
+	// The 44, and the podcasts toolset's 8 (on by default).
+	if len(tools) != 44+8 {
+		t.Fatalf("tools/list returned %d tools, want %d", len(tools), 44+8)
 	}
 	reads := 0
 	for _, tool := range tools {
@@ -137,9 +137,9 @@ func TestToolSnapshots(t *testing.T) {
 // TestGuardedToolsAreDestructiveAndTakeConfirmToken ties the registry to the
 // guard contract: exactly the eight tools of guard.md ask, and
 // set_media_progress when it would clear a finished date (issue: the date
-// cannot be given back), and delete_podcast_episode; each is marked
-// destructive (or, adding only, asks on an effect alone) and takes
-// confirm_token.
+// cannot be given back), delete_podcast_episode and delete_podcast; each
+// is marked destructive (or, adding only, asks on an effect alone) and
+// takes confirm_token.
 func TestGuardedToolsMatchTheContract(t *testing.T) {
 	want := map[string]string{
 		"delete_collection": "always", "delete_playlist": "always", "delete_media_progress": "always",
@@ -149,6 +149,7 @@ func TestGuardedToolsMatchTheContract(t *testing.T) {
 		"set_media_progress": "when effect clears_finished_date",
 		// podcasts toolset
 		"delete_podcast_episode": "always",
+		"delete_podcast":         "always",
 		// upkeep
 		"match_library_item":   "when effect overwrites_filled_fields",
 		"update_item_metadata": "when effect deletes_author_or_series or effect reorders_authors_or_series",

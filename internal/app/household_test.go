@@ -132,10 +132,10 @@ func TestHouseholdTwoPeople(t *testing.T) {
 
 			// tools/list follows the person's permissions.
 			rootTools, partnerTools, listenerTools := toolNames(t, root), toolNames(t, partner), toolNames(t, listener)
-			if !rootTools["delete_collection"] || !rootTools["create_collection"] || len(rootTools) != 44+7 {
+			if !rootTools["delete_collection"] || !rootTools["create_collection"] || len(rootTools) != 44+8 {
 				t.Errorf("root (every permission) lists %d tools", len(rootTools))
 			}
-			if partnerTools["delete_collection"] || !partnerTools["update_collection"] || len(partnerTools) != 44+7-2-4 { // no delete_collection, delete_podcast_episode or the 4 admin-only podcast tools
+			if partnerTools["delete_collection"] || !partnerTools["update_collection"] || len(partnerTools) != 44+8-3-4 { // no delete_collection, delete_podcast_episode, delete_podcast or the 4 admin-only podcast tools
 				t.Errorf("partner (no delete) lists %d tools, delete_collection %v", len(partnerTools), partnerTools["delete_collection"])
 			}
 			known := map[string]bool{}

@@ -232,12 +232,14 @@ var Rights = map[string]string{
 	"remove_books_from_collection": "update",
 	"delete_collection":            "delete",
 	// podcasts toolset: PodcastController lets only admins (and root) read
-	// feeds, subscribe and download; deleting an episode needs delete.
+	// feeds, subscribe and download; deleting an episode or a podcast
+	// (LibraryItemController.middleware on DELETE) needs delete.
 	"get_podcast_feed":          "admin",
 	"create_podcast":            "admin",
 	"check_new_episodes":        "admin",
 	"download_podcast_episodes": "admin",
 	"delete_podcast_episode":    "delete",
+	"delete_podcast":            "delete",
 	// upkeep: LibraryItemController.middleware wants update for a PATCH or
 	// POST on an item; LibraryController.scan wants an admin.
 	"update_item_metadata": "update",

@@ -84,6 +84,9 @@ func FuzzGuardedArguments(f *testing.F) {
 		if a, err := toolargs.DecodeDeletePodcastEpisode(json.RawMessage(raw)); err == nil {
 			check(a.LibraryItemID, a.EpisodeID)
 		}
+		if a, err := toolargs.DecodeDeletePodcast(json.RawMessage(raw)); err == nil {
+			check(a.LibraryItemID)
+		}
 		for _, dec := range []func(json.RawMessage) ([]argdec.PlaylistItem, string, error){
 			func(r json.RawMessage) ([]argdec.PlaylistItem, string, error) {
 				a, err := toolargs.DecodeRemoveItemsFromPlaylist(r)

@@ -169,6 +169,14 @@ func guardedCases() []guardedCase {
 				return len(it.Podcast.Episodes) == 4 && len(s.DeletedFiles()) == 1
 			},
 			targets: []string{sd.ItemPodcastTinyThings, sd.EpisodeTinyThings1}},
+		{tool: "delete_podcast", other: map[string]any{"library_item_id": sd.ItemPodcastTinyThings},
+			args:   map[string]any{"library_item_id": sd.ItemPodcastOrbital, "delete_files": true},
+			method: "DELETE", path: "/api/items/" + sd.ItemPodcastOrbital,
+			done: func(s *sd.Server) bool {
+				_, ok := s.Item(sd.ItemPodcastOrbital)
+				return !ok && len(s.DeletedFiles()) == 1
+			},
+			targets: []string{sd.ItemPodcastOrbital}},
 	}
 }
 

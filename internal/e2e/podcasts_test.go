@@ -27,6 +27,8 @@ func init() {
 		// Orbital has every episode of its feed: nothing is sent.
 		{tool: "download_podcast_episodes", args: map[string]any{"library_item_id": sd.ItemPodcastOrbital, "newest": 50}},
 		{tool: "delete_podcast_episode", args: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings2, "delete_file": true}},
+		{tool: "delete_podcast", args: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "delete_files": true}},
+		{tool: "list_podcast_downloads", args: map[string]any{"library_id": sd.LibraryPodcastsID, "library_item_id": sd.ItemPodcastTinyThings, "episodes": []string{"fe0000000000000000"}}},
 	}...)
 }
 
@@ -80,7 +82,7 @@ func TestPodcastSubscribeCheckDownloadDelete(t *testing.T) {
 	}
 	// A second subscription to the same podcast is refused by Audiobookshelf.
 	res = e.Call(t, "create_podcast", map[string]any{"library_id": sd.LibraryPodcastsID, "feed_url": sd.FeedNightShift})
-	if !res.IsError || !strings.Contains(apptest.Text(res), "already has an item") {
+	if !res.IsError || !strings.Contains(apptest.Text(res), "already has a folder") {
 		t.Errorf("second subscribe: %s", apptest.Text(res))
 	}
 

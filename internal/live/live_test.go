@@ -498,8 +498,8 @@ func TestLiveContract(t *testing.T) {
 			t.Errorf("tool %s was not run", tool.Name)
 		}
 	}
-	if len(tl.Tools) != 44+7 { // the 44 and the podcasts toolset
-		t.Errorf("the binary lists %d tools, want %d", len(tl.Tools), 44+7)
+	if len(tl.Tools) != 44+8 { // the 44 and the podcasts toolset
+		t.Errorf("the binary lists %d tools, want %d", len(tl.Tools), 44+8)
 	}
 	// The operations of the tools the binary lists (upkeep's are
 	// TestLiveUpkeep's).

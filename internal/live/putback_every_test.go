@@ -27,8 +27,8 @@ import (
 
 // putBackElsewhere are the write tools whose free call and put-back
 // another live test runs against the real server: TestLivePutBack the
-// first six; the podcast writes are the podcast run's (they have no
-// put-back yet, docs/guards.md says why).
+// first six, TestLivePodcastPutBack the podcast writes (against feeds it
+// serves on loopback).
 var putBackElsewhere = map[string]string{
 	"create_bookmark":           "TestLivePutBack",
 	"update_bookmark":           "TestLivePutBack",
@@ -36,8 +36,8 @@ var putBackElsewhere = map[string]string{
 	"add_books_to_collection":   "TestLivePutBack",
 	"create_playlist":           "TestLivePutBack",
 	"add_items_to_playlist":     "TestLivePutBack",
-	"create_podcast":            "the podcast run (no put-back yet)",
-	"download_podcast_episodes": "the podcast run (no put-back yet)",
+	"create_podcast":            "TestLivePodcastPutBack",
+	"download_podcast_episodes": "TestLivePodcastPutBack",
 }
 
 // TestLivePutBackEveryWrite runs, against a real Audiobookshelf, the free

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -21,8 +22,13 @@ import (
 type PodcastWorld struct {
 	Feeds  map[string]Feed
 	Search []PodcastSearchResult
-	// DeletedFiles are the audio files removed from disk (hard delete).
+	// DeletedFiles are the audio files removed from disk (hard delete of
+	// an episode) and the folders removed with everything in them (hard
+	// delete of a library item), in the order they went.
 	DeletedFiles []string
+	// Folders are folders on disk that no library item holds: those a
+	// library item left behind when it was deleted without hard=1.
+	Folders []string
 }
 
 // Feed is an RSS feed as podcastUtils.getPodcastFeed parses it.
@@ -73,6 +79,8 @@ func podcastRoutes() []route {
 		api(P, "/podcasts/feed", hPodcastFeed),
 		api(P, "/podcasts/:id/download-episodes", withPodcast(hPodcastDownload)),
 		api(D, "/podcasts/:id/episode/:episodeId", withPodcast(hPodcastEpisodeDelete)),
+		api(D, "/items/:id", withItem(hItemDelete)),
+		api(G, "/filesystem", hFilesystem),
 		api(G, "/search/podcast", hSearchPodcast),
 	}
 }
@@ -279,6 +287,16 @@ func hPodcastCreate(c *ctx) {
 			Explicit: explicit, Genres: nonNil(genres), Tags: []string{}, AutoDownloadEpisodes: auto, AutoDownloadSchedule: "0 * * * *",
 			MaxNewEpisodesToDownload: 3, Episodes: []Episode{}, CreatedAt: now, UpdatedAt: now},
 	}
+	// fs.ensureDir: a folder already on disk is taken over as it is.
+	c.s.data.Podcasts.Folders = slices.DeleteFunc(c.s.data.Podcasts.Folders, func(f string) bool { return f == p })
+	// CoverManager.downloadCoverFromUrlNew into the item's folder: the
+	// stand-in's internet serves every http(s) image as a JPEG of 24 kB.
+	if img := str("imageUrl"); strings.HasPrefix(img, "http") {
+		cover := path.Join(p, "cover.jpg")
+		meta := FileMetadata{Filename: "cover.jpg", Ext: ".jpg", Path: cover, RelPath: "cover.jpg", Size: 24576, MtimeMs: now, CtimeMs: now, BirthtimeMs: now}
+		li.LibraryFiles = append(li.LibraryFiles, LibraryFile{Ino: fmt.Sprint(now + 1), Metadata: meta, AddedAt: now, UpdatedAt: now, FileType: "image"})
+		li.Podcast.CoverPath = cover
+	}
 	c.s.data.Items = append(c.s.data.Items, li)
 	c.sendJSON(c.s.itemExpanded(&c.s.data.Items[len(c.s.data.Items)-1], viewOpts{}))
 }
@@ -428,7 +446,12 @@ func (s *Server) stepDownloads() {
 		PublishedAt: published, AudioFile: af, Chapters: []Chapter{}, AddedAt: now, UpdatedAt: now,
 	})
 	li.LibraryFiles = append(li.LibraryFiles, LibraryFile{Ino: af.Ino, Metadata: meta, AddedAt: now, UpdatedAt: now, FileType: "audio"})
-	li.Size += size
+	// scanAddPodcastEpisodeAudioFile recounts the item's size from its
+	// files (removeEpisode does not).
+	li.Size = 0
+	for _, f := range li.LibraryFiles {
+		li.Size += f.Metadata.Size
+	}
 }
 
 // sanitizeName drops the characters Audiobookshelf's sanitizeFilename drops.
@@ -575,4 +598,135 @@ func samplePodcastWorld(d *Data) PodcastWorld {
 		Description: night.Description, ReleaseDate: "2025-12-22T23:00:00Z", Cover: night.Image, FeedURL: FeedNightShift,
 		PageURL: "https://podcasts.example.com/night-shift", Genres: []string{"Podcasts", "Fiction"}, TrackCount: 4})
 	return w
+}
+
+// DELETE /api/items/:id: LibraryItemController.delete with
+// ApiRouter.handleDeleteLibraryItem. Every user's progress of the item's
+// media (a podcast's episodes, a book) goes, the media leaves every
+// playlist (one left without entries is deleted) and a book every
+// collection, the item goes with its episodes; a book's authors and series
+// left without a book are removed. hard=1 (compared with ==) removes the
+// folder from disk; without it the folder stays there, held by no item.
+func hItemDelete(c *ctx) {
+	li := c.li
+	mediaIDs := map[string]bool{}
+	if li.Podcast != nil {
+		for _, ep := range li.Podcast.Episodes {
+			mediaIDs[ep.ID] = true
+		}
+	} else if li.Book != nil {
+		mediaIDs[li.Book.ID] = true
+	}
+	for i := range c.s.data.Users {
+		u := &c.s.data.Users[i]
+		u.MediaProgress = slices.DeleteFunc(u.MediaProgress, func(mp MediaProgress) bool { return mediaIDs[mp.MediaItemID] })
+	}
+	kept := c.s.data.Playlists[:0]
+	for _, p := range c.s.data.Playlists {
+		n := len(p.Items)
+		p.Items = slices.DeleteFunc(slices.Clone(p.Items), func(e PlaylistItem) bool {
+			if e.EpisodeID != "" {
+				return mediaIDs[e.EpisodeID]
+			}
+			return li.Book != nil && e.LibraryItemID == li.ID
+		})
+		if n > 0 && len(p.Items) == 0 {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	c.s.data.Playlists = kept
+	var authors []string
+	var series []string
+	if li.Book != nil {
+		authors = append(authors, li.Book.AuthorIDs...)
+		for _, ss := range li.Book.Series {
+			series = append(series, ss.SeriesID)
+		}
+		for i := range c.s.data.Collections {
+			col := &c.s.data.Collections[i]
+			col.Books = slices.DeleteFunc(slices.Clone(col.Books), func(id string) bool { return id == li.ID })
+		}
+	}
+	folder := li.Path
+	id := li.ID
+	c.s.data.Items = slices.DeleteFunc(c.s.data.Items, func(it LibraryItem) bool { return it.ID == id })
+	if v, _ := c.query("hard"); looseEqual(v, 1.0) {
+		c.s.data.Podcasts.DeletedFiles = append(c.s.data.Podcasts.DeletedFiles, folder)
+	} else {
+		c.s.data.Podcasts.Folders = append(c.s.data.Podcasts.Folders, folder)
+	}
+	for _, a := range authors {
+		if !c.s.authorHasBooks(a) {
+			c.s.data.Authors = slices.DeleteFunc(c.s.data.Authors, func(x Author) bool { return x.ID == a })
+		}
+	}
+	for _, se := range series {
+		if !c.s.seriesHasBooks(se) {
+			c.s.data.Series = slices.DeleteFunc(c.s.data.Series, func(x Series) bool { return x.ID == se })
+		}
+	}
+	c.sendStatus(http.StatusOK)
+}
+
+// GET /api/filesystem: FileSystemController.getPaths. Admins only; path
+// must be absolute and exist on disk (a library folder, an item's folder
+// or file, or a folder an item left behind), else 400; the answer is the
+// folders directly inside it.
+func hFilesystem(c *ctx) {
+	if !c.user.isAdminOrUp() {
+		c.sendStatus(http.StatusForbidden)
+		return
+	}
+	p, _ := c.query("path")
+	dirs := map[string]bool{}
+	files := map[string]bool{}
+	for _, lib := range c.s.data.Libraries {
+		for _, f := range lib.Folders {
+			dirs[f.FullPath] = true
+		}
+	}
+	for _, it := range c.s.data.Items {
+		if it.IsFile {
+			files[it.Path] = true
+		} else {
+			dirs[it.Path] = true
+		}
+		for _, f := range it.LibraryFiles {
+			files[f.Metadata.Path] = true
+		}
+	}
+	for _, f := range c.s.data.Podcasts.Folders {
+		dirs[f] = true
+	}
+	// Every folder above one that exists exists.
+	for d := range dirs {
+		for x := path.Dir(d); x != "/" && x != "."; x = path.Dir(x) {
+			dirs[x] = true
+		}
+	}
+	if p != "" && (!path.IsAbs(p) || (!dirs[path.Clean(p)] && !files[path.Clean(p)])) {
+		c.send(http.StatusBadRequest, `Invalid "path" query string`)
+		return
+	}
+	level := 0
+	if v, ok := c.query("level"); ok {
+		fmt.Sscan(v, &level)
+	}
+	base := path.Clean(p)
+	if p == "" {
+		base = "/"
+	}
+	out := []jobj{}
+	var names []string
+	for d := range dirs {
+		if path.Dir(d) == base && d != base {
+			names = append(names, d)
+		}
+	}
+	sort.Strings(names)
+	for _, d := range names {
+		out = append(out, jobj{{"path", d}, {"dirname", path.Base(d)}, {"level", level}})
+	}
+	c.sendJSON(jobj{{"posix", true}, {"directories", out}})
 }

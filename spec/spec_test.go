@@ -73,6 +73,8 @@ var operations = map[string]struct{ method, path string }{
 	"downloadPodcastEpisodes": {http.MethodPost, "/api/podcasts/{id}/download-episodes"},
 	"listEpisodeDownloads":    {http.MethodGet, "/api/libraries/{id}/episode-downloads"},
 	"deletePodcastEpisode":    {http.MethodDelete, "/api/podcasts/{id}/episode/{episodeId}"},
+	"deleteLibraryItem":       {http.MethodDelete, "/api/items/{id}"},
+	"getFilesystemPaths":      {http.MethodGet, "/api/filesystem"},
 }
 
 // quirks are sentences (or their core) that must stay on the named operation.
@@ -80,6 +82,9 @@ var quirks = []struct{ operationID, substring string }{
 	{"deletePodcastEpisode", "out of every playlist of every user"},
 	{"deletePodcastEpisode", "a playlist left without entries is deleted"},
 	{"deletePodcastEpisode", "destroys every user's media progress"},
+	{"deleteLibraryItem", "a playlist left without entries is deleted"},
+	{"deleteLibraryItem", "destroys every user's media"},
+	{"getFilesystemPaths", "else 400"},
 	{"downloadPodcastEpisodes", "does not check whether the item already has the episode"},
 	{"getPodcastFeed", "Changes nothing on the server"},
 	{"searchPodcasts", "answers [] after its timeout"},

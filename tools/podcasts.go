@@ -895,7 +895,7 @@ func keyStates(it *podItem, keys []string, current *download, queue []download) 
 		case waiting[k] != "":
 			out = append(out, KeyState{Key: k, State: waiting[k]})
 		default:
-			out = append(out, KeyState{Key: k, State: "not_in_library", Note: "not an episode of the podcast and not queued: never queued, failed (the Audiobookshelf log says why), or deleted since"})
+			out = append(out, KeyState{Key: k, State: "not_in_library", Note: "not an episode of the podcast and not in its queue: not started yet (right after download_podcast_episodes Audiobookshelf may show it nowhere for a moment; ask again), failed (the Audiobookshelf log says why), never queued, or deleted since"})
 		}
 	}
 	return out

@@ -97,8 +97,9 @@ func livePodcasts(t *testing.T, call func(string, map[string]any) map[string]any
 	}
 	t.Logf("create_podcast: item %s at %v", id, c["path"])
 	t.Cleanup(func() {
-		// The podcast and its folder, with what is left of its files.
-		if st := direct.do("DELETE", "/api/items/"+id+"?hard=1", nil, nil); st != 200 {
+		// The podcast and its folder, with what is left of its files,
+		// when delete_podcast below did not run (404 when it did).
+		if st := direct.do("DELETE", "/api/items/"+id+"?hard=1", nil, nil); st != 200 && st != 404 {
 			t.Errorf("removing the podcast %s: %d", id, st)
 		}
 	})
@@ -176,6 +177,15 @@ func livePodcasts(t *testing.T, call func(string, map[string]any) map[string]any
 		t.Fatalf("approved delete: %v; %d episodes, file: %v", del, len(it.Media.Episodes), statErr)
 	}
 	t.Logf("delete_podcast_episode approved with delete_file: 1 episode left, %s gone from disk", filepath.Base(file))
+
+	// The podcast, with its folder, through delete_podcast (approved).
+	folder, _ := c["path"].(string)
+	dp := call("delete_podcast", map[string]any{"library_item_id": id, "delete_files": true})
+	_, folderErr := os.Stat(folder)
+	if dp["deleted"] != true || direct.do("GET", "/api/items/"+id, nil, nil) != 404 || !os.IsNotExist(folderErr) {
+		t.Fatalf("delete_podcast: %v; folder %s: %v", dp, folder, folderErr)
+	}
+	t.Logf("delete_podcast approved with delete_files: the podcast is gone (404) and so is its folder")
 }
 
 // connectDeclining starts the binary like connect, with a client whose

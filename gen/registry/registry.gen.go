@@ -158,7 +158,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "search_library",
 			Title:       "Search library",
-			Description: "Search one library by text across titles, authors, series, narrators, tags and genres.",
+			Description: "Search a library by text across titles, authors, series, narrators, tags, genres.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"q":{"type":"string","minLength":1,"maxLength":500,"description":"Search text."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":12,"description":"Results per kind, at most 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id","q"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -228,7 +228,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_author",
 			Title:       "Get author",
-			Description: "One author by id, optionally with their books and series in one library.",
+			Description: "One author, optionally with their books and series in one library.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id, from list_authors or a book's authors."},"include_items":{"type":"boolean","default":false,"description":"Also the author's books and series."},"library_id":{"type":"string","description":"Books of this library only."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["author_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -298,7 +298,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_item_chapters",
 			Title:       "Get chapters",
-			Description: "A book's chapters (title, start, end in seconds), e.g. to set progress to a chapter.",
+			Description: "A book's chapters (title, start, end in seconds), e.g. to set progress to one.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -354,7 +354,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_items_in_progress",
 			Title:       "List items in progress",
-			Description: "What the user is listening to now (started, not finished), most recent first, paged.",
+			Description: "What the user is listening to (started, not finished), most recent first, paged.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"At most this many, up to 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -486,7 +486,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_bookmark",
 			Title:       "Rename bookmark",
-			Description: "Change the title of the bookmark at a time (from list_bookmarks).",
+			Description: "Rename the bookmark at a time (from list_bookmarks).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Bookmark time in seconds (list_bookmarks)."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"New title."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -759,7 +759,7 @@ var All = []Tool{
 			Name:        "create_podcast",
 			Title:       "Subscribe to podcast",
 			Description: "Subscribe a podcast library to a feed (no episodes yet). Admins only.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id."},"feed_url":{"type":"string","minLength":8,"maxLength":2000,"description":"Feed URL (http or https)."},"folder_id":{"type":"string","description":"Library folder, if it has several (get_library)."},"auto_download":{"type":"boolean","default":false,"description":"Download new episodes on a schedule."}},"required":["library_id","feed_url"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id."},"feed_url":{"type":"string","minLength":8,"maxLength":2000,"description":"Feed URL (http or https)."},"folder_id":{"type":"string","description":"Library folder if several (get_library)."},"auto_download":{"type":"boolean","default":false,"description":"Download new episodes on a schedule."}},"required":["library_id","feed_url"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)},
 		},
 		Handler: createPodcast,
@@ -801,7 +801,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_podcast_downloads",
 			Title:       "List episode downloads",
-			Description: "Episode downloads running and queued; with library_item_id, its newest episodes and the ids of downloaded keys.",
+			Description: "Episode downloads running and queued; with library_item_id, its newest episodes and ids of downloaded keys.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id."},"library_item_id":{"type":"string","description":"A podcast."},"episodes":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Download keys, for their episode ids."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Downloads per page."}},"required":["library_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -834,7 +834,7 @@ var All = []Tool{
 			Name:        "delete_podcast",
 			Title:       "Delete podcast",
 			Description: "Remove a podcast, its episodes, their progress and playlist entries; delete_files its folder too. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast item id."},"delete_files":{"type":"boolean","default":false,"description":"Also delete its folder from disk."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast item id."},"delete_files":{"type":"boolean","default":false,"description":"Also its folder on disk."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePodcast,

@@ -946,7 +946,7 @@ func DecodeGetPodcastFeed(raw json.RawMessage) (GetPodcastFeed, error) {
 type CreatePodcast struct {
 	LibraryID    string  `json:"library_id"`    // Podcast library id.
 	FeedUrl      string  `json:"feed_url"`      // Feed URL (http or https).
-	FolderID     *string `json:"folder_id"`     // Library folder, if it has several (get_library).
+	FolderID     *string `json:"folder_id"`     // Library folder if several (get_library).
 	AutoDownload bool    `json:"auto_download"` // Download new episodes on a schedule.
 }
 
@@ -1055,7 +1055,7 @@ func DecodeDeletePodcastEpisode(raw json.RawMessage) (DeletePodcastEpisode, erro
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeletePodcast struct {
 	LibraryItemID string `json:"library_item_id"` // Podcast item id.
-	DeleteFiles   bool   `json:"delete_files"`    // Also delete its folder from disk.
+	DeleteFiles   bool   `json:"delete_files"`    // Also its folder on disk.
 	ConfirmToken  string `json:"-"`               // Token an earlier call gave; same arguments.
 }
 

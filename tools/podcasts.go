@@ -1115,6 +1115,27 @@ func PlanDeletePodcast(ctx context.Context, d *Deps, a toolargs.DeletePodcast) (
 	if res != nil {
 		return nil, res
 	}
+	// Audiobookshelf does not cancel a podcast's downloads when it is
+	// deleted: each one that starts makes the podcast's folder again
+	// (PodcastManager.startPodcastEpisodeDownload), and finds no item to
+	// add its episode to. So a podcast with downloads queued or running
+	// is refused.
+	current, queue, res := d.downloadQueue(ctx, it.LibraryID)
+	if res != nil {
+		return nil, res
+	}
+	pending := 0
+	if current != nil && current.LibraryItemID == it.ID {
+		pending++
+	}
+	for _, q := range queue {
+		if q.LibraryItemID == it.ID {
+			pending++
+		}
+	}
+	if pending > 0 {
+		return nil, errorResult(`Podcast %s has %d episode download(s) queued or running. Audiobookshelf does not cancel them when the podcast is deleted: a running one fails, and each queued one that starts makes the podcast's folder again; wait until list_podcast_downloads {"library_id": %q, "library_item_id": %q} shows none, then delete it. Nothing was asked and nothing was changed.`, it.ID, pending, it.LibraryID, it.ID)
+	}
 	read := podcastRead{ID: it.ID, UpdatedAt: it.UpdatedAt, Episodes: []string{}, Files: []string{}, Progress: []string{}, Playlists: []string{}}
 	eps := map[string]bool{}
 	for _, ep := range it.Media.Episodes {

@@ -827,7 +827,7 @@ var All = []Tool{
 		Name: "delete_podcast", Title: "Delete podcast", Toolset: "podcasts",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
 		Reason:     "Removes the podcast, its episodes and their listening history, and with delete_files its folder; a second delete finds nothing.",
-		Operations: []string{"getMe", "getLibraryItem", "listPlaylists", "deleteLibraryItem"},
+		Operations: []string{"getMe", "getLibraryItem", "listEpisodeDownloads", "listPlaylists", "deleteLibraryItem"},
 		NeedsAuth:  true,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "delete_files"}, TakesOut: "The listening progress of its episodes and their places in playlists cannot be restored from here; subscribing again makes a new podcast with a new id.", Stays: "Without delete_files the folder and its files stay on disk (a library scan may add them back as a new item). With delete_files the folder is deleted with everything in it, and only a feed that still carries the episodes can bring them back."},
 		Definition: &mcp.Tool{

@@ -193,3 +193,37 @@ func TestDownloadKeysNameTheirEpisodes(t *testing.T) {
 		t.Errorf("episodes without library_item_id: sent %s %s", r.Method, r.Path)
 	}
 }
+
+// A podcast with downloads queued or running is not deleted: Audiobookshelf
+// does not cancel them, and each one that starts would make the podcast's
+// folder again. Nobody is asked and nothing is sent; once the queue is
+// done, the delete asks as usual.
+func TestDeletePodcastWithDownloadsQueued(t *testing.T) {
+	rec := &recorder{answer: answers[0].answer}
+	e := start(t, apptest.Options{Elicit: rec.handle})
+	e.Standin.HoldDownloads(true)
+	decode(t, e.Call(t, "download_podcast_episodes", map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "newest": 2}))
+	before := stateMap(t, e.Standin.Snapshot())
+	e.Standin.ResetRequests()
+	res := e.Call(t, "delete_podcast", map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "delete_files": true})
+	if text := apptest.Text(res); !res.IsError || !strings.Contains(text, "2 episode download(s) queued or running") || !strings.Contains(text, "list_podcast_downloads") {
+		t.Errorf("with downloads queued: %s", text)
+	}
+	if len(rec.asked()) != 0 || len(e.Standin.Mutations()) != 0 {
+		t.Errorf("with downloads queued: asked %d, sent %v", len(rec.asked()), mutations(e.Standin))
+	}
+	for _, d := range stateDiff("", before, stateMap(t, e.Standin.Snapshot()), nil) {
+		t.Errorf("with downloads queued, changed: %s", d)
+	}
+	e.Standin.HoldDownloads(false)
+	for i := 0; i < 3; i++ { // one step of the queue per request
+		e.Call(t, "list_podcast_downloads", map[string]any{"library_id": sd.LibraryPodcastsID})
+	}
+	if q := e.Standin.Downloads(); len(q) != 0 {
+		t.Fatalf("test bug: the queue still holds %v", q)
+	}
+	v := decode(t, e.Call(t, "delete_podcast", map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "delete_files": true}))
+	if at(t, v, "deleted") != true || len(rec.asked()) != 1 {
+		t.Errorf("after the queue: asked %d: %v", len(rec.asked()), v)
+	}
+}

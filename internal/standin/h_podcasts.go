@@ -68,6 +68,16 @@ type download struct {
 type podState struct {
 	current *download
 	queue   []download
+	// held stops the queue where it is (HoldDownloads).
+	held bool
+}
+
+// HoldDownloads stops the download queue where it is (on) or lets it run
+// again, one step per request (off): a slow download, for tests.
+func (s *Server) HoldDownloads(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pods.held = on
 }
 
 // podcastRoutes are the podcasts toolset's routes of ApiRouter.js.
@@ -401,7 +411,7 @@ func hEpisodeDownloads(c *ctx) {
 // hold s.mu.
 func (s *Server) stepDownloads() {
 	st := &s.pods
-	if st.current == nil {
+	if st.current == nil || st.held {
 		return
 	}
 	d := st.current

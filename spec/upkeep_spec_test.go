@@ -10,6 +10,7 @@ func init() {
 		"updateLibraryItemMedia": {http.MethodPatch, "/api/items/{id}/media"},
 		"matchLibraryItem":       {http.MethodPost, "/api/items/{id}/match"},
 		"getLibraryItemCover":    {http.MethodGet, "/api/items/{id}/cover"},
+		"removeLibraryItemCover": {http.MethodDelete, "/api/items/{id}/cover"},
 		"getLoggerData":          {http.MethodGet, "/api/logger-data"},
 	} {
 		operations[id] = op
@@ -24,6 +25,8 @@ func init() {
 		{"updateLibraryItemMedia", "\"\" and null store null"},
 		{"matchLibraryItem", "always send both"},
 		{"getLibraryItemCover", "no access check"},
+		{"removeLibraryItemCover", "403 without the delete permission"},
+		{"removeLibraryItemCover", "the image file itself is not deleted"},
 	}...)
-	plainOK = append(plainOK, "scanLibrary")
+	plainOK = append(plainOK, "scanLibrary", "removeLibraryItemCover")
 }

@@ -15,6 +15,9 @@ type PutBack struct {
 	// Note says what the call does beyond giving the old values back, for
 	// example that it asks the person first.
 	Note string `json:"note,omitempty"`
+	// Then is a second call that puts back what this one cannot, made
+	// after it (match_library_item: the metadata, then a fetched cover).
+	Then *PutBack `json:"then,omitempty"`
 }
 
 // excerpt is s as Audiobookshelf holds it, never altered: whole when it has

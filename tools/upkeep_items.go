@@ -709,15 +709,36 @@ func PlanMatchLibraryItem(ctx context.Context, d *Deps, a toolargs.MatchLibraryI
 				lost = append(lost, k)
 			}
 		}
+		var pb *PutBack
 		if len(editable) > 0 {
-			if pb, why := putBackArgs(a.LibraryItemID, editable); pb != nil {
-				out["put_back"] = pb
-			} else {
+			var why string
+			if pb, why = putBackArgs(a.LibraryItemID, editable); pb == nil {
 				out["put_back_refused"] = why
 			}
 		}
-		if len(lost) > 0 {
-			out["not_put_back"] = fmt.Sprintf("%s: no tool here sets them; their old values are in previous.", strings.Join(lost, ", "))
+		// A cover fetched for a book that had none comes off again with
+		// remove_item_cover, which leaves the book's record as it was (the
+		// image file stays on disk); a replaced cover no tool here sets
+		// back.
+		var kept []string
+		for _, k := range lost {
+			if k == "cover" && prev[k] == nil {
+				cover := &PutBack{Tool: "remove_item_cover", Arguments: map[string]any{"library_item_id": a.LibraryItemID},
+					Note: "Takes off the cover this match fetched (the book had none); it asks the person first. The image file stays on the server's disk."}
+				if pb == nil {
+					pb = cover
+				} else {
+					pb.Then = cover
+				}
+				continue
+			}
+			kept = append(kept, k)
+		}
+		if pb != nil {
+			out["put_back"] = pb
+		}
+		if len(kept) > 0 {
+			out["not_put_back"] = fmt.Sprintf("%s: no tool here sets them; their old values are in previous.", strings.Join(kept, ", "))
 		}
 		return jsonResult(out), nil
 	}
@@ -780,4 +801,73 @@ func GetItemCover(ctx context.Context, d *Deps, a toolargs.GetItemCover) (*mcp.C
 		&mcp.ImageContent{Data: img, MIMEType: "image/jpeg"},
 		&mcp.TextContent{Text: string(info)},
 	}}, nil
+}
+
+// ---------------------------------------------------------------- remove cover
+
+// coverRead is what an approval of remove_item_cover is bound to: whether
+// the item has a cover, and its updatedAt (Audiobookshelf moves it when a
+// cover is set, replaced or removed). The cover's path goes nowhere near a
+// question.
+type coverRead struct {
+	ID        string `json:"id"`
+	UpdatedAt int64  `json:"updatedAt"`
+	HasCover  bool   `json:"hasCover"`
+}
+
+// PlanRemoveItemCover plans remove_item_cover: Audiobookshelf forgets which
+// file is the item's cover (LibraryItemController.removeCover sets
+// media.coverPath to null; the file stays). It always asks, for no tool
+// here sets a cover again; an item without a cover is refused before
+// anybody is asked or anything is sent.
+func PlanRemoveItemCover(ctx context.Context, d *Deps, a toolargs.RemoveItemCover) (*Plan, *mcp.CallToolResult) {
+	if res := d.mayRun(ctx, "remove_item_cover"); res != nil {
+		return nil, res
+	}
+	id := a.LibraryItemID
+	body, res := d.get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetLibraryItem(ctx, id, nil)
+	})
+	if res != nil {
+		return nil, res
+	}
+	var it struct {
+		ID        string `json:"id"`
+		UpdatedAt int64  `json:"updatedAt"`
+		Media     struct {
+			CoverPath *string `json:"coverPath"`
+		} `json:"media"`
+	}
+	if res := decode(body, &it); res != nil {
+		return nil, res
+	}
+	if it.Media.CoverPath == nil || *it.Media.CoverPath == "" {
+		return nil, errorResult(`argument "library_item_id": library item %s has no cover (Audiobookshelf holds none for it), so there is nothing to remove. Nothing was sent and nobody was asked.`, id)
+	}
+	file := *it.Media.CoverPath
+	return &Plan{
+		Targets: []string{id},
+		Action:  fmt.Sprintf("This will remove the cover of library item %s: Audiobookshelf forgets which image file is its cover.", id),
+		Read:    coverRead{ID: it.ID, UpdatedAt: it.UpdatedAt, HasCover: true},
+		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
+			r, res := d.send(ctx, true, func(ctx context.Context) (*http.Response, error) {
+				return d.API.RemoveLibraryItemCover(ctx, id)
+			})
+			if res != nil {
+				return res, nil
+			}
+			if r.Status == http.StatusForbidden {
+				return errorResult("Audiobookshelf answered 403 Forbidden for library item %s: removing a cover needs the delete permission (Settings → Users → the user → Can Delete), which the user of this API key lacks. Nothing was changed.", id), nil
+			}
+			if r.Status/100 != 2 {
+				return statusError(r, "the cover of library item "+id, true), nil
+			}
+			if res := d.checkWrite(r, "the cover of library item "+id); res != nil {
+				return res, nil
+			}
+			return jsonResult(map[string]any{"removed": true, "library_item_id": id,
+				"file_kept": file,
+				"note":      "Audiobookshelf no longer takes this file as the item's cover; the file itself was not deleted. A later scan that finds an image file in the item's own folder may take it as the cover again."}), nil
+		},
+	}, nil
 }

@@ -21,6 +21,7 @@ func init() {
 		writeAnswer{"scanLibrary", http.MethodPost, regexp.MustCompile(`/api/libraries/[^/]+/scan$`), true, nil, "get_library_stats"},
 		writeAnswer{"updateLibraryItemMedia", http.MethodPatch, regexp.MustCompile(`/api/items/[^/]+/media$`), false, []string{"updated", "libraryItem"}, "get_library_item"},
 		writeAnswer{"matchLibraryItem", http.MethodPost, regexp.MustCompile(`/api/items/[^/]+/match$`), false, nil, "get_library_item"},
+		writeAnswer{"removeLibraryItemCover", http.MethodDelete, regexp.MustCompile(`/api/items/[^/]+/cover$`), true, nil, "get_library_item"},
 	)
 }
 

@@ -16933,6 +16933,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/items/{id} (the `GetLibraryItem` operationId).
 	GetLibraryItem(ctx context.Context, id string, params *GetLibraryItemParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RemoveLibraryItemCover Forget a library item's cover
+	//
+	// LibraryItemController.removeCover (behind LibraryItemController.middleware: 404 for an unknown item, 403 for an item the user may not access, and 403 without the delete permission, canDelete, as for every DELETE there, before anything changes). When the item has a cover it sets media.coverPath to null, moves the item's updatedAt and purges the resized covers (CacheManager.purgeCoverCache); the image file itself is not deleted and stays where it is. An item without a cover is left as it is. Either way the answer is 200 "OK".
+	//
+	// Corresponds with DELETE /api/items/{id}/cover (the `RemoveLibraryItemCover` operationId).
+	RemoveLibraryItemCover(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetLibraryItemCover A library item's cover image, resized
 	//
 	// LibraryItemController.getCover (no item middleware: any signed-in user, no access check) hands the request to CacheManager.handleCoverCache, which resizes the cover with ffmpeg to width (default 400, at most 4096) and caches it. format is webp or jpeg (default webp when the client accepts it); raw=1 sends the original file. 404 "Not Found" when the item has no cover or its file is gone; 500 when resizing fails.
@@ -17712,6 +17719,23 @@ func (c *Client) DeleteLibraryItem(ctx context.Context, id string, params *Delet
 // Corresponds with GET /api/items/{id} (the `GetLibraryItem` operationId).
 func (c *Client) GetLibraryItem(ctx context.Context, id string, params *GetLibraryItemParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetLibraryItemRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemoveLibraryItemCover Forget a library item's cover
+//
+// LibraryItemController.removeCover (behind LibraryItemController.middleware: 404 for an unknown item, 403 for an item the user may not access, and 403 without the delete permission, canDelete, as for every DELETE there, before anything changes). When the item has a cover it sets media.coverPath to null, moves the item's updatedAt and purges the resized covers (CacheManager.purgeCoverCache); the image file itself is not deleted and stays where it is. An item without a cover is left as it is. Either way the answer is 200 "OK".
+//
+// Corresponds with DELETE /api/items/{id}/cover (the `RemoveLibraryItemCover` operationId).
+func (c *Client) RemoveLibraryItemCover(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveLibraryItemCoverRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -19431,6 +19455,40 @@ func NewGetLibraryItemRequest(server string, id string, params *GetLibraryItemPa
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRemoveLibraryItemCoverRequest constructs an http.Request for the RemoveLibraryItemCover method
+func NewRemoveLibraryItemCoverRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/items/%s/cover", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -22200,6 +22258,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/items/{id} (the `GetLibraryItem` operationId).
 	GetLibraryItemWithResponse(ctx context.Context, id string, params *GetLibraryItemParams, reqEditors ...RequestEditorFn) (*GetLibraryItemResponse, error)
 
+	// RemoveLibraryItemCoverWithResponse Forget a library item's cover
+	//
+	// LibraryItemController.removeCover (behind LibraryItemController.middleware: 404 for an unknown item, 403 for an item the user may not access, and 403 without the delete permission, canDelete, as for every DELETE there, before anything changes). When the item has a cover it sets media.coverPath to null, moves the item's updatedAt and purges the resized covers (CacheManager.purgeCoverCache); the image file itself is not deleted and stays where it is. An item without a cover is left as it is. Either way the answer is 200 "OK".
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/items/{id}/cover (the `RemoveLibraryItemCover` operationId).
+	RemoveLibraryItemCoverWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*RemoveLibraryItemCoverResponse, error)
+
 	// GetLibraryItemCoverWithResponse A library item's cover image, resized
 	//
 	// LibraryItemController.getCover (no item middleware: any signed-in user, no access check) hands the request to CacheManager.handleCoverCache, which resizes the cover with ffmpeg to width (default 400, at most 4096) and caches it. format is webp or jpeg (default webp when the client accepts it); raw=1 sends the original file. 404 "Not Found" when the item has no cover or its file is gone; 500 when resizing fails.
@@ -23263,6 +23330,40 @@ func (r GetLibraryItemResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetLibraryItemResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RemoveLibraryItemCoverResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r RemoveLibraryItemCoverResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RemoveLibraryItemCoverResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RemoveLibraryItemCoverResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RemoveLibraryItemCoverResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -25551,6 +25652,21 @@ func (c *ClientWithResponses) GetLibraryItemWithResponse(ctx context.Context, id
 	return ParseGetLibraryItemResponse(rsp)
 }
 
+// RemoveLibraryItemCoverWithResponse Forget a library item's cover
+//
+// LibraryItemController.removeCover (behind LibraryItemController.middleware: 404 for an unknown item, 403 for an item the user may not access, and 403 without the delete permission, canDelete, as for every DELETE there, before anything changes). When the item has a cover it sets media.coverPath to null, moves the item's updatedAt and purges the resized covers (CacheManager.purgeCoverCache); the image file itself is not deleted and stays where it is. An item without a cover is left as it is. Either way the answer is 200 "OK".
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/items/{id}/cover (the `RemoveLibraryItemCover` operationId).
+func (c *ClientWithResponses) RemoveLibraryItemCoverWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*RemoveLibraryItemCoverResponse, error) {
+	rsp, err := c.RemoveLibraryItemCover(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveLibraryItemCoverResponse(rsp)
+}
+
 // GetLibraryItemCoverWithResponse A library item's cover image, resized
 //
 // LibraryItemController.getCover (no item middleware: any signed-in user, no access check) hands the request to CacheManager.handleCoverCache, which resizes the cover with ffmpeg to width (default 400, at most 4096) and caches it. format is webp or jpeg (default webp when the client accepts it); raw=1 sends the original file. 404 "Not Found" when the item has no cover or its file is gone; 500 when resizing fails.
@@ -26835,6 +26951,22 @@ func ParseGetLibraryItemResponse(rsp *http.Response) (*GetLibraryItemResponse, e
 	case rsp.StatusCode == 401:
 		break // No content-type
 
+	}
+
+	return response, nil
+}
+
+// ParseRemoveLibraryItemCoverResponse parses an HTTP response from a RemoveLibraryItemCoverWithResponse call
+func ParseRemoveLibraryItemCoverResponse(rsp *http.Response) (*RemoveLibraryItemCoverResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RemoveLibraryItemCoverResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
 	}
 
 	return response, nil

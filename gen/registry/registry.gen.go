@@ -75,7 +75,7 @@ var Toolsets = []Toolset{
 	{Name: "collections", Description: "Server-wide collections of books, with their order.", Off: false},
 	{Name: "playlists", Description: "The user's playlists of books or podcast episodes.", Off: false},
 	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes.", Off: false},
-	{Name: "upkeep", Description: "Library upkeep, off unless AUDIOBOOKSHELF_TOOLSETS names it: scan a library, edit and match a book's metadata, see a cover.", Off: true},
+	{Name: "upkeep", Description: "Library upkeep, off unless AUDIOBOOKSHELF_TOOLSETS names it: scan a library, edit and match a book's metadata, see or remove a cover.", Off: true},
 }
 
 // All lists every tool in the manifest's order.
@@ -880,7 +880,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "match_library_item",
 			Title:       "Match library item",
-			Description: "Quick match a book against a metadata provider (Audiobookshelf searches it over the internet and takes the first result). Without override it fills only empty fields and the cover if there is none. With override it replaces title, subtitle, description, authors, series, narrators, genres, tags, publisher, year and cover with the provider's, so it asks the person first. The answer carries the previous values of what changed and the update_item_metadata call that puts them back (all but a cover).",
+			Description: "Quick match a book against a metadata provider (Audiobookshelf searches it over the internet and takes the first result). Without override it fills only empty fields and the cover if there is none. With override it replaces title, subtitle, description, authors, series, narrators, genres, tags, publisher, year and cover with the provider's, so it asks the person first. The answer carries the previous values of what changed and the calls that put them back: update_item_metadata, then remove_item_cover for a cover fetched for a book that had none (a replaced cover cannot be put back).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id of a book, from list_library_items or search_library."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"default":"google","description":"Metadata provider: one of Audiobookshelf's own, or custom-ID for a custom metadata provider registered in Audiobookshelf (Settings → Item Metadata Utils; a library that uses one shows it as its provider, custom-ID)."},"override":{"type":"boolean","default":false,"description":"Replace fields that already hold a value (and the cover) instead of filling only empty ones. Asks the person first."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 		},
@@ -899,6 +899,22 @@ var All = []Tool{
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getItemCover,
+	},
+	{
+		Name: "remove_item_cover", Title: "Remove item cover", Toolset: "upkeep",
+		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
+		Reason:     "Audiobookshelf forgets which file is the item's cover, and no tool here sets one; a second removal finds no cover.",
+		Operations: []string{"getMe", "getLibraryItem", "removeLibraryItemCover"},
+		NeedsAuth:  true,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id"}, TakesOut: "Which file is the item's cover cannot be set back from here; no tool here sets a cover.", Stays: "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched."},
+		Definition: &mcp.Tool{
+			Name:        "remove_item_cover",
+			Title:       "Remove item cover",
+			Description: "Take a library item's cover off: Audiobookshelf forgets which file is its cover; the image file stays on the server's disk. Puts back a cover match_library_item fetched for a book that had none. Asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: removeItemCover,
 	},
 }
 
@@ -1641,5 +1657,27 @@ func getItemCover(d *tools.Deps) mcp.ToolHandler {
 			return tools.ArgumentError(err), nil
 		}
 		return tools.GetItemCover(ctx, d, a)
+	}
+}
+
+func removeItemCover(d *tools.Deps) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeRemoveItemCover(req.Params.Arguments)
+		if err != nil {
+			return tools.ArgumentError(err), nil
+		}
+		plan, res := tools.PlanRemoveItemCover(ctx, d, a)
+		if res != nil {
+			return res, nil
+		}
+		if ok, res := d.Guard.Check(ctx, req, guard.Question{
+			Tool: "remove_item_cover", Args: a, ConfirmToken: a.ConfirmToken,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			TakesOut: "Which file is the item's cover cannot be set back from here; no tool here sets a cover.",
+			Stays:    "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched.",
+		}); !ok {
+			return res, nil
+		}
+		return plan.Execute(ctx)
 	}
 }

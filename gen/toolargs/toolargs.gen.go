@@ -1149,3 +1149,22 @@ func DecodeGetItemCover(raw json.RawMessage) (GetItemCover, error) {
 	a.Width = argdec.Or(d.Integer("width", argdec.IntRule{Required: false, Min: 32, Max: 2048}), 400)
 	return a, d.Err()
 }
+
+// RemoveItemCover holds the arguments of remove_item_cover.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type RemoveItemCover struct {
+	LibraryItemID string `json:"library_item_id"` // Library item id.
+	ConfirmToken  string `json:"-"`               // Token an earlier call gave; same arguments.
+}
+
+// DecodeRemoveItemCover reads and checks the arguments of remove_item_cover.
+func DecodeRemoveItemCover(raw json.RawMessage) (RemoveItemCover, error) {
+	var a RemoveItemCover
+	d, err := argdec.New(raw, "library_item_id", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}

@@ -153,6 +153,7 @@ func TestGuardedToolsMatchTheContract(t *testing.T) {
 		// upkeep
 		"match_library_item":   "when effect overwrites_filled_fields",
 		"update_item_metadata": "when effect deletes_author_or_series or effect reorders_authors_or_series",
+		"remove_item_cover":    "always",
 		// playlists: filling an empty playlist (its put-back would delete it)
 		"add_items_to_playlist": "when effect fills_empty_playlist",
 	}

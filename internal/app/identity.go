@@ -241,9 +241,11 @@ var Rights = map[string]string{
 	"delete_podcast_episode":    "delete",
 	"delete_podcast":            "delete",
 	// upkeep: LibraryItemController.middleware wants update for a PATCH or
-	// POST on an item; LibraryController.scan wants an admin.
+	// POST on an item, and delete for a DELETE (removing a cover too);
+	// LibraryController.scan wants an admin.
 	"update_item_metadata": "update",
 	"match_library_item":   "update",
+	"remove_item_cover":    "delete",
 	"scan_library":         "admin",
 }
 

@@ -123,6 +123,14 @@ func guardedCases() []guardedCase {
 				return it.Book.Description == "Matched by openlibrary."
 			},
 			targets: []string{sd.ItemMort}},
+		{tool: "remove_item_cover", other: map[string]any{"library_item_id": sd.ItemSourcery},
+			args:   map[string]any{"library_item_id": sd.ItemMort},
+			method: "DELETE", path: "/api/items/" + sd.ItemMort + "/cover",
+			done: func(s *sd.Server) bool {
+				it, _ := s.Item(sd.ItemMort)
+				return it.Book.CoverPath == ""
+			},
+			targets: []string{sd.ItemMort}},
 		{tool: "delete_playlist", other: map[string]any{"playlist_id": sd.PlaylistCatchUp},
 			args:   map[string]any{"playlist_id": sd.PlaylistCommute},
 			method: "DELETE", path: "/api/playlists/" + sd.PlaylistCommute,

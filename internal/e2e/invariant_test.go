@@ -40,6 +40,9 @@ type putBackCase struct {
 	// before and after are the stand-in's states around write and
 	// put-back.
 	verify func(t *testing.T, before, after *sd.Data, answer any)
+	// standin sets what the stand-in answers (a metadata provider's
+	// result) before the case runs.
+	standin func(s *sd.Server)
 }
 
 // putBackCases has, for every write tool that does not always ask, its
@@ -92,7 +95,38 @@ var putBackCases = map[string][]putBackCase{
 					d.Items[i].Book.Publisher, d.Items[i].Book.Language = "", ""
 				}
 			}
-		}}},
+		}},
+		// A book without a cover: the match takes the provider's cover,
+		// and the put-back takes it off again with remove_item_cover
+		// (after update_item_metadata gives the filled fields back), which
+		// asks.
+		{name: "fetches a cover for a book without one", args: map[string]any{"library_item_id": sd.ItemMort},
+			setup: func(d *sd.Data) {
+				for i := range d.Items {
+					if d.Items[i].ID == sd.ItemMort {
+						d.Items[i].Book.CoverPath, d.Items[i].Book.Publisher = "", ""
+					}
+				}
+			},
+			standin: func(s *sd.Server) {
+				s.SetMatchResult(func(provider string, b *sd.Book, authors []string) *sd.MatchData {
+					return &sd.MatchData{Title: b.Title, Publisher: "Stand-in Press", Cover: "https://covers.example/mort.jpg"}
+				})
+			}},
+		// Only a cover to fetch: the put-back is remove_item_cover alone.
+		{name: "fetches only a cover", args: map[string]any{"library_item_id": sd.ItemMort},
+			setup: func(d *sd.Data) {
+				for i := range d.Items {
+					if d.Items[i].ID == sd.ItemMort {
+						d.Items[i].Book.CoverPath = ""
+					}
+				}
+			},
+			standin: func(s *sd.Server) {
+				s.SetMatchResult(func(provider string, b *sd.Book, authors []string) *sd.MatchData {
+					return &sd.MatchData{Title: b.Title, Cover: "https://covers.example/mort.jpg"}
+				})
+			}}},
 	// A scan changes records only from what is on disk; with nothing
 	// changed there it changes no record. Audiobookshelf notes the time of
 	// the scan on the library (lastScan, lastScanVersion): the only fields
@@ -257,6 +291,9 @@ func runPutBackCase(t *testing.T, tool string, c putBackCase) {
 	if c.setup != nil {
 		e.Standin.Update(c.setup)
 	}
+	if c.standin != nil {
+		c.standin(e.Standin)
+	}
 	beforeData := e.Standin.Snapshot()
 	before := stateMap(t, beforeData)
 	e.Standin.ResetRequests()
@@ -288,7 +325,20 @@ func runPutBackCase(t *testing.T, tool string, c putBackCase) {
 		if c.putBack != nil {
 			c.putBack(t, e, v)
 		} else {
+			if nb, ok := v.(map[string]any)["not_put_back"]; ok {
+				t.Errorf("the answer says something cannot be put back: %v", nb)
+			}
 			putBack(t, e, v)
+			// Each call of the put-back that always asks asked once.
+			want := 0
+			for pb, _ := v.(map[string]any)["put_back"].(map[string]any); pb != nil; pb, _ = pb["then"].(map[string]any) {
+				if g := registryTool(t, str(pb["tool"])).Guard; g != nil && g.Condition == "always" {
+					want++
+				}
+			}
+			if asked != want {
+				t.Errorf("the put-back asked %d time(s), want %d", asked, want)
+			}
 		}
 		if c.verify != nil {
 			c.verify(t, beforeData, e.Standin.Snapshot(), v)
@@ -367,4 +417,15 @@ func short(v any) string {
 		return string(b[:200]) + "…"
 	}
 	return string(b)
+}
+
+func registryTool(t *testing.T, name string) registry.Tool {
+	t.Helper()
+	for _, tool := range registry.All {
+		if tool.Name == name {
+			return tool
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return registry.Tool{}
 }

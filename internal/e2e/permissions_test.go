@@ -28,6 +28,9 @@ func TestSingleKeyPermissionRefusedBeforeAsking(t *testing.T) {
 		{"add_books_to_collection", map[string]any{"collection_id": sd.CollectionSpaceOpera, "library_item_ids": []string{sd.ItemMort}}, "update permission (canUpdate)"},
 		{"remove_books_from_collection", map[string]any{"collection_id": sd.CollectionSpaceOpera, "library_item_ids": []string{sd.ItemProjectHailMary}}, "update permission (canUpdate)"},
 		{"delete_collection", map[string]any{"collection_id": sd.CollectionDiscworldInOrder}, "delete permission (canDelete)"},
+		// LibraryItemController.middleware wants delete for every DELETE on
+		// an item, removing its cover too.
+		{"remove_item_cover", map[string]any{"library_item_id": sd.ItemMort}, "delete permission (canDelete)"},
 	}
 	users := []struct {
 		name  string

@@ -79,16 +79,20 @@ func sameRecord(t *testing.T, what string, before, after map[string]any) {
 	}
 }
 
-// putBack runs the put-back an answer names, approving if it asks.
+// putBack runs the put-back an answer names, approving if it asks, and
+// the call it names in then after it, if any.
 func putBack(t *testing.T, e *apptest.Env, answer any) {
 	t.Helper()
 	pb, ok := at(t, answer, "put_back").(map[string]any)
 	if !ok {
 		t.Fatalf("the answer names no put_back: %v", answer)
 	}
-	res := e.Call(t, str(pb["tool"]), pb["arguments"])
-	if res.IsError {
-		t.Fatalf("put-back %v: %s", pb, apptest.Text(res))
+	for pb != nil {
+		res := e.Call(t, str(pb["tool"]), pb["arguments"])
+		if res.IsError {
+			t.Fatalf("put-back %v: %s", pb, apptest.Text(res))
+		}
+		pb, _ = pb["then"].(map[string]any)
 	}
 }
 

@@ -55,10 +55,9 @@ var putBackElsewhere = map[string]string{
 // a small HTTP server it starts on 127.0.0.1; Audiobookshelf must let its
 // SSRF filter through to 127.0.0.1 (SSRF_REQUEST_FILTER_WHITELIST).
 //
-// A match that fetches a cover for a book that had none is the one free
-// change no tool here undoes: the run checks that its answer says so
-// (not_put_back), puts the rest back, takes the cover off directly and
-// compares again.
+// A match that fetches a cover for a book that had none is put back with
+// update_item_metadata and then remove_item_cover (which asks; approved
+// here), and the book compared again.
 //
 // Everything it makes (progress records, a collection, a playlist, the
 // provider, authors and series, a cover) it removes, and every book it changes it
@@ -169,8 +168,13 @@ func TestLivePutBackEveryWrite(t *testing.T) {
 		if nb, ok := v["not_put_back"]; ok {
 			t.Errorf("%s: the answer says something cannot be put back: %v", tool, nb)
 		}
-		if _, errText := call(t, fmt.Sprint(pb["tool"]), pb["arguments"]); errText != "" {
-			t.Fatalf("%s's put-back %v: %s", tool, pb, errText)
+		// The call, then the one it names in then (a second call that puts
+		// back what the first cannot), if any.
+		for pb != nil {
+			if _, errText := call(t, fmt.Sprint(pb["tool"]), pb["arguments"]); errText != "" {
+				t.Fatalf("%s's put-back %v: %s", tool, pb, errText)
+			}
+			pb, _ = pb["then"].(map[string]any)
 		}
 	}
 	compare := func(t *testing.T, what string, before, after any) {
@@ -412,15 +416,16 @@ func TestLivePutBackEveryWrite(t *testing.T) {
 		compare(t, "book, authors and series after match_library_item", before, bookState(a, matchBook))
 
 		// With a cover for a book that has none: the match fetches it, and
-		// the answer says that no tool here takes it off (docs/guards.md);
-		// everything else its put-back gives back. The cover is then
-		// removed directly, and the book is as it was.
+		// its put-back is update_item_metadata for the fields, then
+		// remove_item_cover (which asks; approved here) for the cover. The
+		// book is then as it was, and the image file is still on disk.
 		if at(before, "item", "media", "coverPath") != nil {
 			t.Logf("book %s has a cover: the cover case is left out", matchBook)
 			return
 		}
 		withCover.Store(true)
 		t.Cleanup(func() {
+			// The safety net when a step fails: the cover off directly.
 			var now map[string]any
 			a.get("/api/items/"+matchBook, &now)
 			if at(now, "media", "coverPath") != nil {
@@ -428,23 +433,50 @@ func TestLivePutBackEveryWrite(t *testing.T) {
 			}
 		})
 		v = free(t, "match_library_item", map[string]any{"library_item_id": matchBook, "provider": slug})
-		nb, _ := v["not_put_back"].(string)
 		prev, _ := v["previous"].(map[string]any)
-		if !slices.Contains(v["changed"].([]any), any("cover")) || !strings.HasPrefix(nb, "cover") || prev == nil || prev["cover"] != nil {
-			t.Errorf("a match that fetched a cover: changed %v, not_put_back %q, previous cover %v", v["changed"], nb, prev["cover"])
+		if !slices.Contains(v["changed"].([]any), any("cover")) || prev == nil || prev["cover"] != nil {
+			t.Fatalf("a match that fetched a cover: changed %v, previous cover %v", v["changed"], prev["cover"])
 		}
-		t.Logf("match_library_item with a cover changed %v; not_put_back: %s", v["changed"], nb)
-		pb, _ := v["put_back"].(map[string]any)
-		if pb == nil {
-			t.Fatalf("no put_back: %v", v)
+		var calls []string
+		for pb, _ := v["put_back"].(map[string]any); pb != nil; pb, _ = pb["then"].(map[string]any) {
+			calls = append(calls, fmt.Sprint(pb["tool"]))
 		}
-		if _, errText := call(t, fmt.Sprint(pb["tool"]), pb["arguments"]); errText != "" {
-			t.Fatalf("the put-back: %s", errText)
+		if strings.Join(calls, ",") != "update_item_metadata,remove_item_cover" {
+			t.Errorf("a match that fetched a cover and filled fields: put-back calls %v, want update_item_metadata then remove_item_cover", calls)
 		}
-		if st := a.do("DELETE", "/api/items/"+matchBook+"/cover", nil, nil); st != 200 {
-			t.Fatalf("removing the fetched cover: %d", st)
+		file, _ := at(v, "now", "cover").(string)
+		_, statErr := os.Stat(file)
+		t.Logf("match_library_item with a cover changed %v; put-back calls %v; the cover file %s", v["changed"], calls, file)
+		// The put-back's calls one by one: remove_item_cover asks once
+		// (update_item_metadata asks too when it takes the series the
+		// match made off its one book, which Audiobookshelf then deletes).
+		if nb, ok := v["not_put_back"]; ok {
+			t.Errorf("match_library_item: the answer says something cannot be put back: %v", nb)
 		}
-		compare(t, "book, authors and series after a match that fetched a cover, its put-back and the cover removed", before, bookState(a, matchBook))
+		for pb, _ := v["put_back"].(map[string]any); pb != nil; pb, _ = pb["then"].(map[string]any) {
+			q := asked.Load()
+			if _, errText := call(t, fmt.Sprint(pb["tool"]), pb["arguments"]); errText != "" {
+				t.Fatalf("the put-back %v: %s", pb, errText)
+			}
+			if pb["tool"] == "remove_item_cover" && asked.Load() != q+1 {
+				t.Errorf("remove_item_cover asked %d time(s), want 1", asked.Load()-q)
+			}
+		}
+		compare(t, "book, authors and series after a match that fetched a cover and its put-back (remove_item_cover among it)", before, bookState(a, matchBook))
+		// Audiobookshelf forgets the cover; the file stays where it was
+		// (checked when the server's disk is this machine's).
+		if statErr == nil {
+			if _, err := os.Stat(file); err != nil {
+				t.Errorf("the cover file %s is gone after remove_item_cover: %v", file, err)
+			} else {
+				t.Logf("the cover file %s is still on disk", file)
+			}
+		}
+		// A second removal: the book has no cover; refused, nobody asked.
+		q := asked.Load()
+		if _, errText := call(t, "remove_item_cover", map[string]any{"library_item_id": matchBook}); !strings.Contains(errText, "has no cover") || asked.Load() != q {
+			t.Errorf("remove_item_cover on a book without a cover: asked %d time(s), answer %q", asked.Load()-q, errText)
+		}
 	})
 
 	t.Run("scan_library", func(t *testing.T) {

@@ -5,14 +5,17 @@ package standin
 // the log (MiscController.getLoggerData), media updates
 // (LibraryItemController.updateMedia, Book.updateFromRequest), quick match
 // (LibraryItemController.match, Scanner.quickMatchLibraryItem) and covers
-// (LibraryItemController.getCover, CacheManager.handleCoverCache).
+// (LibraryItemController.getCover, CacheManager.handleCoverCache,
+// LibraryItemController.removeCover).
 //
 // A scan finds what a test put "on disk" beforehand (ScanAdds, ScanMisses,
 // ScanUpdates) and takes ScanDuration (0: it is over before POST .../scan
 // has answered, as a tiny library's scan is on a real server). Metadata
 // providers are not asked: MatchResult gives what the "provider" answers
-// (by default a fixed result derived from the book; a book whose title holds
-// "Unmatchable" gets no match).
+// (by default a fixed result derived from the book, without a cover; a book
+// whose title holds "Unmatchable" gets no match). A result with a Cover is
+// "downloaded" as Audiobookshelf does with storeCoverWithItem off (its
+// default): into the metadata folder, /metadata/items/<item id>/cover.jpg.
 
 import (
 	"bytes"
@@ -44,14 +47,17 @@ type upkeepState struct {
 type MatchData struct {
 	Title, Subtitle, Description, Narrator, Publisher, PublishedYear, Language, ISBN, ASIN string
 	Genres, Tags, Authors                                                                  []string
+	// Cover is the result's cover URL ("": none).
+	Cover string
 }
 
 func upkeepRoutes() []route {
-	const G, P, A = http.MethodGet, http.MethodPost, http.MethodPatch
+	const G, P, A, D = http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
 	return []route{
 		api(P, "/libraries/:id/scan", withLibrary(hLibraryScan)),
 		api(A, "/items/:id/media", withItem(hItemUpdateMedia)),
 		api(G, "/items/:id/cover", hItemCover),
+		api(D, "/items/:id/cover", withItem(hItemRemoveCover)),
 		api(P, "/items/:id/match", withItem(hItemMatch)),
 		api(G, "/tasks", hTasks),
 		api(G, "/logger-data", hLoggerData),
@@ -554,7 +560,9 @@ func defaultMatch(provider string, b *Book, authors []string) *MatchData {
 // POST /api/items/:id/match: Scanner.quickMatchLibraryItem for a book.
 // Without overrides (and with scannerPreferMatchedMetadata off, the
 // default) only empty fields are filled; overrideDetails replaces them.
-// No cover is downloaded.
+// A result's cover is taken when the book has none, or with overrideCover
+// (CoverManager.downloadCoverFromUrlNew: the metadata folder's
+// items/<id>/cover.jpg).
 func hItemMatch(c *ctx) {
 	body, _ := c.body.(map[string]any)
 	provider, _ := body["provider"].(string)
@@ -562,6 +570,7 @@ func hItemMatch(c *ctx) {
 		provider = "google"
 	}
 	override, _ := body["overrideDetails"].(bool)
+	overrideCover, _ := body["overrideCover"].(bool)
 	li := c.li
 	b := li.Book
 	if b == nil {
@@ -584,6 +593,10 @@ func hItemMatch(c *ctx) {
 		return
 	}
 	updated := false
+	if m.Cover != "" && (b.CoverPath == "" || overrideCover) {
+		b.CoverPath = "/metadata/items/" + li.ID + "/cover.jpg"
+		updated = true // changed('coverPath', true): even the same path counts
+	}
 	setStr := func(p *string, v string) {
 		if v != "" && (*p == "" || override) && *p != v {
 			*p = v
@@ -678,4 +691,30 @@ func hItemCover(c *ctx) {
 	c.w.Header().Set("Content-Type", "image/"+format)
 	c.w.WriteHeader(http.StatusOK)
 	_, _ = c.w.Write(buf.Bytes())
+}
+
+// DELETE /api/items/:id/cover: LibraryItemController.removeCover (behind
+// the item middleware: the delete permission). It forgets the cover
+// (media.coverPath null) and moves the item's updatedAt; the image file is
+// not touched. An item without a cover is left as it is. Either way: "OK".
+func hItemRemoveCover(c *ctx) {
+	li := c.li
+	var cover *string
+	switch {
+	case li.Book != nil:
+		cover = &li.Book.CoverPath
+	case li.Podcast != nil:
+		cover = &li.Podcast.CoverPath
+	}
+	if cover != nil && *cover != "" {
+		*cover = ""
+		now := c.nowMs()
+		li.UpdatedAt = now
+		if li.Book != nil {
+			li.Book.UpdatedAt = now
+		} else {
+			li.Podcast.UpdatedAt = now
+		}
+	}
+	c.sendStatus(http.StatusOK)
 }

@@ -281,6 +281,9 @@ var beyondTheContract = map[string]bool{
 	// (Audiobookshelf deletes the record; the name put back is a new one).
 	"add_items_to_playlist": true,
 	"update_item_metadata":  true,
+	// remove_item_cover: Audiobookshelf forgets which file is the cover,
+	// and no tool here sets one.
+	"remove_item_cover": true,
 }
 
 // readContract finds shared/reference/guard.md beside the repository or

@@ -87,6 +87,9 @@ func FuzzGuardedArguments(f *testing.F) {
 		if a, err := toolargs.DecodeDeletePodcast(json.RawMessage(raw)); err == nil {
 			check(a.LibraryItemID)
 		}
+		if a, err := toolargs.DecodeRemoveItemCover(json.RawMessage(raw)); err == nil {
+			check(a.LibraryItemID)
+		}
 		for _, dec := range []func(json.RawMessage) ([]argdec.PlaylistItem, string, error){
 			func(r json.RawMessage) ([]argdec.PlaylistItem, string, error) {
 				a, err := toolargs.DecodeRemoveItemsFromPlaylist(r)

@@ -157,21 +157,15 @@ func TestHTTPHeaderAndIdleTimeouts(t *testing.T) {
 	}
 }
 
-// TestHTTPSessionsExpireAndAreCapped: a session with no request for
-// SessionTimeout is closed (its id then gets 404), and beyond MaxSessions a
-// new session is refused with 503 until one closes.
+// TestHTTPSessionsExpireAndAreCapped: beyond MaxSessions a new session is
+// refused with 503; a session with no request for SessionTimeout is closed
+// (its id then gets 404), which makes room again; a session in use is kept
+// past SessionTimeout. Each part has its own server, with a timeout far
+// from the waits of the other parts, so that a slow machine cannot make
+// one part's wait another part's expiry.
 func TestHTTPSessionsExpireAndAreCapped(t *testing.T) {
-	ts, srv := startLimited(t, false, app.HTTPOptions{SessionTimeout: 300 * time.Millisecond, MaxSessions: 2})
-	e := &httpEnv{url: ts.URL + app.MCPPath}
-	count := func() int {
-		n := 0
-		for range srv.MCP.Sessions() {
-			n++
-		}
-		return n
-	}
-	open := func() (string, int, string) {
-		req, _ := http.NewRequest("POST", e.url, strings.NewReader(initialize))
+	open := func(url string) (string, int, string) {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(initialize))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		resp, err := http.DefaultClient.Do(req)
@@ -182,49 +176,75 @@ func TestHTTPSessionsExpireAndAreCapped(t *testing.T) {
 		resp.Body.Close()
 		return resp.Header.Get("Mcp-Session-Id"), resp.StatusCode, string(b)
 	}
-	id1, code, _ := open()
-	if code != 200 || id1 == "" {
-		t.Fatalf("first session: %d %q", code, id1)
-	}
-	if _, code, _ := open(); code != 200 {
-		t.Fatalf("second session: %d", code)
-	}
-	if _, code, body := open(); code != 503 || !strings.Contains(body, "maximum of 2 sessions") {
-		t.Errorf("a third session beyond the cap: %d %s", code, body)
-	}
-	// Idle sessions close on their own.
-	deadline := time.Now().Add(10 * time.Second)
-	for count() > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if n := count(); n != 0 {
-		t.Fatalf("%d idle sessions still open", n)
-	}
-	req, _ := http.NewRequest("POST", e.url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", id1)
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 404 {
-		t.Errorf("a request on an expired session: %d, want 404", resp.StatusCode)
-	}
-	// With room again, a new session opens; one in use is kept past the
-	// idle time while it is used.
-	cs, err := e.connect(t, "2025-11-25", nil, nil)
-	if err != nil {
-		t.Fatalf("a session after the others expired: %v", err)
-	}
-	for range 4 {
-		time.Sleep(150 * time.Millisecond)
-		if err := cs.Ping(context.Background(), nil); err != nil {
-			t.Fatalf("a session in use expired: %v", err)
+	count := func(srv *app.Server) int {
+		n := 0
+		for range srv.MCP.Sessions() {
+			n++
 		}
+		return n
 	}
+
+	t.Run("capped", func(t *testing.T) {
+		ts, _ := startLimited(t, false, app.HTTPOptions{SessionTimeout: time.Minute, MaxSessions: 2})
+		url := ts.URL + app.MCPPath
+		for i := 1; i <= 2; i++ {
+			if id, code, _ := open(url); code != 200 || id == "" {
+				t.Fatalf("session %d: %d %q", i, code, id)
+			}
+		}
+		if _, code, body := open(url); code != 503 || !strings.Contains(body, "maximum of 2 sessions") {
+			t.Errorf("a third session beyond the cap: %d %s", code, body)
+		}
+	})
+
+	t.Run("idle ones expire and make room", func(t *testing.T) {
+		ts, srv := startLimited(t, false, app.HTTPOptions{SessionTimeout: 300 * time.Millisecond, MaxSessions: 1})
+		url := ts.URL + app.MCPPath
+		id1, code, _ := open(url)
+		if code != 200 || id1 == "" {
+			t.Fatalf("first session: %d %q", code, id1)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for count(srv) > 0 && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if n := count(srv); n != 0 {
+			t.Fatalf("%d idle sessions still open after 10 s", n)
+		}
+		req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", id1)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Errorf("a request on an expired session: %d, want 404", resp.StatusCode)
+		}
+		if id, code, body := open(url); code != 200 || id == "" {
+			t.Errorf("a session after the other expired, with a cap of 1: %d %s", code, body)
+		}
+	})
+
+	t.Run("one in use is kept", func(t *testing.T) {
+		ts, _ := startLimited(t, false, app.HTTPOptions{SessionTimeout: 2 * time.Second, MaxSessions: 2})
+		e := &httpEnv{url: ts.URL + app.MCPPath}
+		cs, err := e.connect(t, "2025-11-25", nil, nil)
+		if err != nil {
+			t.Fatalf("a session: %v", err)
+		}
+		// 7 pings 400 ms apart: 2.8 s in all, past the 2 s idle time, with
+		// no gap near it.
+		for range 7 {
+			time.Sleep(400 * time.Millisecond)
+			if err := cs.Ping(context.Background(), nil); err != nil {
+				t.Fatalf("a session in use expired: %v", err)
+			}
+		}
+	})
 }
 
 // TestHTTPHostCheckOnEveryInterface: the DNS-rebinding check applies to the

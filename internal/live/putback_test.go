@@ -114,6 +114,14 @@ func TestLivePutBack(t *testing.T) {
 			}
 		}
 	})
+	// A throwaway bookmark at another time, there before create_bookmark:
+	// the list compared holds at least this one record, which the create
+	// and its put-back must leave as it was.
+	kept := tm + 100
+	t.Cleanup(func() { a.do("DELETE", fmt.Sprintf("/api/me/item/%s/bookmark/%v", book, kept), nil, nil) })
+	if st := a.do("POST", "/api/me/item/"+book+"/bookmark", map[string]any{"time": kept, "title": "put-back test, kept"}, nil); st/100 != 2 {
+		t.Fatalf("making a throwaway bookmark: %d", st)
+	}
 	before := bookmarks()
 	putBack(call("create_bookmark", map[string]any{"library_item_id": book, "time": tm, "title": "put-back test"}))
 	compare("bookmarks after create_bookmark", before, bookmarks())

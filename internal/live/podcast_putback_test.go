@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -43,66 +41,18 @@ func TestLivePodcastPutBack(t *testing.T) {
 	target, key := liveServer(t)
 	base := target.String()
 	a := &abs{t: t, base: base, key: key, hc: &http.Client{Timeout: 60 * time.Second}}
-	var libs struct {
-		Libraries []struct{ ID, MediaType string }
-	}
-	a.get("/api/libraries", &libs)
-	podLib := ""
-	for _, l := range libs.Libraries {
-		if podLib == "" && l.MediaType == "podcast" {
-			podLib = l.ID
-		}
-	}
+	podLib := a.libraries()["podcast"]
 	if podLib == "" {
 		t.Fatal("the server needs a podcast library")
 	}
 	run := fmt.Sprintf("putback-podcast-%d", time.Now().UnixNano())
 
-	// The feed: three short mp3 files served on loopback.
-	ffmpeg, err := exec.LookPath("ffmpeg")
-	if err != nil {
-		t.Fatalf("the run needs ffmpeg to make the feed's mp3 files: %v", err)
-	}
-	dir := t.TempDir()
-	for i := 1; i <= 3; i++ {
-		out, err := exec.Command(ffmpeg, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
-			fmt.Sprintf("sine=frequency=%d:duration=3", 300+100*i), "-ac", "1", "-b:a", "32k",
-			"-metadata", fmt.Sprintf("title=%s episode %d", run, i), filepath.Join(dir, fmt.Sprintf("ep%d.mp3", i))).CombinedOutput()
-		if err != nil {
-			t.Fatalf("ffmpeg: %v\n%s", err, out)
-		}
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	feedBase := "http://" + ln.Addr().String()
 	// Two feeds of the same episodes under two titles, so that each part
 	// subscribes in a folder of its own.
-	mux := http.NewServeMux()
-	feed := func(w http.ResponseWriter, r *http.Request) {
-		title := run + " " + strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/feed-"), ".xml")
-		var items strings.Builder
-		for i := 3; i >= 1; i-- {
-			st, _ := os.Stat(filepath.Join(dir, fmt.Sprintf("ep%d.mp3", i)))
-			pub := time.Date(2026, 11, 1+i, 8, 0, 0, 0, time.UTC).Format(time.RFC1123Z)
-			fmt.Fprintf(&items, `<item><title>Episode %d</title><description>Episode %d.</description>`+
-				`<pubDate>%s</pubDate><guid isPermaLink="false">%s-ep%d</guid><itunes:duration>00:00:03</itunes:duration>`+
-				`<enclosure url="%s/ep%d.mp3" length="%d" type="audio/mpeg"/></item>`, i, i, pub, run, i, feedBase, i, st.Size())
-		}
-		w.Header().Set("Content-Type", "application/rss+xml")
-		fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd">`+
-			`<channel><title>%s</title><description>A feed served by make test-live.</description><language>en</language>`+
-			`<itunes:author>%s</itunes:author><itunes:explicit>false</itunes:explicit>%s</channel></rss>`, title, run, items.String())
+	feeds, err := serveLoopbackFeed(t, run)
+	if err != nil {
+		t.Fatalf("the run needs a feed on loopback: %v", err)
 	}
-	mux.HandleFunc("/feed-A.xml", feed)
-	mux.HandleFunc("/feed-B.xml", feed)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		http.ServeFile(w, r, filepath.Join(dir, filepath.Base(r.URL.Path)))
-	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
 
 	var asked atomic.Int32
 	cs := connectEvery(t, base, key, &asked)
@@ -137,7 +87,7 @@ func TestLivePodcastPutBack(t *testing.T) {
 	create := func(t *testing.T, feed string) map[string]any {
 		t.Helper()
 		n := asked.Load()
-		c := call(t, "create_podcast", map[string]any{"library_id": podLib, "feed_url": feedBase + "/feed-" + feed + ".xml"})
+		c := call(t, "create_podcast", map[string]any{"library_id": podLib, "feed_url": feeds.URL(feed)})
 		id, _ := c["library_item_id"].(string)
 		if id == "" {
 			t.Fatalf("create_podcast: %v (is Audiobookshelf started with SSRF_REQUEST_FILTER_WHITELIST=127.0.0.1?)", c)

@@ -2,14 +2,8 @@ package live
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,53 +31,12 @@ func livePodcasts(t *testing.T, call func(string, map[string]any) map[string]any
 		t.Logf("search_podcasts: %v results from iTunes", n)
 	}
 
-	ffmpeg, err := exec.LookPath("ffmpeg")
+	feeds, err := serveLoopbackFeed(t, run)
 	if err != nil {
-		t.Errorf("the podcast part needs ffmpeg to make the feed's mp3 files: %v", err)
+		t.Errorf("the podcast part needs a feed on loopback: %v", err)
 		return
 	}
-	dir := t.TempDir()
-	for i := 1; i <= 3; i++ {
-		out, err := exec.Command(ffmpeg, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
-			fmt.Sprintf("sine=frequency=%d:duration=3", 300+100*i), "-ac", "1", "-b:a", "32k",
-			"-metadata", fmt.Sprintf("title=%s episode %d", run, i), filepath.Join(dir, fmt.Sprintf("ep%d.mp3", i))).CombinedOutput()
-		if err != nil {
-			t.Fatalf("ffmpeg: %v\n%s", err, out)
-		}
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String()
-	title := run + " Loopback Feed"
-	var mu sync.Mutex
-	var fetched []string
-	seen := func(p string) { mu.Lock(); fetched = append(fetched, p); mu.Unlock() }
-	mux := http.NewServeMux()
-	mux.HandleFunc("/feed.xml", func(w http.ResponseWriter, r *http.Request) {
-		seen(r.URL.Path)
-		var items strings.Builder
-		for i := 3; i >= 1; i-- {
-			st, _ := os.Stat(filepath.Join(dir, fmt.Sprintf("ep%d.mp3", i)))
-			pub := time.Date(2026, 11, 1+i, 8, 0, 0, 0, time.UTC).Format(time.RFC1123Z)
-			fmt.Fprintf(&items, `<item><title>Episode %d</title><description>Episode %d of the loopback feed.</description>`+
-				`<pubDate>%s</pubDate><guid isPermaLink="false">%s-ep%d</guid><itunes:duration>00:00:03</itunes:duration>`+
-				`<enclosure url="%s/ep%d.mp3" length="%d" type="audio/mpeg"/></item>`, i, i, pub, run, i, base, i, st.Size())
-		}
-		w.Header().Set("Content-Type", "application/rss+xml")
-		fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd">`+
-			`<channel><title>%s</title><description>A feed served by make test-live.</description><language>en</language>`+
-			`<itunes:author>%s</itunes:author><itunes:explicit>false</itunes:explicit>%s</channel></rss>`, title, run, items.String())
-	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		seen(r.URL.Path)
-		http.ServeFile(w, r, filepath.Join(dir, filepath.Base(r.URL.Path)))
-	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	feedURL := base + "/feed.xml"
+	feedURL, title := feeds.URL("Loopback"), feeds.Title("Loopback")
 
 	// Read the feed, subscribe.
 	f := call("get_podcast_feed", map[string]any{"feed_url": feedURL})
@@ -147,9 +100,7 @@ func livePodcasts(t *testing.T, call func(string, map[string]any) map[string]any
 		}
 		time.Sleep(time.Second)
 	}
-	mu.Lock()
-	t.Logf("downloads: both episodes in the library after %d list_podcast_downloads calls; the feed server saw %v", polls, fetched)
-	mu.Unlock()
+	t.Logf("downloads: both episodes in the library after %d list_podcast_downloads calls; the feed server saw %v", polls, feeds.Fetched())
 	ep := it.Media.Episodes[0]
 	file := ep.AudioFile.Metadata.Path
 	if _, err := os.Stat(file); err != nil {

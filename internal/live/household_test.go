@@ -129,16 +129,7 @@ func TestLiveHousehold(t *testing.T) {
 	}
 
 	// A book and a throwaway collection of two books (collections are the server's).
-	var libs struct {
-		Libraries []struct{ ID, MediaType string }
-	}
-	direct.get("/api/libraries", &libs)
-	var bookLib string
-	for _, l := range libs.Libraries {
-		if l.MediaType == "book" && bookLib == "" {
-			bookLib = l.ID
-		}
-	}
+	bookLib := direct.libraries()["book"]
 	var books struct{ Results []item }
 	direct.get("/api/libraries/"+bookLib+"/items?limit=20", &books)
 	if len(books.Results) < 3 {

@@ -90,6 +90,23 @@ func (a *abs) get(path string, out any) {
 	}
 }
 
+// libraries is the id of the server's first library of each media type
+// ("book", "podcast"), in Audiobookshelf's order.
+func (a *abs) libraries() map[string]string {
+	a.t.Helper()
+	var libs struct {
+		Libraries []struct{ ID, MediaType string }
+	}
+	a.get("/api/libraries", &libs)
+	first := map[string]string{}
+	for _, l := range libs.Libraries {
+		if first[l.MediaType] == "" {
+			first[l.MediaType] = l.ID
+		}
+	}
+	return first
+}
+
 // snapshot is what this run may touch, to compare before and after.
 type snapshot struct {
 	Collections []string
@@ -168,21 +185,10 @@ func TestLiveContract(t *testing.T) {
 	t.Logf("Audiobookshelf %s at %s", status.ServerVersion, target.Redacted())
 
 	// Find what the tools will be called on.
-	var libs struct {
-		Libraries []struct{ ID, Name, MediaType string }
-	}
-	a.get("/api/libraries", &libs)
-	var bookLib, podLib string
-	for _, l := range libs.Libraries {
-		if l.MediaType == "book" && bookLib == "" {
-			bookLib = l.ID
-		}
-		if l.MediaType == "podcast" && podLib == "" {
-			podLib = l.ID
-		}
-	}
+	libs := a.libraries()
+	bookLib, podLib := libs["book"], libs["podcast"]
 	if bookLib == "" || podLib == "" {
-		t.Fatalf("the server needs a book library and a podcast library; it has %v", libs.Libraries)
+		t.Fatalf("the server needs a book library and a podcast library; it has the first of each type %v", libs)
 	}
 	var books struct{ Results []item }
 	a.get("/api/libraries/"+bookLib+"/items?limit=100", &books)
@@ -612,32 +618,44 @@ func sameFields(t *testing.T, what string, before, after map[string]any) {
 	}
 }
 
+// connect starts the binary with the default toolsets; its person
+// approves every question, counted in asked.
 func connect(t *testing.T, base, key string, asked *atomic.Int32) *mcp.ClientSession {
 	t.Helper()
-	return connectWith(t, base, key, func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	return connectWith(t, base, key, approving(asked))
+}
+
+// approving is a person who approves every question, counted in asked.
+func approving(asked *atomic.Int32) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	return func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked.Add(1)
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
-	})
+	}
 }
 
 // connectWith starts the binary over stdio against base and connects a
 // client whose person answers each question with answer.
 func connectWith(t *testing.T, base, key string, answer func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
 	t.Helper()
+	return connectBinary(t, base, key, nil, &mcp.ClientOptions{ElicitationHandler: answer})
+}
+
+// connectBinary starts the binary over stdio against base with key, the
+// variables in env besides, and connects a client with opts.
+func connectBinary(t *testing.T, base, key string, env []string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	bin := serverBinary(t)
 	cmd := exec.Command(bin)
-	cmd.Env = []string{
+	cmd.Env = append([]string{
 		"PATH=" + os.Getenv("PATH"),
 		"AUDIOBOOKSHELF_URL=" + base,
 		"AUDIOBOOKSHELF_API_KEY=" + key,
 		"ELICITATION=true",
 		"AUDIOBOOKSHELF_TIMEOUT=60s",
-	}
+	}, env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-live", Version: "1"}, &mcp.ClientOptions{
-		ElicitationHandler: answer,
-	})
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-live", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)

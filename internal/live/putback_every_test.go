@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -72,16 +71,7 @@ func TestLivePutBackEveryWrite(t *testing.T) {
 	// client talks to Audiobookshelf directly, failing t (a subtest's own).
 	client := func(t *testing.T) *abs { return &abs{t: t, base: base, key: key, hc: hc} }
 	a := client(t)
-	var libs struct {
-		Libraries []struct{ ID, MediaType string }
-	}
-	a.get("/api/libraries", &libs)
-	lib := ""
-	for _, l := range libs.Libraries {
-		if lib == "" && l.MediaType == "book" {
-			lib = l.ID
-		}
-	}
+	lib := a.libraries()["book"]
 	if lib == "" {
 		t.Fatal("the server needs a book library")
 	}
@@ -572,31 +562,8 @@ func leaves(v any) int {
 // default ones; its person approves every question, counted in asked.
 func connectEvery(t *testing.T, base, key string, asked *atomic.Int32) *mcp.ClientSession {
 	t.Helper()
-	bin := serverBinary(t)
-	cmd := exec.Command(bin)
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"),
-		"AUDIOBOOKSHELF_URL=" + base,
-		"AUDIOBOOKSHELF_API_KEY=" + key,
-		"AUDIOBOOKSHELF_TOOLSETS=default,upkeep",
-		"AUDIOBOOKSHELF_TIMEOUT=60s",
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-live-putback", Version: "1"}, &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			asked.Add(1)
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
-		},
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("starting %s: %v\n%s", bin, err, stderr.String())
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return connectBinary(t, base, key, []string{"AUDIOBOOKSHELF_TOOLSETS=default,upkeep"},
+		&mcp.ClientOptions{ElicitationHandler: approving(asked)})
 }
 
 // coverJPEG is a plain 300x450 JPEG, a provider's cover.

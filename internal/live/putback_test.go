@@ -29,16 +29,7 @@ func TestLivePutBack(t *testing.T) {
 		t.Skip("AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY are not both set")
 	}
 	a := &abs{t: t, base: base, key: key, hc: &http.Client{Timeout: 60 * time.Second}}
-	var libs struct {
-		Libraries []struct{ ID, MediaType string }
-	}
-	a.get("/api/libraries", &libs)
-	lib := ""
-	for _, l := range libs.Libraries {
-		if lib == "" && l.MediaType == "book" {
-			lib = l.ID
-		}
-	}
+	lib := a.libraries()["book"]
 	var items struct{ Results []struct{ ID string } }
 	a.get("/api/libraries/"+lib+"/items?limit=2", &items)
 	if len(items.Results) < 2 {

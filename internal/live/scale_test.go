@@ -41,21 +41,10 @@ func TestLiveScale(t *testing.T) {
 	base := target.String()
 	a := &abs{t: t, base: base, key: key, hc: &http.Client{Timeout: 120 * time.Second}}
 
-	var libs struct {
-		Libraries []struct{ ID, Name, MediaType string }
-	}
-	a.get("/api/libraries", &libs)
-	var tg scalecheck.Targets
-	for _, l := range libs.Libraries {
-		if l.MediaType == "book" && tg.BookLibrary == "" {
-			tg.BookLibrary = l.ID
-		}
-		if l.MediaType == "podcast" && tg.PodcastLibrary == "" {
-			tg.PodcastLibrary = l.ID
-		}
-	}
+	libs := a.libraries()
+	tg := scalecheck.Targets{BookLibrary: libs["book"], PodcastLibrary: libs["podcast"]}
 	if tg.BookLibrary == "" {
-		t.Fatalf("the server needs a book library; it has %v", libs.Libraries)
+		t.Fatalf("the server needs a book library; it has the first of each type %v", libs)
 	}
 	seeded := seedScale(t, a, tg.BookLibrary)
 	fixtures(t, a, tg.BookLibrary)

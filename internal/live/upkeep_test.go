@@ -11,7 +11,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -38,15 +37,9 @@ func TestLiveUpkeep(t *testing.T) {
 	// server, past the spec's proxy.
 	direct := &abs{t: t, base: target.String(), key: key, hc: &http.Client{Timeout: 60 * time.Second}}
 
-	var libs struct {
-		Libraries []struct{ ID, Name, MediaType string }
-	}
-	a.get("/api/libraries", &libs)
 	bookLib := os.Getenv("ABS_BOOK_LIBRARY")
-	for _, l := range libs.Libraries {
-		if bookLib == "" && l.MediaType == "book" {
-			bookLib = l.ID
-		}
+	if bookLib == "" {
+		bookLib = a.libraries()["book"]
 	}
 	if bookLib == "" {
 		t.Fatal("the server needs a book library")
@@ -384,18 +377,7 @@ func uploadCover(t *testing.T, direct *abs, id string) {
 // tools ask and this client declines, counting the questions.
 func connectUpkeep(t *testing.T, base, key string, asked *atomic.Int32, progress func(context.Context, *mcp.ProgressNotificationClientRequest)) *mcp.ClientSession {
 	t.Helper()
-	bin := serverBinary(t)
-	cmd := exec.Command(bin)
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"),
-		"AUDIOBOOKSHELF_URL=" + base,
-		"AUDIOBOOKSHELF_API_KEY=" + key,
-		"AUDIOBOOKSHELF_TOOLSETS=default,upkeep",
-		"AUDIOBOOKSHELF_TIMEOUT=60s",
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-live-upkeep", Version: "1"}, &mcp.ClientOptions{
+	return connectBinary(t, base, key, []string{"AUDIOBOOKSHELF_TOOLSETS=default,upkeep"}, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			asked.Add(1)
 			// The put-back of the metadata edit takes the run's co-author
@@ -408,12 +390,4 @@ func connectUpkeep(t *testing.T, base, key string, asked *atomic.Int32, progress
 		},
 		ProgressNotificationHandler: progress,
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("starting %s: %v\n%s", bin, err, stderr.String())
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
 }

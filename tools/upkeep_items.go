@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -468,6 +469,19 @@ type metadataRead struct {
 	MovedSeries  []string `json:"movedSeries,omitempty"`
 }
 
+// authorsAndSeries names author and series ids with their counts, for a
+// question: "2 authors (a, b) and 1 series (c)".
+func authorsAndSeries(authors, series []string) string {
+	var parts []string
+	if len(authors) > 0 {
+		parts = append(parts, countOf(len(authors), "author", "authors")+" ("+listIDs(authors)+")")
+	}
+	if len(series) > 0 {
+		parts = append(parts, countOf(len(series), "series", "series")+" ("+listIDs(series)+")")
+	}
+	return strings.Join(parts, " and ")
+}
+
 func countOf(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
@@ -539,20 +553,13 @@ func PlanUpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemM
 	if len(movedAuthors) > 0 || len(movedSeries) > 0 {
 		plan.Effects = append(plan.Effects, EffectReordersAuthorsOrSeries)
 		for _, id := range append(append([]string{}, movedAuthors...), movedSeries...) {
-			if !slicesContain(plan.Targets, id) {
+			if !slices.Contains(plan.Targets, id) {
 				plan.Targets = append(plan.Targets, id)
 			}
 		}
-		var parts []string
-		if len(movedAuthors) > 0 {
-			parts = append(parts, countOf(len(movedAuthors), "author", "authors")+" ("+listIDs(movedAuthors)+")")
-		}
-		if len(movedSeries) > 0 {
-			parts = append(parts, countOf(len(movedSeries), "series", "series")+" ("+listIDs(movedSeries)+")")
-		}
 		one := len(movedAuthors)+len(movedSeries) == 1
 		moved := fmt.Sprintf("It takes off %s listed before others that stay: put back with update_item_metadata, %s would be appended after them, so the book's order of authors and series could not be given back.",
-			strings.Join(parts, " and "), map[bool]string{true: "it", false: "they"}[one])
+			authorsAndSeries(movedAuthors, movedSeries), map[bool]string{true: "it", false: "they"}[one])
 		if len(delAuthors) == 0 && len(delSeries) == 0 {
 			plan.Action = fmt.Sprintf("This will change %s of book %s. %s", countOf(len(changing), "field", "fields"), a.LibraryItemID, moved)
 		} else {
@@ -562,16 +569,9 @@ func PlanUpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemM
 	if len(delAuthors) > 0 || len(delSeries) > 0 {
 		plan.Effects = append(plan.Effects, EffectDeletesAuthorOrSeries)
 		plan.Targets = append(append(plan.Targets, delAuthors...), delSeries...)
-		var parts []string
-		if len(delAuthors) > 0 {
-			parts = append(parts, countOf(len(delAuthors), "author", "authors")+" ("+listIDs(delAuthors)+")")
-		}
-		if len(delSeries) > 0 {
-			parts = append(parts, countOf(len(delSeries), "series", "series")+" ("+listIDs(delSeries)+")")
-		}
 		one := len(delAuthors)+len(delSeries) == 1
 		plan.Action = fmt.Sprintf("This will change %s of book %s and so delete %s: the book is %s last book, and Audiobookshelf deletes an author or series left with no book.",
-			countOf(len(changing), "field", "fields"), a.LibraryItemID, strings.Join(parts, " and "), map[bool]string{true: "its", false: "their"}[one])
+			countOf(len(changing), "field", "fields"), a.LibraryItemID, authorsAndSeries(delAuthors, delSeries), map[bool]string{true: "its", false: "their"}[one])
 		plan.Consequences = append([]string{"Putting the names back with update_item_metadata makes new records with new ids: what Audiobookshelf held on the deleted ones (a series' description and any RSS feed opened for it) cannot be given back from here."}, plan.Consequences...)
 		if kept := len(offAuthors) + len(offSeries) - len(delAuthors) - len(delSeries); kept > 0 {
 			plan.Consequences = append(plan.Consequences, fmt.Sprintf("%s taken off the book %s: another book keeps %s, or (an author) its own details do.",
@@ -703,7 +703,7 @@ func PlanMatchLibraryItem(ctx context.Context, d *Deps, a toolargs.MatchLibraryI
 		editable := map[string]any{}
 		var lost []string
 		for _, k := range changed {
-			if slicesContain(editableFields, k) {
+			if slices.Contains(editableFields, k) {
 				editable[k] = prev[k]
 			} else {
 				lost = append(lost, k)
@@ -743,15 +743,6 @@ func PlanMatchLibraryItem(ctx context.Context, d *Deps, a toolargs.MatchLibraryI
 		return jsonResult(out), nil
 	}
 	return plan, nil
-}
-
-func slicesContain(l []string, s string) bool {
-	for _, e := range l {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ---------------------------------------------------------------- cover

@@ -1,7 +1,6 @@
 package abs
 
 import (
-	"encoding/json"
 	"io"
 	"testing"
 )
@@ -151,54 +150,5 @@ func TestRequestBodiesAreTyped(t *testing.T) {
 				t.Errorf("body = %s, want %s", b, tt.want)
 			}
 		})
-	}
-}
-
-// TestBookmarkTimeDecodesNumberOrString: a bookmark that another client created
-// with a string time must not break decoding of GET /api/me.
-func TestBookmarkTimeDecodesNumberOrString(t *testing.T) {
-	var list BookmarkList
-	body := `{"bookmarks":[{"libraryItemId":"li_1","time":7.5,"title":"a","createdAt":1},{"libraryItemId":"li_1","time":"8","title":"b","createdAt":2}]}`
-	if err := json.Unmarshal([]byte(body), &list); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := list.Bookmarks[0].Time.AsBookmarkTimeNumber(); err != nil || n != 7.5 {
-		t.Errorf("first time = %v, %v; want 7.5", n, err)
-	}
-	if _, err := list.Bookmarks[1].Time.AsBookmarkTimeNumber(); err == nil {
-		t.Error("a string time decoded as a number")
-	}
-	if s, err := list.Bookmarks[1].Time.AsBookmarkTimeString(); err != nil || s != "8" {
-		t.Errorf("second time = %q, %v; want \"8\"", s, err)
-	}
-}
-
-func TestLibraryItemMediaUnion(t *testing.T) {
-	body := `{"id":"li_1","libraryId":"lib_1","mediaType":"book","numFiles":2,"extraField":1,
-		"media":{"id":"b_1","metadata":{"title":"T","authors":[{"id":"a_1","name":"A"}],"series":[{"id":"s_1","name":"S","sequence":"2"}]},
-		"duration":3600.5,"chapters":[{"id":0,"start":0,"end":10.5,"title":"One"}],
-		"tracks":[{"index":1,"ino":"9","duration":3600.5,"title":"f.mp3","contentUrl":"/api/items/li_1/file/9","startOffset":0}]}}`
-	var item LibraryItem
-	if err := json.Unmarshal([]byte(body), &item); err != nil {
-		t.Fatal(err)
-	}
-	if item.Id != "li_1" || item.MediaType != MediaTypeBook {
-		t.Errorf("item = %+v", item)
-	}
-	if _, ok := item.AdditionalProperties["extraField"]; !ok {
-		t.Error("unknown fields are not kept in AdditionalProperties")
-	}
-	book, err := item.Media.AsBook()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if book.Duration == nil || *book.Duration != 3600.5 {
-		t.Errorf("duration = %v", book.Duration)
-	}
-	if s := (*book.Metadata.Series)[0]; s.Sequence == nil || *s.Sequence != "2" {
-		t.Errorf("series = %+v", s)
-	}
-	if tr := (*book.Tracks)[0]; tr.StartOffset == nil || tr.ContentUrl == nil || *tr.ContentUrl != "/api/items/li_1/file/9" {
-		t.Errorf("track = %+v", tr)
 	}
 }

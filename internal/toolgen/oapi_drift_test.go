@@ -19,15 +19,23 @@ func TestGeneratedClientIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The configuration's output path is relative to the working directory
-	// (gen/abs under go generate), so run the built tool in a scratch one.
+	// The configuration's output and overlay paths are relative to the
+	// working directory (gen/abs under go generate), so the built tool runs
+	// in a scratch gen/abs whose ../../spec is the repository's spec/.
 	find := exec.Command("go", "tool", "-n", "oapi-codegen")
 	find.Dir = root
 	bin, err := find.Output()
 	if err != nil {
 		t.Fatalf("go tool -n oapi-codegen: %v", err)
 	}
-	dir := t.TempDir()
+	scratch := t.TempDir()
+	dir := filepath.Join(scratch, "gen", "abs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "spec"), filepath.Join(scratch, "spec")); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "abs.gen.go")
 	cmd := exec.Command(string(bytes.TrimSpace(bin)), "-config", filepath.Join(root, "spec/oapi-codegen.yaml"),
 		filepath.Join(root, "spec/audiobookshelf.yaml"))

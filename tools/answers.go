@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // writeAnswer is what Audiobookshelf answers one kind of successful write
@@ -115,7 +113,7 @@ func describeAnswer(status int, body []byte) string {
 // checkWrite is nil when a successful write's answer is what
 // Audiobookshelf answers it with, and otherwise an error that says the
 // change may or may not have been made and how to look.
-func (d *Deps) checkWrite(r *response, what string) *mcp.CallToolResult {
+func (d *Deps) checkWrite(r *response, what string) error {
 	w := answerFor(r.Method, r.Path)
 	if w == nil {
 		return nil
@@ -124,6 +122,6 @@ func (d *Deps) checkWrite(r *response, what string) *mcp.CallToolResult {
 	if got == "" {
 		return nil
 	}
-	return errorResult("Audiobookshelf at %s answered the change to %s with %s, not what Audiobookshelf answers (%s): this may not be Audiobookshelf, or not the version this server speaks (2.26 or newer). The change may or may not have been made: look with %s before trying again, and check that AUDIOBOOKSHELF_URL is the Audiobookshelf server itself.",
+	return Errorf(Stated, "Audiobookshelf at %s answered the change to %s with %s, not what Audiobookshelf answers (%s): this may not be Audiobookshelf, or not the version this server speaks (2.26 or newer). The change may or may not have been made: look with %s before trying again, and check that AUDIOBOOKSHELF_URL is the Audiobookshelf server itself.",
 		d.BaseURL, what, got, want, w.look)
 }

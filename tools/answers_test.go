@@ -117,18 +117,18 @@ func TestWriteAnswerNotAudiobookshelf(t *testing.T) {
 	}
 	ctx := context.Background()
 	rename := func() string {
-		res, _ := UpdateBookmark(ctx, d, toolargs.UpdateBookmark{LibraryItemID: "li1", Time: 12, Title: "new"})
-		if !res.IsError {
+		res, err := UpdateBookmark(ctx, d, toolargs.UpdateBookmark{LibraryItemID: "li1", Time: 12, Title: "new"})
+		if err == nil {
 			return "ok: " + resultText(res)
 		}
-		return resultText(res)
+		return err.Error()
 	}
 	deleteColl := func() string {
-		_, res := d.mutate(ctx, "collection c1", func(ctx context.Context) (*http.Response, error) { return d.API.DeleteCollection(ctx, "c1") })
-		if res == nil {
+		_, err := d.mutate(ctx, "collection c1", func(ctx context.Context) (*http.Response, error) { return d.API.DeleteCollection(ctx, "c1") })
+		if err == nil {
 			return "ok"
 		}
-		return resultText(res)
+		return err.Error()
 	}
 	for _, c := range []struct {
 		status       int

@@ -39,18 +39,18 @@ func bookmarkOf(b absBookmark) (Bookmark, bool) {
 	return out, err == nil
 }
 
-func (d *Deps) itemBookmarks(ctx context.Context, itemID string) ([]absBookmark, *mcp.CallToolResult) {
-	body, res := d.get(ctx, "the bookmarks of library item "+itemID, func(ctx context.Context) (*http.Response, error) {
+func (d *Deps) itemBookmarks(ctx context.Context, itemID string) ([]absBookmark, error) {
+	body, err := d.get(ctx, "the bookmarks of library item "+itemID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListItemBookmarks(ctx, itemID)
 	})
-	if res != nil {
-		return nil, res
+	if err != nil {
+		return nil, err
 	}
 	var v struct {
 		Bookmarks []absBookmark `json:"bookmarks"`
 	}
-	if res := decode(body, &v); res != nil {
-		return nil, res
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	return v.Bookmarks, nil
 }
@@ -92,20 +92,20 @@ func timesOf(bms []absBookmark) string {
 func ListBookmarks(ctx context.Context, d *Deps, a toolargs.ListBookmarks) (*mcp.CallToolResult, error) {
 	var bms []absBookmark
 	if a.LibraryItemID != nil {
-		var res *mcp.CallToolResult
-		if bms, res = d.itemBookmarks(ctx, *a.LibraryItemID); res != nil {
-			return res, nil
+		var err error
+		if bms, err = d.itemBookmarks(ctx, *a.LibraryItemID); err != nil {
+			return nil, err
 		}
 	} else {
-		body, res := d.get(ctx, "the bookmarks", func(ctx context.Context) (*http.Response, error) { return d.API.ListAllBookmarks(ctx) })
-		if res != nil {
-			return res, nil
+		body, err := d.get(ctx, "the bookmarks", func(ctx context.Context) (*http.Response, error) { return d.API.ListAllBookmarks(ctx) })
+		if err != nil {
+			return nil, err
 		}
 		var v struct {
 			Bookmarks []absBookmark `json:"bookmarks"`
 		}
-		if res := decode(body, &v); res != nil {
-			return res, nil
+		if err := decode(body, &v); err != nil {
+			return nil, err
 		}
 		bms = v.Bookmarks
 	}
@@ -121,7 +121,7 @@ func ListBookmarks(ctx context.Context, d *Deps, a toolargs.ListBookmarks) (*mcp
 		}
 		return out[i].TimeS < out[j].TimeS
 	})
-	return pageResult(d, "bookmarks", pageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit)), nil
+	return pageResult(d, "bookmarks", pageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit))
 }
 
 // CreateBookmark is create_bookmark. Audiobookshelf answers a create at an
@@ -132,96 +132,96 @@ func ListBookmarks(ctx context.Context, d *Deps, a toolargs.ListBookmarks) (*mcp
 // the end of a book would make a bookmark nobody can use, so they are
 // refused here.
 func CreateBookmark(ctx context.Context, d *Deps, a toolargs.CreateBookmark) (*mcp.CallToolResult, error) {
-	if res := blankTitle(a.Title); res != nil {
-		return res, nil
+	if err := blankTitle(a.Title); err != nil {
+		return nil, err
 	}
 	// The item (its duration) and its bookmarks do not depend on each
 	// other: both are asked for at once.
 	type listed struct {
 		bms []absBookmark
-		res *mcp.CallToolResult
+		err error
 	}
 	bookmarks := alongside(ctx, func(ctx context.Context) listed {
-		bms, res := d.itemBookmarks(ctx, a.LibraryItemID)
-		return listed{bms, res}
+		bms, err := d.itemBookmarks(ctx, a.LibraryItemID)
+		return listed{bms, err}
 	})
-	_, it, res := d.getItem(ctx, a.LibraryItemID)
-	if res != nil {
+	_, it, err := d.getItem(ctx, a.LibraryItemID)
+	if err != nil {
 		bookmarks.abandon()
-		return res, nil
+		return nil, err
 	}
 	if it.MediaType == "book" && it.Media.Duration > 0 && a.Time > it.Media.Duration {
 		bookmarks.abandon()
-		return errorResult(`argument "time": %s s is past the end of library item %s, which lasts %s s; give a position from 0 to %s. Nothing was changed.`,
-			strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID, strconv.FormatFloat(it.Media.Duration, 'f', -1, 64), strconv.FormatFloat(it.Media.Duration, 'f', -1, 64)), nil
+		return nil, Errorf(Unchanged, `argument "time": %s s is past the end of library item %s, which lasts %s s; give a position from 0 to %s.`,
+			strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID, strconv.FormatFloat(it.Media.Duration, 'f', -1, 64), strconv.FormatFloat(it.Media.Duration, 'f', -1, 64))
 	}
 	l := bookmarks.wait()
-	if l.res != nil {
-		return l.res, nil
+	if l.err != nil {
+		return nil, l.err
 	}
 	bms := l.bms
 	if bookmarkAt(bms, a.Time) != nil {
-		return errorResult("Library item %s already has a bookmark at %s s; creating one there would overwrite its title. To rename it use update_bookmark; to add another, pick another time. Nothing was changed.",
-			a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64)), nil
+		return nil, Errorf(Unchanged, "Library item %s already has a bookmark at %s s; creating one there would overwrite its title. To rename it use update_bookmark; to add another, pick another time.",
+			a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64))
 	}
-	body, res := d.mutate(ctx, "library item "+a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.mutate(ctx, "library item "+a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.CreateBookmark(ctx, a.LibraryItemID, abs.CreateBookmarkJSONRequestBody{Time: a.Time, Title: a.Title})
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	var b absBookmark
 	if decode(body, &b) != nil {
-		return textResult("Bookmark created at %s s in library item %s.", strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID), nil
+		return textResult("Bookmark created at %s s in library item %s.", strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID)
 	}
 	bm, _ := bookmarkOf(b)
 	return jsonResult(map[string]any{"created": true, "bookmark": bm,
 		"put_back": &PutBack{Tool: "delete_bookmark", Arguments: map[string]any{"library_item_id": a.LibraryItemID, "time": a.Time},
-			Note: "Deleting it asks the person first, as every delete does."}}), nil
+			Note: "Deleting it asks the person first, as every delete does."}})
 }
 
 // blankTitle refuses a title of white space only.
-func blankTitle(title string) *mcp.CallToolResult {
+func blankTitle(title string) error {
 	if strings.TrimSpace(title) == "" {
-		return errorResult(`argument "title": must have at least one character that is not a space. Nothing was changed.`)
+		return Errorf(Unchanged, `argument "title": must have at least one character that is not a space.`)
 	}
 	return nil
 }
 
 // UpdateBookmark is update_bookmark.
 func UpdateBookmark(ctx context.Context, d *Deps, a toolargs.UpdateBookmark) (*mcp.CallToolResult, error) {
-	if res := blankTitle(a.Title); res != nil {
-		return res, nil
+	if err := blankTitle(a.Title); err != nil {
+		return nil, err
 	}
 	// The old title is read first: the answer carries it and the call that
 	// gives it back (docs/guards.md).
-	bms, res := d.itemBookmarks(ctx, a.LibraryItemID)
-	if res != nil {
-		return res, nil
+	bms, err := d.itemBookmarks(ctx, a.LibraryItemID)
+	if err != nil {
+		return nil, err
 	}
 	old := bookmarkAt(bms, a.Time)
 	if old == nil {
-		return errorResult("Library item %s has no bookmark at %s s (list_bookmarks gives the times; create_bookmark adds one). Nothing was changed.", a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64)), nil
+		return nil, Errorf(Unchanged, "Library item %s has no bookmark at %s s (list_bookmarks gives the times; create_bookmark adds one).", a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64))
 	}
-	r, res := d.send(ctx, true, func(ctx context.Context) (*http.Response, error) {
+	r, err := d.send(ctx, true, func(ctx context.Context) (*http.Response, error) {
 		return d.API.UpdateBookmark(ctx, a.LibraryItemID, abs.UpdateBookmarkJSONRequestBody{Time: a.Time, Title: a.Title})
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	if r.Status == http.StatusNotFound {
-		return errorResult("Library item %s has no bookmark at %s s (list_bookmarks gives the times; create_bookmark adds one). Nothing was changed.", a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64)), nil
+		return nil, Errorf(Unchanged, "Library item %s has no bookmark at %s s (list_bookmarks gives the times; create_bookmark adds one).", a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64))
 	}
 	what := "the bookmark at " + strconv.FormatFloat(a.Time, 'f', -1, 64) + " s in library item " + a.LibraryItemID
 	if r.Status/100 != 2 {
-		return statusError(r, what, true), nil
+		return nil, statusError(r, what, true)
 	}
-	if res := d.checkWrite(r, what); res != nil {
-		return res, nil
+	if err := d.checkWrite(r, what); err != nil {
+		return nil, err
 	}
 	var b absBookmark
 	if decode(r.Body, &b) != nil {
-		return textResult("Bookmark at %s s in library item %s renamed.", strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID), nil
+		return textResult("Bookmark at %s s in library item %s renamed.", strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID)
 	}
 	bm, _ := bookmarkOf(b)
 	out := map[string]any{"updated": true, "bookmark": bm, "previous": map[string]any{"title": old.Title}}
@@ -230,19 +230,19 @@ func UpdateBookmark(ctx context.Context, d *Deps, a toolargs.UpdateBookmark) (*m
 	} else {
 		out["not_put_back"] = "The old title is blank or longer than update_bookmark takes; it is in previous."
 	}
-	return jsonResult(out), nil
+	return jsonResult(out)
 }
 
 // PlanDeleteBookmark plans delete_bookmark: the bookmark must exist at that
 // exact time, so a wrong time removes nothing else.
-func PlanDeleteBookmark(ctx context.Context, d *Deps, a toolargs.DeleteBookmark) (*Plan, *mcp.CallToolResult) {
-	bms, res := d.itemBookmarks(ctx, a.LibraryItemID)
-	if res != nil {
-		return nil, res
+func PlanDeleteBookmark(ctx context.Context, d *Deps, a toolargs.DeleteBookmark) (*Plan, error) {
+	bms, err := d.itemBookmarks(ctx, a.LibraryItemID)
+	if err != nil {
+		return nil, err
 	}
 	bm := bookmarkAt(bms, a.Time)
 	if bm == nil {
-		return nil, errorResult(`argument "time": library item %s has no bookmark at %s s; %s. Nothing was changed.`, a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64), timesOf(bms))
+		return nil, Errorf(Unchanged, `argument "time": library item %s has no bookmark at %s s; %s.`, a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64), timesOf(bms))
 	}
 	ts := strconv.FormatFloat(a.Time, 'f', -1, 64)
 	return &Plan{
@@ -258,13 +258,13 @@ func PlanDeleteBookmark(ctx context.Context, d *Deps, a toolargs.DeleteBookmark)
 			CreatedAt int64  `json:"createdAt"`
 		}{bm.LibraryItemID, string(bm.Time), bm.Title, bm.CreatedAt},
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
-			_, res := d.mutate(ctx, "the bookmark at "+ts+" s in library item "+a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
+			_, err := d.mutate(ctx, "the bookmark at "+ts+" s in library item "+a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
 				return d.API.DeleteBookmark(ctx, a.LibraryItemID, a.Time)
 			})
-			if res != nil {
-				return res, nil
+			if err != nil {
+				return nil, err
 			}
-			return jsonResult(map[string]any{"deleted": true, "library_item_id": a.LibraryItemID, "time_s": a.Time}), nil
+			return jsonResult(map[string]any{"deleted": true, "library_item_id": a.LibraryItemID, "time_s": a.Time})
 		},
 	}, nil
 }

@@ -17,14 +17,14 @@ import (
 // SearchLibrary is search_library.
 func SearchLibrary(ctx context.Context, d *Deps, a toolargs.SearchLibrary) (*mcp.CallToolResult, error) {
 	params := &abs.SearchLibraryParams{Q: a.Q, Limit: ptrOf(int(a.Limit))}
-	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.SearchLibrary(ctx, a.LibraryID, params)
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	type hit struct {
 		LibraryItem absItem `json:"libraryItem"`
@@ -56,8 +56,8 @@ func SearchLibrary(ctx context.Context, d *Deps, a toolargs.SearchLibrary) (*mcp
 			NumItems int    `json:"numItems"`
 		} `json:"genres"`
 	}
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	type itemHit struct {
 		ItemBrief
@@ -106,7 +106,7 @@ func SearchLibrary(ctx context.Context, d *Deps, a toolargs.SearchLibrary) (*mcp
 	if len(cuts) > 0 {
 		out["cut"] = cuts
 	}
-	return jsonResult(out), nil
+	return jsonResult(out)
 }
 
 func nonNil[T any](s []T) []T {
@@ -119,14 +119,14 @@ func nonNil[T any](s []T) []T {
 // GetPersonalizedShelves is get_personalized_shelves.
 func GetPersonalizedShelves(ctx context.Context, d *Deps, a toolargs.GetPersonalizedShelves) (*mcp.CallToolResult, error) {
 	params := &abs.GetPersonalizedShelvesParams{Limit: ptrOf(int(a.Limit))}
-	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetPersonalizedShelves(ctx, a.LibraryID, params)
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	var shelves []struct {
 		ID       string            `json:"id"`
@@ -135,8 +135,8 @@ func GetPersonalizedShelves(ctx context.Context, d *Deps, a toolargs.GetPersonal
 		Entities []json.RawMessage `json:"entities"`
 		Total    int               `json:"total"`
 	}
-	if res := decode(body, &shelves); res != nil {
-		return res, nil
+	if err := decode(body, &shelves); err != nil {
+		return nil, err
 	}
 	type shelf struct {
 		ID       string `json:"id"`
@@ -225,7 +225,7 @@ func GetPersonalizedShelves(ctx context.Context, d *Deps, a toolargs.GetPersonal
 			}
 		}
 	}
-	return jsonResult(map[string]any{"shelves": out}), nil
+	return jsonResult(map[string]any{"shelves": out})
 }
 
 type absSeriesEntry struct {
@@ -259,21 +259,21 @@ func ListSeries(ctx context.Context, d *Deps, a toolargs.ListSeries) (*mcp.CallT
 	if a.Descending {
 		params.Desc = ptrOf(abs.ListLibrarySeriesParamsDescN1)
 	}
-	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListLibrarySeries(ctx, a.LibraryID, params)
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	var v struct {
 		Results []absSeriesEntry `json:"results"`
 		Total   int              `json:"total"`
 	}
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	out := make([]SeriesBrief, 0, len(v.Results))
 	for _, s := range v.Results {
@@ -289,19 +289,19 @@ func ListSeries(ctx context.Context, d *Deps, a toolargs.ListSeries) (*mcp.CallT
 		}
 		out = append(out, sb)
 	}
-	return pageResult(d, "results", out, v.Total, int(a.Page), int(a.Limit)), nil
+	return pageResult(d, "results", out, v.Total, int(a.Page), int(a.Limit))
 }
 
 // GetSeries is get_series.
 func GetSeries(ctx context.Context, d *Deps, a toolargs.GetSeries) (*mcp.CallToolResult, error) {
-	body, res := d.get(ctx, "series "+a.SeriesID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "series "+a.SeriesID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetSeries(ctx, a.SeriesID, &abs.GetSeriesParams{Include: ptrOf("progress")})
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	var s struct {
 		ID          string `json:"id"`
@@ -314,8 +314,8 @@ func GetSeries(ctx context.Context, d *Deps, a toolargs.GetSeries) (*mcp.CallToo
 			IsFinished             bool     `json:"isFinished"`
 		} `json:"progress"`
 	}
-	if res := decode(body, &s); res != nil {
-		return res, nil
+	if err := decode(body, &s); err != nil {
+		return nil, err
 	}
 	out := map[string]any{"id": s.ID, "name": s.Name, "added": date(s.AddedAt),
 		"books_in_order": "list_library_items with filter_group series, filter_value " + s.ID + ", sort sequence"}
@@ -337,7 +337,7 @@ func GetSeries(ctx context.Context, d *Deps, a toolargs.GetSeries) (*mcp.CallToo
 			out["cut"] = cuts
 		}
 	}
-	return jsonResult(out), nil
+	return jsonResult(out)
 }
 
 // authorSorts maps list_authors' sort names to Audiobookshelf's
@@ -358,14 +358,14 @@ func ListAuthors(ctx context.Context, d *Deps, a toolargs.ListAuthors) (*mcp.Cal
 	// Audiobookshelf pages the authors when limit and page are both given
 	// (LibraryController.getAuthors): a page costs it a page of rows.
 	params := &abs.ListLibraryAuthorsParams{Limit: ptrOf(int(a.Limit)), Page: ptrOf(int(a.Page)), Sort: ptrOf(authorSorts[a.Sort])}
-	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListLibraryAuthors(ctx, a.LibraryID, params)
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	type author struct {
 		ID       string `json:"id"`
@@ -377,8 +377,8 @@ func ListAuthors(ctx context.Context, d *Deps, a toolargs.ListAuthors) (*mcp.Cal
 		Authors []author `json:"authors"` // an unpaged answer
 		Total   *int     `json:"total"`
 	}
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	rows, total := v.Results, 0
 	if v.Total != nil {
@@ -392,7 +392,7 @@ func ListAuthors(ctx context.Context, d *Deps, a toolargs.ListAuthors) (*mcp.Cal
 	for _, au := range rows {
 		out = append(out, AuthorBrief{ID: au.ID, Name: au.Name, NumBooks: au.NumBooks})
 	}
-	return pageResult(d, "authors", out, total, int(a.Page), int(a.Limit)), nil
+	return pageResult(d, "authors", out, total, int(a.Page), int(a.Limit))
 }
 
 // GetAuthor is get_author.
@@ -401,14 +401,14 @@ func GetAuthor(ctx context.Context, d *Deps, a toolargs.GetAuthor) (*mcp.CallToo
 	if a.IncludeItems {
 		params.Include = ptrOf("items,series")
 	}
-	body, res := d.get(ctx, "author "+a.AuthorID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "author "+a.AuthorID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetAuthor(ctx, a.AuthorID, params)
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	var au struct {
 		ID           string    `json:"id"`
@@ -424,8 +424,8 @@ func GetAuthor(ctx context.Context, d *Deps, a toolargs.GetAuthor) (*mcp.CallToo
 			Items []absItem `json:"items"`
 		} `json:"series"`
 	}
-	if res := decode(body, &au); res != nil {
-		return res, nil
+	if err := decode(body, &au); err != nil {
+		return nil, err
 	}
 	out := map[string]any{"id": au.ID, "name": au.Name, "library_id": au.LibraryID}
 	if a.LibraryID != nil && au.LibraryID != "" && au.LibraryID != *a.LibraryID {
@@ -468,44 +468,44 @@ func GetAuthor(ctx context.Context, d *Deps, a toolargs.GetAuthor) (*mcp.CallToo
 			out["cut"] = cuts
 		}
 	}
-	return jsonResult(out), nil
+	return jsonResult(out)
 }
 
 // ListTags is list_tags.
 func ListTags(ctx context.Context, d *Deps, a toolargs.ListTags) (*mcp.CallToolResult, error) {
-	body, res := d.get(ctx, "the tag list", func(ctx context.Context) (*http.Response, error) { return d.API.ListTags(ctx) })
-	if res != nil {
-		return res, nil
+	body, err := d.get(ctx, "the tag list", func(ctx context.Context) (*http.Response, error) { return d.API.ListTags(ctx) })
+	if err != nil {
+		return nil, err
 	}
 	var v struct {
 		Tags []string `json:"tags"`
 	}
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
-	return pageResult(d, "tags", pageOf(v.Tags, int(a.Page), int(a.Limit)), len(v.Tags), int(a.Page), int(a.Limit)), nil
+	return pageResult(d, "tags", pageOf(v.Tags, int(a.Page), int(a.Limit)), len(v.Tags), int(a.Page), int(a.Limit))
 }
 
 // ListGenres is list_genres.
 func ListGenres(ctx context.Context, d *Deps, a toolargs.ListGenres) (*mcp.CallToolResult, error) {
-	body, res := d.get(ctx, "the genre list", func(ctx context.Context) (*http.Response, error) { return d.API.ListGenres(ctx) })
-	if res != nil {
-		return res, nil
+	body, err := d.get(ctx, "the genre list", func(ctx context.Context) (*http.Response, error) { return d.API.ListGenres(ctx) })
+	if err != nil {
+		return nil, err
 	}
 	var v struct {
 		Genres []string `json:"genres"`
 	}
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
-	return pageResult(d, "genres", pageOf(v.Genres, int(a.Page), int(a.Limit)), len(v.Genres), int(a.Page), int(a.Limit)), nil
+	return pageResult(d, "genres", pageOf(v.Genres, int(a.Page), int(a.Limit)), len(v.Genres), int(a.Page), int(a.Limit))
 }
 
 // GetServerStatus is get_server_status.
 func GetServerStatus(ctx context.Context, d *Deps, a toolargs.GetServerStatus) (*mcp.CallToolResult, error) {
-	body, res := d.get(ctx, "the server status", func(ctx context.Context) (*http.Response, error) { return d.API.GetServerStatus(ctx) })
-	if res != nil {
-		return res, nil
+	body, err := d.get(ctx, "the server status", func(ctx context.Context) (*http.Response, error) { return d.API.GetServerStatus(ctx) })
+	if err != nil {
+		return nil, err
 	}
 	var s struct {
 		App           string   `json:"app"`
@@ -514,8 +514,8 @@ func GetServerStatus(ctx context.Context, d *Deps, a toolargs.GetServerStatus) (
 		Language      string   `json:"language"`
 		AuthMethods   []string `json:"authMethods"`
 	}
-	if res := decode(body, &s); res != nil {
-		return res, nil
+	if err := decode(body, &s); err != nil {
+		return nil, err
 	}
 	out := map[string]any{"reachable": true, "url": d.BaseURL, "app": s.App, "server_version": s.ServerVersion,
 		"initialized": s.IsInit, "auth_methods": s.AuthMethods, "api_key_configured": d.HasKey,
@@ -526,5 +526,5 @@ func GetServerStatus(ctx context.Context, d *Deps, a toolargs.GetServerStatus) (
 		out["lacks"] = l
 		out["note"] = fmt.Sprintf("Audiobookshelf %s is older than some routes the tools use (listed in lacks, each with the release it came in); update the server to %s for all of them.", s.ServerVersion, versions.Spec)
 	}
-	return jsonResult(out), nil
+	return jsonResult(out)
 }

@@ -146,12 +146,12 @@ func Budget(res *mcp.CallToolResult, max int, s Shape, args json.RawMessage) *mc
 	if len(ways) == 0 {
 		ways = append(ways, "a narrower call (one item, one library, a filter)")
 	}
-	outcome := " Nothing was changed."
+	outcome := Unchanged
 	if !s.ReadOnly {
-		outcome = " The call itself was carried out; only its answer is left out: read the result back with a read tool."
+		outcome = Made
 	}
-	return errorResult("The answer of %s is %s characters, more than this server's budget of %s (AUDIOBOOKSHELF_MAX_RESULT_CHARS), so it was not sent: a part of it would not parse, or would pass for the whole. Ask for less: %s.%s",
-		s.Name, thousands(n), thousands(max), strings.Join(ways, "; or "), outcome)
+	return Result(Errorf(outcome, "The answer of %s is %s characters, more than this server's budget of %s (AUDIOBOOKSHELF_MAX_RESULT_CHARS), so it was not sent: a part of it would not parse, or would pass for the whole. Ask for less: %s.",
+		s.Name, thousands(n), thousands(max), strings.Join(ways, "; or ")))
 }
 
 // thousands writes n with commas: 842,493.

@@ -9,7 +9,7 @@ import (
 )
 
 func TestBudget(t *testing.T) {
-	big := textResult("%s", strings.Repeat("é", 12000)) // 12,000 characters, 24,000 bytes
+	big, _ := textResult("%s", strings.Repeat("é", 12000)) // 12,000 characters, 24,000 bytes
 	if got := ResultChars(big); got != 12000 {
 		t.Fatalf("ResultChars counts characters: %d", got)
 	}

@@ -37,7 +37,7 @@ type sender func(ctx context.Context) (*http.Response, error)
 // A transport failure becomes a tool error; every status is returned.
 // mutating says whether the request changes something, so the error can say
 // honestly whether the change may have happened.
-func (d *Deps) send(ctx context.Context, mutating bool, s sender) (*response, *mcp.CallToolResult) {
+func (d *Deps) send(ctx context.Context, mutating bool, s sender) (*response, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	resp, err := s(ctx)
@@ -52,7 +52,7 @@ func (d *Deps) send(ctx context.Context, mutating bool, s sender) (*response, *m
 	body, err := readLimited(resp.Body, resp.ContentLength, limit)
 	if err != nil {
 		if errors.Is(err, errTooLarge) {
-			return nil, errorResult("Audiobookshelf sent more than %d MB for one answer; it was not read. Ask for a smaller page (limit) or use detail \"compact\".%s", limit>>20, outcomeOf(mutating))
+			return nil, &Error{Text: fmt.Sprintf("Audiobookshelf sent more than %d MB for one answer; it was not read. Ask for a smaller page (limit) or use detail \"compact\".", limit>>20), Outcome: outcomeOf(mutating), cause: errTooLarge}
 		}
 		return nil, d.transportError(ctx, mutating, err)
 	}
@@ -66,31 +66,32 @@ func (d *Deps) send(ctx context.Context, mutating bool, s sender) (*response, *m
 		r.Method, r.Path = resp.Request.Method, resp.Request.URL.Path
 	}
 	if r.Status == http.StatusNotFound || r.Status == http.StatusUnauthorized {
-		if res := d.versionGate(ctx, resp.Request, r.Status); res != nil {
-			return nil, res
+		if err := d.versionGate(ctx, resp.Request, r.Status); err != nil {
+			return nil, err
 		}
 	}
 	if r.Status == http.StatusUnauthorized && keyFrom(ctx) != "" {
 		// Per person: the key was accepted when it was checked, shortly
 		// before; it has been deleted or deactivated since.
-		return nil, errorResult("Audiobookshelf at %s refused your API key (the one your client sends as Authorization: Bearer) for this call: it was accepted a moment ago, so it has been deleted, deactivated or has expired since. Make a new one in Audiobookshelf under Settings → Users → API keys and put it in your client. Nothing was changed.", d.BaseURL)
+		return nil, Errorf(Unchanged, "Audiobookshelf at %s refused your API key (the one your client sends as Authorization: Bearer) for this call: it was accepted a moment ago, so it has been deleted, deactivated or has expired since. Make a new one in Audiobookshelf under Settings → Users → API keys and put it in your client.", d.BaseURL)
 	}
 	if r.Status/100 == 2 {
 		if what := notAPI(r); what != "" {
 			// A web page, a proxy's page or a file answered in the API's
 			// place: a write must not be reported as done.
-			return nil, errorResult("Audiobookshelf at %s answered with %s, not the API's JSON. Is AUDIOBOOKSHELF_URL the Audiobookshelf server itself, not a web page, a proxy or a file in front of it?%s", d.BaseURL, what, outcomeOf(mutating))
+			return nil, Errorf(outcomeOf(mutating), "Audiobookshelf at %s answered with %s, not the API's JSON. Is AUDIOBOOKSHELF_URL the Audiobookshelf server itself, not a web page, a proxy or a file in front of it?", d.BaseURL, what)
 		}
 	}
 	return r, nil
 }
 
-// outcomeOf is the sentence that says whether a failed call changed anything.
-func outcomeOf(mutating bool) string {
+// outcomeOf is the outcome of a request that failed on its way: a change
+// may have been made when it was one.
+func outcomeOf(mutating bool) Outcome {
 	if mutating {
-		return " It is not known whether the change was made; read it back before trying again."
+		return MaybeChanged
 	}
-	return " Nothing was changed."
+	return Unchanged
 }
 
 // notAPI describes a successful answer that cannot be the API's (an HTML
@@ -134,10 +135,10 @@ func isPage(body []byte) bool {
 
 // get sends a request and expects a 2xx answer; what names the thing asked
 // for in a 404 message ("collection 1234").
-func (d *Deps) get(ctx context.Context, what string, s sender) ([]byte, *mcp.CallToolResult) {
-	r, res := d.send(ctx, false, s)
-	if res != nil {
-		return nil, res
+func (d *Deps) get(ctx context.Context, what string, s sender) ([]byte, error) {
+	r, err := d.send(ctx, false, s)
+	if err != nil {
+		return nil, err
 	}
 	if r.Status/100 != 2 {
 		return nil, statusError(r, what, false)
@@ -146,25 +147,25 @@ func (d *Deps) get(ctx context.Context, what string, s sender) ([]byte, *mcp.Cal
 }
 
 // mutate sends a changing request and expects a 2xx answer.
-func (d *Deps) mutate(ctx context.Context, what string, s sender) ([]byte, *mcp.CallToolResult) {
-	r, res := d.send(ctx, true, s)
-	if res != nil {
-		return nil, res
+func (d *Deps) mutate(ctx context.Context, what string, s sender) ([]byte, error) {
+	r, err := d.send(ctx, true, s)
+	if err != nil {
+		return nil, err
 	}
 	if r.Status/100 != 2 {
 		return nil, statusError(r, what, true)
 	}
 	// Believed only when the answer is Audiobookshelf's to this write.
-	if res := d.checkWrite(r, what); res != nil {
-		return nil, res
+	if err := d.checkWrite(r, what); err != nil {
+		return nil, err
 	}
 	return r.Body, nil
 }
 
 // decode parses a JSON answer into v, or says that it was not JSON.
-func decode(body []byte, v any) *mcp.CallToolResult {
+func decode(body []byte, v any) error {
 	if err := unmarshal(body, v); err != nil {
-		return errorResult("Audiobookshelf's answer was not the JSON expected (%s). Is AUDIOBOOKSHELF_URL the Audiobookshelf server, and is it version 2.26 or newer?", clip(err.Error(), 120))
+		return Errorf(Stated, "Audiobookshelf's answer was not the JSON expected (%s). Is AUDIOBOOKSHELF_URL the Audiobookshelf server, and is it version 2.26 or newer?", clip(err.Error(), 120))
 	}
 	return nil
 }
@@ -178,11 +179,7 @@ func decode(body []byte, v any) *mcp.CallToolResult {
 // times faster.
 func unmarshal(b []byte, v any) error { return sjson.Unmarshal(b, v) }
 
-func (d *Deps) transportError(ctx context.Context, mutating bool, err error) *mcp.CallToolResult {
-	outcome := "Nothing was changed."
-	if mutating {
-		outcome = "It is not known whether Audiobookshelf made the change; read it back before trying again."
-	}
+func (d *Deps) transportError(ctx context.Context, mutating bool, err error) error {
 	var reason string
 	var dnsErr *net.DNSError
 	var urlErr *url.Error
@@ -207,35 +204,45 @@ func (d *Deps) transportError(ctx context.Context, mutating bool, err error) *mc
 		}
 		reason = "could not be reached: " + clip(err.Error(), 160)
 	}
-	return errorResult("Audiobookshelf at %s %s. %s", d.BaseURL, reason, outcome)
+	return Errorf(outcomeOf(mutating), "Audiobookshelf at %s %s.", d.BaseURL, reason)
 }
 
 // statusError turns a non-2xx answer into a tool error with the status, the
 // server's own message (capped, plain text only) and what to do.
-func statusError(r *response, what string, mutating bool) *mcp.CallToolResult {
+func statusError(r *response, what string, mutating bool) error {
 	msg := serverMessage(r)
 	status := fmt.Sprintf("%d %s", r.Status, http.StatusText(r.Status))
-	unchanged := " Nothing was changed."
-	if mutating && r.Status >= 500 {
-		unchanged = " It is not known whether the change was made; read it back before trying again."
+	outcome := Unchanged
+	switch {
+	case mutating && r.Status >= 500:
+		outcome = MaybeChanged
+	case !mutating && r.Status == http.StatusForbidden:
+		// A read the user may not make: no change was ever in question,
+		// so the answer says nothing about one.
+		outcome = Stated
 	}
+	return &Error{Text: statusText(r, what, mutating, status, msg), Outcome: outcome, Status: r.Status}
+}
+
+// statusText is statusError's text.
+func statusText(r *response, what string, mutating bool, status, msg string) string {
 	switch {
 	case r.Status == http.StatusUnauthorized:
-		return errorResult("Audiobookshelf refused the API key (%s%s). Check AUDIOBOOKSHELF_API_KEY: create a key in Audiobookshelf under Settings → Users → API keys and make sure it is active.%s", status, msg, unchanged)
+		return fmt.Sprintf("Audiobookshelf refused the API key (%s%s). Check AUDIOBOOKSHELF_API_KEY: create a key in Audiobookshelf under Settings → Users → API keys and make sure it is active.", status, msg)
 	case r.Status == http.StatusForbidden && !mutating:
 		// A read: no permission to change anything is involved, and nothing
 		// was going to change.
-		return errorResult("Audiobookshelf answered %s%s: the user of this API key may not read %s (a playlist can be read only by the user who made it; some other reads are for admins only).", status, msg, what)
+		return fmt.Sprintf("Audiobookshelf answered %s%s: the user of this API key may not read %s (a playlist can be read only by the user who made it; some other reads are for admins only).", status, msg, what)
 	case r.Status == http.StatusForbidden:
-		return errorResult("Audiobookshelf answered %s%s: the user of this API key may not do this (deleting needs the delete permission, changing collections the update permission; playlists belong to their owner).%s", status, msg, unchanged)
+		return fmt.Sprintf("Audiobookshelf answered %s%s: the user of this API key may not do this (deleting needs the delete permission, changing collections the update permission; playlists belong to their owner).", status, msg)
 	case r.Status == http.StatusNotFound:
-		return errorResult("Audiobookshelf answered %s%s for %s: check the id (list and search tools give ids).%s", status, msg, what, unchanged)
+		return fmt.Sprintf("Audiobookshelf answered %s%s for %s: check the id (list and search tools give ids).", status, msg, what)
 	case r.Status/100 == 3:
-		return errorResult("Audiobookshelf answered %s, a redirect, which is not followed so that the API key does not travel to another address. Set AUDIOBOOKSHELF_URL to the address the server is really served at.%s", status, unchanged)
+		return fmt.Sprintf("Audiobookshelf answered %s, a redirect, which is not followed so that the API key does not travel to another address. Set AUDIOBOOKSHELF_URL to the address the server is really served at.", status)
 	case r.Status/100 == 4:
-		return errorResult("Audiobookshelf rejected the request for %s (%s%s).%s", what, status, msg, unchanged)
+		return fmt.Sprintf("Audiobookshelf rejected the request for %s (%s%s).", what, status, msg)
 	default:
-		return errorResult("Audiobookshelf failed on %s (%s%s). Try again later; if it persists, look at the Audiobookshelf server's log.%s", what, status, msg, unchanged)
+		return fmt.Sprintf("Audiobookshelf failed on %s (%s%s). Try again later; if it persists, look at the Audiobookshelf server's log.", what, status, msg)
 	}
 }
 
@@ -308,29 +315,18 @@ func clip(s string, n int) string {
 
 // ---------------------------------------------------------------- results
 
-// errorResult is a tool error a model can act on.
-func errorResult(format string, a ...any) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, a...)}}}
-}
-
-// ArgumentError is the result for arguments that do not check out. Nothing
-// was sent to Audiobookshelf.
-func ArgumentError(err error) *mcp.CallToolResult {
-	return errorResult("%s. Nothing was sent to Audiobookshelf.", strings.ReplaceAll(err.Error(), "\n", "; "))
-}
-
 // textResult is a plain successful answer.
-func textResult(format string, a ...any) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, a...)}}}
+func textResult(format string, a ...any) (*mcp.CallToolResult, error) {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, a...)}}}, nil
 }
 
 // jsonResult marshals v as compact JSON text.
-func jsonResult(v any) *mcp.CallToolResult {
+func jsonResult(v any) (*mcp.CallToolResult, error) {
 	b, err := marshal(v)
 	if err != nil {
-		return errorResult("internal error: could not encode the result: %v", err)
+		return nil, Errorf(Stated, "internal error: could not encode the result: %v", err)
 	}
-	return jsonText(b)
+	return jsonText(b), nil
 }
 
 // jsonText is a result whose one content is the JSON text b. It carries no
@@ -343,12 +339,12 @@ func jsonText(b []byte) *mcp.CallToolResult {
 
 // rawResult returns Audiobookshelf's JSON as it came (detail "full"),
 // compacted, with invisible characters escaped so that they show.
-func rawResult(body []byte) *mcp.CallToolResult {
+func rawResult(body []byte) (*mcp.CallToolResult, error) {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, body); err != nil {
-		return errorResult("Audiobookshelf's answer was not JSON (%s).", clip(err.Error(), 120))
+		return nil, Errorf(Stated, "Audiobookshelf's answer was not JSON (%s).", clip(err.Error(), 120))
 	}
-	return jsonText(escapeInvisible(buf.Bytes()))
+	return jsonText(escapeInvisible(buf.Bytes())), nil
 }
 
 func marshal(v any) ([]byte, error) {
@@ -406,14 +402,14 @@ func utf16Surrogates(c rune) (rune, rune) {
 	return 0xD800 + (c>>10)&0x3FF, 0xDC00 + c&0x3FF
 }
 
-// Ready is the result for a call that cannot be made because the server is
+// Ready is the error for a call that cannot be made because the server is
 // not set up, or nil. needsAuth is false for the status route.
-func (d *Deps) Ready(needsAuth bool) *mcp.CallToolResult {
+func (d *Deps) Ready(needsAuth bool) error {
 	if d.API == nil {
-		return errorResult("This server is not connected to an Audiobookshelf server yet: AUDIOBOOKSHELF_URL is not set. Set AUDIOBOOKSHELF_URL (e.g. http://127.0.0.1:13378) and AUDIOBOOKSHELF_API_KEY (Audiobookshelf → Settings → Users → API keys) in this MCP server's environment in the client's configuration, then restart it.")
+		return Errorf(NotSent, "This server is not connected to an Audiobookshelf server yet: AUDIOBOOKSHELF_URL is not set. Set AUDIOBOOKSHELF_URL (e.g. http://127.0.0.1:13378) and AUDIOBOOKSHELF_API_KEY (Audiobookshelf → Settings → Users → API keys) in this MCP server's environment in the client's configuration, then restart it.")
 	}
 	if needsAuth && !d.HasKey {
-		return errorResult("AUDIOBOOKSHELF_API_KEY is not set, so Audiobookshelf at %s would refuse this call. Create a key in Audiobookshelf under Settings → Users → API keys, put it in this MCP server's environment in the client's configuration, and restart it.", d.BaseURL)
+		return Errorf(NotSent, "AUDIOBOOKSHELF_API_KEY is not set, so Audiobookshelf at %s would refuse this call. Create a key in Audiobookshelf under Settings → Users → API keys, put it in this MCP server's environment in the client's configuration, and restart it.", d.BaseURL)
 	}
 	return nil
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // CheckReport is what `audiobookshelf-mcp --check` found: the server's
@@ -25,20 +23,20 @@ type CheckReport struct {
 // what it found; the error is the one a tool call would give (what failed
 // and what to do), without the key.
 func (d *Deps) Check(ctx context.Context) (*CheckReport, error) {
-	if res := d.Ready(true); res != nil {
-		return nil, resultError(res)
+	if err := d.Ready(true); err != nil {
+		return nil, err
 	}
 	r := &CheckReport{URL: d.BaseURL}
-	body, res := d.get(ctx, "the server status", func(ctx context.Context) (*http.Response, error) { return d.API.GetServerStatus(ctx) })
-	if res != nil {
-		return nil, resultError(res)
+	body, err := d.get(ctx, "the server status", func(ctx context.Context) (*http.Response, error) { return d.API.GetServerStatus(ctx) })
+	if err != nil {
+		return nil, err
 	}
 	var s struct {
 		App           string `json:"app"`
 		ServerVersion string `json:"serverVersion"`
 	}
-	if res := decode(body, &s); res != nil {
-		return nil, resultError(res)
+	if err := decode(body, &s); err != nil {
+		return nil, err
 	}
 	if s.App != "audiobookshelf" && s.ServerVersion == "" {
 		return nil, errors.New("the server at " + d.BaseURL + " answered /status, but not as Audiobookshelf does: is AUDIOBOOKSHELF_URL the Audiobookshelf server?")
@@ -47,34 +45,24 @@ func (d *Deps) Check(ctx context.Context) (*CheckReport, error) {
 	for _, l := range lacks(s.ServerVersion) {
 		r.Lacks = append(r.Lacks, fmt.Sprintf("%v (Audiobookshelf %v)", l["what"], l["since"]))
 	}
-	_, u, res := d.getMe(ctx)
-	if res != nil {
-		return nil, resultError(res)
+	_, u, err := d.getMe(ctx)
+	if err != nil {
+		return nil, err
 	}
 	r.Username, r.UserType = u.Username, u.Type
-	body, res = d.get(ctx, "the library list", func(ctx context.Context) (*http.Response, error) { return d.API.ListLibraries(ctx) })
-	if res != nil {
-		return nil, resultError(res)
+	body, err = d.get(ctx, "the library list", func(ctx context.Context) (*http.Response, error) { return d.API.ListLibraries(ctx) })
+	if err != nil {
+		return nil, err
 	}
 	var v struct {
 		Libraries []absLibrary `json:"libraries"`
 	}
-	if res := decode(body, &v); res != nil {
-		return nil, resultError(res)
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	r.Libraries = len(v.Libraries)
 	for _, l := range v.Libraries {
 		r.LibraryNames = append(r.LibraryNames, cleanText(l.Name))
 	}
 	return r, nil
-}
-
-// resultError is the text of an error result.
-func resultError(res *mcp.CallToolResult) error {
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			return errors.New(t.Text)
-		}
-	}
-	return errors.New("the check failed")
 }

@@ -99,29 +99,29 @@ func collectionAll(c *absCollection) CollectionDetail {
 	return out
 }
 
-func (d *Deps) getCollection(ctx context.Context, id string) (*absCollection, *mcp.CallToolResult) {
-	c, _, res := d.getCollectionRaw(ctx, id)
-	return c, res
+func (d *Deps) getCollection(ctx context.Context, id string) (*absCollection, error) {
+	c, _, err := d.getCollectionRaw(ctx, id)
+	return c, err
 }
 
 // getCollectionRaw reads a collection, and returns Audiobookshelf's JSON too.
-func (d *Deps) getCollectionRaw(ctx context.Context, id string) (*absCollection, []byte, *mcp.CallToolResult) {
-	body, res := d.get(ctx, "collection "+id, func(ctx context.Context) (*http.Response, error) {
+func (d *Deps) getCollectionRaw(ctx context.Context, id string) (*absCollection, []byte, error) {
+	body, err := d.get(ctx, "collection "+id, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetCollection(ctx, id)
 	})
-	if res != nil {
-		return nil, nil, res
+	if err != nil {
+		return nil, nil, err
 	}
 	var c absCollection
-	if res := decode(body, &c); res != nil {
-		return nil, nil, res
+	if err := decode(body, &c); err != nil {
+		return nil, nil, err
 	}
 	return &c, body, nil
 }
 
 // ListCollections is list_collections.
 func ListCollections(ctx context.Context, d *Deps, a toolargs.ListCollections) (*mcp.CallToolResult, error) {
-	body, res := d.get(ctx, "the collections", func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "the collections", func(ctx context.Context) (*http.Response, error) {
 		if a.LibraryID != nil {
 			// One library's route pages (LibraryController): only the
 			// page is sent; the server-wide route sends every one.
@@ -129,19 +129,19 @@ func ListCollections(ctx context.Context, d *Deps, a toolargs.ListCollections) (
 		}
 		return d.API.ListCollections(ctx)
 	})
-	if res != nil {
+	if err != nil {
 		if a.LibraryID == nil {
-			res = everyOneTooLarge(res, "collection", "list_collections")
+			err = everyOneTooLarge(err, "collection", "list_collections")
 		}
-		return res, nil
+		return nil, err
 	}
 	var v struct {
 		Collections []absCollection `json:"collections"`
 		Results     []absCollection `json:"results"`
 		Total       *int            `json:"total"`
 	}
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	cs := pageOf(v.Collections, int(a.Page), int(a.Limit))
 	total := len(v.Collections)
@@ -157,44 +157,44 @@ func ListCollections(ctx context.Context, d *Deps, a toolargs.ListCollections) (
 	for _, c := range cs {
 		out = append(out, CollectionBrief{ID: c.ID, Name: c.Name, LibraryID: c.LibraryID, Books: len(c.Books)})
 	}
-	return pageResult(d, "collections", out, total, int(a.Page), int(a.Limit)), nil
+	return pageResult(d, "collections", out, total, int(a.Page), int(a.Limit))
 }
 
 // GetCollection is get_collection.
 func GetCollection(ctx context.Context, d *Deps, a toolargs.GetCollection) (*mcp.CallToolResult, error) {
-	c, body, res := d.getCollectionRaw(ctx, a.CollectionID)
-	if res != nil {
-		return res, nil
+	c, body, err := d.getCollectionRaw(ctx, a.CollectionID)
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	all := collectionAll(c)
 	return pageResult(d, "books", pageOf(all.Books, int(a.Page), int(a.Limit)), len(all.Books), int(a.Page), int(a.Limit),
 		field{"id", all.ID}, field{"name", all.Name}, field{"library_id", all.LibraryID}, field{"description", all.Description},
-		field{"description_length", all.DescriptionLength}, field{"description_cut", all.DescriptionCut}, field{"updated", all.Updated}), nil
+		field{"description_length", all.DescriptionLength}, field{"description_cut", all.DescriptionCut}, field{"updated", all.Updated})
 }
 
 // CreateCollection is create_collection.
 func CreateCollection(ctx context.Context, d *Deps, a toolargs.CreateCollection) (*mcp.CallToolResult, error) {
-	if res := d.mayRun(ctx, "create_collection"); res != nil {
-		return res, nil
+	if err := d.mayRun(ctx, "create_collection"); err != nil {
+		return nil, err
 	}
-	body, res := d.mutate(ctx, "a new collection in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.mutate(ctx, "a new collection in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.CreateCollection(ctx, abs.CreateCollectionJSONRequestBody{
 			LibraryId: a.LibraryID, Name: a.Name, Description: a.Description, Books: a.LibraryItemIDs,
 		})
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	var c absCollection
-	if res := decode(body, &c); res != nil {
-		return res, nil
+	if err := decode(body, &c); err != nil {
+		return nil, err
 	}
 	return jsonResult(map[string]any{"created": true, "collection": collectionDetail(&c),
 		"put_back": &PutBack{Tool: "delete_collection", Arguments: map[string]any{"collection_id": c.ID},
-			Note: "Deleting it asks the person first, as every delete does."}}), nil
+			Note: "Deleting it asks the person first, as every delete does."}})
 }
 
 // sameMembers reports how want differs from have as sets.
@@ -229,20 +229,20 @@ func listIDs(ids []string) string {
 // collection's current books exactly: Audiobookshelf uses it as a sort key,
 // moving omitted books to the front and ignoring unknown ones, so anything
 // else would not do what was asked.
-func PlanUpdateCollection(ctx context.Context, d *Deps, a toolargs.UpdateCollection) (*Plan, *mcp.CallToolResult) {
+func PlanUpdateCollection(ctx context.Context, d *Deps, a toolargs.UpdateCollection) (*Plan, error) {
 	if a.Name == nil && a.Description == nil && a.LibraryItemIDs == nil {
-		return nil, errorResult("arguments: give at least one of name, description, library_item_ids. Nothing was sent to Audiobookshelf.")
+		return nil, Errorf(NotSent, "arguments: give at least one of name, description, library_item_ids.")
 	}
-	if res := d.mayRun(ctx, "update_collection"); res != nil {
-		return nil, res
+	if err := d.mayRun(ctx, "update_collection"); err != nil {
+		return nil, err
 	}
 	body := abs.UpdateCollectionJSONRequestBody{Name: a.Name, Description: a.Description}
 	plan := &Plan{Targets: []string{a.CollectionID}}
 	// The collection is read first in every case: the answer carries what
 	// the call replaces, and the call that puts it back.
-	c, res := d.getCollection(ctx, a.CollectionID)
-	if res != nil {
-		return nil, res
+	c, err := d.getCollection(ctx, a.CollectionID)
+	if err != nil {
+		return nil, err
 	}
 	prev, putBack, lost := collectionPutBack(c, a)
 	if lost != "" {
@@ -262,7 +262,7 @@ func PlanUpdateCollection(ctx context.Context, d *Deps, a toolargs.UpdateCollect
 			if len(extra) > 0 {
 				why = append(why, listIDs(extra)+pluralBe(len(extra))+" not in the collection (to add books use add_books_to_collection)")
 			}
-			return nil, errorResult(`argument "library_item_ids": must list each of the %d books of collection %s exactly once, in the new order; %s. Nothing was changed.`, len(c.Books), a.CollectionID, strings.Join(why, "; "))
+			return nil, Errorf(Unchanged, `argument "library_item_ids": must list each of the %d books of collection %s exactly once, in the new order; %s.`, len(c.Books), a.CollectionID, strings.Join(why, "; "))
 		}
 		books := a.LibraryItemIDs
 		body.Books = &books
@@ -284,21 +284,21 @@ func PlanUpdateCollection(ctx context.Context, d *Deps, a toolargs.UpdateCollect
 		plan.Consequences = append(plan.Consequences, sharedNote()...)
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
-		rb, res := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
+		rb, err := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
 			return d.API.UpdateCollection(ctx, a.CollectionID, body)
 		})
-		if res != nil {
-			return res, nil
+		if err != nil {
+			return nil, err
 		}
 		var c absCollection
-		if res := decode(rb, &c); res != nil {
-			return res, nil
+		if err := decode(rb, &c); err != nil {
+			return nil, err
 		}
 		out := map[string]any{"updated": true, "collection": collectionDetail(&c), "previous": prev}
 		if putBack != nil {
 			out["put_back"] = putBack
 		}
-		return jsonResult(out), nil
+		return jsonResult(out)
 	}
 	return plan, nil
 }
@@ -354,14 +354,14 @@ func collectionPutBack(c *absCollection, a toolargs.UpdateCollection) (prev map[
 
 // AddBooksToCollection is add_books_to_collection.
 func AddBooksToCollection(ctx context.Context, d *Deps, a toolargs.AddBooksToCollection) (*mcp.CallToolResult, error) {
-	if res := d.mayRun(ctx, "add_books_to_collection"); res != nil {
-		return res, nil
+	if err := d.mayRun(ctx, "add_books_to_collection"); err != nil {
+		return nil, err
 	}
 	// The collection is read first: the answer names the books this call
 	// added (not those already in it) and the call that takes them out.
-	before, res := d.getCollection(ctx, a.CollectionID)
-	if res != nil {
-		return res, nil
+	before, err := d.getCollection(ctx, a.CollectionID)
+	if err != nil {
+		return nil, err
 	}
 	had := map[string]bool{}
 	for _, id := range before.bookIDs() {
@@ -374,36 +374,36 @@ func AddBooksToCollection(ctx context.Context, d *Deps, a toolargs.AddBooksToCol
 			added = append(added, id)
 		}
 	}
-	rb, res := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
+	rb, err := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.AddBooksToCollection(ctx, a.CollectionID, abs.AddBooksToCollectionJSONRequestBody{Books: a.LibraryItemIDs})
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	var c absCollection
-	if res := decode(rb, &c); res != nil {
-		return res, nil
+	if err := decode(rb, &c); err != nil {
+		return nil, err
 	}
 	out := map[string]any{"updated": true, "collection": collectionDetail(&c)}
 	if len(added) > 0 {
 		out["put_back"] = &PutBack{Tool: "remove_books_from_collection", Arguments: map[string]any{"collection_id": a.CollectionID, "library_item_ids": added},
 			Note: "Takes out only the books this call appended, which leaves the old order; it asks the person first, as every removal does."}
 	}
-	return jsonResult(out), nil
+	return jsonResult(out)
 }
 
 // PlanRemoveBooksFromCollection plans remove_books_from_collection.
-func PlanRemoveBooksFromCollection(ctx context.Context, d *Deps, a toolargs.RemoveBooksFromCollection) (*Plan, *mcp.CallToolResult) {
-	if res := d.mayRun(ctx, "remove_books_from_collection"); res != nil {
-		return nil, res
+func PlanRemoveBooksFromCollection(ctx context.Context, d *Deps, a toolargs.RemoveBooksFromCollection) (*Plan, error) {
+	if err := d.mayRun(ctx, "remove_books_from_collection"); err != nil {
+		return nil, err
 	}
-	c, res := d.getCollection(ctx, a.CollectionID)
-	if res != nil {
-		return nil, res
+	c, err := d.getCollection(ctx, a.CollectionID)
+	if err != nil {
+		return nil, err
 	}
 	_, extra := sameMembers(c.bookIDs(), a.LibraryItemIDs)
 	if len(extra) > 0 {
-		return nil, errorResult(`argument "library_item_ids": %s not in collection %s (get_collection lists its books). Nothing was changed.`, listIDs(extra)+pluralBe(len(extra)), a.CollectionID)
+		return nil, Errorf(Unchanged, `argument "library_item_ids": %s not in collection %s (get_collection lists its books).`, listIDs(extra)+pluralBe(len(extra)), a.CollectionID)
 	}
 	stay := len(c.Books) - len(a.LibraryItemIDs)
 	plan := &Plan{
@@ -416,17 +416,17 @@ func PlanRemoveBooksFromCollection(ctx context.Context, d *Deps, a toolargs.Remo
 	}
 	plan.Consequences = append(plan.Consequences, sharedNote()...)
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
-		rb, res := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
+		rb, err := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
 			return d.API.RemoveBooksFromCollection(ctx, a.CollectionID, abs.RemoveBooksFromCollectionJSONRequestBody{Books: a.LibraryItemIDs})
 		})
-		if res != nil {
-			return res, nil
+		if err != nil {
+			return nil, err
 		}
 		var c absCollection
-		if res := decode(rb, &c); res != nil {
-			return res, nil
+		if err := decode(rb, &c); err != nil {
+			return nil, err
 		}
-		return jsonResult(map[string]any{"removed": len(a.LibraryItemIDs), "collection": collectionDetail(&c)}), nil
+		return jsonResult(map[string]any{"removed": len(a.LibraryItemIDs), "collection": collectionDetail(&c)})
 	}
 	return plan, nil
 }
@@ -442,7 +442,7 @@ func sharedNote() []string {
 
 // mayRun is d.CheckRight's refusal of tool, nil when it may run (or
 // nothing checks).
-func (d *Deps) mayRun(ctx context.Context, tool string) *mcp.CallToolResult {
+func (d *Deps) mayRun(ctx context.Context, tool string) error {
 	if d.CheckRight == nil {
 		return nil
 	}
@@ -457,13 +457,13 @@ func pluralBe(n int) string {
 }
 
 // PlanDeleteCollection plans delete_collection.
-func PlanDeleteCollection(ctx context.Context, d *Deps, a toolargs.DeleteCollection) (*Plan, *mcp.CallToolResult) {
-	if res := d.mayRun(ctx, "delete_collection"); res != nil {
-		return nil, res
+func PlanDeleteCollection(ctx context.Context, d *Deps, a toolargs.DeleteCollection) (*Plan, error) {
+	if err := d.mayRun(ctx, "delete_collection"); err != nil {
+		return nil, err
 	}
-	c, res := d.getCollection(ctx, a.CollectionID)
-	if res != nil {
-		return nil, res
+	c, err := d.getCollection(ctx, a.CollectionID)
+	if err != nil {
+		return nil, err
 	}
 	return &Plan{
 		Targets:      []string{a.CollectionID},
@@ -471,13 +471,13 @@ func PlanDeleteCollection(ctx context.Context, d *Deps, a toolargs.DeleteCollect
 		Consequences: sharedNote(),
 		Read:         c.read(),
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
-			_, res := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
+			_, err := d.mutate(ctx, "collection "+a.CollectionID, func(ctx context.Context) (*http.Response, error) {
 				return d.API.DeleteCollection(ctx, a.CollectionID)
 			})
-			if res != nil {
-				return res, nil
+			if err != nil {
+				return nil, err
 			}
-			return jsonResult(map[string]any{"deleted": true, "collection_id": a.CollectionID, "books_kept_in_library": len(c.Books)}), nil
+			return jsonResult(map[string]any{"deleted": true, "collection_id": a.CollectionID, "books_kept_in_library": len(c.Books)})
 		},
 	}, nil
 }

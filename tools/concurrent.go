@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // pending is a request sent alongside the one a call waits for: a tool
@@ -100,20 +98,20 @@ func eachLimit(n, limit int, f func(i int)) {
 // the same records inside the whole user, is asked instead, now and for
 // the rest of this process (what is remembered is which route the server
 // has, not anything of the user's).
-func (d *Deps) progressRecords(ctx context.Context) ([]absProgress, *mcp.CallToolResult) {
+func (d *Deps) progressRecords(ctx context.Context) ([]absProgress, error) {
 	if !d.noProgressRoute.Load() {
-		r, res := d.send(ctx, false, func(ctx context.Context) (*http.Response, error) {
+		r, err := d.send(ctx, false, func(ctx context.Context) (*http.Response, error) {
 			return d.API.ListMediaProgress(ctx)
 		})
-		if res != nil {
-			return nil, res
+		if err != nil {
+			return nil, err
 		}
 		if r.Status/100 == 2 {
 			var v struct {
 				MediaProgress []absProgress `json:"mediaProgress"`
 			}
-			if res := decode(r.Body, &v); res != nil {
-				return nil, res
+			if err := decode(r.Body, &v); err != nil {
+				return nil, err
 			}
 			return v.MediaProgress, nil
 		}
@@ -122,9 +120,9 @@ func (d *Deps) progressRecords(ctx context.Context) ([]absProgress, *mcp.CallToo
 		}
 		d.noProgressRoute.Store(true)
 	}
-	_, me, res := d.getMe(ctx)
-	if res != nil {
-		return nil, res
+	_, me, err := d.getMe(ctx)
+	if err != nil {
+		return nil, err
 	}
 	return me.MediaProgress, nil
 }
@@ -133,8 +131,8 @@ func (d *Deps) progressRecords(ctx context.Context) ([]absProgress, *mcp.CallToo
 // episode's record is left out): what list entries show beside each book.
 // A failure only leaves the progress out of the list.
 func (d *Deps) bookProgress(ctx context.Context) map[string]*absProgress {
-	recs, res := d.progressRecords(ctx)
-	if res != nil {
+	recs, err := d.progressRecords(ctx)
+	if err != nil {
 		return nil
 	}
 	out := make(map[string]*absProgress, len(recs))

@@ -17,8 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 )
@@ -44,7 +42,7 @@ type Deps struct {
 	// Audiobookshelf permission it needs (nil: it may run). The tools that
 	// ask call it after their arguments are checked and before anything
 	// else is read.
-	CheckRight func(ctx context.Context, tool string) *mcp.CallToolResult
+	CheckRight func(ctx context.Context, tool string) error
 	// Timeout bounds one request to Audiobookshelf.
 	Timeout time.Duration
 	// MaxBody bounds one response body; 0 means MaxResponseBytes.

@@ -12,36 +12,36 @@ import (
 )
 
 // getItem reads one expanded item with this user's progress.
-func (d *Deps) getItem(ctx context.Context, id string) ([]byte, *absItem, *mcp.CallToolResult) {
+func (d *Deps) getItem(ctx context.Context, id string) ([]byte, *absItem, error) {
 	return d.getItemEpisode(ctx, id, nil)
 }
 
 // getItemEpisode is getItem whose userMediaProgress is the episode's record
 // when episodeID is given (Audiobookshelf's ?episode=).
-func (d *Deps) getItemEpisode(ctx context.Context, id string, episodeID *string) ([]byte, *absItem, *mcp.CallToolResult) {
-	body, res := d.get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
+func (d *Deps) getItemEpisode(ctx context.Context, id string, episodeID *string) ([]byte, *absItem, error) {
+	body, err := d.get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetLibraryItem(ctx, id, &abs.GetLibraryItemParams{Expanded: ptrOf(abs.GetLibraryItemParamsExpandedN1), Include: ptrOf("progress"), Episode: episodeID})
 	})
-	if res != nil {
-		return nil, nil, res
+	if err != nil {
+		return nil, nil, err
 	}
 	var it absItem
-	if res := decode(body, &it); res != nil {
-		return nil, nil, res
+	if err := decode(body, &it); err != nil {
+		return nil, nil, err
 	}
 	return body, &it, nil
 }
 
 // GetLibraryItem is get_library_item.
 func GetLibraryItem(ctx context.Context, d *Deps, a toolargs.GetLibraryItem) (*mcp.CallToolResult, error) {
-	body, it, res := d.getItem(ctx, a.LibraryItemID)
-	if res != nil {
-		return res, nil
+	body, it, err := d.getItem(ctx, a.LibraryItemID)
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
-	return jsonResult(detail(it)), nil
+	return jsonResult(detail(it))
 }
 
 // Chapter is one chapter.
@@ -54,19 +54,19 @@ type Chapter struct {
 
 // GetItemChapters is get_item_chapters.
 func GetItemChapters(ctx context.Context, d *Deps, a toolargs.GetItemChapters) (*mcp.CallToolResult, error) {
-	_, it, res := d.getItem(ctx, a.LibraryItemID)
-	if res != nil {
-		return res, nil
+	_, it, err := d.getItem(ctx, a.LibraryItemID)
+	if err != nil {
+		return nil, err
 	}
 	if it.MediaType == "podcast" {
-		return errorResult("Library item %s is a podcast: its chapters belong to episodes. Use get_podcast_episode with an episode_id (get_library_item lists them).", a.LibraryItemID), nil
+		return nil, Errorf(Unchanged, "Library item %s is a podcast: its chapters belong to episodes. Use get_podcast_episode with an episode_id (get_library_item lists them).", a.LibraryItemID)
 	}
 	out := make([]Chapter, 0, len(it.Media.Chapters))
 	for i, c := range pageOf(it.Media.Chapters, int(a.Page), int(a.Limit)) {
 		out = append(out, Chapter{Index: int(a.Page*a.Limit) + i, Title: c.Title, StartS: round1(c.Start), EndS: round1(c.End)})
 	}
 	return pageResult(d, "chapters", out, len(it.Media.Chapters), int(a.Page), int(a.Limit),
-		field{"library_item_id", it.ID}, field{"title", it.Media.Metadata.Title}, field{"duration_s", seconds(it.Media.Duration)}), nil
+		field{"library_item_id", it.ID}, field{"title", it.Media.Metadata.Title}, field{"duration_s", seconds(it.Media.Duration)})
 }
 
 func round1(f float64) float64 { return float64(int64(f*10+0.5)) / 10 }
@@ -83,42 +83,42 @@ type EpisodeDetail struct {
 
 // GetPodcastEpisode is get_podcast_episode.
 func GetPodcastEpisode(ctx context.Context, d *Deps, a toolargs.GetPodcastEpisode) (*mcp.CallToolResult, error) {
-	body, res := d.get(ctx, "episode "+a.EpisodeID+" of podcast "+a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "episode "+a.EpisodeID+" of podcast "+a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetPodcastEpisode(ctx, a.LibraryItemID, a.EpisodeID)
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	var e absEpisode
-	if res := decode(body, &e); res != nil {
-		return res, nil
+	if err := decode(body, &e); err != nil {
+		return nil, err
 	}
 	out := EpisodeDetail{EpisodeBrief: episodeBrief(&e, ""), Subtitle: e.Subtitle, Type: e.EpisodeType, Chapters: len(e.Chapters)}
 	out.Description, out.DescriptionLength = collapse(e.Description.String(), DescriptionLimit)
-	return jsonResult(out), nil
+	return jsonResult(out)
 }
 
 // ListRecentEpisodes is list_recent_episodes.
 func ListRecentEpisodes(ctx context.Context, d *Deps, a toolargs.ListRecentEpisodes) (*mcp.CallToolResult, error) {
 	params := &abs.ListRecentEpisodesParams{Limit: ptrOf(int(a.Limit)), Page: ptrOf(int(a.Page))}
-	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListRecentEpisodes(ctx, a.LibraryID, params)
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	var v struct {
 		Episodes []absEpisode `json:"episodes"`
 		Total    *int         `json:"total"`
 	}
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	out := make([]EpisodeBrief, 0, len(v.Episodes))
 	for i := range v.Episodes {
@@ -135,7 +135,7 @@ func ListRecentEpisodes(ctx context.Context, d *Deps, a toolargs.ListRecentEpiso
 	} else if len(out) == int(a.Limit) {
 		total++ // Audiobookshelf does not count; there may be more
 	}
-	return pageResult(d, "results", out, total, int(a.Page), int(a.Limit)), nil
+	return pageResult(d, "results", out, total, int(a.Page), int(a.Limit))
 }
 
 var _ = json.Marshal

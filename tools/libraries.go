@@ -38,42 +38,42 @@ type absLibrary struct {
 
 // ListLibraries is list_libraries.
 func ListLibraries(ctx context.Context, d *Deps, a toolargs.ListLibraries) (*mcp.CallToolResult, error) {
-	body, res := d.get(ctx, "the library list", func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "the library list", func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListLibraries(ctx)
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	var v struct {
 		Libraries []absLibrary `json:"libraries"`
 	}
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	out := make([]LibraryBrief, 0, len(v.Libraries))
 	for _, l := range v.Libraries {
 		out = append(out, LibraryBrief{ID: l.ID, Name: l.Name, MediaType: l.MediaType, Folders: len(l.Folders)})
 	}
-	return jsonResult(map[string]any{"libraries": out}), nil
+	return jsonResult(map[string]any{"libraries": out})
 }
 
 // GetLibrary is get_library.
 func GetLibrary(ctx context.Context, d *Deps, a toolargs.GetLibrary) (*mcp.CallToolResult, error) {
-	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetLibrary(ctx, a.LibraryID)
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	var l absLibrary
-	if res := decode(body, &l); res != nil {
-		return res, nil
+	if err := decode(body, &l); err != nil {
+		return nil, err
 	}
 	var folders []struct {
 		ID       string `json:"id"`
@@ -93,27 +93,27 @@ func GetLibrary(ctx context.Context, d *Deps, a toolargs.GetLibrary) (*mcp.CallT
 	if len(l.Settings) > 0 {
 		out["settings"] = l.Settings
 	}
-	return jsonResult(out), nil
+	return jsonResult(out)
 }
 
 // GetLibraryStats is get_library_stats.
 func GetLibraryStats(ctx context.Context, d *Deps, a toolargs.GetLibraryStats) (*mcp.CallToolResult, error) {
-	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetLibraryStats(ctx, a.LibraryID)
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	// Audiobookshelf's own object, but for genresWithCount, which holds
 	// every genre of the library (LibraryController.stats): it shows the
 	// first StatsGenresCap, most used first, and says where the rest is.
 	var v map[string]json.RawMessage
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	var genres []json.RawMessage
 	if raw, ok := v["genresWithCount"]; !ok || unmarshal(raw, &genres) != nil || len(genres) <= StatsGenresCap {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	cuts := map[string]Cut{}
 	out := map[string]any{}
@@ -124,7 +124,7 @@ func GetLibraryStats(ctx context.Context, d *Deps, a toolargs.GetLibraryStats) (
 	out["genresWithCount"] = firstOf(genres, StatsGenresCap, rest["genresWithCount"], cuts, "genresWithCount")
 	d.fitLists(out, rest, cuts)
 	out["cut"] = cuts
-	return jsonResult(out), nil
+	return jsonResult(out)
 }
 
 // StatsGenresCap is how many genres get_library_stats shows with their
@@ -133,18 +133,18 @@ const StatsGenresCap = 100
 
 // GetLibraryFilterData is get_library_filter_data.
 func GetLibraryFilterData(ctx context.Context, d *Deps, a toolargs.GetLibraryFilterData) (*mcp.CallToolResult, error) {
-	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetLibraryFilterData(ctx, a.LibraryID)
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	// Every value of the library, in lists that grow with it (a household
 	// library has thousands of authors and tags): each shows its first
 	// FilterValuesCap values, says how many more and which tool pages them.
 	var v map[string]json.RawMessage
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	out := map[string]any{}
 	cuts := map[string]Cut{}
@@ -162,7 +162,7 @@ func GetLibraryFilterData(ctx context.Context, d *Deps, a toolargs.GetLibraryFil
 	if len(cuts) > 0 {
 		out["cut"] = cuts
 	}
-	return jsonResult(out), nil
+	return jsonResult(out)
 }
 
 // FilterValuesCap is how many values of each kind get_library_filter_data
@@ -201,21 +201,21 @@ var standaloneFilters = map[string]bool{"abridged": true, "explicit": true, "iss
 // EncodeFilter builds Audiobookshelf's filter parameter: group, or
 // group.base64(value) for a group that takes a value (libraryFilters.decode
 // reverses it with decodeURIComponent then base64).
-func EncodeFilter(group string, value *string) (string, *mcp.CallToolResult) {
+func EncodeFilter(group string, value *string) (string, error) {
 	if group == "" {
 		if value != nil {
-			return "", errorResult(`argument "filter_value": needs filter_group. Nothing was sent to Audiobookshelf.`)
+			return "", Errorf(NotSent, `argument "filter_value": needs filter_group.`)
 		}
 		return "", nil
 	}
 	if standaloneFilters[group] {
 		if value != nil {
-			return "", errorResult(`argument "filter_value": filter_group %q takes no value; leave filter_value out. Nothing was sent to Audiobookshelf.`, group)
+			return "", Errorf(NotSent, `argument "filter_value": filter_group %q takes no value; leave filter_value out.`, group)
 		}
 		return group, nil
 	}
 	if value == nil || *value == "" {
-		return "", errorResult(`argument "filter_value": filter_group %q needs a value (get_library_filter_data lists them). Nothing was sent to Audiobookshelf.`, group)
+		return "", Errorf(NotSent, `argument "filter_value": filter_group %q needs a value (get_library_filter_data lists them).`, group)
 	}
 	return group + "." + base64.StdEncoding.EncodeToString([]byte(*value)), nil
 }
@@ -226,9 +226,9 @@ func ListLibraryItems(ctx context.Context, d *Deps, a toolargs.ListLibraryItems)
 	if a.FilterGroup != nil {
 		group = *a.FilterGroup
 	}
-	filter, res := EncodeFilter(group, a.FilterValue)
-	if res != nil {
-		return res, nil
+	filter, err := EncodeFilter(group, a.FilterValue)
+	if err != nil {
+		return nil, err
 	}
 	params := &abs.ListLibraryItemsParams{Limit: ptrOf(int(a.Limit)), Page: ptrOf(int(a.Page))}
 	if a.Sort != nil {
@@ -251,25 +251,25 @@ func ListLibraryItems(ctx context.Context, d *Deps, a toolargs.ListLibraryItems)
 	if !full(a.Detail) {
 		progress = alongside(ctx, d.bookProgress)
 	}
-	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListLibraryItems(ctx, a.LibraryID, params)
 	})
-	if res != nil {
+	if err != nil {
 		if progress != nil {
 			progress.abandon()
 		}
-		return res, nil
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	var v struct {
 		Results []absItem `json:"results"`
 		Total   *int      `json:"total"`
 	}
-	if res := decode(body, &v); res != nil {
+	if err := decode(body, &v); err != nil {
 		progress.abandon()
-		return res, nil
+		return nil, err
 	}
 	byItem := progress.wait()
 	out := make([]ItemBrief, 0, len(v.Results))
@@ -280,5 +280,5 @@ func ListLibraryItems(ctx context.Context, d *Deps, a toolargs.ListLibraryItems)
 	if v.Total != nil {
 		total = *v.Total
 	}
-	return pageResult(d, "results", out, total, int(a.Page), int(a.Limit)), nil
+	return pageResult(d, "results", out, total, int(a.Page), int(a.Limit))
 }

@@ -27,26 +27,26 @@ type absUser struct {
 	CreatedAt           int64           `json:"createdAt"`
 }
 
-func (d *Deps) getMe(ctx context.Context) ([]byte, *absUser, *mcp.CallToolResult) {
-	body, res := d.get(ctx, "the current user", func(ctx context.Context) (*http.Response, error) { return d.API.GetMe(ctx) })
-	if res != nil {
-		return nil, nil, res
+func (d *Deps) getMe(ctx context.Context) ([]byte, *absUser, error) {
+	body, err := d.get(ctx, "the current user", func(ctx context.Context) (*http.Response, error) { return d.API.GetMe(ctx) })
+	if err != nil {
+		return nil, nil, err
 	}
 	var u absUser
-	if res := decode(body, &u); res != nil {
-		return nil, nil, res
+	if err := decode(body, &u); err != nil {
+		return nil, nil, err
 	}
 	return body, &u, nil
 }
 
 // GetMe is get_me.
 func GetMe(ctx context.Context, d *Deps, a toolargs.GetMe) (*mcp.CallToolResult, error) {
-	body, u, res := d.getMe(ctx)
-	if res != nil {
-		return res, nil
+	body, u, err := d.getMe(ctx)
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(withoutSecrets(body)), nil
+		return rawResult(withoutSecrets(body))
 	}
 	inProgress, finished := 0, 0
 	for _, p := range u.MediaProgress {
@@ -63,7 +63,7 @@ func GetMe(ctx context.Context, d *Deps, a toolargs.GetMe) (*mcp.CallToolResult,
 	if len(u.LibrariesAccessible) > 0 {
 		out["libraries_accessible"] = u.LibrariesAccessible
 	}
-	return jsonResult(out), nil
+	return jsonResult(out)
 }
 
 // withoutSecrets drops the user's own session tokens from /api/me, which
@@ -100,21 +100,21 @@ func ListItemsInProgress(ctx context.Context, d *Deps, a toolargs.ListItemsInPro
 			return recs
 		})
 	}
-	body, res := d.get(ctx, "the items in progress", func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "the items in progress", func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListItemsInProgress(ctx, &abs.ListItemsInProgressParams{Limit: ptrOf((page+1)*limit + 1)})
 	})
-	if res != nil {
+	if err != nil {
 		if records != nil {
 			records.abandon()
 		}
-		return res, nil
+		return nil, err
 	}
 	if full(a.Detail) {
 		var raw struct {
 			LibraryItems []json.RawMessage `json:"libraryItems"`
 		}
-		if res := decode(body, &raw); res != nil {
-			return res, nil
+		if err := decode(body, &raw); err != nil {
+			return nil, err
 		}
 		rows := pageOf(raw.LibraryItems, page, limit)
 		if rows == nil {
@@ -122,9 +122,9 @@ func ListItemsInProgress(ctx context.Context, d *Deps, a toolargs.ListItemsInPro
 		}
 		b, err := json.Marshal(map[string]any{"libraryItems": rows})
 		if err != nil {
-			return errorResult("internal error: could not encode the result: %v", err), nil
+			return nil, Errorf(Stated, "internal error: could not encode the result: %v", err)
 		}
-		return rawResult(b), nil
+		return rawResult(b)
 	}
 	var v struct {
 		LibraryItems []struct {
@@ -132,9 +132,9 @@ func ListItemsInProgress(ctx context.Context, d *Deps, a toolargs.ListItemsInPro
 			ProgressLastUpdate int64 `json:"progressLastUpdate"`
 		} `json:"libraryItems"`
 	}
-	if res := decode(body, &v); res != nil {
+	if err := decode(body, &v); err != nil {
 		records.abandon()
-		return res, nil
+		return nil, err
 	}
 	recs := records.wait()
 	byKey := make(map[[2]string]*absProgress, len(recs))
@@ -179,17 +179,17 @@ func ListItemsInProgress(ctx context.Context, d *Deps, a toolargs.ListItemsInPro
 		}
 		out = append(out, e)
 	}
-	return pageResult(d, "items", out, total, page, limit), nil
+	return pageResult(d, "items", out, total, page, limit)
 }
 
 // GetListeningStats is get_listening_stats.
 func GetListeningStats(ctx context.Context, d *Deps, a toolargs.GetListeningStats) (*mcp.CallToolResult, error) {
-	body, res := d.get(ctx, "the listening stats", func(ctx context.Context) (*http.Response, error) { return d.API.GetListeningStats(ctx) })
-	if res != nil {
-		return res, nil
+	body, err := d.get(ctx, "the listening stats", func(ctx context.Context) (*http.Response, error) { return d.API.GetListeningStats(ctx) })
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	var v struct {
 		TotalTime float64 `json:"totalTime"`
@@ -205,8 +205,8 @@ func GetListeningStats(ctx context.Context, d *Deps, a toolargs.GetListeningStat
 		Today          float64            `json:"today"`
 		RecentSessions []absSession       `json:"recentSessions"`
 	}
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	type top struct {
 		ID    string `json:"library_item_id"`
@@ -251,25 +251,25 @@ func GetListeningStats(ctx context.Context, d *Deps, a toolargs.GetListeningStat
 	}
 	out := map[string]any{"total_time_s": seconds(v.TotalTime), "today_s": seconds(v.Today), "items_listened": len(v.Items),
 		"top_items": tops, "recent_days": recentDays, "recent_sessions": sessions}
-	return jsonResult(out), nil
+	return jsonResult(out)
 }
 
 // GetYearStats is get_year_stats.
 func GetYearStats(ctx context.Context, d *Deps, a toolargs.GetYearStats) (*mcp.CallToolResult, error) {
-	body, res := d.get(ctx, "the year stats", func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "the year stats", func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetYearStats(ctx, int(a.Year))
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	var v map[string]json.RawMessage
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	// Cover lists are file paths for the web UI's collage, no use to a model.
 	delete(v, "booksWithCovers")
 	delete(v, "finishedBooksWithCovers")
-	return jsonResult(v), nil
+	return jsonResult(v)
 }
 
 type absSession struct {
@@ -322,22 +322,22 @@ func sessionBrief(s *absSession) SessionBrief {
 // ListListeningSessions is list_listening_sessions.
 func ListListeningSessions(ctx context.Context, d *Deps, a toolargs.ListListeningSessions) (*mcp.CallToolResult, error) {
 	params := &abs.ListListeningSessionsParams{Page: ptrOf(int(a.Page)), ItemsPerPage: ptrOf(int(a.Limit))}
-	body, res := d.get(ctx, "the listening sessions", func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "the listening sessions", func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListListeningSessions(ctx, params)
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	var v struct {
 		Total    int          `json:"total"`
 		Sessions []absSession `json:"sessions"`
 	}
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	out := make([]SessionBrief, 0, len(v.Sessions))
 	for i := range v.Sessions {
 		out = append(out, sessionBrief(&v.Sessions[i]))
 	}
-	return pageResult(d, "results", out, v.Total, int(a.Page), int(a.Limit)), nil
+	return pageResult(d, "results", out, v.Total, int(a.Page), int(a.Limit))
 }

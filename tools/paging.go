@@ -2,11 +2,11 @@ package tools
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -51,12 +51,12 @@ type field struct {
 // pageResult answers one page of a list under key. entries is the page as
 // asked (at most limit entries, from page*limit); total is the length of
 // the whole list.
-func pageResult[T any](d *Deps, key string, entries []T, total, page, limit int, extra ...field) *mcp.CallToolResult {
+func pageResult[T any](d *Deps, key string, entries []T, total, page, limit int, extra ...field) (*mcp.CallToolResult, error) {
 	enc := make([][]byte, 0, len(entries))
 	for i := range entries {
 		b, err := marshal(entries[i])
 		if err != nil {
-			return errorResult("internal error: could not encode the result: %v", err)
+			return nil, Errorf(Stated, "internal error: could not encode the result: %v", err)
 		}
 		enc = append(enc, b)
 	}
@@ -100,7 +100,7 @@ func pageResult[T any](d *Deps, key string, entries []T, total, page, limit int,
 	for _, f := range extra {
 		v, err := marshal(f.Value)
 		if err != nil {
-			return errorResult("internal error: could not encode the result: %v", err)
+			return nil, Errorf(Stated, "internal error: could not encode the result: %v", err)
 		}
 		fmt.Fprintf(&b, `,%q:`, f.Key)
 		b.Write(v)
@@ -108,7 +108,7 @@ func pageResult[T any](d *Deps, key string, entries []T, total, page, limit int,
 	fmt.Fprintf(&b, `,%q:[`, key)
 	b.Write(bytes.Join(enc, []byte(",")))
 	b.WriteString("]}")
-	return jsonText(b.Bytes())
+	return jsonText(b.Bytes()), nil
 }
 
 func chars(enc [][]byte) int {
@@ -206,12 +206,9 @@ func (d *Deps) fitLists(out map[string]any, rest map[string]string, cuts map[str
 // server-wide route sent every collection or playlist at once (each with
 // its books expanded): a smaller limit would not help, one library's
 // route is paged by Audiobookshelf.
-func everyOneTooLarge(res *mcp.CallToolResult, what, tool string) *mcp.CallToolResult {
-	if res == nil || !res.IsError || len(res.Content) == 0 {
-		return res
+func everyOneTooLarge(err error, what, tool string) error {
+	if !errors.Is(err, errTooLarge) {
+		return err
 	}
-	if t, ok := res.Content[0].(*mcp.TextContent); !ok || !strings.Contains(t.Text, "for one answer; it was not read") {
-		return res
-	}
-	return errorResult("Audiobookshelf sent every %s of the server at once, each with its books, and that is more than one answer may be; it was not read. Pass library_id (list_libraries gives them): %s then pages one library's %s on Audiobookshelf's side. Nothing was changed.", what, tool, what+"s")
+	return Errorf(Unchanged, "Audiobookshelf sent every %s of the server at once, each with its books, and that is more than one answer may be; it was not read. Pass library_id (list_libraries gives them): %s then pages one library's %s on Audiobookshelf's side.", what, tool, what+"s")
 }

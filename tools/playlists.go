@@ -137,22 +137,22 @@ func playlistAll(p *absPlaylist) PlaylistDetail {
 	return out
 }
 
-func (d *Deps) getPlaylist(ctx context.Context, id string) (*absPlaylist, *mcp.CallToolResult) {
-	p, _, res := d.getPlaylistRaw(ctx, id)
-	return p, res
+func (d *Deps) getPlaylist(ctx context.Context, id string) (*absPlaylist, error) {
+	p, _, err := d.getPlaylistRaw(ctx, id)
+	return p, err
 }
 
 // getPlaylistRaw reads a playlist, and returns Audiobookshelf's JSON too.
-func (d *Deps) getPlaylistRaw(ctx context.Context, id string) (*absPlaylist, []byte, *mcp.CallToolResult) {
-	body, res := d.get(ctx, "playlist "+id, func(ctx context.Context) (*http.Response, error) {
+func (d *Deps) getPlaylistRaw(ctx context.Context, id string) (*absPlaylist, []byte, error) {
+	body, err := d.get(ctx, "playlist "+id, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetPlaylist(ctx, id)
 	})
-	if res != nil {
-		return nil, nil, res
+	if err != nil {
+		return nil, nil, err
 	}
 	var p absPlaylist
-	if res := decode(body, &p); res != nil {
-		return nil, nil, res
+	if err := decode(body, &p); err != nil {
+		return nil, nil, err
 	}
 	return &p, body, nil
 }
@@ -184,7 +184,7 @@ func entryIDs(items []argdec.PlaylistItem) []string {
 
 // ListPlaylists is list_playlists.
 func ListPlaylists(ctx context.Context, d *Deps, a toolargs.ListPlaylists) (*mcp.CallToolResult, error) {
-	body, res := d.get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) {
 		if a.LibraryID != nil {
 			// One library's route pages (LibraryController): only the
 			// page is sent; the server-wide route sends every one.
@@ -192,19 +192,19 @@ func ListPlaylists(ctx context.Context, d *Deps, a toolargs.ListPlaylists) (*mcp
 		}
 		return d.API.ListPlaylists(ctx)
 	})
-	if res != nil {
+	if err != nil {
 		if a.LibraryID == nil {
-			res = everyOneTooLarge(res, "playlist", "list_playlists")
+			err = everyOneTooLarge(err, "playlist", "list_playlists")
 		}
-		return res, nil
+		return nil, err
 	}
 	var v struct {
 		Playlists []absPlaylist `json:"playlists"`
 		Results   []absPlaylist `json:"results"`
 		Total     *int          `json:"total"`
 	}
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	ps := pageOf(v.Playlists, int(a.Page), int(a.Limit))
 	total := len(v.Playlists)
@@ -220,64 +220,64 @@ func ListPlaylists(ctx context.Context, d *Deps, a toolargs.ListPlaylists) (*mcp
 	for _, p := range ps {
 		out = append(out, PlaylistBrief{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: len(p.Items)})
 	}
-	return pageResult(d, "playlists", out, total, int(a.Page), int(a.Limit)), nil
+	return pageResult(d, "playlists", out, total, int(a.Page), int(a.Limit))
 }
 
 // GetPlaylist is get_playlist.
 func GetPlaylist(ctx context.Context, d *Deps, a toolargs.GetPlaylist) (*mcp.CallToolResult, error) {
-	p, body, res := d.getPlaylistRaw(ctx, a.PlaylistID)
-	if res != nil {
-		return res, nil
+	p, body, err := d.getPlaylistRaw(ctx, a.PlaylistID)
+	if err != nil {
+		return nil, err
 	}
 	if full(a.Detail) {
-		return rawResult(body), nil
+		return rawResult(body)
 	}
 	all := playlistAll(p)
 	return pageResult(d, "entries", pageOf(all.Entries, int(a.Page), int(a.Limit)), len(all.Entries), int(a.Page), int(a.Limit),
 		field{"id", all.ID}, field{"name", all.Name}, field{"library_id", all.LibraryID}, field{"description", all.Description},
-		field{"description_length", all.DescriptionLength}, field{"description_cut", all.DescriptionCut}), nil
+		field{"description_length", all.DescriptionLength}, field{"description_cut", all.DescriptionCut})
 }
 
 // CreatePlaylist is create_playlist.
 func CreatePlaylist(ctx context.Context, d *Deps, a toolargs.CreatePlaylist) (*mcp.CallToolResult, error) {
 	req := abs.CreatePlaylistJSONRequestBody{LibraryId: a.LibraryID, Name: a.Name, Description: a.Description}
 	if a.Items != nil {
-		if res := d.checkEntries(ctx, a.LibraryID, a.Items); res != nil {
-			return res, nil
+		if err := d.checkEntries(ctx, a.LibraryID, a.Items); err != nil {
+			return nil, err
 		}
 		items := toABSItems(a.Items)
 		req.Items = &items
 	}
-	body, res := d.mutate(ctx, "a new playlist in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.mutate(ctx, "a new playlist in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.CreatePlaylist(ctx, req)
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	var p absPlaylist
-	if res := decode(body, &p); res != nil {
-		return res, nil
+	if err := decode(body, &p); err != nil {
+		return nil, err
 	}
 	return jsonResult(map[string]any{"created": true, "playlist": playlistDetail(&p),
 		"put_back": &PutBack{Tool: "delete_playlist", Arguments: map[string]any{"playlist_id": p.ID},
-			Note: "Deleting it asks the person first, as every delete does."}}), nil
+			Note: "Deleting it asks the person first, as every delete does."}})
 }
 
 // PlanUpdatePlaylist plans update_playlist. A new order must be a
 // permutation of the current entries, checked before anything is sent:
 // Audiobookshelf rejects another length with 400 but saves a new name in
 // the same request anyway.
-func PlanUpdatePlaylist(ctx context.Context, d *Deps, a toolargs.UpdatePlaylist) (*Plan, *mcp.CallToolResult) {
+func PlanUpdatePlaylist(ctx context.Context, d *Deps, a toolargs.UpdatePlaylist) (*Plan, error) {
 	if a.Name == nil && a.Description == nil && a.Items == nil {
-		return nil, errorResult("arguments: give at least one of name, description, items. Nothing was sent to Audiobookshelf.")
+		return nil, Errorf(NotSent, "arguments: give at least one of name, description, items.")
 	}
 	body := abs.UpdatePlaylistJSONRequestBody{Name: a.Name, Description: a.Description}
 	plan := &Plan{Targets: []string{a.PlaylistID}}
 	// The playlist is read first in every case: the answer carries what
 	// the call replaces, and the call that puts it back.
-	p, res := d.getPlaylist(ctx, a.PlaylistID)
-	if res != nil {
-		return nil, res
+	p, err := d.getPlaylist(ctx, a.PlaylistID)
+	if err != nil {
+		return nil, err
 	}
 	prev, putBack, lost := playlistPutBack(p, a)
 	if lost != "" {
@@ -287,8 +287,8 @@ func PlanUpdatePlaylist(ctx context.Context, d *Deps, a toolargs.UpdatePlaylist)
 		plan.Consequences = []string{"The text it holds now could not be given back with update_playlist: " + unrestorableWhy(lost, false, true) + "."}
 	}
 	if a.Items != nil {
-		if res := missingEpisodeIDs(p, a.Items); res != nil {
-			return nil, res
+		if err := missingEpisodeIDs(p, a.Items); err != nil {
+			return nil, err
 		}
 		missing, extra := sameMembers(entryIDs(p.keys()), entryIDs(a.Items))
 		if len(missing) > 0 || len(extra) > 0 || len(a.Items) != len(p.Items) {
@@ -299,7 +299,7 @@ func PlanUpdatePlaylist(ctx context.Context, d *Deps, a toolargs.UpdatePlaylist)
 			if len(extra) > 0 {
 				why += "; " + listIDs(extra) + pluralBe(len(extra)) + " not in the playlist (to add entries use add_items_to_playlist)"
 			}
-			return nil, errorResult(`argument "items": must list each of the %d entries of playlist %s exactly once, in the new order%s. Nothing was changed.`, len(p.Items), a.PlaylistID, why)
+			return nil, Errorf(Unchanged, `argument "items": must list each of the %d entries of playlist %s exactly once, in the new order%s.`, len(p.Items), a.PlaylistID, why)
 		}
 		items := toABSItems(a.Items)
 		body.Items = &items
@@ -321,21 +321,21 @@ func PlanUpdatePlaylist(ctx context.Context, d *Deps, a toolargs.UpdatePlaylist)
 		}
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
-		rb, res := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+		rb, err := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
 			return d.API.UpdatePlaylist(ctx, a.PlaylistID, body)
 		})
-		if res != nil {
-			return res, nil
+		if err != nil {
+			return nil, err
 		}
 		var p absPlaylist
-		if res := decode(rb, &p); res != nil {
-			return res, nil
+		if err := decode(rb, &p); err != nil {
+			return nil, err
 		}
 		out := map[string]any{"updated": true, "playlist": playlistDetail(&p), "previous": prev}
 		if putBack != nil {
 			out["put_back"] = putBack
 		}
-		return jsonResult(out), nil
+		return jsonResult(out)
 	}
 	return plan, nil
 }
@@ -393,13 +393,13 @@ const EffectFillsEmptyPlaylist = "fills_empty_playlist"
 // ones this call appends) and checks each entry's item. Appending to a
 // playlist that holds no entries asks first: its put-back would delete the
 // playlist. Anywhere else the call is free.
-func PlanAddItemsToPlaylist(ctx context.Context, d *Deps, a toolargs.AddItemsToPlaylist) (*Plan, *mcp.CallToolResult) {
-	p, res := d.getPlaylist(ctx, a.PlaylistID)
-	if res != nil {
-		return nil, res
+func PlanAddItemsToPlaylist(ctx context.Context, d *Deps, a toolargs.AddItemsToPlaylist) (*Plan, error) {
+	p, err := d.getPlaylist(ctx, a.PlaylistID)
+	if err != nil {
+		return nil, err
 	}
-	if res := d.checkEntries(ctx, p.LibraryID, a.Items); res != nil {
-		return nil, res
+	if err := d.checkEntries(ctx, p.LibraryID, a.Items); err != nil {
+		return nil, err
 	}
 	had := map[argdec.PlaylistItem]bool{}
 	for _, k := range p.keys() {
@@ -422,15 +422,15 @@ func PlanAddItemsToPlaylist(ctx context.Context, d *Deps, a toolargs.AddItemsToP
 			len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1], a.PlaylistID)}
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
-		rb, res := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+		rb, err := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
 			return d.API.AddItemsToPlaylist(ctx, a.PlaylistID, abs.AddItemsToPlaylistJSONRequestBody{Items: toABSItems(a.Items)})
 		})
-		if res != nil {
-			return res, nil
+		if err != nil {
+			return nil, err
 		}
 		var updated absPlaylist
-		if res := decode(rb, &updated); res != nil {
-			return res, nil
+		if err := decode(rb, &updated); err != nil {
+			return nil, err
 		}
 		out := map[string]any{"updated": true, "playlist": playlistDetail(&updated)}
 		switch {
@@ -442,7 +442,7 @@ func PlanAddItemsToPlaylist(ctx context.Context, d *Deps, a toolargs.AddItemsToP
 		default:
 			out["note"] = "Every entry given was in the playlist already; nothing changed, so nothing needs putting back."
 		}
-		return jsonResult(out), nil
+		return jsonResult(out)
 	}
 	return plan, nil
 }
@@ -450,17 +450,17 @@ func PlanAddItemsToPlaylist(ctx context.Context, d *Deps, a toolargs.AddItemsToP
 // PlanRemoveItemsFromPlaylist plans remove_items_from_playlist. It reads the
 // playlist first: removing its last entries makes Audiobookshelf delete the
 // playlist, and the question says so.
-func PlanRemoveItemsFromPlaylist(ctx context.Context, d *Deps, a toolargs.RemoveItemsFromPlaylist) (*Plan, *mcp.CallToolResult) {
-	p, res := d.getPlaylist(ctx, a.PlaylistID)
-	if res != nil {
-		return nil, res
+func PlanRemoveItemsFromPlaylist(ctx context.Context, d *Deps, a toolargs.RemoveItemsFromPlaylist) (*Plan, error) {
+	p, err := d.getPlaylist(ctx, a.PlaylistID)
+	if err != nil {
+		return nil, err
 	}
-	if res := missingEpisodeIDs(p, a.Items); res != nil {
-		return nil, res
+	if err := missingEpisodeIDs(p, a.Items); err != nil {
+		return nil, err
 	}
 	_, extra := sameMembers(entryIDs(p.keys()), entryIDs(a.Items))
 	if len(extra) > 0 {
-		return nil, errorResult(`argument "items": %s not in playlist %s (get_playlist lists its entries). Nothing was changed.`, listIDs(extra)+pluralBe(len(extra)), a.PlaylistID)
+		return nil, Errorf(Unchanged, `argument "items": %s not in playlist %s (get_playlist lists its entries).`, listIDs(extra)+pluralBe(len(extra)), a.PlaylistID)
 	}
 	stay := len(p.Items) - len(a.Items)
 	plan := &Plan{
@@ -472,21 +472,21 @@ func PlanRemoveItemsFromPlaylist(ctx context.Context, d *Deps, a toolargs.Remove
 		plan.Consequences = []string{fmt.Sprintf("These are all of its entries: Audiobookshelf deletes playlist %s itself when its last entry is removed.", a.PlaylistID)}
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
-		rb, res := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+		rb, err := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
 			return d.API.RemoveItemsFromPlaylist(ctx, a.PlaylistID, abs.RemoveItemsFromPlaylistJSONRequestBody{Items: toABSItems(a.Items)})
 		})
-		if res != nil {
-			return res, nil
+		if err != nil {
+			return nil, err
 		}
 		if stay == 0 {
 			return jsonResult(map[string]any{"removed": len(a.Items), "playlist_deleted": true, "playlist_id": a.PlaylistID,
-				"note": "Audiobookshelf deleted the playlist with its last entry."}), nil
+				"note": "Audiobookshelf deleted the playlist with its last entry."})
 		}
 		var p absPlaylist
-		if res := decode(rb, &p); res != nil {
-			return res, nil
+		if err := decode(rb, &p); err != nil {
+			return nil, err
 		}
-		return jsonResult(map[string]any{"removed": len(a.Items), "playlist": playlistDetail(&p)}), nil
+		return jsonResult(map[string]any{"removed": len(a.Items), "playlist": playlistDetail(&p)})
 	}
 	return plan, nil
 }
@@ -494,7 +494,7 @@ func PlanRemoveItemsFromPlaylist(ctx context.Context, d *Deps, a toolargs.Remove
 // missingEpisodeIDs refuses entries that name a podcast of the playlist
 // without the episode_id of its episode: they would otherwise read as
 // entries that are not in the playlist.
-func missingEpisodeIDs(p *absPlaylist, items []argdec.PlaylistItem) *mcp.CallToolResult {
+func missingEpisodeIDs(p *absPlaylist, items []argdec.PlaylistItem) error {
 	podcasts := map[string]bool{}
 	for _, k := range p.keys() {
 		if k.EpisodeID != "" {
@@ -510,28 +510,28 @@ func missingEpisodeIDs(p *absPlaylist, items []argdec.PlaylistItem) *mcp.CallToo
 	if len(missing) == 0 {
 		return nil
 	}
-	return errorResult(`argument "items": %s %s no episode_id, and playlist %s holds episodes of that podcast: give each entry the episode_id of its episode (get_playlist lists them). Nothing was changed.`,
+	return Errorf(Unchanged, `argument "items": %s %s no episode_id, and playlist %s holds episodes of that podcast: give each entry the episode_id of its episode (get_playlist lists them).`,
 		listIDs(missing), map[bool]string{true: "has", false: "have"}[len(missing) == 1], p.ID)
 }
 
 // PlanDeletePlaylist plans delete_playlist.
-func PlanDeletePlaylist(ctx context.Context, d *Deps, a toolargs.DeletePlaylist) (*Plan, *mcp.CallToolResult) {
-	p, res := d.getPlaylist(ctx, a.PlaylistID)
-	if res != nil {
-		return nil, res
+func PlanDeletePlaylist(ctx context.Context, d *Deps, a toolargs.DeletePlaylist) (*Plan, error) {
+	p, err := d.getPlaylist(ctx, a.PlaylistID)
+	if err != nil {
+		return nil, err
 	}
 	return &Plan{
 		Targets: []string{a.PlaylistID},
 		Action:  fmt.Sprintf("This will delete playlist %s with its %d entries in their order.", a.PlaylistID, len(p.Items)),
 		Read:    p.read(),
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
-			_, res := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+			_, err := d.mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
 				return d.API.DeletePlaylist(ctx, a.PlaylistID)
 			})
-			if res != nil {
-				return res, nil
+			if err != nil {
+				return nil, err
 			}
-			return jsonResult(map[string]any{"deleted": true, "playlist_id": a.PlaylistID}), nil
+			return jsonResult(map[string]any{"deleted": true, "playlist_id": a.PlaylistID})
 		},
 	}, nil
 }
@@ -548,7 +548,7 @@ const entryReads = 4
 // Each distinct item is read once, up to entryReads of them at the same
 // time (the reads do not depend on each other); the entries are then
 // checked in order, so the error is about the first entry that fails.
-func (d *Deps) checkEntries(ctx context.Context, libraryID string, items []argdec.PlaylistItem) *mcp.CallToolResult {
+func (d *Deps) checkEntries(ctx context.Context, libraryID string, items []argdec.PlaylistItem) error {
 	var ids []string
 	index := map[string]int{}
 	for _, e := range items {
@@ -558,7 +558,7 @@ func (d *Deps) checkEntries(ctx context.Context, libraryID string, items []argde
 		}
 	}
 	got := make([]*absItem, len(ids))
-	failed := make([]*mcp.CallToolResult, len(ids))
+	failed := make([]error, len(ids))
 	eachLimit(len(ids), entryReads, func(i int) {
 		_, got[i], failed[i] = d.getItem(ctx, ids[i])
 	})
@@ -570,13 +570,13 @@ func (d *Deps) checkEntries(ctx context.Context, libraryID string, items []argde
 		}
 		it := got[j]
 		if libraryID != "" && it.LibraryID != libraryID {
-			return errorResult(`argument "%s": library item %s is in library %s, not in the playlist's library %s. Nothing was changed.`, at, e.LibraryItemID, it.LibraryID, libraryID)
+			return Errorf(Unchanged, `argument "%s": library item %s is in library %s, not in the playlist's library %s.`, at, e.LibraryItemID, it.LibraryID, libraryID)
 		}
 		switch {
 		case it.MediaType == "podcast" && e.EpisodeID == "":
-			return errorResult(`argument "%s": library item %s is a podcast; give the episode_id of one of its episodes (get_library_item lists them). Nothing was changed.`, at, e.LibraryItemID)
+			return Errorf(Unchanged, `argument "%s": library item %s is a podcast; give the episode_id of one of its episodes (get_library_item lists them).`, at, e.LibraryItemID)
 		case it.MediaType != "podcast" && e.EpisodeID != "":
-			return errorResult(`argument "%s": library item %s is a book, which has no episodes; leave episode_id out. Nothing was changed.`, at, e.LibraryItemID)
+			return Errorf(Unchanged, `argument "%s": library item %s is a book, which has no episodes; leave episode_id out.`, at, e.LibraryItemID)
 		case e.EpisodeID != "":
 			found := false
 			for _, ep := range it.Media.Episodes {
@@ -586,7 +586,7 @@ func (d *Deps) checkEntries(ctx context.Context, libraryID string, items []argde
 				}
 			}
 			if !found {
-				return errorResult(`argument "%s": podcast %s has no episode %s. Nothing was changed.`, at, e.LibraryItemID, e.EpisodeID)
+				return Errorf(Unchanged, `argument "%s": podcast %s has no episode %s.`, at, e.LibraryItemID, e.EpisodeID)
 			}
 		}
 	}

@@ -173,29 +173,28 @@ func feedEpisodeBrief(e *feedEpisode) FeedEpisode {
 
 // checkFeedURL refuses what Audiobookshelf would refuse as a feed URL
 // (utils.validateUrl: http or https only), naming the argument.
-func checkFeedURL(arg, raw string) *mcp.CallToolResult {
+func checkFeedURL(arg, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return errorResult(`argument %q: must be an http:// or https:// URL of a podcast RSS feed (e.g. feed_url of search_podcasts). Nothing was sent to Audiobookshelf.`, arg)
+		return Errorf(NotSent, `argument %q: must be an http:// or https:// URL of a podcast RSS feed (e.g. feed_url of search_podcasts).`, arg)
 	}
 	return nil
 }
 
 // podcastRefusal is the error for a 403 on a podcast route: it reads the
 // user to name what they lack (only on this failure path).
-func (d *Deps) podcastRefusal(ctx context.Context, r *response, what, needs string, mutating bool) *mcp.CallToolResult {
+func (d *Deps) podcastRefusal(ctx context.Context, r *response, what, needs string, mutating bool) error {
 	if r.Status != http.StatusForbidden {
 		return statusError(r, what, mutating)
 	}
-	unchanged := " Nothing was changed."
-	_, u, res := d.getMe(ctx)
-	if res == nil && u.Type != "admin" && u.Type != "root" && needs == "admin" {
-		return errorResult("Audiobookshelf refused %s (403 Forbidden): it lets only admin and root users subscribe to podcasts, read feeds and download episodes, and the user of this API key (%s) is of type %s. Use an API key of an admin user.%s", what, u.Username, u.Type, unchanged)
+	_, u, err := d.getMe(ctx)
+	if err == nil && u.Type != "admin" && u.Type != "root" && needs == "admin" {
+		return &Error{Text: fmt.Sprintf("Audiobookshelf refused %s (403 Forbidden): it lets only admin and root users subscribe to podcasts, read feeds and download episodes, and the user of this API key (%s) is of type %s. Use an API key of an admin user.", what, u.Username, u.Type), Outcome: Unchanged, Status: r.Status}
 	}
-	if res == nil && needs == "delete" && !u.permission("delete") {
-		return errorResult("Audiobookshelf refused %s (403 Forbidden): deleting it needs the delete permission, which the user of this API key (%s) does not have. An admin can grant it under Settings → Users.%s", what, u.Username, unchanged)
+	if err == nil && needs == "delete" && !u.permission("delete") {
+		return &Error{Text: fmt.Sprintf("Audiobookshelf refused %s (403 Forbidden): deleting it needs the delete permission, which the user of this API key (%s) does not have. An admin can grant it under Settings → Users.", what, u.Username), Outcome: Unchanged, Status: r.Status}
 	}
-	return errorResult("Audiobookshelf refused %s (403 Forbidden): the user of this API key may not access this podcast's library.%s", what, unchanged)
+	return &Error{Text: fmt.Sprintf("Audiobookshelf refused %s (403 Forbidden): the user of this API key may not access this podcast's library.", what), Outcome: Unchanged, Status: r.Status}
 }
 
 // permission reports one of the user's permissions (GET /api/me
@@ -214,10 +213,10 @@ func (u *absUser) permission(name string) bool {
 }
 
 // podGet is get for the podcast routes: a 403 names the permission.
-func (d *Deps) podGet(ctx context.Context, what, needs string, s sender) ([]byte, *mcp.CallToolResult) {
-	r, res := d.send(ctx, false, s)
-	if res != nil {
-		return nil, res
+func (d *Deps) podGet(ctx context.Context, what, needs string, s sender) ([]byte, error) {
+	r, err := d.send(ctx, false, s)
+	if err != nil {
+		return nil, err
 	}
 	if r.Status/100 != 2 {
 		return nil, d.podcastRefusal(ctx, r, what, needs, false)
@@ -226,30 +225,30 @@ func (d *Deps) podGet(ctx context.Context, what, needs string, s sender) ([]byte
 }
 
 // podMutate is mutate for the podcast routes.
-func (d *Deps) podMutate(ctx context.Context, what, needs string, s sender) ([]byte, *mcp.CallToolResult) {
-	r, res := d.send(ctx, true, s)
-	if res != nil {
-		return nil, res
+func (d *Deps) podMutate(ctx context.Context, what, needs string, s sender) ([]byte, error) {
+	r, err := d.send(ctx, true, s)
+	if err != nil {
+		return nil, err
 	}
 	if r.Status/100 != 2 {
 		return nil, d.podcastRefusal(ctx, r, what, needs, true)
 	}
-	if res := d.checkWrite(r, what); res != nil {
-		return nil, res
+	if err := d.checkWrite(r, what); err != nil {
+		return nil, err
 	}
 	return r.Body, nil
 }
 
 // readFeed asks Audiobookshelf to fetch and parse a feed.
-func (d *Deps) readFeed(ctx context.Context, feedURL string) (*feed, *mcp.CallToolResult) {
-	body, res := d.podGet(ctx, "the feed "+feedURL, "admin", func(ctx context.Context) (*http.Response, error) {
+func (d *Deps) readFeed(ctx context.Context, feedURL string) (*feed, error) {
+	body, err := d.podGet(ctx, "the feed "+feedURL, "admin", func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetPodcastFeed(ctx, abs.GetPodcastFeedJSONRequestBody{RssFeed: feedURL})
 	})
-	if res != nil {
-		if strings.Contains(apptextOf(res), "404 Not Found") {
-			return nil, errorResult("Audiobookshelf could not read a podcast feed at %s: the request failed or the answer was not an RSS feed with a channel and episodes (404 from POST /api/podcasts/feed). Check the URL; a feed on a private or loopback address is refused by Audiobookshelf's SSRF filter unless its SSRF_REQUEST_FILTER_WHITELIST names that host. Nothing was changed.", feedURL)
+	if err != nil {
+		if e := AsError(err); e != nil && e.Status == http.StatusNotFound {
+			return nil, Errorf(Unchanged, "Audiobookshelf could not read a podcast feed at %s: the request failed or the answer was not an RSS feed with a channel and episodes (404 from POST /api/podcasts/feed). Check the URL; a feed on a private or loopback address is refused by Audiobookshelf's SSRF filter unless its SSRF_REQUEST_FILTER_WHITELIST names that host.", feedURL)
 		}
-		return nil, res
+		return nil, err
 	}
 	var v struct {
 		Podcast struct {
@@ -257,8 +256,8 @@ func (d *Deps) readFeed(ctx context.Context, feedURL string) (*feed, *mcp.CallTo
 			Episodes []json.RawMessage `json:"episodes"`
 		} `json:"podcast"`
 	}
-	if res := decode(body, &v); res != nil {
-		return nil, res
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	f := &feed{Metadata: v.Podcast.Metadata}
 	for _, raw := range v.Podcast.Episodes {
@@ -278,47 +277,37 @@ func (d *Deps) readFeed(ctx context.Context, feedURL string) (*feed, *mcp.CallTo
 	return f, nil
 }
 
-func apptextOf(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
-}
-
 // getPodcast reads a podcast item (without expanded=1: its episodes with
 // guid, enclosure and audio file, not every file's probe data).
-func (d *Deps) getPodcast(ctx context.Context, id string) (*podItem, *mcp.CallToolResult) {
-	body, res := d.get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
+func (d *Deps) getPodcast(ctx context.Context, id string) (*podItem, error) {
+	body, err := d.get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetLibraryItem(ctx, id, nil)
 	})
-	if res != nil {
-		return nil, res
+	if err != nil {
+		return nil, err
 	}
 	var it podItem
-	if res := decode(body, &it); res != nil {
-		return nil, res
+	if err := decode(body, &it); err != nil {
+		return nil, err
 	}
 	if it.MediaType != "podcast" {
-		return nil, errorResult(`argument "library_item_id": library item %s is a %s, not a podcast (list_library_items of a podcast library gives podcasts). Nothing was changed.`, id, it.MediaType)
+		return nil, Errorf(Unchanged, `argument "library_item_id": library item %s is a %s, not a podcast (list_library_items of a podcast library gives podcasts).`, id, it.MediaType)
 	}
 	return &it, nil
 }
 
 // podcastFeed reads a podcast and its feed.
-func (d *Deps) podcastFeed(ctx context.Context, id string) (*podItem, *feed, *mcp.CallToolResult) {
-	it, res := d.getPodcast(ctx, id)
-	if res != nil {
-		return nil, nil, res
+func (d *Deps) podcastFeed(ctx context.Context, id string) (*podItem, *feed, error) {
+	it, err := d.getPodcast(ctx, id)
+	if err != nil {
+		return nil, nil, err
 	}
 	if it.feedURL() == "" {
-		return nil, nil, errorResult("Podcast %s has no feed URL in Audiobookshelf, so there is no feed to check or download from. Nothing was changed.", id)
+		return nil, nil, Errorf(Unchanged, "Podcast %s has no feed URL in Audiobookshelf, so there is no feed to check or download from.", id)
 	}
-	f, res := d.readFeed(ctx, it.feedURL())
-	if res != nil {
-		return nil, nil, res
+	f, err := d.readFeed(ctx, it.feedURL())
+	if err != nil {
+		return nil, nil, err
 	}
 	return it, f, nil
 }
@@ -338,11 +327,11 @@ type PodcastResult struct {
 
 // SearchPodcasts is search_podcasts.
 func SearchPodcasts(ctx context.Context, d *Deps, a toolargs.SearchPodcasts) (*mcp.CallToolResult, error) {
-	body, res := d.get(ctx, "the podcast search", func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "the podcast search", func(ctx context.Context) (*http.Response, error) {
 		return d.API.SearchPodcasts(ctx, &abs.SearchPodcastsParams{Term: a.Term})
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	var v []struct {
 		ID         int64    `json:"id"`
@@ -353,8 +342,8 @@ func SearchPodcasts(ctx context.Context, d *Deps, a toolargs.SearchPodcasts) (*m
 		Genres     []string `json:"genres"`
 		Explicit   bool     `json:"explicit"`
 	}
-	if res := decode(body, &v); res != nil {
-		return res, nil
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	out := make([]PodcastResult, 0, len(v))
 	for _, r := range v {
@@ -368,20 +357,20 @@ func SearchPodcasts(ctx context.Context, d *Deps, a toolargs.SearchPodcasts) (*m
 	if len(out) == 0 {
 		extra = append(extra, field{"note", "No results. Audiobookshelf asks iTunes and answers an empty list when it cannot reach it too (its server needs internet access); a feed URL known otherwise works with get_podcast_feed and create_podcast."})
 	}
-	return pageResult(d, "podcasts", pageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit), extra...), nil
+	return pageResult(d, "podcasts", pageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit), extra...)
 }
 
 // GetPodcastFeed is get_podcast_feed.
 func GetPodcastFeed(ctx context.Context, d *Deps, a toolargs.GetPodcastFeed) (*mcp.CallToolResult, error) {
-	if res := checkFeedURL("feed_url", a.FeedUrl); res != nil {
-		return res, nil
+	if err := checkFeedURL("feed_url", a.FeedUrl); err != nil {
+		return nil, err
 	}
-	if res := d.mayRun(ctx, "get_podcast_feed"); res != nil {
-		return res, nil
+	if err := d.mayRun(ctx, "get_podcast_feed"); err != nil {
+		return nil, err
 	}
-	f, res := d.readFeed(ctx, a.FeedUrl)
-	if res != nil {
-		return res, nil
+	f, err := d.readFeed(ctx, a.FeedUrl)
+	if err != nil {
+		return nil, err
 	}
 	eps := make([]FeedEpisode, 0, len(f.Episodes))
 	for _, e := range f.Episodes {
@@ -400,22 +389,22 @@ func GetPodcastFeed(ctx context.Context, d *Deps, a toolargs.GetPodcastFeed) (*m
 	return pageResult(d, "episodes", pageOf(eps, int(a.Page), int(a.Limit)), len(eps), int(a.Page), int(a.Limit),
 		field{"title", m.Title}, field{"author", m.Author}, field{"feed_url", m.FeedURL}, field{"language", m.Language},
 		field{"type", m.Type}, field{"categories", strings.Join(cats, ", ")},
-		field{"description", desc}, field{"description_length", descLen}), nil
+		field{"description", desc}, field{"description_length", descLen})
 }
 
 // CreatePodcast is create_podcast.
 func CreatePodcast(ctx context.Context, d *Deps, a toolargs.CreatePodcast) (*mcp.CallToolResult, error) {
-	if res := checkFeedURL("feed_url", a.FeedUrl); res != nil {
-		return res, nil
+	if err := checkFeedURL("feed_url", a.FeedUrl); err != nil {
+		return nil, err
 	}
-	if res := d.mayRun(ctx, "create_podcast"); res != nil {
-		return res, nil
+	if err := d.mayRun(ctx, "create_podcast"); err != nil {
+		return nil, err
 	}
-	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetLibrary(ctx, a.LibraryID)
 	})
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
 	var lib struct {
 		ID        string `json:"id"`
@@ -425,11 +414,11 @@ func CreatePodcast(ctx context.Context, d *Deps, a toolargs.CreatePodcast) (*mcp
 			FullPath string `json:"fullPath"`
 		} `json:"folders"`
 	}
-	if res := decode(body, &lib); res != nil {
-		return res, nil
+	if err := decode(body, &lib); err != nil {
+		return nil, err
 	}
 	if lib.MediaType != "podcast" {
-		return errorResult(`argument "library_id": library %s is a %s library; podcasts go into a podcast library (list_libraries shows each library's media type). Nothing was changed.`, a.LibraryID, lib.MediaType), nil
+		return nil, Errorf(Unchanged, `argument "library_id": library %s is a %s library; podcasts go into a podcast library (list_libraries shows each library's media type).`, a.LibraryID, lib.MediaType)
 	}
 	var folderID, folderPath string
 	var ids []string
@@ -441,22 +430,22 @@ func CreatePodcast(ctx context.Context, d *Deps, a toolargs.CreatePodcast) (*mcp
 	}
 	switch {
 	case a.FolderID != nil && folderID == "":
-		return errorResult(`argument "folder_id": library %s has no folder %s; its folders are %s. Nothing was changed.`, a.LibraryID, *a.FolderID, listIDs(ids)), nil
+		return nil, Errorf(Unchanged, `argument "folder_id": library %s has no folder %s; its folders are %s.`, a.LibraryID, *a.FolderID, listIDs(ids))
 	case a.FolderID == nil && len(lib.Folders) == 1:
 		folderID, folderPath = lib.Folders[0].ID, lib.Folders[0].FullPath
 	case a.FolderID == nil && len(lib.Folders) == 0:
-		return errorResult("Library %s has no folder to put a podcast in (add one in Audiobookshelf's library settings). Nothing was changed.", a.LibraryID), nil
+		return nil, Errorf(Unchanged, "Library %s has no folder to put a podcast in (add one in Audiobookshelf's library settings).", a.LibraryID)
 	case a.FolderID == nil:
-		return errorResult(`argument "folder_id": library %s has %d folders (%s); name the one to put the podcast in. Nothing was changed.`, a.LibraryID, len(ids), listIDs(ids)), nil
+		return nil, Errorf(Unchanged, `argument "folder_id": library %s has %d folders (%s); name the one to put the podcast in.`, a.LibraryID, len(ids), listIDs(ids))
 	}
-	f, res := d.readFeed(ctx, a.FeedUrl)
-	if res != nil {
-		return res, nil
+	f, err := d.readFeed(ctx, a.FeedUrl)
+	if err != nil {
+		return nil, err
 	}
 	m := f.Metadata
 	dir := sanitizeFilename(m.Title)
 	if dir == "" {
-		return errorResult("The feed at %s has no usable title, which Audiobookshelf needs for the podcast's folder name. Nothing was changed.", a.FeedUrl), nil
+		return nil, Errorf(Unchanged, "The feed at %s has no usable title, which Audiobookshelf needs for the podcast's folder name.", a.FeedUrl)
 	}
 	req := abs.CreatePodcastJSONRequestBody{LibraryId: lib.ID, FolderId: folderID, Path: path.Join(folderPath, dir)}
 	// PodcastController.create takes over a folder that is already on disk
@@ -464,10 +453,10 @@ func CreatePodcast(ctx context.Context, d *Deps, a toolargs.CreatePodcast) (*mcp
 	// cover.* there) and, deleted with its files, would take the folder's
 	// other files with it. So a folder that exists is refused: what this
 	// call makes is then exactly what its put-back deletes.
-	if exists, res := d.folderExists(ctx, req.Path); res != nil {
-		return res, nil
+	if exists, err := d.folderExists(ctx, req.Path); err != nil {
+		return nil, err
 	} else if exists {
-		return errorResult(`Library %s already has a folder %s on disk: a podcast with this title is subscribed already (list_library_items shows it), or the folder was left by a podcast deleted without its files, or made by somebody else. Audiobookshelf would refuse the first and take over the others with what is in it, write this feed's cover over any cover there, and deleting the podcast with its files would then take files this call did not make; so nothing was sent. Move or remove that folder, or scan_library to add what it holds. Nothing was changed.`, a.LibraryID, req.Path), nil
+		return nil, Errorf(Unchanged, `Library %s already has a folder %s on disk: a podcast with this title is subscribed already (list_library_items shows it), or the folder was left by a podcast deleted without its files, or made by somebody else. Audiobookshelf would refuse the first and take over the others with what is in it, write this feed's cover over any cover there, and deleting the podcast with its files would then take files this call did not make; so nothing was sent. Move or remove that folder, or scan_library to add what it holds.`, a.LibraryID, req.Path)
 	}
 	md := &req.Media.Metadata
 	md.Title = ptrOf(m.Title)
@@ -484,18 +473,18 @@ func CreatePodcast(ctx context.Context, d *Deps, a toolargs.CreatePodcast) (*mcp
 	}
 	md.Type = ptrOf(typ)
 	req.Media.AutoDownloadEpisodes = ptrOf(a.AutoDownload)
-	rb, res := d.podMutate(ctx, "a new podcast in library "+a.LibraryID, "admin", func(ctx context.Context) (*http.Response, error) {
+	rb, err := d.podMutate(ctx, "a new podcast in library "+a.LibraryID, "admin", func(ctx context.Context) (*http.Response, error) {
 		return d.API.CreatePodcast(ctx, req)
 	})
-	if res != nil {
-		if strings.Contains(apptextOf(res), "already exists") {
-			return errorResult("Audiobookshelf refused: library %s already has an item at %s (a podcast with this title). Nothing was changed.", a.LibraryID, req.Path), nil
+	if err != nil {
+		if strings.Contains(err.Error(), "already exists") {
+			return nil, Errorf(Unchanged, "Audiobookshelf refused: library %s already has an item at %s (a podcast with this title).", a.LibraryID, req.Path)
 		}
-		return res, nil
+		return nil, err
 	}
 	var it podItem
-	if res := decode(rb, &it); res != nil {
-		return res, nil
+	if err := decode(rb, &it); err != nil {
+		return nil, err
 	}
 	return jsonResult(map[string]any{
 		"created": true, "library_item_id": it.ID, "library_id": it.LibraryID, "title": it.Media.Metadata.Title,
@@ -504,18 +493,18 @@ func CreatePodcast(ctx context.Context, d *Deps, a toolargs.CreatePodcast) (*mcp
 		"next":          "It has no episodes yet: check_new_episodes lists the feed's, download_podcast_episodes fetches them.",
 		"put_back": &PutBack{Tool: "delete_podcast", Arguments: map[string]any{"library_item_id": it.ID, "delete_files": true},
 			Note: "Deletes the podcast with its folder " + req.Path + ", which this call made (it was not on disk before), with what is in it then: the cover Audiobookshelf downloaded into it, and any episode downloaded since. It asks the person first, as every delete does."},
-	}), nil
+	})
 }
 
 // folderExists reports whether path is on the server's disk (a folder or
 // a file): GET /api/filesystem answers 200 for a path that exists and 400
 // for one that does not (FileSystemController.getPaths, admins only).
-func (d *Deps) folderExists(ctx context.Context, p string) (bool, *mcp.CallToolResult) {
-	r, res := d.send(ctx, false, func(ctx context.Context) (*http.Response, error) {
+func (d *Deps) folderExists(ctx context.Context, p string) (bool, error) {
+	r, err := d.send(ctx, false, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetFilesystemPaths(ctx, &abs.GetFilesystemPathsParams{Path: &p})
 	})
-	if res != nil {
-		return false, res
+	if err != nil {
+		return false, err
 	}
 	switch r.Status {
 	case http.StatusOK:
@@ -528,12 +517,12 @@ func (d *Deps) folderExists(ctx context.Context, p string) (bool, *mcp.CallToolR
 
 // CheckNewEpisodes is check_new_episodes.
 func CheckNewEpisodes(ctx context.Context, d *Deps, a toolargs.CheckNewEpisodes) (*mcp.CallToolResult, error) {
-	if res := d.mayRun(ctx, "check_new_episodes"); res != nil {
-		return res, nil
+	if err := d.mayRun(ctx, "check_new_episodes"); err != nil {
+		return nil, err
 	}
-	it, f, res := d.podcastFeed(ctx, a.LibraryItemID)
-	if res != nil {
-		return res, nil
+	it, f, err := d.podcastFeed(ctx, a.LibraryItemID)
+	if err != nil {
+		return nil, err
 	}
 	var missing []FeedEpisode
 	for _, e := range f.Episodes {
@@ -546,7 +535,7 @@ func CheckNewEpisodes(ctx context.Context, d *Deps, a toolargs.CheckNewEpisodes)
 	}
 	return pageResult(d, "episodes", pageOf(missing, int(a.Page), int(a.Limit)), len(missing), int(a.Page), int(a.Limit),
 		field{"library_item_id", it.ID}, field{"feed_episodes", len(f.Episodes)},
-		field{"in_library", len(f.Episodes) - len(missing)}), nil
+		field{"in_library", len(f.Episodes) - len(missing)})
 }
 
 // download is one entry of Audiobookshelf's download queue.
@@ -562,19 +551,19 @@ type download struct {
 	PodcastTitle  *string `json:"podcastTitle"`
 }
 
-func (d *Deps) downloadQueue(ctx context.Context, libraryID string) (current *download, queue []download, res *mcp.CallToolResult) {
-	body, res := d.get(ctx, "the download queue of library "+libraryID, func(ctx context.Context) (*http.Response, error) {
+func (d *Deps) downloadQueue(ctx context.Context, libraryID string) (current *download, queue []download, err error) {
+	body, err := d.get(ctx, "the download queue of library "+libraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListEpisodeDownloads(ctx, libraryID)
 	})
-	if res != nil {
-		return nil, nil, res
+	if err != nil {
+		return nil, nil, err
 	}
 	var v struct {
 		Current *download  `json:"currentDownload"`
 		Queue   []download `json:"queue"`
 	}
-	if res := decode(body, &v); res != nil {
-		return nil, nil, res
+	if err := decode(body, &v); err != nil {
+		return nil, nil, err
 	}
 	return v.Current, v.Queue, nil
 }
@@ -613,18 +602,18 @@ func encodeURI(s string) string {
 // DownloadPodcastEpisodes is download_podcast_episodes.
 func DownloadPodcastEpisodes(ctx context.Context, d *Deps, a toolargs.DownloadPodcastEpisodes) (*mcp.CallToolResult, error) {
 	if (a.Episodes == nil) == (a.Newest == nil) {
-		return errorResult(`arguments: give either "episodes" (keys from check_new_episodes or get_podcast_feed) or "newest" (a count), not both and not neither. Nothing was sent to Audiobookshelf.`), nil
+		return nil, Errorf(NotSent, `arguments: give either "episodes" (keys from check_new_episodes or get_podcast_feed) or "newest" (a count), not both and not neither.`)
 	}
-	if res := d.mayRun(ctx, "download_podcast_episodes"); res != nil {
-		return res, nil
+	if err := d.mayRun(ctx, "download_podcast_episodes"); err != nil {
+		return nil, err
 	}
-	it, f, res := d.podcastFeed(ctx, a.LibraryItemID)
-	if res != nil {
-		return res, nil
+	it, f, err := d.podcastFeed(ctx, a.LibraryItemID)
+	if err != nil {
+		return nil, err
 	}
-	current, queue, res := d.downloadQueue(ctx, it.LibraryID)
-	if res != nil {
-		return res, nil
+	current, queue, err := d.downloadQueue(ctx, it.LibraryID)
+	if err != nil {
+		return nil, err
 	}
 	all := queue
 	if current != nil {
@@ -653,7 +642,7 @@ func DownloadPodcastEpisodes(ctx context.Context, d *Deps, a toolargs.DownloadPo
 			}
 		}
 		if len(unknown) > 0 {
-			return errorResult(`argument "episodes": %s %s not in the feed of podcast %s (check_new_episodes lists the keys of the episodes it lacks). Nothing was changed.`, listIDs(unknown), pluralBe(len(unknown)), it.ID), nil
+			return nil, Errorf(Unchanged, `argument "episodes": %s %s not in the feed of podcast %s (check_new_episodes lists the keys of the episodes it lacks).`, listIDs(unknown), pluralBe(len(unknown)), it.ID)
 		}
 		var have []string
 		for _, e := range pick {
@@ -662,7 +651,7 @@ func DownloadPodcastEpisodes(ctx context.Context, d *Deps, a toolargs.DownloadPo
 			}
 		}
 		if len(have) > 0 {
-			return errorResult(`argument "episodes": podcast %s already has %s; Audiobookshelf would download a second copy. Leave %s out. Nothing was changed.`, it.ID, listIDs(have), map[bool]string{true: "it", false: "them"}[len(have) == 1]), nil
+			return nil, Errorf(Unchanged, `argument "episodes": podcast %s already has %s; Audiobookshelf would download a second copy. Leave %s out.`, it.ID, listIDs(have), map[bool]string{true: "it", false: "them"}[len(have) == 1])
 		}
 	} else {
 		for _, e := range f.Episodes {
@@ -698,7 +687,7 @@ func DownloadPodcastEpisodes(ctx context.Context, d *Deps, a toolargs.DownloadPo
 	}
 	if len(send) == 0 {
 		out["note"] = "Nothing was queued: the podcast has every episode asked for, or they are queued already. Nothing was sent."
-		return jsonResult(out), nil
+		return jsonResult(out)
 	}
 	var buf bytes.Buffer
 	buf.WriteByte('[')
@@ -709,10 +698,10 @@ func DownloadPodcastEpisodes(ctx context.Context, d *Deps, a toolargs.DownloadPo
 		buf.Write(e.raw)
 	}
 	buf.WriteByte(']')
-	if _, res := d.podMutate(ctx, "the download of episodes of podcast "+it.ID, "admin", func(ctx context.Context) (*http.Response, error) {
+	if _, err := d.podMutate(ctx, "the download of episodes of podcast "+it.ID, "admin", func(ctx context.Context) (*http.Response, error) {
 		return d.API.DownloadPodcastEpisodesWithBody(ctx, it.ID, "application/json", bytes.NewReader(buf.Bytes()))
-	}); res != nil {
-		return res, nil
+	}); err != nil {
+		return nil, err
 	}
 	find := map[string]any{"library_id": it.LibraryID, "library_item_id": it.ID, "episodes": keys}
 	out["next"] = fmt.Sprintf(`Audiobookshelf downloads them one at a time; list_podcast_downloads {"library_id": %q, "library_item_id": %q} follows them.`, it.LibraryID, it.ID)
@@ -721,7 +710,7 @@ func DownloadPodcastEpisodes(ctx context.Context, d *Deps, a toolargs.DownloadPo
 	out["put_back"] = &PutBack{Tool: "delete_podcast_episode", Arguments: map[string]any{"library_item_id": it.ID, "delete_file": true},
 		Note: "One call for each downloaded episode, with its episode_id from episode_ids_from added; it removes the episode with its file, and asks the person first, as every delete does. A download that failed made no episode and needs no put-back."}
 	out["also_changed"] = downloadSideEffects
-	return jsonResult(out), nil
+	return jsonResult(out)
 }
 
 // QueuedEpisode is one episode download_podcast_episodes queued, with what
@@ -797,11 +786,11 @@ type AddedEpisode struct {
 // ListPodcastDownloads is list_podcast_downloads.
 func ListPodcastDownloads(ctx context.Context, d *Deps, a toolargs.ListPodcastDownloads) (*mcp.CallToolResult, error) {
 	if a.Episodes != nil && a.LibraryItemID == nil {
-		return errorResult(`argument "episodes": give library_item_id too (the podcast the keys were queued for). Nothing was sent to Audiobookshelf.`), nil
+		return nil, Errorf(NotSent, `argument "episodes": give library_item_id too (the podcast the keys were queued for).`)
 	}
-	current, queue, res := d.downloadQueue(ctx, a.LibraryID)
-	if res != nil {
-		return res, nil
+	current, queue, err := d.downloadQueue(ctx, a.LibraryID)
+	if err != nil {
+		return nil, err
 	}
 	var out []Download
 	add := func(q *download, state string) {
@@ -831,12 +820,12 @@ func ListPodcastDownloads(ctx context.Context, d *Deps, a toolargs.ListPodcastDo
 	}
 	extra := []field{{"library_id", a.LibraryID}}
 	if a.LibraryItemID != nil {
-		it, res := d.getPodcast(ctx, *a.LibraryItemID)
-		if res != nil {
-			return res, nil
+		it, err := d.getPodcast(ctx, *a.LibraryItemID)
+		if err != nil {
+			return nil, err
 		}
 		if it.LibraryID != a.LibraryID {
-			return errorResult(`argument "library_item_id": podcast %s is in library %s, not in %s. Nothing was changed.`, it.ID, it.LibraryID, a.LibraryID), nil
+			return nil, Errorf(Unchanged, `argument "library_item_id": podcast %s is in library %s, not in %s.`, it.ID, it.LibraryID, a.LibraryID)
 		}
 		eps := append([]podEpisode{}, it.Media.Episodes...)
 		sort.SliceStable(eps, func(i, j int) bool { return eps[i].AddedAt > eps[j].AddedAt })
@@ -854,7 +843,7 @@ func ListPodcastDownloads(ctx context.Context, d *Deps, a toolargs.ListPodcastDo
 		}
 	}
 	extra = append(extra, field{"finished", "Audiobookshelf keeps no list of finished downloads: a finished one is an episode of its podcast (recently_added, with library_item_id); one that left the queue without becoming an episode failed (the Audiobookshelf log says why)."})
-	return pageResult(d, "downloads", pageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit), extra...), nil
+	return pageResult(d, "downloads", pageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit), extra...)
 }
 
 // keyStates says for each download key where its episode is: an episode
@@ -914,17 +903,17 @@ type episodeRead struct {
 // user without the delete permission before anybody is asked (Audiobookshelf
 // would answer 403); the user's record is read for their progress of the
 // episode.
-func PlanDeletePodcastEpisode(ctx context.Context, d *Deps, a toolargs.DeletePodcastEpisode) (*Plan, *mcp.CallToolResult) {
-	if res := d.mayRun(ctx, "delete_podcast_episode"); res != nil {
-		return nil, res
+func PlanDeletePodcastEpisode(ctx context.Context, d *Deps, a toolargs.DeletePodcastEpisode) (*Plan, error) {
+	if err := d.mayRun(ctx, "delete_podcast_episode"); err != nil {
+		return nil, err
 	}
-	_, u, res := d.getMe(ctx)
-	if res != nil {
-		return nil, res
+	_, u, err := d.getMe(ctx)
+	if err != nil {
+		return nil, err
 	}
-	it, res := d.getPodcast(ctx, a.LibraryItemID)
-	if res != nil {
-		return nil, res
+	it, err := d.getPodcast(ctx, a.LibraryItemID)
+	if err != nil {
+		return nil, err
 	}
 	var ep *podEpisode
 	for i := range it.Media.Episodes {
@@ -933,7 +922,7 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *Deps, a toolargs.DeletePod
 		}
 	}
 	if ep == nil {
-		return nil, errorResult(`argument "episode_id": podcast %s has no episode %s (get_library_item lists its episodes). Nothing was changed.`, it.ID, a.EpisodeID)
+		return nil, Errorf(Unchanged, `argument "episode_id": podcast %s has no episode %s (get_library_item lists its episodes).`, it.ID, a.EpisodeID)
 	}
 	read := episodeRead{EpisodeID: ep.ID, Playlists: []string{}}
 	if ep.AudioFile != nil {
@@ -946,15 +935,15 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *Deps, a toolargs.DeletePod
 			read.Progress = fmt.Sprintf("%s:%d:%v:%v", p.ID, p.LastUpdate, p.CurrentTime, p.IsFinished)
 		}
 	}
-	pbody, res := d.get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) { return d.API.ListPlaylists(ctx) })
-	if res != nil {
-		return nil, res
+	pbody, err := d.get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) { return d.API.ListPlaylists(ctx) })
+	if err != nil {
+		return nil, err
 	}
 	var pls struct {
 		Playlists []absPlaylist `json:"playlists"`
 	}
-	if res := decode(pbody, &pls); res != nil {
-		return nil, res
+	if err := decode(pbody, &pls); err != nil {
+		return nil, err
 	}
 	var in, emptied []string
 	for _, p := range pls.Playlists {
@@ -972,8 +961,8 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *Deps, a toolargs.DeletePod
 			}
 		}
 	}
-	if res := plainIDs("episode "+a.EpisodeID+" of podcast "+a.LibraryItemID, append([]string{it.ID, ep.ID}, in...)...); res != nil {
-		return nil, res
+	if err := plainIDs("episode "+a.EpisodeID+" of podcast "+a.LibraryItemID, append([]string{it.ID, ep.ID}, in...)...); err != nil {
+		return nil, err
 	}
 	plan := &Plan{Targets: []string{it.ID, ep.ID}, Read: read}
 	if a.DeleteFile {
@@ -1001,15 +990,15 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *Deps, a toolargs.DeletePod
 		if hard {
 			params = &abs.DeletePodcastEpisodeParams{Hard: ptrOf(abs.DeletePodcastEpisodeParamsHard(1))}
 		}
-		rb, res := d.podMutate(ctx, "episode "+ep.ID+" of podcast "+it.ID, "delete", func(ctx context.Context) (*http.Response, error) {
+		rb, err := d.podMutate(ctx, "episode "+ep.ID+" of podcast "+it.ID, "delete", func(ctx context.Context) (*http.Response, error) {
 			return d.API.DeletePodcastEpisode(ctx, it.ID, ep.ID, params)
 		})
-		if res != nil {
-			return res, nil
+		if err != nil {
+			return nil, err
 		}
 		var after podItem
-		if res := decode(rb, &after); res != nil {
-			return res, nil
+		if err := decode(rb, &after); err != nil {
+			return nil, err
 		}
 		out := map[string]any{"deleted": true, "library_item_id": it.ID, "episode_id": ep.ID, "file_deleted": hard,
 			"episodes_left": len(after.Media.Episodes), "progress_records_removed": progress, "playlists_changed": len(in)}
@@ -1019,7 +1008,7 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *Deps, a toolargs.DeletePod
 		if !hard {
 			out["note"] = "The audio file is still in the podcast's folder; a library scan may add it back as an episode."
 		}
-		return jsonResult(out), nil
+		return jsonResult(out)
 	}
 	return plan, nil
 }
@@ -1074,10 +1063,10 @@ func sanitizeFilename(name string) string {
 // an id Audiobookshelf answered that is not a plain id (letters, digits
 // and _ . : - only): what goes into a question is ids and counts, checked
 // as such, whatever Audiobookshelf answers.
-func plainIDs(what string, ids ...string) *mcp.CallToolResult {
+func plainIDs(what string, ids ...string) error {
 	for _, id := range ids {
 		if !guard.ValidID(id) {
-			return errorResult("%s: Audiobookshelf answered with an id that is not a plain id (letters, digits and _ . : - only), so it cannot be put into the question; it is not shown. Check it in Audiobookshelf's own interface. Nothing was asked and nothing was changed.", what)
+			return Errorf(NotAsked, "%s: Audiobookshelf answered with an id that is not a plain id (letters, digits and _ . : - only), so it cannot be put into the question; it is not shown. Check it in Audiobookshelf's own interface.", what)
 		}
 	}
 	return nil
@@ -1098,26 +1087,26 @@ type podcastRead struct {
 // the podcast's episodes, the episodes' playlist entries (a playlist left
 // empty is deleted), the episodes and the item, and with hard=1 the
 // podcast's folder with everything in it.
-func PlanDeletePodcast(ctx context.Context, d *Deps, a toolargs.DeletePodcast) (*Plan, *mcp.CallToolResult) {
-	if res := d.mayRun(ctx, "delete_podcast"); res != nil {
-		return nil, res
+func PlanDeletePodcast(ctx context.Context, d *Deps, a toolargs.DeletePodcast) (*Plan, error) {
+	if err := d.mayRun(ctx, "delete_podcast"); err != nil {
+		return nil, err
 	}
-	_, u, res := d.getMe(ctx)
-	if res != nil {
-		return nil, res
+	_, u, err := d.getMe(ctx)
+	if err != nil {
+		return nil, err
 	}
-	it, res := d.getPodcast(ctx, a.LibraryItemID)
-	if res != nil {
-		return nil, res
+	it, err := d.getPodcast(ctx, a.LibraryItemID)
+	if err != nil {
+		return nil, err
 	}
 	// Audiobookshelf does not cancel a podcast's downloads when it is
 	// deleted: each one that starts makes the podcast's folder again
 	// (PodcastManager.startPodcastEpisodeDownload), and finds no item to
 	// add its episode to. So a podcast with downloads queued or running
 	// is refused.
-	current, queue, res := d.downloadQueue(ctx, it.LibraryID)
-	if res != nil {
-		return nil, res
+	current, queue, err := d.downloadQueue(ctx, it.LibraryID)
+	if err != nil {
+		return nil, err
 	}
 	pending := 0
 	if current != nil && current.LibraryItemID == it.ID {
@@ -1129,7 +1118,7 @@ func PlanDeletePodcast(ctx context.Context, d *Deps, a toolargs.DeletePodcast) (
 		}
 	}
 	if pending > 0 {
-		return nil, errorResult(`Podcast %s has %d episode download(s) queued or running. Audiobookshelf does not cancel them when the podcast is deleted: a running one fails, and each queued one that starts makes the podcast's folder again; wait until list_podcast_downloads {"library_id": %q, "library_item_id": %q} shows none, then delete it. Nothing was asked and nothing was changed.`, it.ID, pending, it.LibraryID, it.ID)
+		return nil, Errorf(NotAsked, `Podcast %s has %d episode download(s) queued or running. Audiobookshelf does not cancel them when the podcast is deleted: a running one fails, and each queued one that starts makes the podcast's folder again; wait until list_podcast_downloads {"library_id": %q, "library_item_id": %q} shows none, then delete it.`, it.ID, pending, it.LibraryID, it.ID)
 	}
 	read := podcastRead{ID: it.ID, UpdatedAt: it.UpdatedAt, Episodes: []string{}, Files: []string{}, Progress: []string{}, Playlists: []string{}}
 	eps := map[string]bool{}
@@ -1157,15 +1146,15 @@ func PlanDeletePodcast(ctx context.Context, d *Deps, a toolargs.DeletePodcast) (
 			read.Progress = append(read.Progress, fmt.Sprintf("%s:%d:%v:%v", p.ID, p.LastUpdate, p.CurrentTime, p.IsFinished))
 		}
 	}
-	pbody, res := d.get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) { return d.API.ListPlaylists(ctx) })
-	if res != nil {
-		return nil, res
+	pbody, err := d.get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) { return d.API.ListPlaylists(ctx) })
+	if err != nil {
+		return nil, err
 	}
 	var pls struct {
 		Playlists []absPlaylist `json:"playlists"`
 	}
-	if res := decode(pbody, &pls); res != nil {
-		return nil, res
+	if err := decode(pbody, &pls); err != nil {
+		return nil, err
 	}
 	var in, emptied []string
 	entries := 0
@@ -1185,11 +1174,11 @@ func PlanDeletePodcast(ctx context.Context, d *Deps, a toolargs.DeletePodcast) (
 			}
 		}
 	}
-	if res := plainIDs("podcast "+a.LibraryItemID, append([]string{it.ID}, in...)...); res != nil {
-		return nil, res
+	if err := plainIDs("podcast "+a.LibraryItemID, append([]string{it.ID}, in...)...); err != nil {
+		return nil, err
 	}
 	if it.ID != a.LibraryItemID {
-		return nil, errorResult(`argument "library_item_id": Audiobookshelf answered for %s with another item. Nothing was asked and nothing was changed.`, a.LibraryItemID)
+		return nil, Errorf(NotAsked, `argument "library_item_id": Audiobookshelf answered for %s with another item.`, a.LibraryItemID)
 	}
 	plan := &Plan{Targets: append([]string{it.ID}, in...), Read: read}
 	if a.DeleteFiles {
@@ -1213,10 +1202,10 @@ func PlanDeletePodcast(ctx context.Context, d *Deps, a toolargs.DeletePodcast) (
 		if hard {
 			params = &abs.DeleteLibraryItemParams{Hard: ptrOf(abs.DeleteLibraryItemParamsHard(1))}
 		}
-		if _, res := d.podMutate(ctx, "podcast "+it.ID, "delete", func(ctx context.Context) (*http.Response, error) {
+		if _, err := d.podMutate(ctx, "podcast "+it.ID, "delete", func(ctx context.Context) (*http.Response, error) {
 			return d.API.DeleteLibraryItem(ctx, it.ID, params)
-		}); res != nil {
-			return res, nil
+		}); err != nil {
+			return nil, err
 		}
 		out := map[string]any{"deleted": true, "library_item_id": it.ID, "library_id": it.LibraryID, "files_deleted": hard,
 			"episodes_removed": nEps, "progress_records_removed": progress, "playlists_changed": len(in)}
@@ -1226,7 +1215,7 @@ func PlanDeletePodcast(ctx context.Context, d *Deps, a toolargs.DeletePodcast) (
 		if !hard {
 			out["note"] = "The folder " + it.Path + " is still on disk with its files; a library scan may add it back as a new item, and create_podcast refuses that folder while it is there."
 		}
-		return jsonResult(out), nil
+		return jsonResult(out)
 	}
 	return plan, nil
 }

@@ -17,10 +17,10 @@ import (
 // (Audiobookshelf's progress route without one answers the first episode
 // that matches), a book takes none. It returns the item and the episode's
 // duration in seconds (the book's when no episode).
-func (d *Deps) mediaTarget(ctx context.Context, itemID string, episodeID *string) (*absItem, float64, *mcp.CallToolResult) {
-	_, it, res := d.getItemEpisode(ctx, itemID, episodeID)
-	if res != nil {
-		return nil, 0, res
+func (d *Deps) mediaTarget(ctx context.Context, itemID string, episodeID *string) (*absItem, float64, error) {
+	_, it, err := d.getItemEpisode(ctx, itemID, episodeID)
+	if err != nil {
+		return nil, 0, err
 	}
 	if it.MediaType == "podcast" {
 		if episodeID == nil {
@@ -32,22 +32,22 @@ func (d *Deps) mediaTarget(ctx context.Context, itemID string, episodeID *string
 				}
 				ids = append(ids, e.ID)
 			}
-			return nil, 0, errorResult(`argument "episode_id": library item %s is a podcast, so episode_id is required (for example %s; get_library_item lists them all). Nothing was sent to Audiobookshelf.`, itemID, strings.Join(ids, ", "))
+			return nil, 0, Errorf(NotSent, `argument "episode_id": library item %s is a podcast, so episode_id is required (for example %s; get_library_item lists them all).`, itemID, strings.Join(ids, ", "))
 		}
 		for i := range it.Media.Episodes {
 			if e := &it.Media.Episodes[i]; e.ID == *episodeID {
 				return it, e.duration(), nil
 			}
 		}
-		return nil, 0, errorResult(`argument "episode_id": podcast %s has no episode %s (get_library_item lists its episodes). Nothing was sent to Audiobookshelf.`, itemID, *episodeID)
+		return nil, 0, Errorf(NotSent, `argument "episode_id": podcast %s has no episode %s (get_library_item lists its episodes).`, itemID, *episodeID)
 	}
 	if episodeID != nil {
-		return nil, 0, errorResult(`argument "episode_id": library item %s is a book, which has no episodes; leave episode_id out. Nothing was sent to Audiobookshelf.`, itemID)
+		return nil, 0, Errorf(NotSent, `argument "episode_id": library item %s is a book, which has no episodes; leave episode_id out.`, itemID)
 	}
 	return it, it.Media.Duration, nil
 }
 
-func (d *Deps) readProgress(ctx context.Context, itemID string, episodeID *string) (*response, *mcp.CallToolResult) {
+func (d *Deps) readProgress(ctx context.Context, itemID string, episodeID *string) (*response, error) {
 	return d.send(ctx, false, func(ctx context.Context) (*http.Response, error) {
 		if episodeID != nil {
 			return d.API.GetEpisodeMediaProgress(ctx, itemID, *episodeID)
@@ -71,19 +71,19 @@ func target(itemID string, episodeID *string) string {
 // episode's record it finds first). A record for the item, or for the
 // episode asked for, is the answer, in one request.
 func GetMediaProgress(ctx context.Context, d *Deps, a toolargs.GetMediaProgress) (*mcp.CallToolResult, error) {
-	r, res := d.readProgress(ctx, a.LibraryItemID, a.EpisodeID)
-	if res != nil {
-		return res, nil
+	r, err := d.readProgress(ctx, a.LibraryItemID, a.EpisodeID)
+	if err != nil {
+		return nil, err
 	}
 	var p absProgress
 	if r.Status/100 == 2 {
-		if res := decode(r.Body, &p); res != nil {
-			return res, nil
+		if err := decode(r.Body, &p); err != nil {
+			return nil, err
 		}
 	}
 	if r.Status == http.StatusNotFound || (r.Status/100 == 2 && a.EpisodeID == nil && p.EpisodeID != nil && *p.EpisodeID != "") {
-		if _, _, res := d.mediaTarget(ctx, a.LibraryItemID, a.EpisodeID); res != nil {
-			return res, nil
+		if _, _, err := d.mediaTarget(ctx, a.LibraryItemID, a.EpisodeID); err != nil {
+			return nil, err
 		}
 	}
 	if r.Status == http.StatusNotFound {
@@ -91,12 +91,12 @@ func GetMediaProgress(ctx context.Context, d *Deps, a toolargs.GetMediaProgress)
 		if a.EpisodeID != nil {
 			out["episode_id"] = *a.EpisodeID
 		}
-		return jsonResult(out), nil
+		return jsonResult(out)
 	}
 	if r.Status/100 != 2 {
-		return statusError(r, target(a.LibraryItemID, a.EpisodeID), false), nil
+		return nil, statusError(r, target(a.LibraryItemID, a.EpisodeID), false)
 	}
-	return jsonResult(progressOf(&p)), nil
+	return jsonResult(progressOf(&p))
 }
 
 // PlanSetMediaProgress plans set_media_progress. It reads the item with
@@ -104,17 +104,17 @@ func GetMediaProgress(ctx context.Context, d *Deps, a toolargs.GetMediaProgress)
 // and the call that puts it back, and a call that would clear a finished
 // date (which the tool cannot give back) asks first (effect
 // clears_finished_date, tools.yaml).
-func PlanSetMediaProgress(ctx context.Context, d *Deps, a toolargs.SetMediaProgress) (*Plan, *mcp.CallToolResult) {
+func PlanSetMediaProgress(ctx context.Context, d *Deps, a toolargs.SetMediaProgress) (*Plan, error) {
 	if a.CurrentTime == nil && a.Progress == nil && a.IsFinished == nil && a.HideFromContinueListening == nil {
-		return nil, errorResult("arguments: give at least one of current_time, progress, is_finished, hide_from_continue_listening. Nothing was sent to Audiobookshelf.")
+		return nil, Errorf(NotSent, "arguments: give at least one of current_time, progress, is_finished, hide_from_continue_listening.")
 	}
-	it, duration, res := d.mediaTarget(ctx, a.LibraryItemID, a.EpisodeID)
-	if res != nil {
-		return nil, res
+	it, duration, err := d.mediaTarget(ctx, a.LibraryItemID, a.EpisodeID)
+	if err != nil {
+		return nil, err
 	}
 	what := target(a.LibraryItemID, a.EpisodeID)
 	if a.CurrentTime != nil && duration > 0 && *a.CurrentTime > duration+1 {
-		return nil, errorResult(`argument "current_time": %s lasts %d s, so current_time must be from 0 to %d; got %g. Nothing was sent to Audiobookshelf.`,
+		return nil, Errorf(NotSent, `argument "current_time": %s lasts %d s, so current_time must be from 0 to %d; got %g.`,
 			what, seconds(duration), seconds(duration), *a.CurrentTime)
 	}
 	// The record as it is now: Audiobookshelf's item answer carries the
@@ -123,9 +123,9 @@ func PlanSetMediaProgress(ctx context.Context, d *Deps, a toolargs.SetMediaProgr
 	if rec != nil && a.EpisodeID != nil && (rec.EpisodeID == nil || *rec.EpisodeID != *a.EpisodeID) {
 		rec = nil
 	}
-	bodies, res := progressBodies(a, duration, rec)
-	if res != nil {
-		return nil, res
+	bodies, err := progressBodies(a, duration, rec)
+	if err != nil {
+		return nil, err
 	}
 	plan := &Plan{Targets: []string{a.LibraryItemID}}
 	if a.EpisodeID != nil {
@@ -148,23 +148,23 @@ func PlanSetMediaProgress(ctx context.Context, d *Deps, a toolargs.SetMediaProgr
 	prev, putBack := progressPutBack(rec, a)
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
 		for _, body := range bodies {
-			_, res := d.mutate(ctx, what, func(ctx context.Context) (*http.Response, error) {
+			_, err := d.mutate(ctx, what, func(ctx context.Context) (*http.Response, error) {
 				if a.EpisodeID != nil {
 					return d.API.UpdateEpisodeMediaProgress(ctx, a.LibraryItemID, *a.EpisodeID, body)
 				}
 				return d.API.UpdateMediaProgress(ctx, a.LibraryItemID, body)
 			})
-			if res != nil {
-				return res, nil
+			if err != nil {
+				return nil, err
 			}
 		}
-		r, res := d.readProgress(ctx, a.LibraryItemID, a.EpisodeID)
-		if res != nil || r.Status/100 != 2 {
-			return jsonResult(map[string]any{"updated": true, "note": "The progress was set; reading it back failed.", "previous": prev}), nil
+		r, err := d.readProgress(ctx, a.LibraryItemID, a.EpisodeID)
+		if err != nil || r.Status/100 != 2 {
+			return jsonResult(map[string]any{"updated": true, "note": "The progress was set; reading it back failed.", "previous": prev})
 		}
 		var p absProgress
-		if res := decode(r.Body, &p); res != nil {
-			return res, nil
+		if err := decode(r.Body, &p); err != nil {
+			return nil, err
 		}
 		out := map[string]any{"updated": true, "progress": progressOf(&p), "previous": prev}
 		switch {
@@ -176,7 +176,7 @@ func PlanSetMediaProgress(ctx context.Context, d *Deps, a toolargs.SetMediaProgr
 		case putBack != nil:
 			out["put_back"] = putBack
 		}
-		return jsonResult(out), nil
+		return jsonResult(out)
 	}
 	return plan, nil
 }
@@ -264,7 +264,7 @@ const finishWindow = 10.0
 // the item's since, or a client left it 0), because the put-back, a
 // set_media_progress call too, could not give an overwritten one back.
 // Audiobookshelf measures the last 10 s by the record's duration.
-func progressBodies(a toolargs.SetMediaProgress, duration float64, rec *absProgress) ([]abs.MediaProgressUpdate, *mcp.CallToolResult) {
+func progressBodies(a toolargs.SetMediaProgress, duration float64, rec *absProgress) ([]abs.MediaProgressUpdate, error) {
 	var dur *float64
 	end := duration
 	if rec != nil {
@@ -293,7 +293,7 @@ func progressBodies(a toolargs.SetMediaProgress, duration float64, rec *absProgr
 	hasPos := pos.CurrentTime != nil || pos.Progress != nil
 	if a.IsFinished != nil && *a.IsFinished {
 		if hasPos && (pos.CurrentTime == nil || end-*pos.CurrentTime >= finishWindow) {
-			return nil, errorResult(`arguments "is_finished" and "current_time"/"progress": Audiobookshelf un-finishes an item whose position is more than %g s before the end, so give is_finished true alone (or a position within the last %g s). Nothing was sent to Audiobookshelf.`, finishWindow, finishWindow)
+			return nil, Errorf(NotSent, `arguments "is_finished" and "current_time"/"progress": Audiobookshelf un-finishes an item whose position is more than %g s before the end, so give is_finished true alone (or a position within the last %g s).`, finishWindow, finishWindow)
 		}
 		return []abs.MediaProgressUpdate{{IsFinished: a.IsFinished, Duration: dur, HideFromContinueListening: a.HideFromContinueListening}}, nil
 	}
@@ -310,10 +310,10 @@ func progressBodies(a toolargs.SetMediaProgress, duration float64, rec *absProgr
 
 // PlanDeleteMediaProgress plans delete_media_progress: it finds the record
 // among the user's progress so the question can say whose it is.
-func PlanDeleteMediaProgress(ctx context.Context, d *Deps, a toolargs.DeleteMediaProgress) (*Plan, *mcp.CallToolResult) {
-	recs, res := d.progressRecords(ctx)
-	if res != nil {
-		return nil, res
+func PlanDeleteMediaProgress(ctx context.Context, d *Deps, a toolargs.DeleteMediaProgress) (*Plan, error) {
+	recs, err := d.progressRecords(ctx)
+	if err != nil {
+		return nil, err
 	}
 	var rec *absProgress
 	for i := range recs {
@@ -329,7 +329,7 @@ func PlanDeleteMediaProgress(ctx context.Context, d *Deps, a toolargs.DeleteMedi
 				break
 			}
 		}
-		return nil, errorResult(`argument "media_progress_id": the user has no progress record %s.%s Take the record id (field id) from get_media_progress. Nothing was changed.`, a.MediaProgressID, hint)
+		return nil, Errorf(Unchanged, `argument "media_progress_id": the user has no progress record %s.%s Take the record id (field id) from get_media_progress.`, a.MediaProgressID, hint)
 	}
 	// Everything that goes into the question is an id checked as such,
 	// whatever Audiobookshelf answered: a record whose ids are not plain ids
@@ -340,7 +340,7 @@ func PlanDeleteMediaProgress(ctx context.Context, d *Deps, a toolargs.DeleteMedi
 	}
 	for _, field := range []string{"id", "libraryItemId", "episodeId"} {
 		if v, ok := ids[field]; ok && !guard.ValidID(v) {
-			return nil, errorResult("progress record %s: Audiobookshelf answered with a %s that is not a plain id (letters, digits and _ . : - only), so it cannot be put into the question; it is not shown. Check the record in Audiobookshelf's own interface. Nothing was changed.", a.MediaProgressID, field)
+			return nil, Errorf(Unchanged, "progress record %s: Audiobookshelf answered with a %s that is not a plain id (letters, digits and _ . : - only), so it cannot be put into the question; it is not shown. Check the record in Audiobookshelf's own interface.", a.MediaProgressID, field)
 		}
 	}
 	of := "library item " + rec.LibraryItemID
@@ -368,13 +368,13 @@ func PlanDeleteMediaProgress(ctx context.Context, d *Deps, a toolargs.DeleteMedi
 			IsFinished  bool    `json:"isFinished"`
 		}{rec.ID, rec.LastUpdate, rec.CurrentTime, rec.IsFinished},
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
-			_, res := d.mutate(ctx, "progress record "+rec.ID, func(ctx context.Context) (*http.Response, error) {
+			_, err := d.mutate(ctx, "progress record "+rec.ID, func(ctx context.Context) (*http.Response, error) {
 				return d.API.DeleteMediaProgress(ctx, rec.ID)
 			})
-			if res != nil {
-				return res, nil
+			if err != nil {
+				return nil, err
 			}
-			return jsonResult(map[string]any{"deleted": true, "media_progress_id": rec.ID, "library_item_id": rec.LibraryItemID}), nil
+			return jsonResult(map[string]any{"deleted": true, "media_progress_id": rec.ID, "library_item_id": rec.LibraryItemID})
 		},
 	}, nil
 }

@@ -156,37 +156,37 @@ func sameValue(a, b any) bool {
 	return bytes.Equal(ja, jb)
 }
 
-func (d *Deps) getBook(ctx context.Context, id, tool string) (*bookRecord, *mcp.CallToolResult) {
-	body, res := d.get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
+func (d *Deps) getBook(ctx context.Context, id, tool string) (*bookRecord, error) {
+	body, err := d.get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetLibraryItem(ctx, id, nil)
 	})
-	if res != nil {
-		return nil, res
+	if err != nil {
+		return nil, err
 	}
 	var b bookRecord
-	if res := decode(body, &b); res != nil {
-		return nil, res
+	if err := decode(body, &b); err != nil {
+		return nil, err
 	}
 	if b.MediaType != "book" {
-		return nil, errorResult(`argument "library_item_id": %s is a %s; %s works on books only. Nothing was changed.`, id, b.MediaType, tool)
+		return nil, Errorf(Unchanged, `argument "library_item_id": %s is a %s; %s works on books only.`, id, b.MediaType, tool)
 	}
 	return &b, nil
 }
 
 // changeItem sends a write to one item; a 403 names the permission.
-func (d *Deps) changeItem(ctx context.Context, id string, s sender) ([]byte, *mcp.CallToolResult) {
-	r, res := d.send(ctx, true, s)
-	if res != nil {
-		return nil, res
+func (d *Deps) changeItem(ctx context.Context, id string, s sender) ([]byte, error) {
+	r, err := d.send(ctx, true, s)
+	if err != nil {
+		return nil, err
 	}
 	if r.Status == http.StatusForbidden {
-		return nil, errorResult("Audiobookshelf answered 403 Forbidden for library item %s: changing an item needs the update permission (Settings → Users → the user → Can Update), which the user of this API key lacks. Nothing was changed.", id)
+		return nil, Errorf(Unchanged, "Audiobookshelf answered 403 Forbidden for library item %s: changing an item needs the update permission (Settings → Users → the user → Can Update), which the user of this API key lacks.", id)
 	}
 	if r.Status/100 != 2 {
 		return nil, statusError(r, "library item "+id, true)
 	}
-	if res := d.checkWrite(r, "library item "+id); res != nil {
-		return nil, res
+	if err := d.checkWrite(r, "library item "+id); err != nil {
+		return nil, err
 	}
 	return r.Body, nil
 }
@@ -371,7 +371,7 @@ const recordReads = 4
 // other book is then read for those three fields. Audiobookshelf counts
 // only the books the user may see, so a book hidden from the user makes
 // this ask where it need not, never the other way round.
-func (d *Deps) deletedRecords(ctx context.Context, b *bookRecord, authors, series []string) (delAuthors, delSeries []string, res *mcp.CallToolResult) {
+func (d *Deps) deletedRecords(ctx context.Context, b *bookRecord, authors, series []string) (delAuthors, delSeries []string, err error) {
 	type probe struct {
 		group, id string
 	}
@@ -383,26 +383,26 @@ func (d *Deps) deletedRecords(ctx context.Context, b *bookRecord, authors, serie
 		probes = append(probes, probe{"series", id})
 	}
 	books := make([]int, len(probes))
-	failed := make([]*mcp.CallToolResult, len(probes))
+	failed := make([]error, len(probes))
 	eachLimit(len(probes), recordReads, func(i int) {
 		pr := probes[i]
 		filter := pr.group + "." + base64.StdEncoding.EncodeToString([]byte(pr.id))
-		body, res := d.get(ctx, "the books of "+strings.TrimSuffix(pr.group, "s")+" "+pr.id, func(ctx context.Context) (*http.Response, error) {
+		body, err := d.get(ctx, "the books of "+strings.TrimSuffix(pr.group, "s")+" "+pr.id, func(ctx context.Context) (*http.Response, error) {
 			return d.API.ListLibraryItems(ctx, b.LibraryID, &abs.ListLibraryItemsParams{Limit: ptrOf(1), Page: ptrOf(0), Filter: &filter})
 		})
-		if res != nil {
-			failed[i] = res
+		if err != nil {
+			failed[i] = err
 			return
 		}
 		var v struct {
 			Total *int `json:"total"`
 		}
-		if res := decode(body, &v); res != nil {
-			failed[i] = res
+		if err := decode(body, &v); err != nil {
+			failed[i] = err
 			return
 		}
 		if v.Total == nil {
-			failed[i] = errorResult("Audiobookshelf's item listing for %s %s carried no total, so whether the change deletes it cannot be told. Nothing was changed.", strings.TrimSuffix(pr.group, "s"), pr.id)
+			failed[i] = Errorf(Unchanged, "Audiobookshelf's item listing for %s %s carried no total, so whether the change deletes it cannot be told.", strings.TrimSuffix(pr.group, "s"), pr.id)
 			return
 		}
 		books[i] = *v.Total
@@ -424,13 +424,13 @@ func (d *Deps) deletedRecords(ctx context.Context, b *bookRecord, authors, serie
 		}
 	}
 	kept := make([]bool, len(lone))
-	failed = make([]*mcp.CallToolResult, len(lone))
+	failed = make([]error, len(lone))
 	eachLimit(len(lone), recordReads, func(i int) {
-		body, res := d.get(ctx, "author "+lone[i], func(ctx context.Context) (*http.Response, error) {
+		body, err := d.get(ctx, "author "+lone[i], func(ctx context.Context) (*http.Response, error) {
 			return d.API.GetAuthor(ctx, lone[i], nil)
 		})
-		if res != nil {
-			failed[i] = res
+		if err != nil {
+			failed[i] = err
 			return
 		}
 		var a struct {
@@ -438,8 +438,8 @@ func (d *Deps) deletedRecords(ctx context.Context, b *bookRecord, authors, serie
 			Description *string `json:"description"`
 			ImagePath   *string `json:"imagePath"`
 		}
-		if res := decode(body, &a); res != nil {
-			failed[i] = res
+		if err := decode(body, &a); err != nil {
+			failed[i] = err
 			return
 		}
 		filled := func(s *string) bool { return s != nil && *s != "" }
@@ -494,13 +494,13 @@ func countOf(n int, one, many string) string {
 // takes an author or a series off the last book that keeps it asks first,
 // because Audiobookshelf deletes that record and the name put back is a
 // new one.
-func PlanUpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemMetadata) (*Plan, *mcp.CallToolResult) {
-	if res := d.mayRun(ctx, "update_item_metadata"); res != nil {
-		return nil, res
+func PlanUpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemMetadata) (*Plan, error) {
+	if err := d.mayRun(ctx, "update_item_metadata"); err != nil {
+		return nil, err
 	}
-	b, res := d.getBook(ctx, a.LibraryItemID, "update_item_metadata")
-	if res != nil {
-		return nil, res
+	b, err := d.getBook(ctx, a.LibraryItemID, "update_item_metadata")
+	if err != nil {
+		return nil, err
 	}
 	plan := &Plan{Targets: []string{a.LibraryItemID}}
 	given := givenFields(a.Fields)
@@ -517,7 +517,7 @@ func PlanUpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemM
 	if len(prev) == 0 {
 		plan.Execute = func(context.Context) (*mcp.CallToolResult, error) {
 			return jsonResult(map[string]any{"updated": false, "library_item_id": a.LibraryItemID,
-				"note": "Every field given already holds that value; nothing was sent."}), nil
+				"note": "Every field given already holds that value; nothing was sent."})
 		}
 		return plan, nil
 	}
@@ -532,12 +532,12 @@ func PlanUpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemM
 	// changing anything when it could not.
 	probe := map[string]any{"previous": prev, "put_back": pb}
 	if pj, _ := marshal(probe); len([]rune(string(pj)))+2000 > d.room() {
-		return nil, errorResult(`argument "fields": the values these fields hold now take %d characters, and the answer must carry them whole (with the call that puts them back) within the result budget of %d (AUDIOBOOKSHELF_MAX_RESULT_CHARS). Change fewer fields at a time, or raise the budget. Nothing was changed.`, len([]rune(string(pj))), d.MaxChars())
+		return nil, Errorf(Unchanged, `argument "fields": the values these fields hold now take %d characters, and the answer must carry them whole (with the call that puts them back) within the result budget of %d (AUDIOBOOKSHELF_MAX_RESULT_CHARS). Change fewer fields at a time, or raise the budget.`, len([]rune(string(pj))), d.MaxChars())
 	}
 	offAuthors, offSeries := takenOff(b, a.Fields)
-	delAuthors, delSeries, res := d.deletedRecords(ctx, b, offAuthors, offSeries)
-	if res != nil {
-		return nil, res
+	delAuthors, delSeries, err := d.deletedRecords(ctx, b, offAuthors, offSeries)
+	if err != nil {
+		return nil, err
 	}
 	var authorOrder, seriesOrder []string
 	for _, au := range b.Media.Metadata.Authors {
@@ -580,18 +580,18 @@ func PlanUpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemM
 	}
 	body := metadataBody(a.Fields)
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
-		rb, res := d.changeItem(ctx, a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
+		rb, err := d.changeItem(ctx, a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
 			return d.API.UpdateLibraryItemMedia(ctx, a.LibraryItemID, body)
 		})
-		if res != nil {
-			return res, nil
+		if err != nil {
+			return nil, err
 		}
 		var v struct {
 			Updated     bool       `json:"updated"`
 			LibraryItem bookRecord `json:"libraryItem"`
 		}
-		if res := decode(rb, &v); res != nil {
-			return res, nil
+		if err := decode(rb, &v); err != nil {
+			return nil, err
 		}
 		out := map[string]any{"updated": v.Updated, "library_item_id": a.LibraryItemID, "changed": changing,
 			"previous": prev, "now": nowValues(&v.LibraryItem, changing, a.LibraryItemID)}
@@ -616,7 +616,7 @@ func PlanUpdateItemMetadata(ctx context.Context, d *Deps, a toolargs.UpdateItemM
 		if len(notes) > 0 {
 			out["notes"] = notes
 		}
-		return jsonResult(out), nil
+		return jsonResult(out)
 	}
 	return plan, nil
 }
@@ -637,13 +637,13 @@ type matchRead struct {
 // PlanMatchLibraryItem plans match_library_item. Without override it asks
 // nothing (only empty fields are filled); with override on a book whose
 // fields hold values it asks, after checking the update permission.
-func PlanMatchLibraryItem(ctx context.Context, d *Deps, a toolargs.MatchLibraryItem) (*Plan, *mcp.CallToolResult) {
-	if res := d.mayRun(ctx, "match_library_item"); res != nil {
-		return nil, res
+func PlanMatchLibraryItem(ctx context.Context, d *Deps, a toolargs.MatchLibraryItem) (*Plan, error) {
+	if err := d.mayRun(ctx, "match_library_item"); err != nil {
+		return nil, err
 	}
-	b, res := d.getBook(ctx, a.LibraryItemID, "match_library_item")
-	if res != nil {
-		return nil, res
+	b, err := d.getBook(ctx, a.LibraryItemID, "match_library_item")
+	if err != nil {
+		return nil, err
 	}
 	var filled []string
 	for _, k := range append(append([]string{}, editableFields...), matchOnlyFields...) {
@@ -662,19 +662,19 @@ func PlanMatchLibraryItem(ctx context.Context, d *Deps, a toolargs.MatchLibraryI
 		// Both overrides are always sent: without them Audiobookshelf uses
 		// its scannerPreferMatchedMetadata setting, which may override.
 		body := abs.MatchLibraryItemJSONRequestBody{Provider: &provider, OverrideDetails: a.Override, OverrideCover: a.Override}
-		rb, res := d.changeItem(ctx, a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
+		rb, err := d.changeItem(ctx, a.LibraryItemID, func(ctx context.Context) (*http.Response, error) {
 			return d.API.MatchLibraryItem(ctx, a.LibraryItemID, body)
 		})
-		if res != nil {
-			return res, nil
+		if err != nil {
+			return nil, err
 		}
 		var v struct {
 			Warning     *string     `json:"warning"`
 			Updated     bool        `json:"updated"`
 			LibraryItem *bookRecord `json:"libraryItem"`
 		}
-		if res := decode(rb, &v); res != nil {
-			return res, nil
+		if err := decode(rb, &v); err != nil {
+			return nil, err
 		}
 		if v.Warning != nil || v.LibraryItem == nil {
 			w := "no result"
@@ -682,7 +682,7 @@ func PlanMatchLibraryItem(ctx context.Context, d *Deps, a toolargs.MatchLibraryI
 				w = clip(cleanText(*v.Warning), 200)
 			}
 			return jsonResult(map[string]any{"matched": false, "library_item_id": a.LibraryItemID, "provider": a.Provider,
-				"warning": w, "note": "The provider had no match; nothing was changed. Try another provider."}), nil
+				"warning": w, "note": "The provider had no match; nothing was changed. Try another provider."})
 		}
 		prev := map[string]any{}
 		var changed []string
@@ -696,7 +696,7 @@ func PlanMatchLibraryItem(ctx context.Context, d *Deps, a toolargs.MatchLibraryI
 		out := map[string]any{"matched": true, "updated": v.Updated, "library_item_id": a.LibraryItemID, "provider": a.Provider, "changed": changed}
 		if len(changed) == 0 {
 			out["note"] = "The provider's first result had nothing to add or change."
-			return jsonResult(out), nil
+			return jsonResult(out)
 		}
 		out["previous"] = prev
 		out["now"] = nowValues(after, changed, a.LibraryItemID)
@@ -740,7 +740,7 @@ func PlanMatchLibraryItem(ctx context.Context, d *Deps, a toolargs.MatchLibraryI
 		if len(kept) > 0 {
 			out["not_put_back"] = fmt.Sprintf("%s: no tool here sets them; their old values are in previous.", strings.Join(kept, ", "))
 		}
-		return jsonResult(out), nil
+		return jsonResult(out)
 	}
 	return plan, nil
 }
@@ -758,34 +758,34 @@ func GetItemCover(ctx context.Context, d *Deps, a toolargs.GetItemCover) (*mcp.C
 	width := int(a.Width)
 	resp, err := d.API.GetLibraryItemCover(ctx, a.LibraryItemID, &abs.GetLibraryItemCoverParams{Width: &width, Format: &format})
 	if err != nil {
-		return d.transportError(ctx, false, err), nil
+		return nil, d.transportError(ctx, false, err)
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
-		return errorResult("Audiobookshelf has no cover for library item %s (404): the item has none, its cover file is gone, or the id is wrong (get_library_item tells which).", a.LibraryItemID), nil
+		return nil, Errorf(Unchanged, "Audiobookshelf has no cover for library item %s (404): the item has none, its cover file is gone, or the id is wrong (get_library_item tells which).", a.LibraryItemID)
 	case resp.StatusCode == http.StatusNoContent:
-		return errorResult("Audiobookshelf handed the cover of library item %s to a reverse proxy (X-Accel, 204 without the image); this server cannot read it through the API.", a.LibraryItemID), nil
+		return nil, Errorf(Unchanged, "Audiobookshelf handed the cover of library item %s to a reverse proxy (X-Accel, 204 without the image); this server cannot read it through the API.", a.LibraryItemID)
 	case resp.StatusCode/100 != 2:
 		body, _ := readLimited(resp.Body, -1, 64<<10)
 		if d.redact != nil {
 			body = d.redact(body)
 		}
-		return statusError(&response{Status: resp.StatusCode, Body: body, ContentType: resp.Header.Get("Content-Type")}, "the cover of library item "+a.LibraryItemID, false), nil
+		return nil, statusError(&response{Status: resp.StatusCode, Body: body, ContentType: resp.Header.Get("Content-Type")}, "the cover of library item "+a.LibraryItemID, false)
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt != "image/jpeg" {
-		return errorResult("Audiobookshelf at %s answered the cover of library item %s with %q, not a JPEG image. Is AUDIOBOOKSHELF_URL the Audiobookshelf server itself? Nothing was changed.", d.BaseURL, a.LibraryItemID, clip(cleanText(mt), 60)), nil
+		return nil, Errorf(Unchanged, "Audiobookshelf at %s answered the cover of library item %s with %q, not a JPEG image. Is AUDIOBOOKSHELF_URL the Audiobookshelf server itself?", d.BaseURL, a.LibraryItemID, clip(cleanText(mt), 60))
 	}
 	img, err := readLimited(resp.Body, resp.ContentLength, MaxCoverBytes)
 	if errors.Is(err, errTooLarge) {
-		return errorResult(`argument "width": the cover of library item %s at width %d is larger than %d MB, the most this tool returns. Ask for a smaller width (400 is plenty to look at).`, a.LibraryItemID, width, MaxCoverBytes>>20), nil
+		return nil, Errorf(Unchanged, `argument "width": the cover of library item %s at width %d is larger than %d MB, the most this tool returns. Ask for a smaller width (400 is plenty to look at).`, a.LibraryItemID, width, MaxCoverBytes>>20)
 	}
 	if err != nil {
-		return d.transportError(ctx, false, err), nil
+		return nil, d.transportError(ctx, false, err)
 	}
 	if len(img) < 3 || img[0] != 0xFF || img[1] != 0xD8 || img[2] != 0xFF {
-		return errorResult("Audiobookshelf's answer for the cover of library item %s is labelled JPEG but is not one (%d bytes). Nothing was changed.", a.LibraryItemID, len(img)), nil
+		return nil, Errorf(Unchanged, "Audiobookshelf's answer for the cover of library item %s is labelled JPEG but is not one (%d bytes).", a.LibraryItemID, len(img))
 	}
 	info, _ := marshal(map[string]any{"library_item_id": a.LibraryItemID, "width": width, "mime_type": "image/jpeg", "bytes": len(img)})
 	return &mcp.CallToolResult{Content: []mcp.Content{
@@ -811,16 +811,16 @@ type coverRead struct {
 // media.coverPath to null; the file stays). It always asks, for no tool
 // here sets a cover again; an item without a cover is refused before
 // anybody is asked or anything is sent.
-func PlanRemoveItemCover(ctx context.Context, d *Deps, a toolargs.RemoveItemCover) (*Plan, *mcp.CallToolResult) {
-	if res := d.mayRun(ctx, "remove_item_cover"); res != nil {
-		return nil, res
+func PlanRemoveItemCover(ctx context.Context, d *Deps, a toolargs.RemoveItemCover) (*Plan, error) {
+	if err := d.mayRun(ctx, "remove_item_cover"); err != nil {
+		return nil, err
 	}
 	id := a.LibraryItemID
-	body, res := d.get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetLibraryItem(ctx, id, nil)
 	})
-	if res != nil {
-		return nil, res
+	if err != nil {
+		return nil, err
 	}
 	var it struct {
 		ID        string `json:"id"`
@@ -829,11 +829,11 @@ func PlanRemoveItemCover(ctx context.Context, d *Deps, a toolargs.RemoveItemCove
 			CoverPath *string `json:"coverPath"`
 		} `json:"media"`
 	}
-	if res := decode(body, &it); res != nil {
-		return nil, res
+	if err := decode(body, &it); err != nil {
+		return nil, err
 	}
 	if it.Media.CoverPath == nil || *it.Media.CoverPath == "" {
-		return nil, errorResult(`argument "library_item_id": library item %s has no cover (Audiobookshelf holds none for it), so there is nothing to remove. Nothing was sent and nobody was asked.`, id)
+		return nil, Errorf(NotAsked, `argument "library_item_id": library item %s has no cover (Audiobookshelf holds none for it), so there is nothing to remove.`, id)
 	}
 	file := *it.Media.CoverPath
 	return &Plan{
@@ -841,24 +841,24 @@ func PlanRemoveItemCover(ctx context.Context, d *Deps, a toolargs.RemoveItemCove
 		Action:  fmt.Sprintf("This will remove the cover of library item %s: Audiobookshelf forgets which image file is its cover.", id),
 		Read:    coverRead{ID: it.ID, UpdatedAt: it.UpdatedAt, HasCover: true},
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
-			r, res := d.send(ctx, true, func(ctx context.Context) (*http.Response, error) {
+			r, err := d.send(ctx, true, func(ctx context.Context) (*http.Response, error) {
 				return d.API.RemoveLibraryItemCover(ctx, id)
 			})
-			if res != nil {
-				return res, nil
+			if err != nil {
+				return nil, err
 			}
 			if r.Status == http.StatusForbidden {
-				return errorResult("Audiobookshelf answered 403 Forbidden for library item %s: removing a cover needs the delete permission (Settings → Users → the user → Can Delete), which the user of this API key lacks. Nothing was changed.", id), nil
+				return nil, Errorf(Unchanged, "Audiobookshelf answered 403 Forbidden for library item %s: removing a cover needs the delete permission (Settings → Users → the user → Can Delete), which the user of this API key lacks.", id)
 			}
 			if r.Status/100 != 2 {
-				return statusError(r, "the cover of library item "+id, true), nil
+				return nil, statusError(r, "the cover of library item "+id, true)
 			}
-			if res := d.checkWrite(r, "the cover of library item "+id); res != nil {
-				return res, nil
+			if err := d.checkWrite(r, "the cover of library item "+id); err != nil {
+				return nil, err
 			}
 			return jsonResult(map[string]any{"removed": true, "library_item_id": id,
 				"file_kept": file,
-				"note":      "Audiobookshelf no longer takes this file as the item's cover; the file itself was not deleted. A later scan that finds an image file in the item's own folder may take it as the cover again."}), nil
+				"note":      "Audiobookshelf no longer takes this file as the item's cover; the file itself was not deleted. A later scan that finds an image file in the item's own folder may take it as the cover again."})
 		},
 	}, nil
 }

@@ -70,32 +70,32 @@ type scanLibraryInfo struct {
 	LastScan *int64 `json:"lastScan"`
 }
 
-func (d *Deps) listTasks(ctx context.Context) ([]absTask, *mcp.CallToolResult) {
-	body, res := d.get(ctx, "the task list", func(ctx context.Context) (*http.Response, error) {
+func (d *Deps) listTasks(ctx context.Context) ([]absTask, error) {
+	body, err := d.get(ctx, "the task list", func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListTasks(ctx, nil)
 	})
-	if res != nil {
-		return nil, res
+	if err != nil {
+		return nil, err
 	}
 	var v struct {
 		Tasks []absTask `json:"tasks"`
 	}
-	if res := decode(body, &v); res != nil {
-		return nil, res
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	return v.Tasks, nil
 }
 
-func (d *Deps) scanLibraryInfo(ctx context.Context, id string) (*scanLibraryInfo, *mcp.CallToolResult) {
-	body, res := d.get(ctx, "library "+id, func(ctx context.Context) (*http.Response, error) {
+func (d *Deps) scanLibraryInfo(ctx context.Context, id string) (*scanLibraryInfo, error) {
+	body, err := d.get(ctx, "library "+id, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetLibrary(ctx, id)
 	})
-	if res != nil {
-		return nil, res
+	if err != nil {
+		return nil, err
 	}
 	var l scanLibraryInfo
-	if res := decode(body, &l); res != nil {
-		return nil, res
+	if err := decode(body, &l); err != nil {
+		return nil, err
 	}
 	return &l, nil
 }
@@ -139,36 +139,36 @@ type ItemRef struct {
 // ScanLibrary is scan_library.
 func ScanLibrary(ctx context.Context, d *Deps, a toolargs.ScanLibrary) (*mcp.CallToolResult, error) {
 	poll, wait := d.scanTiming()
-	if res := d.mayRun(ctx, "scan_library"); res != nil {
-		return res, nil
+	if err := d.mayRun(ctx, "scan_library"); err != nil {
+		return nil, err
 	}
 	// The library and the task list at once.
 	tasks := alongside(ctx, func(ctx context.Context) tasksAnswer {
-		t, res := d.listTasks(ctx)
-		return tasksAnswer{t, res}
+		t, err := d.listTasks(ctx)
+		return tasksAnswer{t, err}
 	})
-	lib, res := d.scanLibraryInfo(ctx, a.LibraryID)
+	lib, err := d.scanLibraryInfo(ctx, a.LibraryID)
 	t := tasks.wait()
-	if res != nil {
-		return res, nil
+	if err != nil {
+		return nil, err
 	}
-	if t.res != nil {
-		return t.res, nil
+	if t.err != nil {
+		return nil, t.err
 	}
 	if len(lib.Folders) == 0 {
-		return errorResult("Library %s has no folders, so Audiobookshelf has nothing to scan (it would answer OK and do nothing). Add a folder to the library in Audiobookshelf first. Nothing was changed.", a.LibraryID), nil
+		return nil, Errorf(Unchanged, "Library %s has no folders, so Audiobookshelf has nothing to scan (it would answer OK and do nothing). Add a folder to the library in Audiobookshelf first.", a.LibraryID)
 	}
 	if running := scanTask(t.tasks, a.LibraryID); running != nil {
-		return errorResult("A scan of library %s is already running (its task %s started %s); Audiobookshelf would ignore a second one, so none was started. Call scan_library again once it is done to scan anew, or get_library_stats to see the library now.", a.LibraryID, running.ID, date(running.StartedAt)), nil
+		return nil, Errorf(Unchanged, "A scan of library %s is already running (its task %s started %s); Audiobookshelf would ignore a second one, so none was started. Call scan_library again once it is done to scan anew, or get_library_stats to see the library now.", a.LibraryID, running.ID, date(running.StartedAt))
 	}
 	var lastScan int64
 	if lib.LastScan != nil {
 		lastScan = *lib.LastScan
 	}
-	if _, res := d.mutate(ctx, "a scan of library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	if _, err := d.mutate(ctx, "a scan of library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.ScanLibrary(ctx, a.LibraryID, nil)
-	}); res != nil {
-		return res, nil
+	}); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	reportProgress(ctx, 0, 0, fmt.Sprintf("scan of library %s started", a.LibraryID))
@@ -178,9 +178,9 @@ func ScanLibrary(ctx context.Context, d *Deps, a toolargs.ScanLibrary) (*mcp.Cal
 	n := 0
 	for {
 		n++
-		tl, res := d.listTasks(ctx)
-		if res != nil {
-			return appendNote(res, fmt.Sprintf(" The scan of library %s was started; it runs on in Audiobookshelf.", a.LibraryID)), nil
+		tl, err := d.listTasks(ctx)
+		if err != nil {
+			return nil, afterScan(err, fmt.Sprintf("The scan of library %s was started; it runs on in Audiobookshelf.", a.LibraryID))
 		}
 		if scanTask(tl, a.LibraryID) == nil {
 			break
@@ -190,12 +190,12 @@ func ScanLibrary(ctx context.Context, d *Deps, a toolargs.ScanLibrary) (*mcp.Cal
 			out.Outcome = "running"
 			out.WaitedS = round1(elapsed.Seconds())
 			out.Note = fmt.Sprintf("The scan was still running after %s; it goes on in Audiobookshelf. get_library_stats shows the library as it is; call scan_library again after it has ended for a new scan.", wait)
-			return jsonResult(out), nil
+			return jsonResult(out)
 		}
 		reportProgress(ctx, float64(n), 0, fmt.Sprintf("scanning library %s: %ds", a.LibraryID, int(elapsed.Seconds())))
 		select {
 		case <-ctx.Done():
-			return errorResult("The call was cancelled while library %s was being scanned; the scan goes on in Audiobookshelf.", a.LibraryID), nil
+			return nil, Errorf(Stated, "The call was cancelled while library %s was being scanned; the scan goes on in Audiobookshelf.", a.LibraryID)
 		case <-time.After(poll):
 		}
 	}
@@ -207,10 +207,10 @@ func ScanLibrary(ctx context.Context, d *Deps, a toolargs.ScanLibrary) (*mcp.Cal
 		c, why := d.scanCounts(ctx, lib.Name)
 		return logAnswer{c, why}
 	})
-	after, res := d.scanLibraryInfo(ctx, a.LibraryID)
+	after, err := d.scanLibraryInfo(ctx, a.LibraryID)
 	counts := logs.wait()
-	if res != nil {
-		return appendNote(res, fmt.Sprintf(" The scan of library %s has ended.", a.LibraryID)), nil
+	if err != nil {
+		return nil, afterScan(err, fmt.Sprintf("The scan of library %s has ended.", a.LibraryID))
 	}
 	moved := after.LastScan != nil && *after.LastScan != lastScan
 	switch {
@@ -226,23 +226,23 @@ func ScanLibrary(ctx context.Context, d *Deps, a toolargs.ScanLibrary) (*mcp.Cal
 	}
 	reportProgress(ctx, float64(n+1), float64(n+1), fmt.Sprintf("scan of library %s %s", a.LibraryID, out.Outcome))
 	if out.Added != nil && *out.Added > 0 {
-		refs, res := d.itemRefs(ctx, a.LibraryID, "addedAt", "", min(*out.Added, scanListCap))
-		if res != nil {
-			return res, nil
+		refs, err := d.itemRefs(ctx, a.LibraryID, "addedAt", "", min(*out.Added, scanListCap))
+		if err != nil {
+			return nil, err
 		}
 		out.AddedIDs = refs
 	}
 	if out.Missing != nil && *out.Missing > 0 {
-		refs, res := d.itemRefs(ctx, a.LibraryID, "", "issues", scanListCap)
-		if res != nil {
-			return res, nil
+		refs, err := d.itemRefs(ctx, a.LibraryID, "", "issues", scanListCap)
+		if err != nil {
+			return nil, err
 		}
 		out.MissingIDs = refs
 	}
 	if (out.Added != nil && *out.Added > scanListCap) || (out.Missing != nil && *out.Missing > scanListCap) {
 		out.Note = strings.TrimSpace(out.Note + fmt.Sprintf(" At most %d ids of each are listed: list_library_items with sort added_at descending shows the newest, and filter_group issues the missing ones.", scanListCap))
 	}
-	return jsonResult(out), nil
+	return jsonResult(out)
 }
 
 type meAnswer struct {
@@ -252,7 +252,7 @@ type meAnswer struct {
 
 type tasksAnswer struct {
 	tasks []absTask
-	res   *mcp.CallToolResult
+	err   error
 }
 
 type scanCounts struct {
@@ -275,18 +275,18 @@ var (
 // outside a socket connection it is the only place they are kept. why says
 // why they could not be read.
 func (d *Deps) scanCounts(ctx context.Context, name string) (*scanCounts, string) {
-	body, res := d.get(ctx, "the server log", func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "the server log", func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetLoggerData(ctx)
 	})
-	if res != nil {
-		return nil, "the server log could not be read (" + clip(textOf(res), 200) + ")"
+	if err != nil {
+		return nil, "the server log could not be read (" + clip(err.Error(), 200) + ")"
 	}
 	var v struct {
 		Logs []struct {
 			Message string `json:"message"`
 		} `json:"currentDailyLogs"`
 	}
-	if res := decode(body, &v); res != nil {
+	if err := decode(body, &v); err != nil {
 		return nil, "the server log was not the JSON expected"
 	}
 	scans := map[string]bool{} // scan ids of this library
@@ -312,7 +312,7 @@ func (d *Deps) scanCounts(ctx context.Context, name string) (*scanCounts, string
 
 // itemRefs lists up to n items of a library, sorted by sort descending or
 // filtered by a bare filter group.
-func (d *Deps) itemRefs(ctx context.Context, libraryID, sort, filter string, n int) ([]ItemRef, *mcp.CallToolResult) {
+func (d *Deps) itemRefs(ctx context.Context, libraryID, sort, filter string, n int) ([]ItemRef, error) {
 	p := &abs.ListLibraryItemsParams{Limit: ptrOf(n), Page: ptrOf(0)}
 	if sort != "" {
 		p.Sort = ptrOf(sort)
@@ -321,17 +321,17 @@ func (d *Deps) itemRefs(ctx context.Context, libraryID, sort, filter string, n i
 	if filter != "" {
 		p.Filter = ptrOf(filter)
 	}
-	body, res := d.get(ctx, "the items of library "+libraryID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.get(ctx, "the items of library "+libraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListLibraryItems(ctx, libraryID, p)
 	})
-	if res != nil {
-		return nil, res
+	if err != nil {
+		return nil, err
 	}
 	var v struct {
 		Results []absItem `json:"results"`
 	}
-	if res := decode(body, &v); res != nil {
-		return nil, res
+	if err := decode(body, &v); err != nil {
+		return nil, err
 	}
 	out := make([]ItemRef, 0, len(v.Results))
 	for i := range v.Results {
@@ -344,18 +344,13 @@ func (d *Deps) itemRefs(ctx context.Context, libraryID, sort, filter string, n i
 	return out, nil
 }
 
-// textOf is the text of a result.
-func textOf(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
+// afterScan is err, of a read made once the scan was started, with what
+// became of the scan (note) as its outcome: the scan is the change the
+// call made, whatever err's own outcome would say.
+func afterScan(err error, note string) error {
+	text := err.Error()
+	if e := AsError(err); e != nil {
+		text = e.Text
 	}
-	return b.String()
-}
-
-// appendNote adds a sentence to an error result's text.
-func appendNote(res *mcp.CallToolResult, note string) *mcp.CallToolResult {
-	return errorResult("%s%s", textOf(res), note)
+	return Errorf(Stated, "%s %s", text, note)
 }

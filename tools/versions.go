@@ -6,8 +6,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/versions"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/absversion"
 )
@@ -22,8 +20,8 @@ import (
 // a server updated while this one runs must not be judged by its old
 // version, and a gated failure is rare.
 func (d *Deps) serverVersion(ctx context.Context) string {
-	r, res := d.send(ctx, false, func(ctx context.Context) (*http.Response, error) { return d.API.GetServerStatus(ctx) })
-	if res != nil || r.Status != http.StatusOK {
+	r, err := d.send(ctx, false, func(ctx context.Context) (*http.Response, error) { return d.API.GetServerStatus(ctx) })
+	if err != nil || r.Status != http.StatusOK {
 		return ""
 	}
 	var s struct {
@@ -38,7 +36,7 @@ func (d *Deps) serverVersion(ctx context.Context) string {
 // versionGate explains a 404 or 401 answer to req by the server's version,
 // or returns nil when the version does not explain it. Either status means
 // the request changed nothing.
-func (d *Deps) versionGate(ctx context.Context, req *http.Request, status int) *mcp.CallToolResult {
+func (d *Deps) versionGate(ctx context.Context, req *http.Request, status int) error {
 	// GET /status is what the gate asks: its own failures are not gated
 	// (which also keeps a 401 on /status from asking again).
 	if req == nil || req.URL == nil || d.apiPath(req.URL) == "/status" {
@@ -54,15 +52,15 @@ func (d *Deps) versionGate(ctx context.Context, req *http.Request, status int) *
 		if !absversion.Older(v, g.Since) {
 			return nil
 		}
-		return errorResult("Audiobookshelf %s does not have %s %s, which came in Audiobookshelf %s; %s need%s %s or newer. Update the Audiobookshelf server.%s",
-			v, g.Method, g.Path, g.Since, joinTools(g.Tools), plural(len(g.Tools)), g.Since, outcomeOf(false))
+		return Errorf(Unchanged, "Audiobookshelf %s does not have %s %s, which came in Audiobookshelf %s; %s need%s %s or newer. Update the Audiobookshelf server.",
+			v, g.Method, g.Path, g.Since, joinTools(g.Tools), plural(len(g.Tools)), g.Since)
 	case http.StatusUnauthorized:
 		v := d.serverVersion(ctx)
 		if !absversion.LacksAPIKeys(v) {
 			return nil
 		}
-		return errorResult("Audiobookshelf %s refused the key: it has no API keys, which came in Audiobookshelf %s. Update the Audiobookshelf server to %s or newer and create a key under Settings → Users → API keys.%s",
-			v, versions.APIKeys, versions.APIKeys, outcomeOf(false))
+		return Errorf(Unchanged, "Audiobookshelf %s refused the key: it has no API keys, which came in Audiobookshelf %s. Update the Audiobookshelf server to %s or newer and create a key under Settings → Users → API keys.",
+			v, versions.APIKeys, versions.APIKeys)
 	}
 	return nil
 }

@@ -33,7 +33,7 @@ type Tool struct {
 	// Definition is what tools/list shows.
 	Definition *mcp.Tool
 	// Handler builds the tool's handler over its dependencies.
-	Handler func(*tools.Deps) mcp.ToolHandler
+	Handler func(*tools.Deps) tools.Handler
 }
 
 // Guard is when a tool asks a person, and what the dialog says.
@@ -920,255 +920,255 @@ var All = []Tool{
 
 func ptr(b bool) *bool { return &b }
 
-func listLibraries(d *tools.Deps) mcp.ToolHandler {
+func listLibraries(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListLibraries(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.ListLibraries(ctx, d, a)
 	}
 }
 
-func getLibrary(d *tools.Deps) mcp.ToolHandler {
+func getLibrary(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetLibrary(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetLibrary(ctx, d, a)
 	}
 }
 
-func getLibraryStats(d *tools.Deps) mcp.ToolHandler {
+func getLibraryStats(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetLibraryStats(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetLibraryStats(ctx, d, a)
 	}
 }
 
-func getLibraryFilterData(d *tools.Deps) mcp.ToolHandler {
+func getLibraryFilterData(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetLibraryFilterData(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetLibraryFilterData(ctx, d, a)
 	}
 }
 
-func listLibraryItems(d *tools.Deps) mcp.ToolHandler {
+func listLibraryItems(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListLibraryItems(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.ListLibraryItems(ctx, d, a)
 	}
 }
 
-func searchLibrary(d *tools.Deps) mcp.ToolHandler {
+func searchLibrary(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeSearchLibrary(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.SearchLibrary(ctx, d, a)
 	}
 }
 
-func getPersonalizedShelves(d *tools.Deps) mcp.ToolHandler {
+func getPersonalizedShelves(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetPersonalizedShelves(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetPersonalizedShelves(ctx, d, a)
 	}
 }
 
-func listSeries(d *tools.Deps) mcp.ToolHandler {
+func listSeries(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListSeries(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.ListSeries(ctx, d, a)
 	}
 }
 
-func getSeries(d *tools.Deps) mcp.ToolHandler {
+func getSeries(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetSeries(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetSeries(ctx, d, a)
 	}
 }
 
-func listAuthors(d *tools.Deps) mcp.ToolHandler {
+func listAuthors(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListAuthors(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.ListAuthors(ctx, d, a)
 	}
 }
 
-func getAuthor(d *tools.Deps) mcp.ToolHandler {
+func getAuthor(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetAuthor(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetAuthor(ctx, d, a)
 	}
 }
 
-func listTags(d *tools.Deps) mcp.ToolHandler {
+func listTags(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListTags(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.ListTags(ctx, d, a)
 	}
 }
 
-func listGenres(d *tools.Deps) mcp.ToolHandler {
+func listGenres(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListGenres(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.ListGenres(ctx, d, a)
 	}
 }
 
-func getServerStatus(d *tools.Deps) mcp.ToolHandler {
+func getServerStatus(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetServerStatus(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetServerStatus(ctx, d, a)
 	}
 }
 
-func getLibraryItem(d *tools.Deps) mcp.ToolHandler {
+func getLibraryItem(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetLibraryItem(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetLibraryItem(ctx, d, a)
 	}
 }
 
-func getItemChapters(d *tools.Deps) mcp.ToolHandler {
+func getItemChapters(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetItemChapters(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetItemChapters(ctx, d, a)
 	}
 }
 
-func getPodcastEpisode(d *tools.Deps) mcp.ToolHandler {
+func getPodcastEpisode(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetPodcastEpisode(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetPodcastEpisode(ctx, d, a)
 	}
 }
 
-func listRecentEpisodes(d *tools.Deps) mcp.ToolHandler {
+func listRecentEpisodes(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListRecentEpisodes(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.ListRecentEpisodes(ctx, d, a)
 	}
 }
 
-func getMe(d *tools.Deps) mcp.ToolHandler {
+func getMe(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetMe(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetMe(ctx, d, a)
 	}
 }
 
-func listItemsInProgress(d *tools.Deps) mcp.ToolHandler {
+func listItemsInProgress(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListItemsInProgress(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.ListItemsInProgress(ctx, d, a)
 	}
 }
 
-func getListeningStats(d *tools.Deps) mcp.ToolHandler {
+func getListeningStats(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetListeningStats(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetListeningStats(ctx, d, a)
 	}
 }
 
-func getYearStats(d *tools.Deps) mcp.ToolHandler {
+func getYearStats(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetYearStats(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetYearStats(ctx, d, a)
 	}
 }
 
-func listListeningSessions(d *tools.Deps) mcp.ToolHandler {
+func listListeningSessions(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListListeningSessions(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.ListListeningSessions(ctx, d, a)
 	}
 }
 
-func getMediaProgress(d *tools.Deps) mcp.ToolHandler {
+func getMediaProgress(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetMediaProgress(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetMediaProgress(ctx, d, a)
 	}
 }
 
-func setMediaProgress(d *tools.Deps) mcp.ToolHandler {
+func setMediaProgress(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeSetMediaProgress(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanSetMediaProgress(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanSetMediaProgress(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if plan.Effect("clears_finished_date") {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
@@ -1184,15 +1184,15 @@ func setMediaProgress(d *tools.Deps) mcp.ToolHandler {
 	}
 }
 
-func deleteMediaProgress(d *tools.Deps) mcp.ToolHandler {
+func deleteMediaProgress(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeDeleteMediaProgress(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanDeleteMediaProgress(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanDeleteMediaProgress(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_media_progress", Args: a, ConfirmToken: a.ConfirmToken,
@@ -1206,45 +1206,45 @@ func deleteMediaProgress(d *tools.Deps) mcp.ToolHandler {
 	}
 }
 
-func listBookmarks(d *tools.Deps) mcp.ToolHandler {
+func listBookmarks(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListBookmarks(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.ListBookmarks(ctx, d, a)
 	}
 }
 
-func createBookmark(d *tools.Deps) mcp.ToolHandler {
+func createBookmark(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeCreateBookmark(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.CreateBookmark(ctx, d, a)
 	}
 }
 
-func updateBookmark(d *tools.Deps) mcp.ToolHandler {
+func updateBookmark(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeUpdateBookmark(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.UpdateBookmark(ctx, d, a)
 	}
 }
 
-func deleteBookmark(d *tools.Deps) mcp.ToolHandler {
+func deleteBookmark(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeDeleteBookmark(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanDeleteBookmark(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanDeleteBookmark(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_bookmark", Args: a, ConfirmToken: a.ConfirmToken,
@@ -1258,45 +1258,45 @@ func deleteBookmark(d *tools.Deps) mcp.ToolHandler {
 	}
 }
 
-func listCollections(d *tools.Deps) mcp.ToolHandler {
+func listCollections(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListCollections(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.ListCollections(ctx, d, a)
 	}
 }
 
-func getCollection(d *tools.Deps) mcp.ToolHandler {
+func getCollection(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetCollection(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetCollection(ctx, d, a)
 	}
 }
 
-func createCollection(d *tools.Deps) mcp.ToolHandler {
+func createCollection(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeCreateCollection(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.CreateCollection(ctx, d, a)
 	}
 }
 
-func updateCollection(d *tools.Deps) mcp.ToolHandler {
+func updateCollection(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeUpdateCollection(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanUpdateCollection(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanUpdateCollection(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if a.LibraryItemIDs != nil || plan.Effect("replaces_unrestorable_text") {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
@@ -1312,25 +1312,25 @@ func updateCollection(d *tools.Deps) mcp.ToolHandler {
 	}
 }
 
-func addBooksToCollection(d *tools.Deps) mcp.ToolHandler {
+func addBooksToCollection(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeAddBooksToCollection(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.AddBooksToCollection(ctx, d, a)
 	}
 }
 
-func removeBooksFromCollection(d *tools.Deps) mcp.ToolHandler {
+func removeBooksFromCollection(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeRemoveBooksFromCollection(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanRemoveBooksFromCollection(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanRemoveBooksFromCollection(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "remove_books_from_collection", Args: a, ConfirmToken: a.ConfirmToken,
@@ -1344,15 +1344,15 @@ func removeBooksFromCollection(d *tools.Deps) mcp.ToolHandler {
 	}
 }
 
-func deleteCollection(d *tools.Deps) mcp.ToolHandler {
+func deleteCollection(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeDeleteCollection(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanDeleteCollection(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanDeleteCollection(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_collection", Args: a, ConfirmToken: a.ConfirmToken,
@@ -1366,45 +1366,45 @@ func deleteCollection(d *tools.Deps) mcp.ToolHandler {
 	}
 }
 
-func listPlaylists(d *tools.Deps) mcp.ToolHandler {
+func listPlaylists(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListPlaylists(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.ListPlaylists(ctx, d, a)
 	}
 }
 
-func getPlaylist(d *tools.Deps) mcp.ToolHandler {
+func getPlaylist(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetPlaylist(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetPlaylist(ctx, d, a)
 	}
 }
 
-func createPlaylist(d *tools.Deps) mcp.ToolHandler {
+func createPlaylist(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeCreatePlaylist(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.CreatePlaylist(ctx, d, a)
 	}
 }
 
-func updatePlaylist(d *tools.Deps) mcp.ToolHandler {
+func updatePlaylist(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeUpdatePlaylist(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanUpdatePlaylist(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanUpdatePlaylist(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if a.Items != nil || plan.Effect("replaces_unrestorable_text") {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
@@ -1420,15 +1420,15 @@ func updatePlaylist(d *tools.Deps) mcp.ToolHandler {
 	}
 }
 
-func addItemsToPlaylist(d *tools.Deps) mcp.ToolHandler {
+func addItemsToPlaylist(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeAddItemsToPlaylist(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanAddItemsToPlaylist(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanAddItemsToPlaylist(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if plan.Effect("fills_empty_playlist") {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
@@ -1444,15 +1444,15 @@ func addItemsToPlaylist(d *tools.Deps) mcp.ToolHandler {
 	}
 }
 
-func removeItemsFromPlaylist(d *tools.Deps) mcp.ToolHandler {
+func removeItemsFromPlaylist(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeRemoveItemsFromPlaylist(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanRemoveItemsFromPlaylist(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanRemoveItemsFromPlaylist(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "remove_items_from_playlist", Args: a, ConfirmToken: a.ConfirmToken,
@@ -1466,15 +1466,15 @@ func removeItemsFromPlaylist(d *tools.Deps) mcp.ToolHandler {
 	}
 }
 
-func deletePlaylist(d *tools.Deps) mcp.ToolHandler {
+func deletePlaylist(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeDeletePlaylist(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanDeletePlaylist(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanDeletePlaylist(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_playlist", Args: a, ConfirmToken: a.ConfirmToken,
@@ -1488,75 +1488,75 @@ func deletePlaylist(d *tools.Deps) mcp.ToolHandler {
 	}
 }
 
-func searchPodcasts(d *tools.Deps) mcp.ToolHandler {
+func searchPodcasts(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeSearchPodcasts(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.SearchPodcasts(ctx, d, a)
 	}
 }
 
-func getPodcastFeed(d *tools.Deps) mcp.ToolHandler {
+func getPodcastFeed(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetPodcastFeed(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetPodcastFeed(ctx, d, a)
 	}
 }
 
-func createPodcast(d *tools.Deps) mcp.ToolHandler {
+func createPodcast(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeCreatePodcast(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.CreatePodcast(ctx, d, a)
 	}
 }
 
-func checkNewEpisodes(d *tools.Deps) mcp.ToolHandler {
+func checkNewEpisodes(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeCheckNewEpisodes(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.CheckNewEpisodes(ctx, d, a)
 	}
 }
 
-func downloadPodcastEpisodes(d *tools.Deps) mcp.ToolHandler {
+func downloadPodcastEpisodes(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeDownloadPodcastEpisodes(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.DownloadPodcastEpisodes(ctx, d, a)
 	}
 }
 
-func listPodcastDownloads(d *tools.Deps) mcp.ToolHandler {
+func listPodcastDownloads(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListPodcastDownloads(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.ListPodcastDownloads(ctx, d, a)
 	}
 }
 
-func deletePodcastEpisode(d *tools.Deps) mcp.ToolHandler {
+func deletePodcastEpisode(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeDeletePodcastEpisode(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanDeletePodcastEpisode(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanDeletePodcastEpisode(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_podcast_episode", Args: a, ConfirmToken: a.ConfirmToken,
@@ -1570,15 +1570,15 @@ func deletePodcastEpisode(d *tools.Deps) mcp.ToolHandler {
 	}
 }
 
-func deletePodcast(d *tools.Deps) mcp.ToolHandler {
+func deletePodcast(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeDeletePodcast(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanDeletePodcast(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanDeletePodcast(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_podcast", Args: a, ConfirmToken: a.ConfirmToken,
@@ -1592,25 +1592,25 @@ func deletePodcast(d *tools.Deps) mcp.ToolHandler {
 	}
 }
 
-func scanLibrary(d *tools.Deps) mcp.ToolHandler {
+func scanLibrary(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeScanLibrary(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.ScanLibrary(ctx, d, a)
 	}
 }
 
-func updateItemMetadata(d *tools.Deps) mcp.ToolHandler {
+func updateItemMetadata(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeUpdateItemMetadata(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanUpdateItemMetadata(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanUpdateItemMetadata(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if plan.Effect("deletes_author_or_series") || plan.Effect("reorders_authors_or_series") {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
@@ -1626,15 +1626,15 @@ func updateItemMetadata(d *tools.Deps) mcp.ToolHandler {
 	}
 }
 
-func matchLibraryItem(d *tools.Deps) mcp.ToolHandler {
+func matchLibraryItem(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeMatchLibraryItem(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanMatchLibraryItem(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanMatchLibraryItem(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if plan.Effect("overwrites_filled_fields") {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
@@ -1650,25 +1650,25 @@ func matchLibraryItem(d *tools.Deps) mcp.ToolHandler {
 	}
 }
 
-func getItemCover(d *tools.Deps) mcp.ToolHandler {
+func getItemCover(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetItemCover(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
 		return tools.GetItemCover(ctx, d, a)
 	}
 }
 
-func removeItemCover(d *tools.Deps) mcp.ToolHandler {
+func removeItemCover(d *tools.Deps) tools.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeRemoveItemCover(req.Params.Arguments)
 		if err != nil {
-			return tools.ArgumentError(err), nil
+			return nil, tools.ArgumentError(err)
 		}
-		plan, res := tools.PlanRemoveItemCover(ctx, d, a)
-		if res != nil {
-			return res, nil
+		plan, err := tools.PlanRemoveItemCover(ctx, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "remove_item_cover", Args: a, ConfirmToken: a.ConfirmToken,

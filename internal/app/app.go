@@ -207,15 +207,14 @@ func Select(readOnly bool, toolsets []string) []registry.Tool {
 // for a missing permission (Rights) is refused here, with the permission's
 // name, before a question is asked or anything is sent. (Per person, wrap
 // checks the person's rights before the tool runs.)
-func checkRight(deps *tools.Deps, logger *slog.Logger) func(ctx context.Context, tool string) *mcp.CallToolResult {
-	return func(ctx context.Context, tool string) *mcp.CallToolResult {
+func checkRight(deps *tools.Deps, logger *slog.Logger) func(ctx context.Context, tool string) error {
+	return func(ctx context.Context, tool string) error {
 		if Rights[tool] == "" {
 			return nil
 		}
 		me, err := deps.WhoIs(ctx, "")
 		if err != nil {
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
-				Text: fmt.Sprintf("Nothing was changed and nobody was asked: %s needs Audiobookshelf's %s permission, and the user of the API key could not be read to check it: %s.", tool, Rights[tool], err.Error())}}}
+			return tools.Errorf(tools.Stated, "Nothing was changed and nobody was asked: %s needs Audiobookshelf's %s permission, and the user of the API key could not be read to check it: %s.", tool, Rights[tool], err.Error())
 		}
 		if right := lacksFor(*me, tool); right != "" {
 			logger.Info("refused: no permission", "tool", tool, "user", me.UserID, "permission", right)
@@ -225,38 +224,44 @@ func checkRight(deps *tools.Deps, logger *slog.Logger) func(ctx context.Context,
 	}
 }
 
-// wrap adds what every tool shares: the setup check, the result budget
-// (tools.Budget: no answer longer than AUDIOBOOKSHELF_MAX_RESULT_CHARS
-// reaches the client, whatever the tool) and a recover that turns a panic
-// into a tool error instead of a crash.
+// wrap adds what every tool shares: the setup check, per person the
+// person's rights, the one place where a tool's error becomes the result a
+// client reads (tools.Result), the result budget (tools.Budget: no answer
+// longer than AUDIOBOOKSHELF_MAX_RESULT_CHARS reaches the client, whatever
+// the tool) and a recover that turns a panic into a tool error instead of
+// a crash.
 func wrap(t registry.Tool, deps *tools.Deps, logger *slog.Logger) mcp.ToolHandler {
 	h := t.Handler(deps)
 	shape := tools.ShapeOf(t.Name, t.ReadOnly, t.Definition.InputSchema)
-	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	run := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if err := deps.Ready(t.NeedsAuth); err != nil {
+			return nil, err
+		}
+		if deps.PerPerson {
+			p := personOf(req.Extra)
+			if p == nil {
+				return nil, tools.Errorf(tools.Stated, "This server serves each person with their own Audiobookshelf API key, and this call came without one; nothing was done. Connect over HTTP with Authorization: Bearer and your Audiobookshelf API key.")
+			}
+			if right := p.lacks(t.Name); right != "" {
+				logger.Info("refused: no permission", "tool", t.Name, "user", p.UserID, "permission", right)
+				return nil, lacksRight(t.Name, right, p)
+			}
+			ctx = forPerson(ctx, p)
+		}
+		return h(tools.WithProgress(ctx, req), req)
+	}
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
 		defer func() {
 			if p := recover(); p != nil {
 				logger.Error("tool panicked", "tool", t.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 				res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
 					Text: fmt.Sprintf("internal error in %s; nothing more is known. The server keeps running; please report this.", t.Name)}}}
-				err = nil
 			}
 		}()
-		if r := deps.Ready(t.NeedsAuth); r != nil {
-			return r, nil
+		res, err := run(ctx, req)
+		if err != nil {
+			res = tools.Result(err)
 		}
-		if deps.PerPerson {
-			p := personOf(req.Extra)
-			if p == nil {
-				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
-					Text: "This server serves each person with their own Audiobookshelf API key, and this call came without one; nothing was done. Connect over HTTP with Authorization: Bearer and your Audiobookshelf API key."}}}, nil
-			}
-			if right := p.lacks(t.Name); right != "" {
-				logger.Info("refused: no permission", "tool", t.Name, "user", p.UserID, "permission", right)
-				return lacksRight(t.Name, right, p), nil
-			}
-			ctx = forPerson(ctx, p)
-		}
-		res, err = h(tools.WithProgress(ctx, req), req)
-		return tools.Budget(res, deps.MaxChars(), shape, req.Params.Arguments), err
+		return tools.Budget(res, deps.MaxChars(), shape, req.Params.Arguments), nil
 	}
 }

@@ -276,24 +276,21 @@ var rightField = map[string]string{"update": "canUpdate", "delete": "canDelete"}
 
 // lacksRight is the result of a call to a tool the person has no right to:
 // refused before anything is read or asked.
-func lacksRight(tool, right string, p *person) *mcp.CallToolResult {
+func lacksRight(tool, right string, p *person) error {
 	return refuseRight(tool, right, p.Person, "the Audiobookshelf user this call is made for")
 }
 
 // refuseRight is the result of a call refused because user p lacks right;
 // who says whose user it is.
-func refuseRight(tool, right string, p tools.Person, who string) *mcp.CallToolResult {
+func refuseRight(tool, right string, p tools.Person, who string) error {
 	text := fmt.Sprintf(
 		"Nothing was changed: %s did not run, and nobody was asked, because it needs Audiobookshelf's %s permission (%s), and %s (%s, id %s) has it off; Audiobookshelf would refuse it (403). An Audiobookshelf admin can grant it under Settings → Users.",
 		tool, right, rightField[right], who, p.Username, p.UserID)
 	if right == "admin" {
 		text = fmt.Sprintf("Nothing was changed: %s did not run, and nobody was asked, because %s (%s, id %s) is of type %s, and Audiobookshelf lets only admin and root users do this.", tool, who, p.Username, p.UserID, p.Type)
 	}
-	return &mcp.CallToolResult{
-		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: map[string]any{"status": "not_changed", "outcome": "no permission", "missing_permission": right},
-	}
+	return &tools.Error{Text: text, Outcome: tools.Stated,
+		Structured: map[string]any{"status": "not_changed", "outcome": "no permission", "missing_permission": right}}
 }
 
 // toolsForPerson is a receiving middleware that, in per-person mode, leaves

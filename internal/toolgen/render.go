@@ -357,7 +357,7 @@ type Tool struct {
 	// Definition is what tools/list shows.
 	Definition *mcp.Tool
 	// Handler builds the tool's handler over its dependencies.
-	Handler func(*tools.Deps) mcp.ToolHandler
+	Handler func(*tools.Deps) tools.Handler
 }
 
 // Guard is when a tool asks a person, and what the dialog says.
@@ -452,16 +452,16 @@ func quotedList(ss []string) string {
 func writeHandler(b *bytes.Buffer, t *Tool) {
 	typ := GoName(t.Name)
 	fn := lowerFirst(typ)
-	fmt.Fprintf(b, "func %s(d *tools.Deps) mcp.ToolHandler {\n", fn)
+	fmt.Fprintf(b, "func %s(d *tools.Deps) tools.Handler {\n", fn)
 	b.WriteString("\treturn func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {\n")
 	fmt.Fprintf(b, "\t\ta, err := toolargs.Decode%s(req.Params.Arguments)\n", typ)
-	b.WriteString("\t\tif err != nil {\n\t\t\treturn tools.ArgumentError(err), nil\n\t\t}\n")
+	b.WriteString("\t\tif err != nil {\n\t\t\treturn nil, tools.ArgumentError(err)\n\t\t}\n")
 	if !t.Guarded() {
 		fmt.Fprintf(b, "\t\treturn tools.%s(ctx, d, a)\n\t}\n}\n\n", typ)
 		return
 	}
 	g := t.Guard
-	fmt.Fprintf(b, "\t\tplan, res := tools.Plan%s(ctx, d, a)\n\t\tif res != nil {\n\t\t\treturn res, nil\n\t\t}\n", typ)
+	fmt.Fprintf(b, "\t\tplan, err := tools.Plan%s(ctx, d, a)\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n", typ)
 	indent := "\t\t"
 	if g.Condition != "always" {
 		terms, _ := g.Terms()

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
 // check is --check: one connection to Audiobookshelf, as the tools make
@@ -16,7 +16,7 @@ import (
 // The API key is in neither: errors are the tools' own, which never carry
 // it.
 func check(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer) int {
-	d, err := tools.NewDeps(tools.Options{URL: cfg.URL, APIKey: cfg.APIKey, Timeout: cfg.Timeout, InsecureTLS: cfg.InsecureTLS})
+	d, err := kit.NewDeps(kit.Options{URL: cfg.URL, APIKey: cfg.APIKey, Timeout: cfg.Timeout, InsecureTLS: cfg.InsecureTLS})
 	if err != nil {
 		fmt.Fprintln(stderr, "audiobookshelf-mcp: check failed:", err)
 		return 1

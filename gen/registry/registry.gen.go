@@ -2,7 +2,8 @@
 
 // Package registry declares every tool of tools.yaml: its definition as a
 // model sees it (name, description, input schema, the four annotations), its
-// toolset, its guard, and the handler that decodes its arguments and, for a
+// toolset, its guard, and the handler that decodes its arguments, calls the
+// tool's function in its toolset's package (tools/TOOLSET) and, for a
 // guarded tool, puts the guard between the tool's plan and its execution.
 package registry
 
@@ -14,7 +15,16 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/bookmarks"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/collections"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/items"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/libraries"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/me"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/playlists"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/podcasts"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/progress"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/upkeep"
 )
 
 // Tool is one tool as tools.yaml declares it.
@@ -33,7 +43,7 @@ type Tool struct {
 	// Definition is what tools/list shows.
 	Definition *mcp.Tool
 	// Handler builds the tool's handler over its dependencies.
-	Handler func(*tools.Deps) tools.Handler
+	Handler func(*kit.Deps) kit.Handler
 }
 
 // Guard is when a tool asks a person, and what the dialog says.
@@ -44,7 +54,7 @@ type Guard struct {
 	// WhenParams are the PARAMs of its "PARAM present" terms.
 	WhenParams []string
 	// WhenEffects are the NAMEs of its "effect NAME" terms: what the
-	// plan found the call would do (tools.Plan.Effects).
+	// plan found the call would do (kit.Plan.Effects).
 	WhenEffects []string
 	// BindsTo are the parameters the approval is bound to.
 	BindsTo []string
@@ -920,253 +930,253 @@ var All = []Tool{
 
 func ptr(b bool) *bool { return &b }
 
-func listLibraries(d *tools.Deps) tools.Handler {
+func listLibraries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListLibraries(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.ListLibraries(ctx, d, a)
+		return libraries.ListLibraries(ctx, d, a)
 	}
 }
 
-func getLibrary(d *tools.Deps) tools.Handler {
+func getLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetLibrary(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetLibrary(ctx, d, a)
+		return libraries.GetLibrary(ctx, d, a)
 	}
 }
 
-func getLibraryStats(d *tools.Deps) tools.Handler {
+func getLibraryStats(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetLibraryStats(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetLibraryStats(ctx, d, a)
+		return libraries.GetLibraryStats(ctx, d, a)
 	}
 }
 
-func getLibraryFilterData(d *tools.Deps) tools.Handler {
+func getLibraryFilterData(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetLibraryFilterData(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetLibraryFilterData(ctx, d, a)
+		return libraries.GetLibraryFilterData(ctx, d, a)
 	}
 }
 
-func listLibraryItems(d *tools.Deps) tools.Handler {
+func listLibraryItems(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListLibraryItems(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.ListLibraryItems(ctx, d, a)
+		return libraries.ListLibraryItems(ctx, d, a)
 	}
 }
 
-func searchLibrary(d *tools.Deps) tools.Handler {
+func searchLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeSearchLibrary(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.SearchLibrary(ctx, d, a)
+		return libraries.SearchLibrary(ctx, d, a)
 	}
 }
 
-func getPersonalizedShelves(d *tools.Deps) tools.Handler {
+func getPersonalizedShelves(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetPersonalizedShelves(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetPersonalizedShelves(ctx, d, a)
+		return libraries.GetPersonalizedShelves(ctx, d, a)
 	}
 }
 
-func listSeries(d *tools.Deps) tools.Handler {
+func listSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListSeries(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.ListSeries(ctx, d, a)
+		return libraries.ListSeries(ctx, d, a)
 	}
 }
 
-func getSeries(d *tools.Deps) tools.Handler {
+func getSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetSeries(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetSeries(ctx, d, a)
+		return libraries.GetSeries(ctx, d, a)
 	}
 }
 
-func listAuthors(d *tools.Deps) tools.Handler {
+func listAuthors(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListAuthors(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.ListAuthors(ctx, d, a)
+		return libraries.ListAuthors(ctx, d, a)
 	}
 }
 
-func getAuthor(d *tools.Deps) tools.Handler {
+func getAuthor(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetAuthor(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetAuthor(ctx, d, a)
+		return libraries.GetAuthor(ctx, d, a)
 	}
 }
 
-func listTags(d *tools.Deps) tools.Handler {
+func listTags(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListTags(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.ListTags(ctx, d, a)
+		return libraries.ListTags(ctx, d, a)
 	}
 }
 
-func listGenres(d *tools.Deps) tools.Handler {
+func listGenres(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListGenres(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.ListGenres(ctx, d, a)
+		return libraries.ListGenres(ctx, d, a)
 	}
 }
 
-func getServerStatus(d *tools.Deps) tools.Handler {
+func getServerStatus(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetServerStatus(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetServerStatus(ctx, d, a)
+		return libraries.GetServerStatus(ctx, d, a)
 	}
 }
 
-func getLibraryItem(d *tools.Deps) tools.Handler {
+func getLibraryItem(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetLibraryItem(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetLibraryItem(ctx, d, a)
+		return items.GetLibraryItem(ctx, d, a)
 	}
 }
 
-func getItemChapters(d *tools.Deps) tools.Handler {
+func getItemChapters(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetItemChapters(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetItemChapters(ctx, d, a)
+		return items.GetItemChapters(ctx, d, a)
 	}
 }
 
-func getPodcastEpisode(d *tools.Deps) tools.Handler {
+func getPodcastEpisode(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetPodcastEpisode(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetPodcastEpisode(ctx, d, a)
+		return items.GetPodcastEpisode(ctx, d, a)
 	}
 }
 
-func listRecentEpisodes(d *tools.Deps) tools.Handler {
+func listRecentEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListRecentEpisodes(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.ListRecentEpisodes(ctx, d, a)
+		return items.ListRecentEpisodes(ctx, d, a)
 	}
 }
 
-func getMe(d *tools.Deps) tools.Handler {
+func getMe(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetMe(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetMe(ctx, d, a)
+		return me.GetMe(ctx, d, a)
 	}
 }
 
-func listItemsInProgress(d *tools.Deps) tools.Handler {
+func listItemsInProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListItemsInProgress(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.ListItemsInProgress(ctx, d, a)
+		return me.ListItemsInProgress(ctx, d, a)
 	}
 }
 
-func getListeningStats(d *tools.Deps) tools.Handler {
+func getListeningStats(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetListeningStats(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetListeningStats(ctx, d, a)
+		return me.GetListeningStats(ctx, d, a)
 	}
 }
 
-func getYearStats(d *tools.Deps) tools.Handler {
+func getYearStats(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetYearStats(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetYearStats(ctx, d, a)
+		return me.GetYearStats(ctx, d, a)
 	}
 }
 
-func listListeningSessions(d *tools.Deps) tools.Handler {
+func listListeningSessions(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListListeningSessions(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.ListListeningSessions(ctx, d, a)
+		return me.ListListeningSessions(ctx, d, a)
 	}
 }
 
-func getMediaProgress(d *tools.Deps) tools.Handler {
+func getMediaProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetMediaProgress(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetMediaProgress(ctx, d, a)
+		return progress.GetMediaProgress(ctx, d, a)
 	}
 }
 
-func setMediaProgress(d *tools.Deps) tools.Handler {
+func setMediaProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeSetMediaProgress(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanSetMediaProgress(ctx, d, a)
+		plan, err := progress.PlanSetMediaProgress(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -1184,13 +1194,13 @@ func setMediaProgress(d *tools.Deps) tools.Handler {
 	}
 }
 
-func deleteMediaProgress(d *tools.Deps) tools.Handler {
+func deleteMediaProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeDeleteMediaProgress(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanDeleteMediaProgress(ctx, d, a)
+		plan, err := progress.PlanDeleteMediaProgress(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -1206,43 +1216,43 @@ func deleteMediaProgress(d *tools.Deps) tools.Handler {
 	}
 }
 
-func listBookmarks(d *tools.Deps) tools.Handler {
+func listBookmarks(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListBookmarks(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.ListBookmarks(ctx, d, a)
+		return bookmarks.ListBookmarks(ctx, d, a)
 	}
 }
 
-func createBookmark(d *tools.Deps) tools.Handler {
+func createBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeCreateBookmark(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.CreateBookmark(ctx, d, a)
+		return bookmarks.CreateBookmark(ctx, d, a)
 	}
 }
 
-func updateBookmark(d *tools.Deps) tools.Handler {
+func updateBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeUpdateBookmark(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.UpdateBookmark(ctx, d, a)
+		return bookmarks.UpdateBookmark(ctx, d, a)
 	}
 }
 
-func deleteBookmark(d *tools.Deps) tools.Handler {
+func deleteBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeDeleteBookmark(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanDeleteBookmark(ctx, d, a)
+		plan, err := bookmarks.PlanDeleteBookmark(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -1258,43 +1268,43 @@ func deleteBookmark(d *tools.Deps) tools.Handler {
 	}
 }
 
-func listCollections(d *tools.Deps) tools.Handler {
+func listCollections(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListCollections(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.ListCollections(ctx, d, a)
+		return collections.ListCollections(ctx, d, a)
 	}
 }
 
-func getCollection(d *tools.Deps) tools.Handler {
+func getCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetCollection(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetCollection(ctx, d, a)
+		return collections.GetCollection(ctx, d, a)
 	}
 }
 
-func createCollection(d *tools.Deps) tools.Handler {
+func createCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeCreateCollection(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.CreateCollection(ctx, d, a)
+		return collections.CreateCollection(ctx, d, a)
 	}
 }
 
-func updateCollection(d *tools.Deps) tools.Handler {
+func updateCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeUpdateCollection(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanUpdateCollection(ctx, d, a)
+		plan, err := collections.PlanUpdateCollection(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -1312,23 +1322,23 @@ func updateCollection(d *tools.Deps) tools.Handler {
 	}
 }
 
-func addBooksToCollection(d *tools.Deps) tools.Handler {
+func addBooksToCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeAddBooksToCollection(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.AddBooksToCollection(ctx, d, a)
+		return collections.AddBooksToCollection(ctx, d, a)
 	}
 }
 
-func removeBooksFromCollection(d *tools.Deps) tools.Handler {
+func removeBooksFromCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeRemoveBooksFromCollection(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanRemoveBooksFromCollection(ctx, d, a)
+		plan, err := collections.PlanRemoveBooksFromCollection(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -1344,13 +1354,13 @@ func removeBooksFromCollection(d *tools.Deps) tools.Handler {
 	}
 }
 
-func deleteCollection(d *tools.Deps) tools.Handler {
+func deleteCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeDeleteCollection(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanDeleteCollection(ctx, d, a)
+		plan, err := collections.PlanDeleteCollection(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -1366,43 +1376,43 @@ func deleteCollection(d *tools.Deps) tools.Handler {
 	}
 }
 
-func listPlaylists(d *tools.Deps) tools.Handler {
+func listPlaylists(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListPlaylists(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.ListPlaylists(ctx, d, a)
+		return playlists.ListPlaylists(ctx, d, a)
 	}
 }
 
-func getPlaylist(d *tools.Deps) tools.Handler {
+func getPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetPlaylist(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetPlaylist(ctx, d, a)
+		return playlists.GetPlaylist(ctx, d, a)
 	}
 }
 
-func createPlaylist(d *tools.Deps) tools.Handler {
+func createPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeCreatePlaylist(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.CreatePlaylist(ctx, d, a)
+		return playlists.CreatePlaylist(ctx, d, a)
 	}
 }
 
-func updatePlaylist(d *tools.Deps) tools.Handler {
+func updatePlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeUpdatePlaylist(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanUpdatePlaylist(ctx, d, a)
+		plan, err := playlists.PlanUpdatePlaylist(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -1420,13 +1430,13 @@ func updatePlaylist(d *tools.Deps) tools.Handler {
 	}
 }
 
-func addItemsToPlaylist(d *tools.Deps) tools.Handler {
+func addItemsToPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeAddItemsToPlaylist(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanAddItemsToPlaylist(ctx, d, a)
+		plan, err := playlists.PlanAddItemsToPlaylist(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -1444,13 +1454,13 @@ func addItemsToPlaylist(d *tools.Deps) tools.Handler {
 	}
 }
 
-func removeItemsFromPlaylist(d *tools.Deps) tools.Handler {
+func removeItemsFromPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeRemoveItemsFromPlaylist(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanRemoveItemsFromPlaylist(ctx, d, a)
+		plan, err := playlists.PlanRemoveItemsFromPlaylist(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -1466,13 +1476,13 @@ func removeItemsFromPlaylist(d *tools.Deps) tools.Handler {
 	}
 }
 
-func deletePlaylist(d *tools.Deps) tools.Handler {
+func deletePlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeDeletePlaylist(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanDeletePlaylist(ctx, d, a)
+		plan, err := playlists.PlanDeletePlaylist(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -1488,73 +1498,73 @@ func deletePlaylist(d *tools.Deps) tools.Handler {
 	}
 }
 
-func searchPodcasts(d *tools.Deps) tools.Handler {
+func searchPodcasts(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeSearchPodcasts(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.SearchPodcasts(ctx, d, a)
+		return podcasts.SearchPodcasts(ctx, d, a)
 	}
 }
 
-func getPodcastFeed(d *tools.Deps) tools.Handler {
+func getPodcastFeed(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetPodcastFeed(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetPodcastFeed(ctx, d, a)
+		return podcasts.GetPodcastFeed(ctx, d, a)
 	}
 }
 
-func createPodcast(d *tools.Deps) tools.Handler {
+func createPodcast(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeCreatePodcast(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.CreatePodcast(ctx, d, a)
+		return podcasts.CreatePodcast(ctx, d, a)
 	}
 }
 
-func checkNewEpisodes(d *tools.Deps) tools.Handler {
+func checkNewEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeCheckNewEpisodes(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.CheckNewEpisodes(ctx, d, a)
+		return podcasts.CheckNewEpisodes(ctx, d, a)
 	}
 }
 
-func downloadPodcastEpisodes(d *tools.Deps) tools.Handler {
+func downloadPodcastEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeDownloadPodcastEpisodes(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.DownloadPodcastEpisodes(ctx, d, a)
+		return podcasts.DownloadPodcastEpisodes(ctx, d, a)
 	}
 }
 
-func listPodcastDownloads(d *tools.Deps) tools.Handler {
+func listPodcastDownloads(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeListPodcastDownloads(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.ListPodcastDownloads(ctx, d, a)
+		return podcasts.ListPodcastDownloads(ctx, d, a)
 	}
 }
 
-func deletePodcastEpisode(d *tools.Deps) tools.Handler {
+func deletePodcastEpisode(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeDeletePodcastEpisode(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanDeletePodcastEpisode(ctx, d, a)
+		plan, err := podcasts.PlanDeletePodcastEpisode(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -1570,13 +1580,13 @@ func deletePodcastEpisode(d *tools.Deps) tools.Handler {
 	}
 }
 
-func deletePodcast(d *tools.Deps) tools.Handler {
+func deletePodcast(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeDeletePodcast(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanDeletePodcast(ctx, d, a)
+		plan, err := podcasts.PlanDeletePodcast(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -1592,23 +1602,23 @@ func deletePodcast(d *tools.Deps) tools.Handler {
 	}
 }
 
-func scanLibrary(d *tools.Deps) tools.Handler {
+func scanLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeScanLibrary(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.ScanLibrary(ctx, d, a)
+		return upkeep.ScanLibrary(ctx, d, a)
 	}
 }
 
-func updateItemMetadata(d *tools.Deps) tools.Handler {
+func updateItemMetadata(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeUpdateItemMetadata(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanUpdateItemMetadata(ctx, d, a)
+		plan, err := upkeep.PlanUpdateItemMetadata(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -1626,13 +1636,13 @@ func updateItemMetadata(d *tools.Deps) tools.Handler {
 	}
 }
 
-func matchLibraryItem(d *tools.Deps) tools.Handler {
+func matchLibraryItem(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeMatchLibraryItem(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanMatchLibraryItem(ctx, d, a)
+		plan, err := upkeep.PlanMatchLibraryItem(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -1650,23 +1660,23 @@ func matchLibraryItem(d *tools.Deps) tools.Handler {
 	}
 }
 
-func getItemCover(d *tools.Deps) tools.Handler {
+func getItemCover(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeGetItemCover(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		return tools.GetItemCover(ctx, d, a)
+		return upkeep.GetItemCover(ctx, d, a)
 	}
 }
 
-func removeItemCover(d *tools.Deps) tools.Handler {
+func removeItemCover(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := toolargs.DecodeRemoveItemCover(req.Params.Arguments)
 		if err != nil {
-			return nil, tools.ArgumentError(err)
+			return nil, kit.ArgumentError(err)
 		}
-		plan, err := tools.PlanRemoveItemCover(ctx, d, a)
+		plan, err := upkeep.PlanRemoveItemCover(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}

@@ -20,7 +20,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
 // Instructions tell a model how the tools fit together.
@@ -48,7 +48,7 @@ type Options struct {
 // Server is an assembled server.
 type Server struct {
 	MCP   *mcp.Server
-	Deps  *tools.Deps
+	Deps  *kit.Deps
 	Tools []registry.Tool // the registered tools, in manifest order
 	// Stateless is Options.Stateless: HTTPHandler serves without sessions.
 	Stateless  bool
@@ -130,7 +130,7 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	deps, err := tools.NewDeps(tools.Options{
+	deps, err := kit.NewDeps(kit.Options{
 		URL: cfg.URL, APIKey: cfg.APIKey, PerPerson: cfg.PerPerson, Timeout: cfg.Timeout, InsecureTLS: cfg.InsecureTLS,
 		MaxResultChars: cfg.MaxResultChars, Guard: g, Transport: o.Transport,
 	})
@@ -207,14 +207,14 @@ func Select(readOnly bool, toolsets []string) []registry.Tool {
 // for a missing permission (Rights) is refused here, with the permission's
 // name, before a question is asked or anything is sent. (Per person, wrap
 // checks the person's rights before the tool runs.)
-func checkRight(deps *tools.Deps, logger *slog.Logger) func(ctx context.Context, tool string) error {
+func checkRight(deps *kit.Deps, logger *slog.Logger) func(ctx context.Context, tool string) error {
 	return func(ctx context.Context, tool string) error {
 		if Rights[tool] == "" {
 			return nil
 		}
 		me, err := deps.WhoIs(ctx, "")
 		if err != nil {
-			return tools.Errorf(tools.Stated, "Nothing was changed and nobody was asked: %s needs Audiobookshelf's %s permission, and the user of the API key could not be read to check it: %s.", tool, Rights[tool], err.Error())
+			return kit.Errorf(kit.Stated, "Nothing was changed and nobody was asked: %s needs Audiobookshelf's %s permission, and the user of the API key could not be read to check it: %s.", tool, Rights[tool], err.Error())
 		}
 		if right := lacksFor(*me, tool); right != "" {
 			logger.Info("refused: no permission", "tool", tool, "user", me.UserID, "permission", right)
@@ -226,13 +226,13 @@ func checkRight(deps *tools.Deps, logger *slog.Logger) func(ctx context.Context,
 
 // wrap adds what every tool shares: the setup check, per person the
 // person's rights, the one place where a tool's error becomes the result a
-// client reads (tools.Result), the result budget (tools.Budget: no answer
+// client reads (kit.Result), the result budget (kit.Budget: no answer
 // longer than AUDIOBOOKSHELF_MAX_RESULT_CHARS reaches the client, whatever
 // the tool) and a recover that turns a panic into a tool error instead of
 // a crash.
-func wrap(t registry.Tool, deps *tools.Deps, logger *slog.Logger) mcp.ToolHandler {
+func wrap(t registry.Tool, deps *kit.Deps, logger *slog.Logger) mcp.ToolHandler {
 	h := t.Handler(deps)
-	shape := tools.ShapeOf(t.Name, t.ReadOnly, t.Definition.InputSchema)
+	shape := kit.ShapeOf(t.Name, t.ReadOnly, t.Definition.InputSchema)
 	run := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if err := deps.Ready(t.NeedsAuth); err != nil {
 			return nil, err
@@ -240,7 +240,7 @@ func wrap(t registry.Tool, deps *tools.Deps, logger *slog.Logger) mcp.ToolHandle
 		if deps.PerPerson {
 			p := personOf(req.Extra)
 			if p == nil {
-				return nil, tools.Errorf(tools.Stated, "This server serves each person with their own Audiobookshelf API key, and this call came without one; nothing was done. Connect over HTTP with Authorization: Bearer and your Audiobookshelf API key.")
+				return nil, kit.Errorf(kit.Stated, "This server serves each person with their own Audiobookshelf API key, and this call came without one; nothing was done. Connect over HTTP with Authorization: Bearer and your Audiobookshelf API key.")
 			}
 			if right := p.lacks(t.Name); right != "" {
 				logger.Info("refused: no permission", "tool", t.Name, "user", p.UserID, "permission", right)
@@ -248,7 +248,7 @@ func wrap(t registry.Tool, deps *tools.Deps, logger *slog.Logger) mcp.ToolHandle
 			}
 			ctx = forPerson(ctx, p)
 		}
-		return h(tools.WithProgress(ctx, req), req)
+		return h(kit.WithProgress(ctx, req), req)
 	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
 		defer func() {
@@ -260,8 +260,8 @@ func wrap(t registry.Tool, deps *tools.Deps, logger *slog.Logger) mcp.ToolHandle
 		}()
 		res, err := run(ctx, req)
 		if err != nil {
-			res = tools.Result(err)
+			res = kit.Result(err)
 		}
-		return tools.Budget(res, deps.MaxChars(), shape, req.Params.Arguments), nil
+		return kit.Budget(res, deps.MaxChars(), shape, req.Params.Arguments), nil
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
 // registrationSchema is the input schema go-sdk holds for every tool; what
@@ -39,7 +39,7 @@ var registrationSchema = &jsonschema.Schema{Type: "object"}
 // once); every other method does not. tools/list cannot change afterwards,
 // which is why New declares the tools capability itself, without
 // listChanged.
-func register(s *mcp.Server, selected []registry.Tool, deps *tools.Deps, logger *slog.Logger) <-chan struct{} {
+func register(s *mcp.Server, selected []registry.Tool, deps *kit.Deps, logger *slog.Logger) <-chan struct{} {
 	defs := make(map[string]*mcp.Tool, len(selected))
 	for _, t := range selected {
 		defs[t.Name] = t.Definition

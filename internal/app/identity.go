@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
 // Per-person mode (HTTPOptions.PerPerson): the server holds no Audiobookshelf
@@ -39,7 +39,7 @@ const maxIdentities = 1024
 // proved it. It travels in the request's context only, for the length of
 // the request; it has no String method and is never logged.
 type person struct {
-	tools.Person
+	kit.Person
 	key string
 }
 
@@ -56,7 +56,7 @@ const personKey = "audiobookshelf-person"
 
 // identities checks keys and binds sessions.
 type identities struct {
-	deps *tools.Deps
+	deps *kit.Deps
 	ttl  time.Duration
 	now  func() time.Time
 	log  interface {
@@ -70,11 +70,11 @@ type identities struct {
 }
 
 type identityEntry struct {
-	p   tools.Person
+	p   kit.Person
 	exp time.Time
 }
 
-func newIdentities(deps *tools.Deps, ttl time.Duration, log interface{ Info(string, ...any) }) *identities {
+func newIdentities(deps *kit.Deps, ttl time.Duration, log interface{ Info(string, ...any) }) *identities {
 	if ttl <= 0 {
 		ttl = DefaultIdentityTTL
 	}
@@ -83,7 +83,7 @@ func newIdentities(deps *tools.Deps, ttl time.Duration, log interface{ Info(stri
 }
 
 // who is the person key belongs to: from the cache, or from Audiobookshelf.
-func (ids *identities) who(ctx context.Context, key string) (tools.Person, error) {
+func (ids *identities) who(ctx context.Context, key string) (kit.Person, error) {
 	h := sha256.Sum256([]byte("audiobookshelf-mcp identity\x00" + key))
 	now := ids.now()
 	ids.mu.Lock()
@@ -94,7 +94,7 @@ func (ids *identities) who(ctx context.Context, key string) (tools.Person, error
 	}
 	p, err := ids.deps.WhoIs(ctx, key)
 	if err != nil {
-		return tools.Person{}, err
+		return kit.Person{}, err
 	}
 	ids.mu.Lock()
 	if len(ids.cache) >= maxIdentities {
@@ -159,7 +159,7 @@ func (s *Server) requirePerson(ids *identities, next http.Handler) http.Handler 
 		}
 		p, err := ids.who(r.Context(), key)
 		switch {
-		case errors.Is(err, tools.ErrKeyRefused):
+		case errors.Is(err, kit.ErrKeyRefused):
 			unauthorized(w, perPersonHelp, false, fmt.Sprintf("401 Unauthorized: Audiobookshelf at %s does not accept the API key in the Authorization header (unknown, expired, or its user is disabled). Send your own Audiobookshelf API key (Settings → Users → API keys) as Authorization: Bearer KEY", s.Deps.BaseURL))
 			return
 		case err != nil:
@@ -217,7 +217,7 @@ func personOf(extra *mcp.RequestExtra) *person {
 // forPerson is ctx for a call made for p: every request to Audiobookshelf
 // carries p's key, and approvals are bound to p's user id.
 func forPerson(ctx context.Context, p *person) context.Context {
-	return guard.WithUser(tools.WithKey(ctx, p.key), p.UserID)
+	return guard.WithUser(kit.WithKey(ctx, p.key), p.UserID)
 }
 
 // Rights are the Audiobookshelf permissions a tool needs beyond the
@@ -253,7 +253,7 @@ var Rights = map[string]string{
 func (p *person) lacks(tool string) string { return lacksFor(p.Person, tool) }
 
 // lacksFor is the permission p lacks for tool (Rights), "" when none.
-func lacksFor(p tools.Person, tool string) string {
+func lacksFor(p kit.Person, tool string) string {
 	switch Rights[tool] {
 	case "update":
 		if !p.CanUpdate {
@@ -282,14 +282,14 @@ func lacksRight(tool, right string, p *person) error {
 
 // refuseRight is the result of a call refused because user p lacks right;
 // who says whose user it is.
-func refuseRight(tool, right string, p tools.Person, who string) error {
+func refuseRight(tool, right string, p kit.Person, who string) error {
 	text := fmt.Sprintf(
 		"Nothing was changed: %s did not run, and nobody was asked, because it needs Audiobookshelf's %s permission (%s), and %s (%s, id %s) has it off; Audiobookshelf would refuse it (403). An Audiobookshelf admin can grant it under Settings → Users.",
 		tool, right, rightField[right], who, p.Username, p.UserID)
 	if right == "admin" {
 		text = fmt.Sprintf("Nothing was changed: %s did not run, and nobody was asked, because %s (%s, id %s) is of type %s, and Audiobookshelf lets only admin and root users do this.", tool, who, p.Username, p.UserID, p.Type)
 	}
-	return &tools.Error{Text: text, Outcome: tools.Stated,
+	return &kit.Error{Text: text, Outcome: kit.Stated,
 		Structured: map[string]any{"status": "not_changed", "outcome": "no permission", "missing_permission": right}}
 }
 

@@ -9,14 +9,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
 // A person printed or logged, alone or inside the TokenInfo that carries
 // it, shows the user id and never the key.
 func TestPersonNeverShowsTheKey(t *testing.T) {
 	const key = "the-secret-audiobookshelf-key"
-	p := &person{Person: tools.Person{UserID: "u-1", Username: "sam"}, key: key}
+	p := &person{Person: kit.Person{UserID: "u-1", Username: "sam"}, key: key}
 	ti := &auth.TokenInfo{UserID: "u-1", Extra: map[string]any{personKey: p}}
 	var buf bytes.Buffer
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("x", "person", p, "info", ti)

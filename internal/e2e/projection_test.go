@@ -9,16 +9,17 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
-// Compact results cut long descriptions at tools.DescriptionLimit
+// Compact results cut long descriptions at compact.DescriptionLimit
 // characters, collapse their markup and whitespace, and say the total
 // length; detail "full" returns Audiobookshelf's own text.
 func TestLongDescriptionIsCut(t *testing.T) {
 	// The raw item is longer than the default result budget: this test is
 	// about the description, so the budget is raised.
-	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = tools.MaxMaxResultChars }})
+	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = kit.MaxMaxResultChars }})
 	long := "<p>" + strings.Repeat("Death   rides\n a pale horse. ", 200) + "</p>"
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range d.Items {
@@ -34,8 +35,8 @@ func TestLongDescriptionIsCut(t *testing.T) {
 	desc := str(at(t, v, "description"))
 	total := num(at(t, v, "description_length"))
 	collapsed := strings.TrimSpace(strings.Join(strings.Fields(strings.Repeat("Death   rides\n a pale horse. ", 200)), " "))
-	if n := utf8.RuneCountInString(desc); n != tools.DescriptionLimit+1 || !strings.HasSuffix(desc, "…") {
-		t.Errorf("compact description has %d characters, want %d and an ellipsis: %q…", n, tools.DescriptionLimit+1, desc[:40])
+	if n := utf8.RuneCountInString(desc); n != compact.DescriptionLimit+1 || !strings.HasSuffix(desc, "…") {
+		t.Errorf("compact description has %d characters, want %d and an ellipsis: %q…", n, compact.DescriptionLimit+1, desc[:40])
 	}
 	if strings.Contains(desc, "<p>") || strings.Contains(desc, "  ") || strings.Contains(desc, "\n") {
 		t.Errorf("markup or runs of whitespace survived: %q", desc[:60])

@@ -11,7 +11,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/scalecheck"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/libraries"
 )
 
 // ScaleLibrary is a household-sized library: 1,000 books (and the 16 of
@@ -35,7 +36,7 @@ func TestEveryReadToolFitsTheBudgetAtScale(t *testing.T) {
 	call := func(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
 		return e.CallErr(name, args)
 	}
-	reports := scalecheck.Run(context.Background(), call, tools.DefaultMaxResultChars, scalecheck.Widest(scalecheck.StandinTargets()), t.Errorf)
+	reports := scalecheck.Run(context.Background(), call, kit.DefaultMaxResultChars, scalecheck.Widest(scalecheck.StandinTargets()), t.Errorf)
 	walked := map[string]int{}
 	for _, r := range reports {
 		if r.Skipped > 0 {
@@ -57,12 +58,12 @@ func TestEveryReadToolFitsTheBudgetAtScale(t *testing.T) {
 
 	// Lists inside one answer are cut with a count and where the rest is.
 	stats := decode(t, e.Call(t, "get_library_stats", map[string]any{"library_id": sd.LibraryBooksID}))
-	if n := at(t, stats, "cut", "genresWithCount", "total"); n != float64(406) || len(at(t, stats, "genresWithCount").([]any)) != tools.StatsGenresCap {
-		t.Errorf("get_library_stats: want the first %d of 406 genres with a cut, got total %v", tools.StatsGenresCap, n)
+	if n := at(t, stats, "cut", "genresWithCount", "total"); n != float64(406) || len(at(t, stats, "genresWithCount").([]any)) != libraries.StatsGenresCap {
+		t.Errorf("get_library_stats: want the first %d of 406 genres with a cut, got total %v", libraries.StatsGenresCap, n)
 	}
 	series := decode(t, e.Call(t, "list_series", map[string]any{"library_id": sd.LibraryBooksID, "sort": "num_books", "descending": true, "limit": 1}))
 	if more := str(at(t, series, "results", 0, "more")); at(t, series, "results", 0, "id") != sd.ScaleSeriesID ||
-		len(at(t, series, "results", 0, "books").([]any)) != tools.SeriesBooksCap || !strings.Contains(more, "filter_group series") {
+		len(at(t, series, "results", 0, "books").([]any)) != libraries.SeriesBooksCap || !strings.Contains(more, "filter_group series") {
 		t.Errorf("list_series: the longest series shows %d books and more %q", len(at(t, series, "results", 0, "books").([]any)), more)
 	}
 	one := decode(t, e.Call(t, "get_series", map[string]any{"series_id": sd.ScaleSeriesID}))

@@ -20,7 +20,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
 // The two calls every fault is tried with: a read (one GET) and a write
@@ -177,7 +177,7 @@ func faultCases() []faultCase {
 				}
 				// Both calls together stopped reading after the limit
 				// (plus what socket buffers hold).
-				if n := endlessSent.Load(); n > 2*(tools.MaxResponseBytes+16<<20) {
+				if n := endlessSent.Load(); n > 2*(kit.MaxResponseBytes+16<<20) {
 					t.Errorf("%d bytes were sent before the calls stopped reading", n)
 				}
 			}},
@@ -364,7 +364,7 @@ func runFault(t *testing.T, fc faultCase) {
 	// were live at once, and nothing is kept after the calls.
 	if peak != nil {
 		p, kept := peak()
-		if p > 4*tools.MaxResponseBytes || kept > 16<<20 {
+		if p > 4*kit.MaxResponseBytes || kept > 16<<20 {
 			t.Errorf("live heap grew by %d MB at its peak and kept %d MB", p>>20, kept>>20)
 		}
 		t.Logf("heap: peak +%d MB, kept %d MB", p>>20, kept>>20)

@@ -24,7 +24,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
 // Targets are the ids the widest calls are made on.
@@ -248,7 +248,7 @@ func one(ctx context.Context, call Call, budget int, t registry.Tool, args map[s
 		errorf("%s: %v", what, err)
 		return nil, false
 	}
-	n := tools.ResultChars(res)
+	n := kit.ResultChars(res)
 	if n > r.MaxChars {
 		r.MaxChars, r.MaxArgs = n, argString(args)
 	}

@@ -326,7 +326,8 @@ func renderRegistry(m *Manifest, spec Spec) ([]byte, error) {
 	b.WriteString(header)
 	b.WriteString(`// Package registry declares every tool of tools.yaml: its definition as a
 // model sees it (name, description, input schema, the four annotations), its
-// toolset, its guard, and the handler that decodes its arguments and, for a
+// toolset, its guard, and the handler that decodes its arguments, calls the
+// tool's function in its toolset's package (tools/TOOLSET) and, for a
 // guarded tool, puts the guard between the tool's plan and its execution.
 package registry
 
@@ -338,8 +339,10 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
-)
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+`)
+	b.WriteString(toolsetImports(m))
+	b.WriteString(`)
 
 // Tool is one tool as tools.yaml declares it.
 type Tool struct {
@@ -357,7 +360,7 @@ type Tool struct {
 	// Definition is what tools/list shows.
 	Definition *mcp.Tool
 	// Handler builds the tool's handler over its dependencies.
-	Handler func(*tools.Deps) tools.Handler
+	Handler func(*kit.Deps) kit.Handler
 }
 
 // Guard is when a tool asks a person, and what the dialog says.
@@ -368,7 +371,7 @@ type Guard struct {
 	// WhenParams are the PARAMs of its "PARAM present" terms.
 	WhenParams []string
 	// WhenEffects are the NAMEs of its "effect NAME" terms: what the
-	// plan found the call would do (tools.Plan.Effects).
+	// plan found the call would do (kit.Plan.Effects).
 	WhenEffects []string
 	// BindsTo are the parameters the approval is bound to.
 	BindsTo []string
@@ -436,6 +439,28 @@ const ServerName = `)
 	return gofmt(RegistryFile, b.Bytes())
 }
 
+// ModulePath is the Go module of this repository.
+const ModulePath = "github.com/audiobookshelf-mcp/audiobookshelf-mcp"
+
+// ToolsetDir is where a toolset's package is: tools/NAME, package NAME.
+func ToolsetDir(toolset string) string { return "tools/" + toolset }
+
+// toolsetImports imports the package of every toolset that has tools, in
+// the manifest's order: a toolset added to tools.yaml needs no change here.
+func toolsetImports(m *Manifest) string {
+	has := map[string]bool{}
+	for _, t := range m.Tools {
+		has[t.Toolset] = true
+	}
+	var b strings.Builder
+	for _, ts := range m.Toolsets {
+		if has[ts.Name] {
+			fmt.Fprintf(&b, "\t%q\n", ModulePath+"/"+ToolsetDir(ts.Name))
+		}
+	}
+	return b.String()
+}
+
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
 
 func quotedList(ss []string) string {
@@ -452,16 +477,17 @@ func quotedList(ss []string) string {
 func writeHandler(b *bytes.Buffer, t *Tool) {
 	typ := GoName(t.Name)
 	fn := lowerFirst(typ)
-	fmt.Fprintf(b, "func %s(d *tools.Deps) tools.Handler {\n", fn)
+	pkg := t.Toolset
+	fmt.Fprintf(b, "func %s(d *kit.Deps) kit.Handler {\n", fn)
 	b.WriteString("\treturn func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {\n")
 	fmt.Fprintf(b, "\t\ta, err := toolargs.Decode%s(req.Params.Arguments)\n", typ)
-	b.WriteString("\t\tif err != nil {\n\t\t\treturn nil, tools.ArgumentError(err)\n\t\t}\n")
+	b.WriteString("\t\tif err != nil {\n\t\t\treturn nil, kit.ArgumentError(err)\n\t\t}\n")
 	if !t.Guarded() {
-		fmt.Fprintf(b, "\t\treturn tools.%s(ctx, d, a)\n\t}\n}\n\n", typ)
+		fmt.Fprintf(b, "\t\treturn %s.%s(ctx, d, a)\n\t}\n}\n\n", pkg, typ)
 		return
 	}
 	g := t.Guard
-	fmt.Fprintf(b, "\t\tplan, err := tools.Plan%s(ctx, d, a)\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n", typ)
+	fmt.Fprintf(b, "\t\tplan, err := %s.Plan%s(ctx, d, a)\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n", pkg, typ)
 	indent := "\t\t"
 	if g.Condition != "always" {
 		terms, _ := g.Terms()

@@ -1,0 +1,20 @@
+package absdata
+
+type Collection struct {
+	ID          string  `json:"id"`
+	LibraryID   string  `json:"libraryId"`
+	UserID      string  `json:"userId"`
+	Name        string  `json:"name"`
+	Description *string `json:"description"`
+	Books       []Item  `json:"books"`
+	LastUpdate  int64   `json:"lastUpdate"`
+	CreatedAt   int64   `json:"createdAt"`
+}
+
+func (c *Collection) BookIDs() []string {
+	ids := make([]string, 0, len(c.Books))
+	for _, b := range c.Books {
+		ids = append(ids, b.ID)
+	}
+	return ids
+}

@@ -1,0 +1,22 @@
+package absdata
+
+type Session struct {
+	ID            string  `json:"id"`
+	LibraryItemID string  `json:"libraryItemId"`
+	EpisodeID     *string `json:"episodeId"`
+	MediaType     string  `json:"mediaType"`
+	DisplayTitle  string  `json:"displayTitle"`
+	DisplayAuthor string  `json:"displayAuthor"`
+	Duration      float64 `json:"duration"`
+	PlayMethod    int     `json:"playMethod"`
+	MediaPlayer   string  `json:"mediaPlayer"`
+	DeviceInfo    *struct {
+		ClientName string `json:"clientName"`
+		DeviceName string `json:"deviceName"`
+	} `json:"deviceInfo"`
+	TimeListening float64 `json:"timeListening"`
+	StartTime     float64 `json:"startTime"`
+	CurrentTime   float64 `json:"currentTime"`
+	StartedAt     int64   `json:"startedAt"`
+	UpdatedAt     int64   `json:"updatedAt"`
+}

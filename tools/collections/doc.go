@@ -1,0 +1,11 @@
+// Package collections is the collections toolset of tools.yaml: the
+// server-wide collections of books, with their order.
+//
+// One exported function per tool, named after it (ListLibraries is
+// list_libraries; a guarded tool's is its plan, PlanDeleteCollection for
+// delete_collection, see kit.Plan): gen/registry, generated from
+// tools.yaml, calls it after decoding the arguments. A tool's facts
+// (annotations, guard, permission, request count, toolset) are in
+// tools.yaml alone; what is shared by toolsets is in tools/kit (machinery),
+// tools/absdata (decoders) and tools/compact (projections).
+package collections

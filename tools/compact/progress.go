@@ -1,0 +1,40 @@
+package compact
+
+import (
+	"math"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
+)
+
+// Progress is a user's progress on one item or episode.
+type Progress struct {
+	ID          string  `json:"id"` // the record id delete_media_progress takes
+	ItemID      string  `json:"library_item_id,omitempty"`
+	EpisodeID   string  `json:"episode_id,omitempty"`
+	CurrentTime float64 `json:"current_time_s"`
+	DurationS   int64   `json:"duration_s,omitempty"`
+	ProgressPct int     `json:"progress_pct"`
+	Finished    bool    `json:"finished"`
+	Hidden      bool    `json:"hidden_from_continue_listening,omitempty"`
+	LastUpdate  string  `json:"last_update,omitempty"`
+	StartedAt   string  `json:"started_at,omitempty"`
+	FinishedAt  string  `json:"finished_at,omitempty"`
+}
+
+func ProgressOf(p *absdata.Progress) *Progress {
+	if p == nil {
+		return nil
+	}
+	out := &Progress{
+		ID: p.ID, ItemID: p.LibraryItemID, CurrentTime: math.Round(p.CurrentTime*10) / 10,
+		DurationS: Seconds(p.Duration), ProgressPct: Pct(p.Progress), Finished: p.IsFinished,
+		Hidden: p.HideFromContinueListening, LastUpdate: Stamp(p.LastUpdate), StartedAt: Stamp(p.StartedAt),
+	}
+	if p.EpisodeID != nil {
+		out.EpisodeID = *p.EpisodeID
+	}
+	if p.FinishedAt != nil {
+		out.FinishedAt = Stamp(*p.FinishedAt)
+	}
+	return out
+}

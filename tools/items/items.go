@@ -1,0 +1,47 @@
+package items
+
+import (
+	"context"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// GetLibraryItem is get_library_item.
+func GetLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.GetLibraryItem) (*mcp.CallToolResult, error) {
+	body, it, err := d.ReadItem(ctx, a.LibraryItemID)
+	if err != nil {
+		return nil, err
+	}
+	if kit.Full(a.Detail) {
+		return kit.RawResult(body)
+	}
+	return kit.JSONResult(compact.Detail(it))
+}
+
+// Chapter is one chapter.
+type Chapter struct {
+	Index  int     `json:"index"`
+	Title  string  `json:"title"`
+	StartS float64 `json:"start_s"`
+	EndS   float64 `json:"end_s"`
+}
+
+// GetItemChapters is get_item_chapters.
+func GetItemChapters(ctx context.Context, d *kit.Deps, a toolargs.GetItemChapters) (*mcp.CallToolResult, error) {
+	_, it, err := d.ReadItem(ctx, a.LibraryItemID)
+	if err != nil {
+		return nil, err
+	}
+	if it.MediaType == "podcast" {
+		return nil, kit.Errorf(kit.Unchanged, "Library item %s is a podcast: its chapters belong to episodes. Use get_podcast_episode with an episode_id (get_library_item lists them).", a.LibraryItemID)
+	}
+	out := make([]Chapter, 0, len(it.Media.Chapters))
+	for i, c := range kit.PageOf(it.Media.Chapters, int(a.Page), int(a.Limit)) {
+		out = append(out, Chapter{Index: int(a.Page*a.Limit) + i, Title: c.Title, StartS: compact.Round1(c.Start), EndS: compact.Round1(c.End)})
+	}
+	return kit.PageResult(d, "chapters", out, len(it.Media.Chapters), int(a.Page), int(a.Limit),
+		kit.Extra("library_item_id", it.ID), kit.Extra("title", it.Media.Metadata.Title), kit.Extra("duration_s", compact.Seconds(it.Media.Duration)))
+}

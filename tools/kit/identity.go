@@ -1,0 +1,95 @@
+package kit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Per-person mode: every request to Audiobookshelf of one call is made with
+// the key of the person who made the call, which the HTTP layer puts into
+// the call's context (WithKey). The server holds no key of its own then.
+
+type keyCtx struct{}
+
+// WithKey returns ctx carrying the Audiobookshelf API key that every request
+// made with it sends (instead of the configured one).
+func WithKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, keyCtx{}, key)
+}
+
+// keyFrom is the key WithKey put in ctx, "" for none.
+func keyFrom(ctx context.Context) string {
+	k, _ := ctx.Value(keyCtx{}).(string)
+	return k
+}
+
+// Person is who an Audiobookshelf API key belongs to, from GET /api/me.
+type Person struct {
+	UserID, Username, Type string
+	// CanUpdate and CanDelete are the user's update and delete permissions
+	// (Audiobookshelf checks them on collections: update to create and
+	// change one, delete to delete one).
+	CanUpdate, CanDelete bool
+}
+
+// ErrKeyRefused is returned by WhoIs when Audiobookshelf refuses the key.
+var ErrKeyRefused = errors.New("Audiobookshelf refused this API key")
+
+// maxMeBytes bounds the answer of GET /api/me read to learn who a key is
+// (it carries the user's progress and bookmarks).
+const maxMeBytes = 16 << 20
+
+// WhoIs asks Audiobookshelf whose key this is (GET /api/me, made with the
+// key). ErrKeyRefused when Audiobookshelf answers 401 or the account is
+// inactive; any other failure is an error saying what happened, never
+// carrying the key.
+func (d *Deps) WhoIs(ctx context.Context, key string) (*Person, error) {
+	if d.API == nil {
+		return nil, errors.New("AUDIOBOOKSHELF_URL is not set")
+	}
+	ctx, cancel := context.WithTimeout(WithKey(ctx, key), d.Timeout)
+	defer cancel()
+	resp, err := d.API.GetMe(ctx)
+	if err != nil {
+		var reason string
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			reason = fmt.Sprintf("no answer within %s", d.Timeout)
+		default:
+			reason = "it could not be reached"
+		}
+		return nil, fmt.Errorf("Audiobookshelf at %s could not check the key: %s", d.BaseURL, reason)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized {
+		return nil, ErrKeyRefused
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("Audiobookshelf at %s answered GET /api/me with HTTP %d while checking the key", d.BaseURL, resp.StatusCode)
+	}
+	body, err := ReadLimited(resp.Body, resp.ContentLength, maxMeBytes)
+	if err != nil {
+		return nil, fmt.Errorf("Audiobookshelf at %s: the answer to GET /api/me could not be read while checking the key", d.BaseURL)
+	}
+	var me struct {
+		ID          string `json:"id"`
+		Username    string `json:"username"`
+		Type        string `json:"type"`
+		IsActive    *bool  `json:"isActive"`
+		Permissions struct {
+			Update bool `json:"update"`
+			Delete bool `json:"delete"`
+		} `json:"permissions"`
+	}
+	if err := json.Unmarshal(body, &me); err != nil || me.ID == "" {
+		return nil, fmt.Errorf("Audiobookshelf at %s answered GET /api/me without a user id while checking the key; is AUDIOBOOKSHELF_URL the Audiobookshelf server itself?", d.BaseURL)
+	}
+	if me.IsActive != nil && !*me.IsActive {
+		return nil, ErrKeyRefused
+	}
+	return &Person{UserID: me.ID, Username: me.Username, Type: me.Type,
+		CanUpdate: me.Permissions.Update, CanDelete: me.Permissions.Delete}, nil
+}

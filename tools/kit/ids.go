@@ -1,0 +1,66 @@
+package kit
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
+)
+
+// SameMembers reports how want differs from have as sets.
+func SameMembers(have, want []string) (missing, extra []string) {
+	in := make(map[string]bool, len(have))
+	for _, h := range have {
+		in[h] = true
+	}
+	wanted := make(map[string]bool, len(want))
+	for _, w := range want {
+		wanted[w] = true
+		if !in[w] {
+			extra = append(extra, w)
+		}
+	}
+	for _, h := range have {
+		if !wanted[h] {
+			missing = append(missing, h)
+		}
+	}
+	return missing, extra
+}
+
+func ListIDs(ids []string) string {
+	if len(ids) > 10 {
+		return strings.Join(ids[:10], ", ") + fmt.Sprintf(" and %d more", len(ids)-10)
+	}
+	return strings.Join(ids, ", ")
+}
+
+func PluralBe(n int) string {
+	if n == 1 {
+		return " is"
+	}
+	return " are"
+}
+
+// MayRun is d.CheckRight's refusal of tool, nil when it may run (or
+// nothing checks).
+func (d *Deps) MayRun(ctx context.Context, tool string) error {
+	if d.CheckRight == nil {
+		return nil
+	}
+	return d.CheckRight(ctx, tool)
+}
+
+// PlainIDs refuses, before anything is asked, a question that would carry
+// an id Audiobookshelf answered that is not a plain id (letters, digits
+// and _ . : - only): what goes into a question is ids and counts, checked
+// as such, whatever Audiobookshelf answers.
+func PlainIDs(what string, ids ...string) error {
+	for _, id := range ids {
+		if !guard.ValidID(id) {
+			return Errorf(NotAsked, "%s: Audiobookshelf answered with an id that is not a plain id (letters, digits and _ . : - only), so it cannot be put into the question; it is not shown. Check it in Audiobookshelf's own interface.", what)
+		}
+	}
+	return nil
+}

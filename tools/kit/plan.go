@@ -1,0 +1,42 @@
+package kit
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Plan is a guarded tool's call, prepared but not made: what the guard's
+// question says, and the mutation to run once it is approved. Plan functions
+// only read; everything that changes Audiobookshelf is inside Execute, which
+// the generated registry calls after guard.Check approves.
+type Plan struct {
+	// Targets are the ids acted on.
+	Targets []string
+	// Action is the dialog's first sentence, made of ids and counts only.
+	Action string
+	// Consequences are further sentences that depend on what was read.
+	Consequences []string
+	// Read is what the plan read that the change takes out (ids, order,
+	// timestamps, a bookmark's title): the approval is bound to a digest of
+	// it, and the call that comes back with the approval reads again. It
+	// never reaches a question's text.
+	Read any
+	// Effects names what the plan found the call would do that makes it
+	// ask under a condition "when effect NAME" of tools.yaml (for example
+	// that it would clear a finished date Audiobookshelf will not take
+	// back). Names not declared there are never looked at.
+	Effects []string
+	// Execute makes the change.
+	Execute func(ctx context.Context) (*mcp.CallToolResult, error)
+}
+
+// Effect reports whether the plan found the effect name.
+func (p *Plan) Effect(name string) bool {
+	for _, e := range p.Effects {
+		if e == name {
+			return true
+		}
+	}
+	return false
+}

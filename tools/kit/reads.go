@@ -1,0 +1,98 @@
+package kit
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
+)
+
+// ProgressRecords reads every progress record of the user. It is read
+// fresh on every call and never kept: progress changes while a person
+// listens (a player reports every few seconds).
+//
+// GET /api/me/progress answers the records alone; a server older than
+// Audiobookshelf 2.36 answers it 404, and then GET /api/me, which carries
+// the same records inside the whole user, is asked instead, now and for
+// the rest of this process (what is remembered is which route the server
+// has, not anything of the user's).
+func (d *Deps) ProgressRecords(ctx context.Context) ([]absdata.Progress, error) {
+	if !d.noProgressRoute.Load() {
+		r, err := d.Send(ctx, false, func(ctx context.Context) (*http.Response, error) {
+			return d.API.ListMediaProgress(ctx)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if r.Status/100 == 2 {
+			var v struct {
+				MediaProgress []absdata.Progress `json:"mediaProgress"`
+			}
+			if err := Decode(r.Body, &v); err != nil {
+				return nil, err
+			}
+			return v.MediaProgress, nil
+		}
+		if r.Status != http.StatusNotFound {
+			return nil, StatusError(r, "the user's progress", false)
+		}
+		d.noProgressRoute.Store(true)
+	}
+	_, me, err := d.ReadMe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return me.MediaProgress, nil
+}
+
+// BookProgress is ProgressRecords by library item id, books only (an
+// episode's record is left out): what list entries show beside each book.
+// A failure only leaves the progress out of the list.
+func (d *Deps) BookProgress(ctx context.Context) map[string]*absdata.Progress {
+	recs, err := d.ProgressRecords(ctx)
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]*absdata.Progress, len(recs))
+	for i := range recs {
+		p := &recs[i]
+		if p.EpisodeID == nil || *p.EpisodeID == "" {
+			out[p.LibraryItemID] = p
+		}
+	}
+	return out
+}
+
+// ReadItem reads one expanded item with this user's progress.
+func (d *Deps) ReadItem(ctx context.Context, id string) ([]byte, *absdata.Item, error) {
+	return d.ReadItemEpisode(ctx, id, nil)
+}
+
+// ReadItemEpisode is ReadItem whose userMediaProgress is the episode's record
+// when episodeID is given (Audiobookshelf's ?episode=).
+func (d *Deps) ReadItemEpisode(ctx context.Context, id string, episodeID *string) ([]byte, *absdata.Item, error) {
+	body, err := d.Get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetLibraryItem(ctx, id, &abs.GetLibraryItemParams{Expanded: Ptr(abs.GetLibraryItemParamsExpandedN1), Include: Ptr("progress"), Episode: episodeID})
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var it absdata.Item
+	if err := Decode(body, &it); err != nil {
+		return nil, nil, err
+	}
+	return body, &it, nil
+}
+
+func (d *Deps) ReadMe(ctx context.Context) ([]byte, *absdata.User, error) {
+	body, err := d.Get(ctx, "the current user", func(ctx context.Context) (*http.Response, error) { return d.API.GetMe(ctx) })
+	if err != nil {
+		return nil, nil, err
+	}
+	var u absdata.User
+	if err := Decode(body, &u); err != nil {
+		return nil, nil, err
+	}
+	return body, &u, nil
+}

@@ -1,0 +1,144 @@
+package libraries
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// authorSorts maps list_authors' sort names to Audiobookshelf's
+// (LibraryController.getAuthors).
+var authorSorts = map[string]string{
+	"name": "name", "last_first": "lastFirst", "added_at": "addedAt", "updated_at": "updatedAt", "num_books": "numBooks",
+}
+
+// AuthorBrief is an author in a list.
+type AuthorBrief struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	NumBooks int    `json:"num_books"`
+}
+
+// ListAuthors is list_authors.
+func ListAuthors(ctx context.Context, d *kit.Deps, a toolargs.ListAuthors) (*mcp.CallToolResult, error) {
+	// Audiobookshelf pages the authors when limit and page are both given
+	// (LibraryController.getAuthors): a page costs it a page of rows.
+	params := &abs.ListLibraryAuthorsParams{Limit: kit.Ptr(int(a.Limit)), Page: kit.Ptr(int(a.Page)), Sort: kit.Ptr(authorSorts[a.Sort])}
+	body, err := d.Get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.ListLibraryAuthors(ctx, a.LibraryID, params)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if kit.Full(a.Detail) {
+		return kit.RawResult(body)
+	}
+	type author struct {
+		ID       string `json:"id"`
+		Name     string `json:"name"`
+		NumBooks int    `json:"numBooks"`
+	}
+	var v struct {
+		Results []author `json:"results"`
+		Authors []author `json:"authors"` // an unpaged answer
+		Total   *int     `json:"total"`
+	}
+	if err := kit.Decode(body, &v); err != nil {
+		return nil, err
+	}
+	rows, total := v.Results, 0
+	if v.Total != nil {
+		total = *v.Total
+	} else {
+		// A server that sent every author: the page is cut here.
+		total = len(v.Authors)
+		rows = kit.PageOf(v.Authors, int(a.Page), int(a.Limit))
+	}
+	out := make([]AuthorBrief, 0, len(rows))
+	for _, au := range rows {
+		out = append(out, AuthorBrief{ID: au.ID, Name: au.Name, NumBooks: au.NumBooks})
+	}
+	return kit.PageResult(d, "authors", out, total, int(a.Page), int(a.Limit))
+}
+
+// GetAuthor is get_author.
+func GetAuthor(ctx context.Context, d *kit.Deps, a toolargs.GetAuthor) (*mcp.CallToolResult, error) {
+	params := &abs.GetAuthorParams{}
+	if a.IncludeItems {
+		params.Include = kit.Ptr("items,series")
+	}
+	body, err := d.Get(ctx, "author "+a.AuthorID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetAuthor(ctx, a.AuthorID, params)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if kit.Full(a.Detail) {
+		return kit.RawResult(body)
+	}
+	var au struct {
+		ID           string         `json:"id"`
+		Name         string         `json:"name"`
+		Description  string         `json:"description"`
+		ASIN         string         `json:"asin"`
+		LibraryID    string         `json:"libraryId"`
+		AddedAt      int64          `json:"addedAt"`
+		LibraryItems []absdata.Item `json:"libraryItems"`
+		Series       []struct {
+			ID    string         `json:"id"`
+			Name  string         `json:"name"`
+			Items []absdata.Item `json:"items"`
+		} `json:"series"`
+	}
+	if err := kit.Decode(body, &au); err != nil {
+		return nil, err
+	}
+	out := map[string]any{"id": au.ID, "name": au.Name, "library_id": au.LibraryID}
+	if a.LibraryID != nil && au.LibraryID != "" && au.LibraryID != *a.LibraryID {
+		// An author belongs to one library: none of its books are in another.
+		au.LibraryItems, au.Series = nil, nil
+		out["note"] = "This author belongs to library " + au.LibraryID + ", so it has no books in library " + *a.LibraryID + "."
+	}
+	if desc, n := compact.Collapse(au.Description, compact.DescriptionLimit); desc != "" {
+		out["description"] = desc
+		if n > 0 {
+			out["description_length"] = n
+		}
+	}
+	if a.IncludeItems {
+		items := make([]compact.ItemBrief, 0, len(au.LibraryItems))
+		for i := range au.LibraryItems {
+			b := compact.Brief(&au.LibraryItems[i], nil)
+			b.Authors = ""
+			items = append(items, b)
+		}
+		out["books"] = items
+		type ser struct {
+			ID      string   `json:"id"`
+			Name    string   `json:"name"`
+			BookIDs []string `json:"book_ids"`
+		}
+		series := make([]ser, 0, len(au.Series))
+		for _, s := range au.Series {
+			x := ser{ID: s.ID, Name: s.Name, BookIDs: []string{}}
+			for _, it := range s.Items {
+				x.BookIDs = append(x.BookIDs, it.ID)
+			}
+			series = append(series, x)
+		}
+		out["series"] = series
+		cuts := map[string]kit.Cut{}
+		books := "list_library_items with filter_group authors, filter_value " + au.ID + " (paged)"
+		d.FitLists(out, map[string]string{"books": books, "series": books}, cuts)
+		if len(cuts) > 0 {
+			out["cut"] = cuts
+		}
+	}
+	return kit.JSONResult(out)
+}

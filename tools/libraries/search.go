@@ -1,0 +1,230 @@
+package libraries
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// SearchLibrary is search_library.
+func SearchLibrary(ctx context.Context, d *kit.Deps, a toolargs.SearchLibrary) (*mcp.CallToolResult, error) {
+	params := &abs.SearchLibraryParams{Q: a.Q, Limit: kit.Ptr(int(a.Limit))}
+	body, err := d.Get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.SearchLibrary(ctx, a.LibraryID, params)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if kit.Full(a.Detail) {
+		return kit.RawResult(body)
+	}
+	type hit struct {
+		LibraryItem absdata.Item `json:"libraryItem"`
+		MatchKey    string       `json:"matchKey"`
+		MatchText   string       `json:"matchText"`
+	}
+	var v struct {
+		Book    []hit `json:"book"`
+		Podcast []hit `json:"podcast"`
+		Series  []struct {
+			Series absdata.Ref    `json:"series"`
+			Books  []absdata.Item `json:"books"`
+		} `json:"series"`
+		Authors []struct {
+			ID       string `json:"id"`
+			Name     string `json:"name"`
+			NumBooks int    `json:"numBooks"`
+		} `json:"authors"`
+		Narrators []struct {
+			Name     string `json:"name"`
+			NumBooks int    `json:"numBooks"`
+		} `json:"narrators"`
+		Tags []struct {
+			Name     string `json:"name"`
+			NumItems int    `json:"numItems"`
+		} `json:"tags"`
+		Genres []struct {
+			Name     string `json:"name"`
+			NumItems int    `json:"numItems"`
+		} `json:"genres"`
+	}
+	if err := kit.Decode(body, &v); err != nil {
+		return nil, err
+	}
+	type itemHit struct {
+		compact.ItemBrief
+		Matched string `json:"matched,omitempty"`
+	}
+	out := map[string]any{}
+	var items []itemHit
+	for _, h := range append(v.Book, v.Podcast...) {
+		items = append(items, itemHit{ItemBrief: compact.Brief(&h.LibraryItem, nil), Matched: h.MatchKey})
+	}
+	out["items"] = nonNil(items)
+	type seriesHit struct {
+		ID    string   `json:"id"`
+		Name  string   `json:"name"`
+		Books []string `json:"book_ids,omitempty"`
+	}
+	var series []seriesHit
+	for _, s := range v.Series {
+		h := seriesHit{ID: s.Series.ID, Name: s.Series.Name}
+		for _, b := range s.Books {
+			h.Books = append(h.Books, b.ID)
+		}
+		series = append(series, h)
+	}
+	if len(series) > 0 {
+		out["series"] = series
+	}
+	if len(v.Authors) > 0 {
+		out["authors"] = v.Authors
+	}
+	if len(v.Narrators) > 0 {
+		out["narrators"] = v.Narrators
+	}
+	if len(v.Tags) > 0 {
+		out["tags"] = v.Tags
+	}
+	if len(v.Genres) > 0 {
+		out["genres"] = v.Genres
+	}
+	cuts := map[string]kit.Cut{}
+	rest := map[string]string{}
+	for k := range out {
+		rest[k] = "a more precise q, or a smaller limit"
+	}
+	d.FitLists(out, rest, cuts)
+	if len(cuts) > 0 {
+		out["cut"] = cuts
+	}
+	return kit.JSONResult(out)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// GetPersonalizedShelves is get_personalized_shelves.
+func GetPersonalizedShelves(ctx context.Context, d *kit.Deps, a toolargs.GetPersonalizedShelves) (*mcp.CallToolResult, error) {
+	params := &abs.GetPersonalizedShelvesParams{Limit: kit.Ptr(int(a.Limit))}
+	body, err := d.Get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetPersonalizedShelves(ctx, a.LibraryID, params)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if kit.Full(a.Detail) {
+		return kit.RawResult(body)
+	}
+	var shelves []struct {
+		ID       string            `json:"id"`
+		Label    string            `json:"label"`
+		Type     string            `json:"type"`
+		Entities []json.RawMessage `json:"entities"`
+		Total    int               `json:"total"`
+	}
+	if err := kit.Decode(body, &shelves); err != nil {
+		return nil, err
+	}
+	type shelf struct {
+		ID       string `json:"id"`
+		Label    string `json:"label"`
+		Type     string `json:"type"`
+		Total    int    `json:"total,omitempty"`
+		More     string `json:"more,omitempty"`
+		Entities []any  `json:"entities"`
+	}
+	out := make([]shelf, 0, len(shelves))
+	for _, s := range shelves {
+		sh := shelf{ID: s.ID, Label: s.Label, Type: s.Type, Total: s.Total, Entities: []any{}}
+		for _, e := range s.Entities {
+			switch s.Type {
+			case "book", "podcast":
+				var it absdata.Item
+				if absdata.Unmarshal(e, &it) == nil {
+					sh.Entities = append(sh.Entities, compact.Brief(&it, nil))
+				}
+			case "episode":
+				var it absdata.Item
+				if absdata.Unmarshal(e, &it) == nil && it.RecentEpisode != nil {
+					sh.Entities = append(sh.Entities, compact.Episode(it.RecentEpisode, it.Media.Metadata.Title))
+				}
+			case "series":
+				var se struct {
+					ID    string         `json:"id"`
+					Name  string         `json:"name"`
+					Books []absdata.Item `json:"books"`
+				}
+				if absdata.Unmarshal(e, &se) == nil {
+					ids := make([]string, 0, len(se.Books))
+					for _, b := range se.Books {
+						ids = append(ids, b.ID)
+					}
+					sh.Entities = append(sh.Entities, map[string]any{"id": se.ID, "name": se.Name, "book_ids": ids})
+				}
+			case "authors":
+				var au struct {
+					ID       string `json:"id"`
+					Name     string `json:"name"`
+					NumBooks int    `json:"numBooks"`
+				}
+				if absdata.Unmarshal(e, &au) == nil {
+					sh.Entities = append(sh.Entities, map[string]any{"id": au.ID, "name": au.Name, "num_books": au.NumBooks})
+				}
+			default:
+				var x struct {
+					ID   string `json:"id"`
+					Name string `json:"name"`
+				}
+				if absdata.Unmarshal(e, &x) == nil {
+					sh.Entities = append(sh.Entities, x)
+				}
+			}
+		}
+		out = append(out, sh)
+	}
+	// Shelves of limit 100 can pass the budget together: each is then cut
+	// to the same number of entries, the most that fit.
+	sizes := make([][]int, len(out))
+	longest := 0
+	for i := range out {
+		for _, e := range out[i].Entities {
+			b, _ := kit.Marshal(e)
+			sizes[i] = append(sizes[i], len(b)+1)
+		}
+		longest = max(longest, len(sizes[i]))
+	}
+	cost := func(c int) int {
+		n := 0
+		for i := range sizes {
+			n += 200 + len(out[i].Label)
+			for j := 0; j < min(c, len(sizes[i])); j++ {
+				n += sizes[i][j]
+			}
+		}
+		return n
+	}
+	if cost(longest) > d.Room() {
+		c := max(sort.Search(longest+1, func(c int) bool { return cost(c) > d.Room() })-1, 0)
+		for i := range out {
+			if n := len(out[i].Entities); n > c {
+				out[i].Entities = out[i].Entities[:c]
+				out[i].More = fmt.Sprintf("+%d more: cut to fit the result budget; a smaller limit shows fewer on every shelf, list_library_items pages the library", n-c)
+			}
+		}
+	}
+	return kit.JSONResult(map[string]any{"shelves": out})
+}

@@ -1,0 +1,123 @@
+package libraries
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// seriesSorts maps list_series' sort names (seriesFilters.getFilteredSeries).
+var seriesSorts = map[string]string{
+	"name": "name", "num_books": "numBooks", "total_duration": "totalDuration", "added_at": "addedAt",
+	"last_book_added": "lastBookAdded", "last_book_updated": "lastBookUpdated",
+}
+
+// SeriesBrief is a series in a list.
+type SeriesBrief struct {
+	ID       string              `json:"id"`
+	Name     string              `json:"name"`
+	NumBooks int                 `json:"num_books"`
+	Books    []compact.ItemBrief `json:"books,omitempty"`
+	// More says how many books were left out and where they are.
+	More string `json:"more,omitempty"`
+}
+
+// SeriesBooksCap is how many books list_series shows of each series.
+const SeriesBooksCap = 10
+
+// ListSeries is list_series.
+func ListSeries(ctx context.Context, d *kit.Deps, a toolargs.ListSeries) (*mcp.CallToolResult, error) {
+	params := &abs.ListLibrarySeriesParams{Limit: kit.Ptr(int(a.Limit)), Page: kit.Ptr(int(a.Page))}
+	if a.Sort != nil {
+		params.Sort = kit.Ptr(seriesSorts[*a.Sort])
+	}
+	if a.Descending {
+		params.Desc = kit.Ptr(abs.ListLibrarySeriesParamsDescN1)
+	}
+	body, err := d.Get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.ListLibrarySeries(ctx, a.LibraryID, params)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if kit.Full(a.Detail) {
+		return kit.RawResult(body)
+	}
+	var v struct {
+		Results []absdata.Series `json:"results"`
+		Total   int              `json:"total"`
+	}
+	if err := kit.Decode(body, &v); err != nil {
+		return nil, err
+	}
+	out := make([]SeriesBrief, 0, len(v.Results))
+	for _, s := range v.Results {
+		sb := SeriesBrief{ID: s.ID, Name: s.Name, NumBooks: len(s.Books)}
+		for i := range s.Books {
+			if i == SeriesBooksCap {
+				sb.More = fmt.Sprintf("+%d more: list_library_items with filter_group series, filter_value %s, sort sequence (paged)", len(s.Books)-i, s.ID)
+				break
+			}
+			b := compact.Brief(&s.Books[i], nil)
+			b.Authors, b.Added = "", ""
+			sb.Books = append(sb.Books, b)
+		}
+		out = append(out, sb)
+	}
+	return kit.PageResult(d, "results", out, v.Total, int(a.Page), int(a.Limit))
+}
+
+// GetSeries is get_series.
+func GetSeries(ctx context.Context, d *kit.Deps, a toolargs.GetSeries) (*mcp.CallToolResult, error) {
+	body, err := d.Get(ctx, "series "+a.SeriesID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetSeries(ctx, a.SeriesID, &abs.GetSeriesParams{Include: kit.Ptr("progress")})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if kit.Full(a.Detail) {
+		return kit.RawResult(body)
+	}
+	var s struct {
+		ID          string `json:"id"`
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		AddedAt     int64  `json:"addedAt"`
+		Progress    *struct {
+			LibraryItemIDs         []string `json:"libraryItemIds"`
+			LibraryItemIDsFinished []string `json:"libraryItemIdsFinished"`
+			IsFinished             bool     `json:"isFinished"`
+		} `json:"progress"`
+	}
+	if err := kit.Decode(body, &s); err != nil {
+		return nil, err
+	}
+	out := map[string]any{"id": s.ID, "name": s.Name, "added": compact.Date(s.AddedAt),
+		"books_in_order": "list_library_items with filter_group series, filter_value " + s.ID + ", sort sequence"}
+	if desc, n := compact.Collapse(s.Description, compact.DescriptionLimit); desc != "" {
+		out["description"] = desc
+		if n > 0 {
+			out["description_length"] = n
+		}
+	}
+	if s.Progress != nil {
+		out["book_ids"] = s.Progress.LibraryItemIDs
+		out["finished_book_ids"] = nonNil(s.Progress.LibraryItemIDsFinished)
+		out["finished"] = s.Progress.IsFinished
+		// A long series' ids are cut evenly to fit the budget.
+		books := "list_library_items with filter_group series, filter_value " + s.ID + ", sort sequence (paged)"
+		cuts := map[string]kit.Cut{}
+		d.FitLists(out, map[string]string{"book_ids": books, "finished_book_ids": books}, cuts)
+		if len(cuts) > 0 {
+			out["cut"] = cuts
+		}
+	}
+	return kit.JSONResult(out)
+}

@@ -1,0 +1,40 @@
+package libraries
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ListTags is list_tags.
+func ListTags(ctx context.Context, d *kit.Deps, a toolargs.ListTags) (*mcp.CallToolResult, error) {
+	body, err := d.Get(ctx, "the tag list", func(ctx context.Context) (*http.Response, error) { return d.API.ListTags(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		Tags []string `json:"tags"`
+	}
+	if err := kit.Decode(body, &v); err != nil {
+		return nil, err
+	}
+	return kit.PageResult(d, "tags", kit.PageOf(v.Tags, int(a.Page), int(a.Limit)), len(v.Tags), int(a.Page), int(a.Limit))
+}
+
+// ListGenres is list_genres.
+func ListGenres(ctx context.Context, d *kit.Deps, a toolargs.ListGenres) (*mcp.CallToolResult, error) {
+	body, err := d.Get(ctx, "the genre list", func(ctx context.Context) (*http.Response, error) { return d.API.ListGenres(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		Genres []string `json:"genres"`
+	}
+	if err := kit.Decode(body, &v); err != nil {
+		return nil, err
+	}
+	return kit.PageResult(d, "genres", kit.PageOf(v.Genres, int(a.Page), int(a.Limit)), len(v.Genres), int(a.Page), int(a.Limit))
+}

@@ -1,0 +1,204 @@
+package me
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sort"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ListItemsInProgress is list_items_in_progress.
+func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsInProgress) (*mcp.CallToolResult, error) {
+	// Audiobookshelf takes only a limit (MeController.
+	// getAllLibraryItemsInProgress: the first limit, most recent first),
+	// so a page is cut here from the first (page+1)*limit, and one more
+	// tells whether there is more after it.
+	page, limit := int(a.Page), int(a.Limit)
+	// The entries carry no progress but its time (progressLastUpdate:
+	// MeController.getAllLibraryItemsInProgress), so the compact form asks
+	// for the user's progress records at the same time.
+	var records *kit.Pending[[]absdata.Progress]
+	if !kit.Full(a.Detail) {
+		records = kit.Alongside(ctx, func(ctx context.Context) []absdata.Progress {
+			recs, _ := d.ProgressRecords(ctx)
+			return recs
+		})
+	}
+	body, err := d.Get(ctx, "the items in progress", func(ctx context.Context) (*http.Response, error) {
+		return d.API.ListItemsInProgress(ctx, &abs.ListItemsInProgressParams{Limit: kit.Ptr((page+1)*limit + 1)})
+	})
+	if err != nil {
+		if records != nil {
+			records.Abandon()
+		}
+		return nil, err
+	}
+	if kit.Full(a.Detail) {
+		var raw struct {
+			LibraryItems []json.RawMessage `json:"libraryItems"`
+		}
+		if err := kit.Decode(body, &raw); err != nil {
+			return nil, err
+		}
+		rows := kit.PageOf(raw.LibraryItems, page, limit)
+		if rows == nil {
+			rows = []json.RawMessage{}
+		}
+		b, err := json.Marshal(map[string]any{"libraryItems": rows})
+		if err != nil {
+			return nil, kit.Errorf(kit.Stated, "internal error: could not encode the result: %v", err)
+		}
+		return kit.RawResult(b)
+	}
+	var v struct {
+		LibraryItems []struct {
+			absdata.Item
+			ProgressLastUpdate int64 `json:"progressLastUpdate"`
+		} `json:"libraryItems"`
+	}
+	if err := kit.Decode(body, &v); err != nil {
+		records.Abandon()
+		return nil, err
+	}
+	recs := records.Wait()
+	byKey := make(map[[2]string]*absdata.Progress, len(recs))
+	inProgress := 0
+	for i := range recs {
+		p := &recs[i]
+		ep := ""
+		if p.EpisodeID != nil {
+			ep = *p.EpisodeID
+		}
+		byKey[[2]string{p.LibraryItemID, ep}] = p
+		if !p.IsFinished && p.CurrentTime > 0 {
+			inProgress++
+		}
+	}
+	type entry struct {
+		compact.ItemBrief
+		Episode  *compact.EpisodeBrief `json:"episode,omitempty"`
+		Progress *compact.Progress     `json:"progress,omitempty"`
+	}
+	all := v.LibraryItems
+	total := len(all)
+	if total > (page+1)*limit {
+		// There is more: as many as the user's records in progress say,
+		// and at least one more than this page.
+		total = max(inProgress, total)
+	}
+	rows := kit.PageOf(all, page, limit)
+	out := make([]entry, 0, len(rows))
+	for i := range rows {
+		it := &rows[i].Item
+		e := entry{ItemBrief: compact.Brief(it, nil)}
+		ep := ""
+		if it.RecentEpisode != nil {
+			b := compact.Episode(it.RecentEpisode, "")
+			e.Episode = &b
+			ep = it.RecentEpisode.ID
+		}
+		if p := byKey[[2]string{it.ID, ep}]; p != nil {
+			e.Progress = compact.ProgressOf(p)
+			e.ProgressPct, e.Finished = nil, false
+		}
+		out = append(out, e)
+	}
+	return kit.PageResult(d, "items", out, total, page, limit)
+}
+
+// GetListeningStats is get_listening_stats.
+func GetListeningStats(ctx context.Context, d *kit.Deps, a toolargs.GetListeningStats) (*mcp.CallToolResult, error) {
+	body, err := d.Get(ctx, "the listening stats", func(ctx context.Context) (*http.Response, error) { return d.API.GetListeningStats(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	if kit.Full(a.Detail) {
+		return kit.RawResult(body)
+	}
+	var v struct {
+		TotalTime float64 `json:"totalTime"`
+		Items     map[string]struct {
+			ID            string  `json:"id"`
+			TimeListening float64 `json:"timeListening"`
+			MediaItem     *struct {
+				Metadata absdata.Metadata `json:"metadata"`
+			} `json:"mediaItem"`
+		} `json:"items"`
+		Days           map[string]float64 `json:"days"`
+		DayOfWeek      map[string]float64 `json:"dayOfWeek"`
+		Today          float64            `json:"today"`
+		RecentSessions []absdata.Session  `json:"recentSessions"`
+	}
+	if err := kit.Decode(body, &v); err != nil {
+		return nil, err
+	}
+	type top struct {
+		ID    string `json:"library_item_id"`
+		Title string `json:"title,omitempty"`
+		TimeS int64  `json:"time_s"`
+	}
+	tops := make([]top, 0, len(v.Items))
+	for _, it := range v.Items {
+		t := top{ID: it.ID, TimeS: compact.Seconds(it.TimeListening)}
+		if it.MediaItem != nil {
+			t.Title = it.MediaItem.Metadata.Title
+		}
+		tops = append(tops, t)
+	}
+	sort.Slice(tops, func(i, j int) bool {
+		if tops[i].TimeS != tops[j].TimeS {
+			return tops[i].TimeS > tops[j].TimeS
+		}
+		return tops[i].ID < tops[j].ID
+	})
+	if len(tops) > 10 {
+		tops = tops[:10]
+	}
+	days := make([]string, 0, len(v.Days))
+	for k := range v.Days {
+		days = append(days, k)
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(days)))
+	if len(days) > 7 {
+		days = days[:7]
+	}
+	recentDays := make([]map[string]any, 0, len(days))
+	for _, k := range days {
+		recentDays = append(recentDays, map[string]any{"day": k, "time_s": compact.Seconds(v.Days[k])})
+	}
+	sessions := make([]SessionBrief, 0, 5)
+	for i := range v.RecentSessions {
+		if i == 5 {
+			break
+		}
+		sessions = append(sessions, sessionBrief(&v.RecentSessions[i]))
+	}
+	out := map[string]any{"total_time_s": compact.Seconds(v.TotalTime), "today_s": compact.Seconds(v.Today), "items_listened": len(v.Items),
+		"top_items": tops, "recent_days": recentDays, "recent_sessions": sessions}
+	return kit.JSONResult(out)
+}
+
+// GetYearStats is get_year_stats.
+func GetYearStats(ctx context.Context, d *kit.Deps, a toolargs.GetYearStats) (*mcp.CallToolResult, error) {
+	body, err := d.Get(ctx, "the year stats", func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetYearStats(ctx, int(a.Year))
+	})
+	if err != nil {
+		return nil, err
+	}
+	var v map[string]json.RawMessage
+	if err := kit.Decode(body, &v); err != nil {
+		return nil, err
+	}
+	// Cover lists are file paths for the web UI's collage, no use to a model.
+	delete(v, "booksWithCovers")
+	delete(v, "finishedBooksWithCovers")
+	return kit.JSONResult(v)
+}

@@ -1,0 +1,289 @@
+package playlists
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// PlanUpdatePlaylist plans update_playlist. A new order must be a
+// permutation of the current entries, checked before anything is sent:
+// Audiobookshelf rejects another length with 400 but saves a new name in
+// the same request anyway.
+func PlanUpdatePlaylist(ctx context.Context, d *kit.Deps, a toolargs.UpdatePlaylist) (*kit.Plan, error) {
+	if a.Name == nil && a.Description == nil && a.Items == nil {
+		return nil, kit.Errorf(kit.NotSent, "arguments: give at least one of name, description, items.")
+	}
+	body := abs.UpdatePlaylistJSONRequestBody{Name: a.Name, Description: a.Description}
+	plan := &kit.Plan{Targets: []string{a.PlaylistID}}
+	// The playlist is read first in every case: the answer carries what
+	// the call replaces, and the call that puts it back.
+	p, err := getPlaylist(ctx, d, a.PlaylistID)
+	if err != nil {
+		return nil, err
+	}
+	prev, putBack, lost := playlistPutBack(p, a)
+	if lost != "" {
+		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
+		plan.Read = readOf(p)
+		plan.Action = fmt.Sprintf("This will replace the %s of playlist %s.", lost, a.PlaylistID)
+		plan.Consequences = []string{"The text it holds now could not be given back with update_playlist: " + kit.UnrestorableWhy(lost, false, true) + "."}
+	}
+	if a.Items != nil {
+		if err := missingEpisodeIDs(p, a.Items); err != nil {
+			return nil, err
+		}
+		missing, extra := kit.SameMembers(entryIDs(keysOf(p)), entryIDs(a.Items))
+		if len(missing) > 0 || len(extra) > 0 || len(a.Items) != len(p.Items) {
+			var why string
+			if len(missing) > 0 {
+				why += "; it leaves out " + kit.ListIDs(missing) + " (to take entries out use remove_items_from_playlist)"
+			}
+			if len(extra) > 0 {
+				why += "; " + kit.ListIDs(extra) + kit.PluralBe(len(extra)) + " not in the playlist (to add entries use add_items_to_playlist)"
+			}
+			return nil, kit.Errorf(kit.Unchanged, `argument "items": must list each of the %d entries of playlist %s exactly once, in the new order%s.`, len(p.Items), a.PlaylistID, why)
+		}
+		items := toABSItems(a.Items)
+		body.Items = &items
+		moved := 0
+		cur := keysOf(p)
+		for i := range cur {
+			if cur[i] != a.Items[i] {
+				moved++
+			}
+		}
+		plan.Targets = append(plan.Targets, entryIDs(a.Items)...)
+		plan.Read = readOf(p)
+		plan.Action = fmt.Sprintf("This will reorder the %d entries of playlist %s; %d of them change place.", len(a.Items), a.PlaylistID, moved)
+		plan.Consequences = []string{"New order: " + kit.ListIDs(entryIDs(a.Items)) + "."}
+		if lost != "" {
+			plan.Consequences = append(plan.Consequences, "The text it holds now could not be given back with update_playlist: "+kit.UnrestorableWhy(lost, false, true)+".")
+		} else if a.Name != nil || a.Description != nil {
+			plan.Consequences = append(plan.Consequences, "The name or description changes too.")
+		}
+	}
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		rb, err := d.Mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.UpdatePlaylist(ctx, a.PlaylistID, body)
+		})
+		if err != nil {
+			return nil, err
+		}
+		var p absdata.Playlist
+		if err := kit.Decode(rb, &p); err != nil {
+			return nil, err
+		}
+		out := map[string]any{"updated": true, "playlist": playlistDetail(&p), "previous": prev}
+		if putBack != nil {
+			out["put_back"] = putBack
+		}
+		return kit.JSONResult(out)
+	}
+	return plan, nil
+}
+
+// playlistPutBack is what update_playlist replaces and the call that gives
+// it back. lost names what could not be given back exactly ("" when all
+// can): then the tool asks first. Audiobookshelf ignores an empty name or
+// description on a playlist (PlaylistController.update), so a playlist
+// without a description cannot be given "none" back.
+func playlistPutBack(p *absdata.Playlist, a toolargs.UpdatePlaylist) (prev map[string]any, pb *kit.PutBack, lost string) {
+	prev = map[string]any{}
+	args := map[string]any{"playlist_id": p.ID}
+	var lostParts []string
+	if a.Name != nil {
+		prev["name"] = p.Name
+		args["name"] = p.Name
+		if utf8.RuneCountInString(p.Name) > kit.MaxNameLen || p.Name == "" {
+			lostParts = append(lostParts, "name")
+		}
+	}
+	if a.Description != nil {
+		prev["description"] = p.Description // whole; null when none
+		args["description"] = absdata.Str(p.Description)
+		if d := absdata.Str(p.Description); d == "" || utf8.RuneCountInString(d) > kit.MaxDescriptionLen {
+			lostParts = append(lostParts, "description")
+		}
+	}
+	note := ""
+	if a.Items != nil {
+		keys := keysOf(p)
+		items := make([]map[string]any, 0, len(keys))
+		for _, k := range keys {
+			e := map[string]any{"library_item_id": k.LibraryItemID}
+			if k.EpisodeID != "" {
+				e["episode_id"] = k.EpisodeID
+			}
+			items = append(items, e)
+		}
+		prev["items"] = items
+		args["items"] = items
+		note = "Giving the old order back asks the person first, as every reorder does."
+	}
+	return prev, &kit.PutBack{Tool: "update_playlist", Arguments: args, Note: note}, strings.Join(lostParts, " and ")
+}
+
+// EffectFillsEmptyPlaylist is add_items_to_playlist's effect that makes it
+// ask (tools.yaml): the playlist holds no entries, so the put-back (taking
+// the new entries out again) would make Audiobookshelf delete it
+// (PlaylistController.removeItem / removeBatch), and the empty playlist,
+// with its id, name and description, could not be given back.
+const EffectFillsEmptyPlaylist = "fills_empty_playlist"
+
+// PlanAddItemsToPlaylist plans add_items_to_playlist. It reads the playlist
+// (its library, and its entries: the answer's put-back takes out only the
+// ones this call appends) and checks each entry's item. Appending to a
+// playlist that holds no entries asks first: its put-back would delete the
+// playlist. Anywhere else the call is free.
+func PlanAddItemsToPlaylist(ctx context.Context, d *kit.Deps, a toolargs.AddItemsToPlaylist) (*kit.Plan, error) {
+	p, err := getPlaylist(ctx, d, a.PlaylistID)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkEntries(ctx, d, p.LibraryID, a.Items); err != nil {
+		return nil, err
+	}
+	had := map[argdec.PlaylistItem]bool{}
+	for _, k := range keysOf(p) {
+		had[k] = true
+	}
+	var added []argdec.PlaylistItem
+	for _, k := range a.Items {
+		if !had[k] {
+			had[k] = true
+			added = append(added, k)
+		}
+	}
+	plan := &kit.Plan{Targets: []string{a.PlaylistID}}
+	empty := len(p.Items) == 0
+	if empty {
+		plan.Effects = []string{EffectFillsEmptyPlaylist}
+		plan.Read = readOf(p)
+		plan.Action = fmt.Sprintf("This will add %d entr%s to playlist %s, which holds 0 entries now.", len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1], a.PlaylistID)
+		plan.Consequences = []string{fmt.Sprintf("Taking the %d entr%s out again would make Audiobookshelf delete playlist %s itself (it deletes a playlist whose last entry is removed): the empty playlist, with its id, name and description, could not be given back from here.",
+			len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1], a.PlaylistID)}
+	}
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		rb, err := d.Mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.AddItemsToPlaylist(ctx, a.PlaylistID, abs.AddItemsToPlaylistJSONRequestBody{Items: toABSItems(a.Items)})
+		})
+		if err != nil {
+			return nil, err
+		}
+		var updated absdata.Playlist
+		if err := kit.Decode(rb, &updated); err != nil {
+			return nil, err
+		}
+		out := map[string]any{"updated": true, "playlist": playlistDetail(&updated)}
+		switch {
+		case len(added) > 0 && empty:
+			out["not_put_back"] = "The playlist was empty before: taking these entries out again makes Audiobookshelf delete the playlist, so no call here gives back the empty one. remove_items_from_playlist with these entries deletes it (and asks)."
+		case len(added) > 0:
+			out["put_back"] = &kit.PutBack{Tool: "remove_items_from_playlist", Arguments: map[string]any{"playlist_id": a.PlaylistID, "items": added},
+				Note: "Takes out only the entries this call appended, which leaves the old order; it asks the person first, as every removal does."}
+		default:
+			out["note"] = "Every entry given was in the playlist already; nothing changed, so nothing needs putting back."
+		}
+		return kit.JSONResult(out)
+	}
+	return plan, nil
+}
+
+// PlanRemoveItemsFromPlaylist plans remove_items_from_playlist. It reads the
+// playlist first: removing its last entries makes Audiobookshelf delete the
+// playlist, and the question says so.
+func PlanRemoveItemsFromPlaylist(ctx context.Context, d *kit.Deps, a toolargs.RemoveItemsFromPlaylist) (*kit.Plan, error) {
+	p, err := getPlaylist(ctx, d, a.PlaylistID)
+	if err != nil {
+		return nil, err
+	}
+	if err := missingEpisodeIDs(p, a.Items); err != nil {
+		return nil, err
+	}
+	_, extra := kit.SameMembers(entryIDs(keysOf(p)), entryIDs(a.Items))
+	if len(extra) > 0 {
+		return nil, kit.Errorf(kit.Unchanged, `argument "items": %s not in playlist %s (get_playlist lists its entries).`, kit.ListIDs(extra)+kit.PluralBe(len(extra)), a.PlaylistID)
+	}
+	stay := len(p.Items) - len(a.Items)
+	plan := &kit.Plan{
+		Targets: append([]string{a.PlaylistID}, entryIDs(a.Items)...),
+		Action:  fmt.Sprintf("This will remove %d of the %d entries of playlist %s; %d stay.", len(a.Items), len(p.Items), a.PlaylistID, stay),
+		Read:    readOf(p),
+	}
+	if stay == 0 {
+		plan.Consequences = []string{fmt.Sprintf("These are all of its entries: Audiobookshelf deletes playlist %s itself when its last entry is removed.", a.PlaylistID)}
+	}
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		rb, err := d.Mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.RemoveItemsFromPlaylist(ctx, a.PlaylistID, abs.RemoveItemsFromPlaylistJSONRequestBody{Items: toABSItems(a.Items)})
+		})
+		if err != nil {
+			return nil, err
+		}
+		if stay == 0 {
+			return kit.JSONResult(map[string]any{"removed": len(a.Items), "playlist_deleted": true, "playlist_id": a.PlaylistID,
+				"note": "Audiobookshelf deleted the playlist with its last entry."})
+		}
+		var p absdata.Playlist
+		if err := kit.Decode(rb, &p); err != nil {
+			return nil, err
+		}
+		return kit.JSONResult(map[string]any{"removed": len(a.Items), "playlist": playlistDetail(&p)})
+	}
+	return plan, nil
+}
+
+// missingEpisodeIDs refuses entries that name a podcast of the playlist
+// without the episode_id of its episode: they would otherwise read as
+// entries that are not in the playlist.
+func missingEpisodeIDs(p *absdata.Playlist, items []argdec.PlaylistItem) error {
+	podcasts := map[string]bool{}
+	for _, k := range keysOf(p) {
+		if k.EpisodeID != "" {
+			podcasts[k.LibraryItemID] = true
+		}
+	}
+	var missing []string
+	for i, it := range items {
+		if it.EpisodeID == "" && podcasts[it.LibraryItemID] {
+			missing = append(missing, fmt.Sprintf("entry %d (library item %s)", i, it.LibraryItemID))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return kit.Errorf(kit.Unchanged, `argument "items": %s %s no episode_id, and playlist %s holds episodes of that podcast: give each entry the episode_id of its episode (get_playlist lists them).`,
+		kit.ListIDs(missing), map[bool]string{true: "has", false: "have"}[len(missing) == 1], p.ID)
+}
+
+// PlanDeletePlaylist plans delete_playlist.
+func PlanDeletePlaylist(ctx context.Context, d *kit.Deps, a toolargs.DeletePlaylist) (*kit.Plan, error) {
+	p, err := getPlaylist(ctx, d, a.PlaylistID)
+	if err != nil {
+		return nil, err
+	}
+	return &kit.Plan{
+		Targets: []string{a.PlaylistID},
+		Action:  fmt.Sprintf("This will delete playlist %s with its %d entries in their order.", a.PlaylistID, len(p.Items)),
+		Read:    readOf(p),
+		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
+			_, err := d.Mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+				return d.API.DeletePlaylist(ctx, a.PlaylistID)
+			})
+			if err != nil {
+				return nil, err
+			}
+			return kit.JSONResult(map[string]any{"deleted": true, "playlist_id": a.PlaylistID})
+		},
+	}, nil
+}

@@ -1,0 +1,240 @@
+package playlists
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func keyOf(p *absdata.PlaylistItem) argdec.PlaylistItem {
+	k := argdec.PlaylistItem{LibraryItemID: p.LibraryItemID}
+	if p.EpisodeID != nil {
+		k.EpisodeID = *p.EpisodeID
+	}
+	return k
+}
+
+// playlistRead is what an approval about a playlist is bound to: its
+// entries in their order and its updatedAt (lastUpdate). Audiobookshelf
+// moves updatedAt on a rename, not on a reorder (only the entries' order is
+// saved) nor on a batch add or remove.
+type playlistRead struct {
+	ID         string   `json:"id"`
+	LastUpdate int64    `json:"lastUpdate"`
+	Entries    []string `json:"entries"`
+}
+
+func readOf(p *absdata.Playlist) playlistRead {
+	return playlistRead{ID: p.ID, LastUpdate: p.LastUpdate, Entries: entryIDs(keysOf(p))}
+}
+
+func keysOf(p *absdata.Playlist) []argdec.PlaylistItem {
+	out := make([]argdec.PlaylistItem, 0, len(p.Items))
+	for i := range p.Items {
+		out = append(out, keyOf(&p.Items[i]))
+	}
+	return out
+}
+
+// PlaylistBrief is a playlist in a list.
+type PlaylistBrief struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	LibraryID string `json:"library_id"`
+	Entries   int    `json:"entries"`
+}
+
+// PlaylistEntry is one entry of a playlist.
+type PlaylistEntry struct {
+	ItemID    string `json:"library_item_id"`
+	EpisodeID string `json:"episode_id,omitempty"`
+	Title     string `json:"title,omitempty"`
+	Podcast   string `json:"podcast,omitempty"`
+	Authors   string `json:"authors,omitempty"`
+	DurationS int64  `json:"duration_s,omitempty"`
+}
+
+// PlaylistDetail is one playlist with its entries in order.
+type PlaylistDetail struct {
+	ID                string          `json:"id"`
+	Name              string          `json:"name"`
+	LibraryID         string          `json:"library_id"`
+	Description       string          `json:"description,omitempty"`
+	DescriptionLength int             `json:"description_length,omitempty"`
+	DescriptionCut    string          `json:"description_cut,omitempty"`
+	Entries           []PlaylistEntry `json:"entries"`
+	// Cut says how many entries are left out of a write's answer.
+	Cut map[string]kit.Cut `json:"cut,omitempty"`
+}
+
+// playlistDetail is the playlist with its first ListCap entries (a write's
+// answer; get_playlist pages them).
+func playlistDetail(p *absdata.Playlist) PlaylistDetail {
+	out := playlistAll(p)
+	cuts := map[string]kit.Cut{}
+	out.Entries = kit.FirstOf(out.Entries, compact.ListCap, "get_playlist with page and limit", cuts, "entries")
+	if len(cuts) > 0 {
+		out.Cut = cuts
+	}
+	return out
+}
+
+func playlistAll(p *absdata.Playlist) PlaylistDetail {
+	out := PlaylistDetail{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: []PlaylistEntry{}}
+	out.Description, out.DescriptionLength, out.DescriptionCut = kit.Excerpt(absdata.Str(p.Description), kit.ListTextLimit,
+		fmt.Sprintf(`get_playlist {"playlist_id": %q, "detail": "full"}`, p.ID))
+	for i := range p.Items {
+		it := &p.Items[i]
+		e := PlaylistEntry{ItemID: it.LibraryItemID}
+		if it.EpisodeID != nil {
+			e.EpisodeID = *it.EpisodeID
+		}
+		if it.Episode != nil {
+			e.Title = it.Episode.Title
+			e.DurationS = compact.Seconds(it.Episode.Length())
+			if it.LibraryItem != nil {
+				e.Podcast = it.LibraryItem.Media.Metadata.Title
+			}
+		} else if it.LibraryItem != nil {
+			e.Title = it.LibraryItem.Media.Metadata.Title
+			e.Authors = compact.AuthorNames(&it.LibraryItem.Media.Metadata)
+			e.DurationS = compact.Seconds(it.LibraryItem.Media.Duration)
+		}
+		out.Entries = append(out.Entries, e)
+	}
+	return out
+}
+
+func getPlaylist(ctx context.Context, d *kit.Deps, id string) (*absdata.Playlist, error) {
+	p, _, err := getPlaylistRaw(ctx, d, id)
+	return p, err
+}
+
+// getPlaylistRaw reads a playlist, and returns Audiobookshelf's JSON too.
+func getPlaylistRaw(ctx context.Context, d *kit.Deps, id string) (*absdata.Playlist, []byte, error) {
+	body, err := d.Get(ctx, "playlist "+id, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetPlaylist(ctx, id)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var p absdata.Playlist
+	if err := kit.Decode(body, &p); err != nil {
+		return nil, nil, err
+	}
+	return &p, body, nil
+}
+
+func toABSItems(items []argdec.PlaylistItem) []abs.PlaylistItemRef {
+	out := make([]abs.PlaylistItemRef, 0, len(items))
+	for _, it := range items {
+		r := abs.PlaylistItemRef{LibraryItemId: it.LibraryItemID}
+		if it.EpisodeID != "" {
+			ep := it.EpisodeID
+			r.EpisodeId = &ep
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func entryIDs(items []argdec.PlaylistItem) []string {
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		if it.EpisodeID != "" {
+			out = append(out, it.LibraryItemID+":"+it.EpisodeID)
+		} else {
+			out = append(out, it.LibraryItemID)
+		}
+	}
+	return out
+}
+
+// ListPlaylists is list_playlists.
+func ListPlaylists(ctx context.Context, d *kit.Deps, a toolargs.ListPlaylists) (*mcp.CallToolResult, error) {
+	body, err := d.Get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) {
+		if a.LibraryID != nil {
+			// One library's route pages (LibraryController): only the
+			// page is sent; the server-wide route sends every one.
+			return d.API.ListLibraryPlaylists(ctx, *a.LibraryID, &abs.ListLibraryPlaylistsParams{Limit: kit.Ptr(int(a.Limit)), Page: kit.Ptr(int(a.Page))})
+		}
+		return d.API.ListPlaylists(ctx)
+	})
+	if err != nil {
+		if a.LibraryID == nil {
+			err = kit.EveryOneTooLarge(err, "playlist", "list_playlists")
+		}
+		return nil, err
+	}
+	var v struct {
+		Playlists []absdata.Playlist `json:"playlists"`
+		Results   []absdata.Playlist `json:"results"`
+		Total     *int               `json:"total"`
+	}
+	if err := kit.Decode(body, &v); err != nil {
+		return nil, err
+	}
+	ps := kit.PageOf(v.Playlists, int(a.Page), int(a.Limit))
+	total := len(v.Playlists)
+	if a.LibraryID != nil {
+		// Audiobookshelf sent the page.
+		ps = v.Results
+		total = len(ps)
+		if v.Total != nil {
+			total = *v.Total
+		}
+	}
+	out := make([]PlaylistBrief, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, PlaylistBrief{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: len(p.Items)})
+	}
+	return kit.PageResult(d, "playlists", out, total, int(a.Page), int(a.Limit))
+}
+
+// GetPlaylist is get_playlist.
+func GetPlaylist(ctx context.Context, d *kit.Deps, a toolargs.GetPlaylist) (*mcp.CallToolResult, error) {
+	p, body, err := getPlaylistRaw(ctx, d, a.PlaylistID)
+	if err != nil {
+		return nil, err
+	}
+	if kit.Full(a.Detail) {
+		return kit.RawResult(body)
+	}
+	all := playlistAll(p)
+	return kit.PageResult(d, "entries", kit.PageOf(all.Entries, int(a.Page), int(a.Limit)), len(all.Entries), int(a.Page), int(a.Limit),
+		kit.Extra("id", all.ID), kit.Extra("name", all.Name), kit.Extra("library_id", all.LibraryID), kit.Extra("description", all.Description),
+		kit.Extra("description_length", all.DescriptionLength), kit.Extra("description_cut", all.DescriptionCut))
+}
+
+// CreatePlaylist is create_playlist.
+func CreatePlaylist(ctx context.Context, d *kit.Deps, a toolargs.CreatePlaylist) (*mcp.CallToolResult, error) {
+	req := abs.CreatePlaylistJSONRequestBody{LibraryId: a.LibraryID, Name: a.Name, Description: a.Description}
+	if a.Items != nil {
+		if err := checkEntries(ctx, d, a.LibraryID, a.Items); err != nil {
+			return nil, err
+		}
+		items := toABSItems(a.Items)
+		req.Items = &items
+	}
+	body, err := d.Mutate(ctx, "a new playlist in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.CreatePlaylist(ctx, req)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var p absdata.Playlist
+	if err := kit.Decode(body, &p); err != nil {
+		return nil, err
+	}
+	return kit.JSONResult(map[string]any{"created": true, "playlist": playlistDetail(&p),
+		"put_back": &kit.PutBack{Tool: "delete_playlist", Arguments: map[string]any{"playlist_id": p.ID},
+			Note: "Deleting it asks the person first, as every delete does."}})
+}

@@ -1,0 +1,230 @@
+package upkeep
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+)
+
+// bookRecord is what update_item_metadata and match_library_item read of a
+// book (LibraryItem.toOldJSON): null kept apart from "".
+type bookRecord struct {
+	ID        string `json:"id"`
+	LibraryID string `json:"libraryId"`
+	MediaType string `json:"mediaType"`
+	UpdatedAt int64  `json:"updatedAt"`
+	Media     struct {
+		CoverPath *string  `json:"coverPath"`
+		Tags      []string `json:"tags"`
+		Metadata  struct {
+			Title    *string `json:"title"`
+			Subtitle *string `json:"subtitle"`
+			Authors  []struct {
+				ID   string `json:"id"`
+				Name string `json:"name"`
+			} `json:"authors"`
+			Narrators []string `json:"narrators"`
+			Series    []struct {
+				ID       string              `json:"id"`
+				Name     string              `json:"name"`
+				Sequence *absdata.FlexString `json:"sequence"`
+			} `json:"series"`
+			Genres        []string            `json:"genres"`
+			PublishedYear *absdata.FlexString `json:"publishedYear"`
+			Description   *string             `json:"description"`
+			Publisher     *string             `json:"publisher"`
+			Language      *string             `json:"language"`
+			ISBN          *string             `json:"isbn"`
+			ASIN          *string             `json:"asin"`
+			Explicit      bool                `json:"explicit"`
+			Abridged      bool                `json:"abridged"`
+		} `json:"metadata"`
+	} `json:"media"`
+}
+
+// editable are the fields update_item_metadata sets, by its names; match
+// fields are the others quick match sets.
+var (
+	editableFields  = argdec.MetadataFieldNames
+	matchOnlyFields = []string{"cover"}
+)
+
+func strOrNil(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+func listOf(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
+// value is a field's value as the tool names it: a string or null, a list
+// of names, a list of {name, sequence}, or a boolean.
+func (b *bookRecord) value(field string) any {
+	m := &b.Media.Metadata
+	switch field {
+	case "title":
+		return strOrNil(m.Title)
+	case "subtitle":
+		return strOrNil(m.Subtitle)
+	case "description":
+		return strOrNil(m.Description)
+	case "publish_year":
+		if m.PublishedYear == nil {
+			return nil
+		}
+		return string(*m.PublishedYear)
+	case "authors":
+		out := []string{}
+		for _, a := range m.Authors {
+			out = append(out, a.Name)
+		}
+		return out
+	case "narrators":
+		return listOf(m.Narrators)
+	case "genres":
+		return listOf(m.Genres)
+	case "tags":
+		return listOf(b.Media.Tags)
+	case "series":
+		out := []argdec.SeriesEntry{}
+		for _, s := range m.Series {
+			e := argdec.SeriesEntry{Name: s.Name}
+			if s.Sequence != nil {
+				e.Sequence = string(*s.Sequence)
+			}
+			out = append(out, e)
+		}
+		return out
+	case "publisher":
+		return strOrNil(m.Publisher)
+	case "language":
+		return strOrNil(m.Language)
+	case "isbn":
+		return strOrNil(m.ISBN)
+	case "asin":
+		return strOrNil(m.ASIN)
+	case "explicit":
+		return m.Explicit
+	case "abridged":
+		return m.Abridged
+	case "cover":
+		return strOrNil(b.Media.CoverPath)
+	}
+	return nil
+}
+
+// filled reports whether a field holds a value (quick match fills only
+// fields that do not, unless told to override).
+func (b *bookRecord) filled(field string) bool {
+	switch v := b.value(field).(type) {
+	case nil:
+		return false
+	case string:
+		return v != ""
+	case bool:
+		return v
+	case []string:
+		return len(v) > 0
+	case []argdec.SeriesEntry:
+		return len(v) > 0
+	}
+	return false
+}
+
+func sameValue(a, b any) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
+}
+
+func getBook(ctx context.Context, d *kit.Deps, id, tool string) (*bookRecord, error) {
+	body, err := d.Get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetLibraryItem(ctx, id, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var b bookRecord
+	if err := kit.Decode(body, &b); err != nil {
+		return nil, err
+	}
+	if b.MediaType != "book" {
+		return nil, kit.Errorf(kit.Unchanged, `argument "library_item_id": %s is a %s; %s works on books only.`, id, b.MediaType, tool)
+	}
+	return &b, nil
+}
+
+// changeItem sends a write to one item; a 403 names the permission.
+func changeItem(ctx context.Context, d *kit.Deps, id string, s kit.Sender) ([]byte, error) {
+	r, err := d.Send(ctx, true, s)
+	if err != nil {
+		return nil, err
+	}
+	if r.Status == http.StatusForbidden {
+		return nil, kit.Errorf(kit.Unchanged, "Audiobookshelf answered 403 Forbidden for library item %s: changing an item needs the update permission (Settings → Users → the user → Can Update), which the user of this API key lacks.", id)
+	}
+	if r.Status/100 != 2 {
+		return nil, kit.StatusError(r, "library item "+id, true)
+	}
+	if err := d.CheckWrite(r, "library item "+id); err != nil {
+		return nil, err
+	}
+	return r.Body, nil
+}
+
+// putBackArgs turns previous values into update_item_metadata's fields:
+// null texts become "" (Audiobookshelf stores "" as null). ok is false
+// when the result would not be accepted by update_item_metadata (a value
+// longer than it takes, a null title).
+func putBackArgs(id string, prev map[string]any) (*kit.PutBack, string) {
+	fields := map[string]any{}
+	for k, v := range prev {
+		if v == nil {
+			if k == "title" {
+				return nil, "the title was null, and a title cannot be set to nothing"
+			}
+			v = ""
+		}
+		fields[k] = v
+	}
+	args := map[string]any{"library_item_id": id, "fields": fields}
+	raw, _ := json.Marshal(args)
+	if _, err := toolargs.DecodeUpdateItemMetadata(raw); err != nil {
+		return nil, kit.Clip(err.Error(), 300)
+	}
+	return &kit.PutBack{Tool: "update_item_metadata", Arguments: args}, ""
+}
+
+// descriptionShown is how much of a new description an answer repeats.
+const descriptionShown = 300
+
+// nowValues are the values after a change, for an answer: a description is
+// shown by its start and length (the caller sent it, or the provider did).
+func nowValues(b *bookRecord, fields []string, id string) map[string]any {
+	now := map[string]any{}
+	for _, k := range fields {
+		v := b.value(k)
+		if s, ok := v.(string); ok && k == "description" {
+			shown, total, cut := kit.Excerpt(s, descriptionShown, fmt.Sprintf(`get_library_item {"library_item_id": %q}`, id))
+			if cut != "" {
+				now[k] = map[string]any{"start": shown, "length": total}
+				continue
+			}
+		}
+		now[k] = v
+	}
+	return now
+}

@@ -1,0 +1,126 @@
+package upkeep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MaxCoverBytes bounds the image get_item_cover returns.
+const MaxCoverBytes = 2 << 20
+
+// GetItemCover is get_item_cover.
+func GetItemCover(ctx context.Context, d *kit.Deps, a toolargs.GetItemCover) (*mcp.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
+	defer cancel()
+	format := abs.GetLibraryItemCoverParamsFormat("jpeg")
+	width := int(a.Width)
+	resp, err := d.API.GetLibraryItemCover(ctx, a.LibraryItemID, &abs.GetLibraryItemCoverParams{Width: &width, Format: &format})
+	if err != nil {
+		return nil, d.TransportError(ctx, false, err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return nil, kit.Errorf(kit.Unchanged, "Audiobookshelf has no cover for library item %s (404): the item has none, its cover file is gone, or the id is wrong (get_library_item tells which).", a.LibraryItemID)
+	case resp.StatusCode == http.StatusNoContent:
+		return nil, kit.Errorf(kit.Unchanged, "Audiobookshelf handed the cover of library item %s to a reverse proxy (X-Accel, 204 without the image); this server cannot read it through the API.", a.LibraryItemID)
+	case resp.StatusCode/100 != 2:
+		body, _ := kit.ReadLimited(resp.Body, -1, 64<<10)
+		body = d.Redact(ctx, body)
+		return nil, kit.StatusError(&kit.Response{Status: resp.StatusCode, Body: body, ContentType: resp.Header.Get("Content-Type")}, "the cover of library item "+a.LibraryItemID, false)
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt != "image/jpeg" {
+		return nil, kit.Errorf(kit.Unchanged, "Audiobookshelf at %s answered the cover of library item %s with %q, not a JPEG image. Is AUDIOBOOKSHELF_URL the Audiobookshelf server itself?", d.BaseURL, a.LibraryItemID, kit.Clip(kit.CleanText(mt), 60))
+	}
+	img, err := kit.ReadLimited(resp.Body, resp.ContentLength, MaxCoverBytes)
+	if errors.Is(err, kit.ErrTooLarge) {
+		return nil, kit.Errorf(kit.Unchanged, `argument "width": the cover of library item %s at width %d is larger than %d MB, the most this tool returns. Ask for a smaller width (400 is plenty to look at).`, a.LibraryItemID, width, MaxCoverBytes>>20)
+	}
+	if err != nil {
+		return nil, d.TransportError(ctx, false, err)
+	}
+	if len(img) < 3 || img[0] != 0xFF || img[1] != 0xD8 || img[2] != 0xFF {
+		return nil, kit.Errorf(kit.Unchanged, "Audiobookshelf's answer for the cover of library item %s is labelled JPEG but is not one (%d bytes).", a.LibraryItemID, len(img))
+	}
+	info, _ := kit.Marshal(map[string]any{"library_item_id": a.LibraryItemID, "width": width, "mime_type": "image/jpeg", "bytes": len(img)})
+	return &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.ImageContent{Data: img, MIMEType: "image/jpeg"},
+		&mcp.TextContent{Text: string(info)},
+	}}, nil
+}
+
+// coverRead is what an approval of remove_item_cover is bound to: whether
+// the item has a cover, and its updatedAt (Audiobookshelf moves it when a
+// cover is set, replaced or removed). The cover's path goes nowhere near a
+// question.
+type coverRead struct {
+	ID        string `json:"id"`
+	UpdatedAt int64  `json:"updatedAt"`
+	HasCover  bool   `json:"hasCover"`
+}
+
+// PlanRemoveItemCover plans remove_item_cover: Audiobookshelf forgets which
+// file is the item's cover (LibraryItemController.removeCover sets
+// media.coverPath to null; the file stays). It always asks, for no tool
+// here sets a cover again; an item without a cover is refused before
+// anybody is asked or anything is sent.
+func PlanRemoveItemCover(ctx context.Context, d *kit.Deps, a toolargs.RemoveItemCover) (*kit.Plan, error) {
+	if err := d.MayRun(ctx, "remove_item_cover"); err != nil {
+		return nil, err
+	}
+	id := a.LibraryItemID
+	body, err := d.Get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetLibraryItem(ctx, id, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var it struct {
+		ID        string `json:"id"`
+		UpdatedAt int64  `json:"updatedAt"`
+		Media     struct {
+			CoverPath *string `json:"coverPath"`
+		} `json:"media"`
+	}
+	if err := kit.Decode(body, &it); err != nil {
+		return nil, err
+	}
+	if it.Media.CoverPath == nil || *it.Media.CoverPath == "" {
+		return nil, kit.Errorf(kit.NotAsked, `argument "library_item_id": library item %s has no cover (Audiobookshelf holds none for it), so there is nothing to remove.`, id)
+	}
+	file := *it.Media.CoverPath
+	return &kit.Plan{
+		Targets: []string{id},
+		Action:  fmt.Sprintf("This will remove the cover of library item %s: Audiobookshelf forgets which image file is its cover.", id),
+		Read:    coverRead{ID: it.ID, UpdatedAt: it.UpdatedAt, HasCover: true},
+		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
+			r, err := d.Send(ctx, true, func(ctx context.Context) (*http.Response, error) {
+				return d.API.RemoveLibraryItemCover(ctx, id)
+			})
+			if err != nil {
+				return nil, err
+			}
+			if r.Status == http.StatusForbidden {
+				return nil, kit.Errorf(kit.Unchanged, "Audiobookshelf answered 403 Forbidden for library item %s: removing a cover needs the delete permission (Settings → Users → the user → Can Delete), which the user of this API key lacks.", id)
+			}
+			if r.Status/100 != 2 {
+				return nil, kit.StatusError(r, "the cover of library item "+id, true)
+			}
+			if err := d.CheckWrite(r, "the cover of library item "+id); err != nil {
+				return nil, err
+			}
+			return kit.JSONResult(map[string]any{"removed": true, "library_item_id": id,
+				"file_kept": file,
+				"note":      "Audiobookshelf no longer takes this file as the item's cover; the file itself was not deleted. A later scan that finds an image file in the item's own folder may take it as the cover again."})
+		},
+	}, nil
+}

@@ -1,5 +1,7 @@
 package absdata
 
+// Collection is a collection of books with its books expanded, in their
+// order.
 type Collection struct {
 	ID          string  `json:"id"`
 	LibraryID   string  `json:"libraryId"`
@@ -11,6 +13,7 @@ type Collection struct {
 	CreatedAt   int64   `json:"createdAt"`
 }
 
+// BookIDs are the ids of the collection's books, in their order.
 func (c *Collection) BookIDs() []string {
 	ids := make([]string, 0, len(c.Books))
 	for _, b := range c.Books {

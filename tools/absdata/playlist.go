@@ -1,5 +1,6 @@
 package absdata
 
+// Playlist is a user's playlist with its entries expanded, in their order.
 type Playlist struct {
 	ID          string         `json:"id"`
 	LibraryID   string         `json:"libraryId"`
@@ -10,6 +11,8 @@ type Playlist struct {
 	LastUpdate  int64          `json:"lastUpdate"`
 }
 
+// PlaylistItem is one entry of a playlist: a book, or an episode of a
+// podcast.
 type PlaylistItem struct {
 	LibraryItemID string   `json:"libraryItemId"`
 	EpisodeID     *string  `json:"episodeId"`

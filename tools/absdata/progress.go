@@ -1,5 +1,7 @@
 package absdata
 
+// Progress is a user's listening progress on an item, or on one episode of
+// a podcast (EpisodeID).
 type Progress struct {
 	ID                        string  `json:"id"`
 	LibraryItemID             string  `json:"libraryItemId"`

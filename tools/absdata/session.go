@@ -1,5 +1,6 @@
 package absdata
 
+// Session is one listening session.
 type Session struct {
 	ID            string  `json:"id"`
 	LibraryItemID string  `json:"libraryItemId"`
@@ -19,4 +20,20 @@ type Session struct {
 	CurrentTime   float64 `json:"currentTime"`
 	StartedAt     int64   `json:"startedAt"`
 	UpdatedAt     int64   `json:"updatedAt"`
+}
+
+// ListeningStats are the user's listening stats (GET /api/me/listening-stats).
+type ListeningStats struct {
+	TotalTime float64 `json:"totalTime"`
+	Items     map[string]struct {
+		ID            string  `json:"id"`
+		TimeListening float64 `json:"timeListening"`
+		MediaItem     *struct {
+			Metadata Metadata `json:"metadata"`
+		} `json:"mediaItem"`
+	} `json:"items"`
+	Days           map[string]float64 `json:"days"`
+	DayOfWeek      map[string]float64 `json:"dayOfWeek"`
+	Today          float64            `json:"today"`
+	RecentSessions []Session          `json:"recentSessions"`
 }

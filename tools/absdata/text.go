@@ -2,6 +2,7 @@ package absdata
 
 import (
 	"bytes"
+	"encoding/json"
 
 	sjson "github.com/segmentio/encoding/json"
 )
@@ -40,6 +41,9 @@ func (t *LazyText) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// Null reports a missing value or null: what a *string would hold as nil.
+func (t LazyText) Null() bool { return len(t) == 0 || t[0] == 'n' }
+
 // String decodes the text: "" for null, a missing value or one that is
 // not a string.
 func (t LazyText) String() string {
@@ -53,7 +57,7 @@ func (t LazyText) String() string {
 	return s
 }
 
-// Unmarshal decodes an Audiobookshelf answer into a projection's types with
+// Unmarshal decodes an Audiobookshelf answer into this package's types with
 // segmentio/encoding/json, the decoder go-sdk reads every protocol message
 // with (so the binary gains nothing): encoding/json's behaviour, including
 // the Unmarshaler types here, in one pass where encoding/json makes a
@@ -68,4 +72,33 @@ func Str(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+// RawValue is a JSON value kept as it came, decoded later by what it turns
+// out to be (a shelf's entities) or sent back unchanged (a feed's
+// episodes).
+type RawValue = json.RawMessage
+
+// Text is a JSON string that may be null or missing (Valid false), as
+// sql.NullString is: Audiobookshelf holds some texts as null, and what
+// the tools give back must be exactly what was there. A number is taken as
+// its text (publishedYear and a series' sequence arrive as either). It
+// costs no more to decode than a string (a *string costs an allocation
+// more).
+type Text struct {
+	Value string
+	Valid bool
+}
+
+func (t *Text) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == 'n' {
+		*t = Text{}
+		return nil
+	}
+	t.Valid = true
+	if len(b) > 0 && b[0] != '"' {
+		t.Value = string(bytes.TrimSpace(b))
+		return nil
+	}
+	return Unmarshal(b, &t.Value)
 }

@@ -2,13 +2,19 @@ package absdata
 
 import "encoding/json"
 
+// User is an Audiobookshelf user: GET /api/me (the user of the key, with
+// their progress and bookmarks), the same record WhoIs reads to learn who
+// a key belongs to.
 type User struct {
-	ID                  string          `json:"id"`
-	Username            string          `json:"username"`
-	Type                string          `json:"type"`
-	IsActive            bool            `json:"isActive"`
-	MediaProgress       []Progress      `json:"mediaProgress"`
-	Bookmarks           []Bookmark      `json:"bookmarks"`
+	ID       string `json:"id"`
+	Username string `json:"username"`
+	Type     string `json:"type"`
+	// IsActive is false for a deactivated account; a record without it is
+	// taken as active.
+	IsActive      *bool      `json:"isActive"`
+	MediaProgress []Progress `json:"mediaProgress"`
+	Bookmarks     []Bookmark `json:"bookmarks"`
+	// Permissions is kept as it came: get_me shows it whole.
 	Permissions         json.RawMessage `json:"permissions"`
 	LibrariesAccessible []string        `json:"librariesAccessible"`
 	ItemTagsSelected    []string        `json:"itemTagsSelected"`
@@ -17,13 +23,16 @@ type User struct {
 	CreatedAt           int64           `json:"createdAt"`
 }
 
-// Can reports one of the user's permissions (GET /api/me
-// permissions: download, update, delete, upload, ...). Admins and root have
-// them all.
-func (u *User) Can(name string) bool {
-	if u.Type == "root" || u.Type == "admin" {
-		return true
-	}
+// Active reports whether the account may be used.
+func (u *User) Active() bool { return u.IsActive == nil || *u.IsActive }
+
+// IsAdmin reports whether the user may do what admins may
+// (User.isAdminOrUp).
+func (u *User) IsAdmin() bool { return u.Type == "root" || u.Type == "admin" }
+
+// Permission is one of the user's permissions as the record holds it
+// (download, update, delete, upload, ...).
+func (u *User) Permission(name string) bool {
 	var p map[string]any
 	if Unmarshal(u.Permissions, &p) != nil {
 		return false
@@ -31,3 +40,7 @@ func (u *User) Can(name string) bool {
 	v, _ := p[name].(bool)
 	return v
 }
+
+// Can reports whether the user may do what the permission name allows:
+// admins and root may do everything.
+func (u *User) Can(name string) bool { return u.IsAdmin() || u.Permission(name) }

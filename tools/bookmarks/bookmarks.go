@@ -140,7 +140,7 @@ func CreateBookmark(ctx context.Context, d *kit.Deps, a toolargs.CreateBookmark)
 		bms, err := itemBookmarks(ctx, d, a.LibraryItemID)
 		return listed{bms, err}
 	})
-	_, it, err := d.ReadItem(ctx, a.LibraryItemID)
+	_, it, err := d.ReadItem(ctx, a.LibraryItemID, nil)
 	if err != nil {
 		bookmarks.Abandon()
 		return nil, err

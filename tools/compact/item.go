@@ -85,9 +85,7 @@ func seriesRefs(s absdata.SeriesRefs) []SeriesRef {
 	out := make([]SeriesRef, 0, len(s))
 	for _, r := range s {
 		ref := SeriesRef{ID: r.ID, Name: r.Name}
-		if r.Sequence != nil {
-			ref.Sequence = *r.Sequence
-		}
+		ref.Sequence = r.Sequence.Value
 		out = append(out, ref)
 	}
 	return out
@@ -119,8 +117,8 @@ func AuthorNames(m *absdata.Metadata) string {
 func Brief(it *absdata.Item, progress map[string]*absdata.Progress) ItemBrief {
 	m := &it.Media.Metadata
 	b := ItemBrief{
-		ID: it.ID, Title: m.Title, Subtitle: m.Subtitle, Authors: AuthorNames(m),
-		Year: string(m.PublishedYear), DurationS: Seconds(it.Media.Duration), Added: Date(it.AddedAt),
+		ID: it.ID, Title: m.Title.Value, Subtitle: m.Subtitle.Value, Authors: AuthorNames(m),
+		Year: m.PublishedYear.Value, DurationS: Seconds(it.Media.Duration), Added: Date(it.AddedAt),
 	}
 	if it.MediaType == "podcast" {
 		b.Type = "podcast"
@@ -163,9 +161,9 @@ func Brief(it *absdata.Item, progress map[string]*absdata.Progress) ItemBrief {
 func Detail(it *absdata.Item) ItemDetail {
 	m := &it.Media.Metadata
 	d := ItemDetail{
-		ID: it.ID, LibraryID: it.LibraryID, Type: it.MediaType, Title: m.Title, Subtitle: m.Subtitle,
+		ID: it.ID, LibraryID: it.LibraryID, Type: it.MediaType, Title: m.Title.Value, Subtitle: m.Subtitle.Value,
 		Authors: m.Authors, Narrators: m.Narrators, Series: seriesRefs(m.Series), Genres: m.Genres, Tags: it.Media.Tags,
-		Year: string(m.PublishedYear), Publisher: m.Publisher, Language: m.Language, ISBN: m.ISBN, ASIN: m.ASIN,
+		Year: m.PublishedYear.Value, Publisher: m.Publisher.Value, Language: m.Language.Value, ISBN: m.ISBN.Value, ASIN: m.ASIN.Value,
 		Abridged: m.Abridged, Explicit: m.Explicit, DurationS: Seconds(it.Media.Duration),
 		Chapters: len(it.Media.Chapters), Ebook: it.Media.EbookFormat, Added: Date(it.AddedAt), Missing: it.IsMissing,
 		Progress: ProgressOf(it.UserMediaProgress),

@@ -66,7 +66,7 @@ func ListRecentEpisodes(ctx context.Context, d *kit.Deps, a toolargs.ListRecentE
 		e := &v.Episodes[i]
 		podcast := ""
 		if e.Podcast != nil {
-			podcast = e.Podcast.Metadata.Title
+			podcast = e.Podcast.Metadata.Title.Value
 		}
 		out = append(out, compact.Episode(e, podcast))
 	}

@@ -11,7 +11,7 @@ import (
 
 // GetLibraryItem is get_library_item.
 func GetLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.GetLibraryItem) (*mcp.CallToolResult, error) {
-	body, it, err := d.ReadItem(ctx, a.LibraryItemID)
+	body, it, err := d.ReadItem(ctx, a.LibraryItemID, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +31,7 @@ type Chapter struct {
 
 // GetItemChapters is get_item_chapters.
 func GetItemChapters(ctx context.Context, d *kit.Deps, a toolargs.GetItemChapters) (*mcp.CallToolResult, error) {
-	_, it, err := d.ReadItem(ctx, a.LibraryItemID)
+	_, it, err := d.ReadItem(ctx, a.LibraryItemID, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -33,10 +33,7 @@ func (d *Deps) Check(ctx context.Context) (*CheckReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	var s struct {
-		App           string `json:"app"`
-		ServerVersion string `json:"serverVersion"`
-	}
+	var s absdata.ServerStatus
 	if err := Decode(body, &s); err != nil {
 		return nil, err
 	}

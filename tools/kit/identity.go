@@ -2,10 +2,11 @@ package kit
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 )
 
 // Per-person mode: every request to Audiobookshelf of one call is made with
@@ -74,22 +75,13 @@ func (d *Deps) WhoIs(ctx context.Context, key string) (*Person, error) {
 	if err != nil {
 		return nil, fmt.Errorf("Audiobookshelf at %s: the answer to GET /api/me could not be read while checking the key", d.BaseURL)
 	}
-	var me struct {
-		ID          string `json:"id"`
-		Username    string `json:"username"`
-		Type        string `json:"type"`
-		IsActive    *bool  `json:"isActive"`
-		Permissions struct {
-			Update bool `json:"update"`
-			Delete bool `json:"delete"`
-		} `json:"permissions"`
-	}
-	if err := json.Unmarshal(body, &me); err != nil || me.ID == "" {
+	var me absdata.User
+	if err := absdata.Unmarshal(body, &me); err != nil || me.ID == "" {
 		return nil, fmt.Errorf("Audiobookshelf at %s answered GET /api/me without a user id while checking the key; is AUDIOBOOKSHELF_URL the Audiobookshelf server itself?", d.BaseURL)
 	}
-	if me.IsActive != nil && !*me.IsActive {
+	if !me.Active() {
 		return nil, ErrKeyRefused
 	}
 	return &Person{UserID: me.ID, Username: me.Username, Type: me.Type,
-		CanUpdate: me.Permissions.Update, CanDelete: me.Permissions.Delete}, nil
+		CanUpdate: me.Permission("update"), CanDelete: me.Permission("delete")}, nil
 }

@@ -64,14 +64,9 @@ func (d *Deps) BookProgress(ctx context.Context) map[string]*absdata.Progress {
 	return out
 }
 
-// ReadItem reads one expanded item with this user's progress.
-func (d *Deps) ReadItem(ctx context.Context, id string) ([]byte, *absdata.Item, error) {
-	return d.ReadItemEpisode(ctx, id, nil)
-}
-
-// ReadItemEpisode is ReadItem whose userMediaProgress is the episode's record
-// when episodeID is given (Audiobookshelf's ?episode=).
-func (d *Deps) ReadItemEpisode(ctx context.Context, id string, episodeID *string) ([]byte, *absdata.Item, error) {
+// ReadItem reads one expanded item (expanded=1) with the user's progress
+// (include=progress): of the episode episodeID when given (?episode=).
+func (d *Deps) ReadItem(ctx context.Context, id string, episodeID *string) ([]byte, *absdata.Item, error) {
 	body, err := d.Get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetLibraryItem(ctx, id, &abs.GetLibraryItemParams{Expanded: Ptr(abs.GetLibraryItemParamsExpandedN1), Include: Ptr("progress"), Episode: episodeID})
 	})
@@ -85,6 +80,41 @@ func (d *Deps) ReadItemEpisode(ctx context.Context, id string, episodeID *string
 	return body, &it, nil
 }
 
+// ReadItemRecord reads one item as Audiobookshelf keeps it (not expanded:
+// a podcast's episodes with their guid, enclosure and audio file, the
+// cover's path, the library files; no file's probe data), with the texts
+// Audiobookshelf holds as null kept apart from "".
+func (d *Deps) ReadItemRecord(ctx context.Context, id string) (*absdata.Item, error) {
+	body, err := d.Get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetLibraryItem(ctx, id, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var it absdata.Item
+	if err := Decode(body, &it); err != nil {
+		return nil, err
+	}
+	return &it, nil
+}
+
+// ReadLibrary reads one library, and returns Audiobookshelf's JSON too.
+func (d *Deps) ReadLibrary(ctx context.Context, id string) ([]byte, *absdata.Library, error) {
+	body, err := d.Get(ctx, "library "+id, func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetLibrary(ctx, id)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var l absdata.Library
+	if err := Decode(body, &l); err != nil {
+		return nil, nil, err
+	}
+	return body, &l, nil
+}
+
+// ReadMe reads the user of the call's key (GET /api/me), and returns
+// Audiobookshelf's JSON too.
 func (d *Deps) ReadMe(ctx context.Context) ([]byte, *absdata.User, error) {
 	body, err := d.Get(ctx, "the current user", func(ctx context.Context) (*http.Response, error) { return d.API.GetMe(ctx) })
 	if err != nil {

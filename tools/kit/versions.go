@@ -25,9 +25,7 @@ func (d *Deps) serverVersion(ctx context.Context) string {
 	if err != nil || r.Status != http.StatusOK {
 		return ""
 	}
-	var s struct {
-		ServerVersion string `json:"serverVersion"`
-	}
+	var s absdata.ServerStatus
 	if absdata.Unmarshal(r.Body, &s) != nil {
 		return ""
 	}

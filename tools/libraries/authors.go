@@ -39,15 +39,10 @@ func ListAuthors(ctx context.Context, d *kit.Deps, a toolargs.ListAuthors) (*mcp
 	if kit.Full(a.Detail) {
 		return kit.RawResult(body)
 	}
-	type author struct {
-		ID       string `json:"id"`
-		Name     string `json:"name"`
-		NumBooks int    `json:"numBooks"`
-	}
 	var v struct {
-		Results []author `json:"results"`
-		Authors []author `json:"authors"` // an unpaged answer
-		Total   *int     `json:"total"`
+		Results []absdata.Author `json:"results"`
+		Authors []absdata.Author `json:"authors"` // an unpaged answer
+		Total   *int             `json:"total"`
 	}
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
@@ -82,20 +77,7 @@ func GetAuthor(ctx context.Context, d *kit.Deps, a toolargs.GetAuthor) (*mcp.Cal
 	if kit.Full(a.Detail) {
 		return kit.RawResult(body)
 	}
-	var au struct {
-		ID           string         `json:"id"`
-		Name         string         `json:"name"`
-		Description  string         `json:"description"`
-		ASIN         string         `json:"asin"`
-		LibraryID    string         `json:"libraryId"`
-		AddedAt      int64          `json:"addedAt"`
-		LibraryItems []absdata.Item `json:"libraryItems"`
-		Series       []struct {
-			ID    string         `json:"id"`
-			Name  string         `json:"name"`
-			Items []absdata.Item `json:"items"`
-		} `json:"series"`
-	}
+	var au absdata.Author
 	if err := kit.Decode(body, &au); err != nil {
 		return nil, err
 	}

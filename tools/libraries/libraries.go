@@ -46,31 +46,20 @@ func ListLibraries(ctx context.Context, d *kit.Deps, a toolargs.ListLibraries) (
 
 // GetLibrary is get_library.
 func GetLibrary(ctx context.Context, d *kit.Deps, a toolargs.GetLibrary) (*mcp.CallToolResult, error) {
-	body, err := d.Get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
-		return d.API.GetLibrary(ctx, a.LibraryID)
-	})
+	body, l, err := d.ReadLibrary(ctx, a.LibraryID)
 	if err != nil {
 		return nil, err
 	}
 	if kit.Full(a.Detail) {
 		return kit.RawResult(body)
 	}
-	var l absdata.Library
-	if err := kit.Decode(body, &l); err != nil {
-		return nil, err
-	}
-	var folders []struct {
+	type folder struct {
 		ID       string `json:"id"`
 		FullPath string `json:"fullPath"`
 	}
+	var folders []folder
 	for _, f := range l.Folders {
-		var x struct {
-			ID       string `json:"id"`
-			FullPath string `json:"fullPath"`
-		}
-		if absdata.Unmarshal(f, &x) == nil {
-			folders = append(folders, x)
-		}
+		folders = append(folders, folder(f))
 	}
 	out := map[string]any{"id": l.ID, "name": l.Name, "media_type": l.MediaType, "provider": l.Provider,
 		"folders": folders, "created": compact.Date(l.CreatedAt)}

@@ -2,7 +2,6 @@ package libraries
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -27,36 +26,7 @@ func SearchLibrary(ctx context.Context, d *kit.Deps, a toolargs.SearchLibrary) (
 	if kit.Full(a.Detail) {
 		return kit.RawResult(body)
 	}
-	type hit struct {
-		LibraryItem absdata.Item `json:"libraryItem"`
-		MatchKey    string       `json:"matchKey"`
-		MatchText   string       `json:"matchText"`
-	}
-	var v struct {
-		Book    []hit `json:"book"`
-		Podcast []hit `json:"podcast"`
-		Series  []struct {
-			Series absdata.Ref    `json:"series"`
-			Books  []absdata.Item `json:"books"`
-		} `json:"series"`
-		Authors []struct {
-			ID       string `json:"id"`
-			Name     string `json:"name"`
-			NumBooks int    `json:"numBooks"`
-		} `json:"authors"`
-		Narrators []struct {
-			Name     string `json:"name"`
-			NumBooks int    `json:"numBooks"`
-		} `json:"narrators"`
-		Tags []struct {
-			Name     string `json:"name"`
-			NumItems int    `json:"numItems"`
-		} `json:"tags"`
-		Genres []struct {
-			Name     string `json:"name"`
-			NumItems int    `json:"numItems"`
-		} `json:"genres"`
-	}
+	var v absdata.SearchResults
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
 	}
@@ -87,7 +57,17 @@ func SearchLibrary(ctx context.Context, d *kit.Deps, a toolargs.SearchLibrary) (
 		out["series"] = series
 	}
 	if len(v.Authors) > 0 {
-		out["authors"] = v.Authors
+		// Audiobookshelf's own three fields, as they were named there.
+		type author struct {
+			ID       string `json:"id"`
+			Name     string `json:"name"`
+			NumBooks int    `json:"numBooks"`
+		}
+		authors := make([]author, 0, len(v.Authors))
+		for _, au := range v.Authors {
+			authors = append(authors, author{au.ID, au.Name, au.NumBooks})
+		}
+		out["authors"] = authors
 	}
 	if len(v.Narrators) > 0 {
 		out["narrators"] = v.Narrators
@@ -129,13 +109,7 @@ func GetPersonalizedShelves(ctx context.Context, d *kit.Deps, a toolargs.GetPers
 	if kit.Full(a.Detail) {
 		return kit.RawResult(body)
 	}
-	var shelves []struct {
-		ID       string            `json:"id"`
-		Label    string            `json:"label"`
-		Type     string            `json:"type"`
-		Entities []json.RawMessage `json:"entities"`
-		Total    int               `json:"total"`
-	}
+	var shelves []absdata.Shelf
 	if err := kit.Decode(body, &shelves); err != nil {
 		return nil, err
 	}
@@ -160,14 +134,10 @@ func GetPersonalizedShelves(ctx context.Context, d *kit.Deps, a toolargs.GetPers
 			case "episode":
 				var it absdata.Item
 				if absdata.Unmarshal(e, &it) == nil && it.RecentEpisode != nil {
-					sh.Entities = append(sh.Entities, compact.Episode(it.RecentEpisode, it.Media.Metadata.Title))
+					sh.Entities = append(sh.Entities, compact.Episode(it.RecentEpisode, it.Media.Metadata.Title.Value))
 				}
 			case "series":
-				var se struct {
-					ID    string         `json:"id"`
-					Name  string         `json:"name"`
-					Books []absdata.Item `json:"books"`
-				}
+				var se absdata.Series
 				if absdata.Unmarshal(e, &se) == nil {
 					ids := make([]string, 0, len(se.Books))
 					for _, b := range se.Books {
@@ -176,19 +146,12 @@ func GetPersonalizedShelves(ctx context.Context, d *kit.Deps, a toolargs.GetPers
 					sh.Entities = append(sh.Entities, map[string]any{"id": se.ID, "name": se.Name, "book_ids": ids})
 				}
 			case "authors":
-				var au struct {
-					ID       string `json:"id"`
-					Name     string `json:"name"`
-					NumBooks int    `json:"numBooks"`
-				}
+				var au absdata.Author
 				if absdata.Unmarshal(e, &au) == nil {
 					sh.Entities = append(sh.Entities, map[string]any{"id": au.ID, "name": au.Name, "num_books": au.NumBooks})
 				}
 			default:
-				var x struct {
-					ID   string `json:"id"`
-					Name string `json:"name"`
-				}
+				var x absdata.Ref
 				if absdata.Unmarshal(e, &x) == nil {
 					sh.Entities = append(sh.Entities, x)
 				}

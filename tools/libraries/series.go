@@ -85,23 +85,13 @@ func GetSeries(ctx context.Context, d *kit.Deps, a toolargs.GetSeries) (*mcp.Cal
 	if kit.Full(a.Detail) {
 		return kit.RawResult(body)
 	}
-	var s struct {
-		ID          string `json:"id"`
-		Name        string `json:"name"`
-		Description string `json:"description"`
-		AddedAt     int64  `json:"addedAt"`
-		Progress    *struct {
-			LibraryItemIDs         []string `json:"libraryItemIds"`
-			LibraryItemIDsFinished []string `json:"libraryItemIdsFinished"`
-			IsFinished             bool     `json:"isFinished"`
-		} `json:"progress"`
-	}
+	var s absdata.Series
 	if err := kit.Decode(body, &s); err != nil {
 		return nil, err
 	}
 	out := map[string]any{"id": s.ID, "name": s.Name, "added": compact.Date(s.AddedAt),
 		"books_in_order": "list_library_items with filter_group series, filter_value " + s.ID + ", sort sequence"}
-	if desc, n := compact.Collapse(s.Description, compact.DescriptionLimit); desc != "" {
+	if desc, n := compact.Collapse(s.Description.String(), compact.DescriptionLimit); desc != "" {
 		out["description"] = desc
 		if n > 0 {
 			out["description_length"] = n

@@ -7,6 +7,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/versions"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,13 +18,7 @@ func GetServerStatus(ctx context.Context, d *kit.Deps, a toolargs.GetServerStatu
 	if err != nil {
 		return nil, err
 	}
-	var s struct {
-		App           string   `json:"app"`
-		ServerVersion string   `json:"serverVersion"`
-		IsInit        bool     `json:"isInit"`
-		Language      string   `json:"language"`
-		AuthMethods   []string `json:"authMethods"`
-	}
+	var s absdata.ServerStatus
 	if err := kit.Decode(body, &s); err != nil {
 		return nil, err
 	}

@@ -122,20 +122,7 @@ func GetListeningStats(ctx context.Context, d *kit.Deps, a toolargs.GetListening
 	if kit.Full(a.Detail) {
 		return kit.RawResult(body)
 	}
-	var v struct {
-		TotalTime float64 `json:"totalTime"`
-		Items     map[string]struct {
-			ID            string  `json:"id"`
-			TimeListening float64 `json:"timeListening"`
-			MediaItem     *struct {
-				Metadata absdata.Metadata `json:"metadata"`
-			} `json:"mediaItem"`
-		} `json:"items"`
-		Days           map[string]float64 `json:"days"`
-		DayOfWeek      map[string]float64 `json:"dayOfWeek"`
-		Today          float64            `json:"today"`
-		RecentSessions []absdata.Session  `json:"recentSessions"`
-	}
+	var v absdata.ListeningStats
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
 	}
@@ -148,7 +135,7 @@ func GetListeningStats(ctx context.Context, d *kit.Deps, a toolargs.GetListening
 	for _, it := range v.Items {
 		t := top{ID: it.ID, TimeS: compact.Seconds(it.TimeListening)}
 		if it.MediaItem != nil {
-			t.Title = it.MediaItem.Metadata.Title
+			t.Title = it.MediaItem.Metadata.Title.Value
 		}
 		tops = append(tops, t)
 	}

@@ -28,7 +28,7 @@ func GetMe(ctx context.Context, d *kit.Deps, a toolargs.GetMe) (*mcp.CallToolRes
 			inProgress++
 		}
 	}
-	out := map[string]any{"id": u.ID, "username": u.Username, "type": u.Type, "active": u.IsActive,
+	out := map[string]any{"id": u.ID, "username": u.Username, "type": u.Type, "active": u.Active(),
 		"permissions": u.Permissions, "progress_records": len(u.MediaProgress), "in_progress": inProgress,
 		"finished": finished, "bookmarks": len(u.Bookmarks), "created": compact.Date(u.CreatedAt)}
 	if len(u.LibrariesAccessible) > 0 {

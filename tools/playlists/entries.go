@@ -33,7 +33,7 @@ func checkEntries(ctx context.Context, d *kit.Deps, libraryID string, items []ar
 	got := make([]*absdata.Item, len(ids))
 	failed := make([]error, len(ids))
 	kit.EachLimit(len(ids), entryReads, func(i int) {
-		_, got[i], failed[i] = d.ReadItem(ctx, ids[i])
+		_, got[i], failed[i] = d.ReadItem(ctx, ids[i], nil)
 	})
 	for i, e := range items {
 		at := fmt.Sprintf("items[%d]", i)

@@ -101,10 +101,10 @@ func playlistAll(p *absdata.Playlist) PlaylistDetail {
 			e.Title = it.Episode.Title
 			e.DurationS = compact.Seconds(it.Episode.Length())
 			if it.LibraryItem != nil {
-				e.Podcast = it.LibraryItem.Media.Metadata.Title
+				e.Podcast = it.LibraryItem.Media.Metadata.Title.Value
 			}
 		} else if it.LibraryItem != nil {
-			e.Title = it.LibraryItem.Media.Metadata.Title
+			e.Title = it.LibraryItem.Media.Metadata.Title.Value
 			e.Authors = compact.AuthorNames(&it.LibraryItem.Media.Metadata)
 			e.DurationS = compact.Seconds(it.LibraryItem.Media.Duration)
 		}

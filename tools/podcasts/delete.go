@@ -37,7 +37,7 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.Delet
 	if err != nil {
 		return nil, err
 	}
-	var ep *podEpisode
+	var ep *absdata.Episode
 	for i := range it.Media.Episodes {
 		if it.Media.Episodes[i].ID == a.EpisodeID {
 			ep = &it.Media.Episodes[i]
@@ -118,7 +118,7 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.Delet
 		if err != nil {
 			return nil, err
 		}
-		var after podItem
+		var after absdata.Item
 		if err := kit.Decode(rb, &after); err != nil {
 			return nil, err
 		}

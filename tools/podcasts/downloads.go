@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,7 +31,7 @@ func CheckNewEpisodes(ctx context.Context, d *kit.Deps, a toolargs.CheckNewEpiso
 	}
 	var missing []FeedEpisode
 	for _, e := range f.Episodes {
-		if _, ok := it.has(e); !ok {
+		if _, ok := holds(it, e); !ok {
 			missing = append(missing, feedEpisodeBrief(e))
 		}
 	}
@@ -42,30 +43,14 @@ func CheckNewEpisodes(ctx context.Context, d *kit.Deps, a toolargs.CheckNewEpiso
 		kit.Extra("in_library", len(f.Episodes)-len(missing)))
 }
 
-// download is one entry of Audiobookshelf's download queue.
-type download struct {
-	ID            string  `json:"id"`
-	Title         *string `json:"episodeDisplayTitle"`
-	URL           string  `json:"url"`
-	LibraryItemID string  `json:"libraryItemId"`
-	GUID          *string `json:"guid"`
-	PublishedAt   *int64  `json:"publishedAt"`
-	StartedAt     *int64  `json:"startedAt"`
-	CreatedAt     *int64  `json:"createdAt"`
-	PodcastTitle  *string `json:"podcastTitle"`
-}
-
-func downloadQueue(ctx context.Context, d *kit.Deps, libraryID string) (current *download, queue []download, err error) {
+func downloadQueue(ctx context.Context, d *kit.Deps, libraryID string) (current *absdata.Download, queue []absdata.Download, err error) {
 	body, err := d.Get(ctx, "the download queue of library "+libraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListEpisodeDownloads(ctx, libraryID)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	var v struct {
-		Current *download  `json:"currentDownload"`
-		Queue   []download `json:"queue"`
-	}
+	var v absdata.DownloadQueue
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, nil, err
 	}
@@ -75,7 +60,7 @@ func downloadQueue(ctx context.Context, d *kit.Deps, libraryID string) (current 
 // queuedFor reports whether the episode is running or queued for the item:
 // Audiobookshelf compares the encoded enclosure URL
 // (PodcastEpisodeDownload.setData).
-func queuedFor(e *feedEpisode, itemID string, all []download) bool {
+func queuedFor(e *absdata.FeedEpisode, itemID string, all []absdata.Download) bool {
 	u := e.Enclosure.URL
 	enc := u
 	if dec, err := url.PathUnescape(u); err == nil && dec == u {
@@ -121,15 +106,15 @@ func DownloadPodcastEpisodes(ctx context.Context, d *kit.Deps, a toolargs.Downlo
 	}
 	all := queue
 	if current != nil {
-		all = append([]download{*current}, queue...)
+		all = append([]absdata.Download{*current}, queue...)
 	}
-	var pick []*feedEpisode
+	var pick []*absdata.FeedEpisode
 	var skipped []map[string]string
 	if a.Episodes != nil {
-		byKey := map[string]*feedEpisode{}
+		byKey := map[string]*absdata.FeedEpisode{}
 		for _, e := range f.Episodes {
-			if _, dup := byKey[e.key()]; !dup {
-				byKey[e.key()] = e
+			if _, dup := byKey[keyOf(e)]; !dup {
+				byKey[keyOf(e)] = e
 			}
 		}
 		seen := map[string]bool{}
@@ -150,8 +135,8 @@ func DownloadPodcastEpisodes(ctx context.Context, d *kit.Deps, a toolargs.Downlo
 		}
 		var have []string
 		for _, e := range pick {
-			if id, ok := it.has(e); ok {
-				have = append(have, e.key()+" (episode "+id+")")
+			if id, ok := holds(it, e); ok {
+				have = append(have, keyOf(e)+" (episode "+id+")")
 			}
 		}
 		if len(have) > 0 {
@@ -162,15 +147,15 @@ func DownloadPodcastEpisodes(ctx context.Context, d *kit.Deps, a toolargs.Downlo
 			if len(pick) == int(*a.Newest) {
 				break
 			}
-			if _, ok := it.has(e); !ok && !queuedFor(e, it.ID, all) {
+			if _, ok := holds(it, e); !ok && !queuedFor(e, it.ID, all) {
 				pick = append(pick, e)
 			}
 		}
 	}
-	var send []*feedEpisode
+	var send []*absdata.FeedEpisode
 	for _, e := range pick {
 		if queuedFor(e, it.ID, all) {
-			skipped = append(skipped, map[string]string{"key": e.key(), "why": "already queued or downloading"})
+			skipped = append(skipped, map[string]string{"key": keyOf(e), "why": "already queued or downloading"})
 			continue
 		}
 		send = append(send, e)
@@ -199,7 +184,7 @@ func DownloadPodcastEpisodes(ctx context.Context, d *kit.Deps, a toolargs.Downlo
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		buf.Write(e.raw)
+		buf.Write(e.Raw)
 	}
 	buf.WriteByte(']')
 	if _, err := podMutate(ctx, d, "the download of episodes of podcast "+it.ID, "admin", func(ctx context.Context) (*http.Response, error) {
@@ -234,27 +219,23 @@ const downloadSideEffects = "A finished download also adds the audio file to the
 
 // episodeKey is the key of a library episode: the one its feed episode
 // had, made from what Audiobookshelf kept of it (guid, enclosure URL).
-func episodeKey(ep *podEpisode) string {
-	e := feedEpisode{GUID: ep.GUID}
+func episodeKey(ep *absdata.Episode) string {
+	u := ""
 	if ep.Enclosure != nil {
-		e.Enclosure.URL = ep.Enclosure.URL
+		u = ep.Enclosure.URL
 	}
-	return e.key()
+	return feedKey(ep.GUID, u)
 }
 
 // downloadKey is the key of a queued download (its guid, or its URL as
 // queued or as the feed had it before Audiobookshelf encoded it).
-func downloadKey(q *download) []string {
+func downloadKey(q *absdata.Download) []string {
 	if q.GUID != nil && *q.GUID != "" {
-		return []string{(&feedEpisode{GUID: q.GUID}).key()}
+		return []string{feedKey(q.GUID, "")}
 	}
-	out := []string{(&feedEpisode{Enclosure: struct {
-		URL string `json:"url"`
-	}{q.URL}}).key()}
+	out := []string{feedKey(nil, q.URL)}
 	if dec, err := url.PathUnescape(q.URL); err == nil && dec != q.URL {
-		out = append(out, (&feedEpisode{Enclosure: struct {
-			URL string `json:"url"`
-		}{dec}}).key())
+		out = append(out, feedKey(nil, dec))
 	}
 	return out
 }
@@ -297,7 +278,7 @@ func ListPodcastDownloads(ctx context.Context, d *kit.Deps, a toolargs.ListPodca
 		return nil, err
 	}
 	var out []Download
-	add := func(q *download, state string) {
+	add := func(q *absdata.Download, state string) {
 		if a.LibraryItemID != nil && q.LibraryItemID != *a.LibraryItemID {
 			return
 		}
@@ -331,7 +312,7 @@ func ListPodcastDownloads(ctx context.Context, d *kit.Deps, a toolargs.ListPodca
 		if it.LibraryID != a.LibraryID {
 			return nil, kit.Errorf(kit.Unchanged, `argument "library_item_id": podcast %s is in library %s, not in %s.`, it.ID, it.LibraryID, a.LibraryID)
 		}
-		eps := append([]podEpisode{}, it.Media.Episodes...)
+		eps := append([]absdata.Episode{}, it.Media.Episodes...)
 		sort.SliceStable(eps, func(i, j int) bool { return eps[i].AddedAt > eps[j].AddedAt })
 		added := []AddedEpisode{}
 		for _, e := range eps[:min(len(eps), RecentlyAddedCap)] {
@@ -352,8 +333,8 @@ func ListPodcastDownloads(ctx context.Context, d *kit.Deps, a toolargs.ListPodca
 
 // keyStates says for each download key where its episode is: an episode
 // of the podcast (its id), downloading or queued, or neither.
-func keyStates(it *podItem, keys []string, current *download, queue []download) []KeyState {
-	eps := map[string]*podEpisode{}
+func keyStates(it *absdata.Item, keys []string, current *absdata.Download, queue []absdata.Download) []KeyState {
+	eps := map[string]*absdata.Episode{}
 	for i := range it.Media.Episodes {
 		ep := &it.Media.Episodes[i]
 		if k := episodeKey(ep); eps[k] == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"sort"
@@ -22,49 +21,27 @@ import (
 // matches a feed episode with (PodcastEpisode.checkMatchesGuidOrEnclosureUrl),
 // and the key is an id a model can pass back without quoting a URL.
 
-type feedEpisode struct {
-	Title           string  `json:"title"`
-	PubDate         string  `json:"pubDate"`
-	Season          string  `json:"season"`
-	Episode         string  `json:"episode"`
-	DurationSeconds float64 `json:"durationSeconds"`
-	PublishedAt     int64   `json:"publishedAt"`
-	GUID            *string `json:"guid"`
-	Enclosure       struct {
-		URL string `json:"url"`
-	} `json:"enclosure"`
-	raw json.RawMessage
-}
-
-// key names a feed episode for the tools (see the top of this file).
-func (e *feedEpisode) key() string {
-	src := e.Enclosure.URL
-	if e.GUID != nil && *e.GUID != "" {
-		src = *e.GUID
+// feedKey names a feed episode for the tools (see the top of this file):
+// by its guid, or by its enclosure URL when it has none.
+func feedKey(guid *string, enclosureURL string) string {
+	src := enclosureURL
+	if guid != nil && *guid != "" {
+		src = *guid
 	}
 	sum := sha256.Sum256([]byte(src))
 	return "fe" + hex.EncodeToString(sum[:8])
 }
 
-type feedMetadata struct {
-	Title            string   `json:"title"`
-	Author           string   `json:"author"`
-	Language         string   `json:"language"`
-	Explicit         string   `json:"explicit"`
-	Image            string   `json:"image"`
-	Categories       []string `json:"categories"`
-	FeedURL          string   `json:"feedUrl"`
-	Description      string   `json:"description"`
-	DescriptionPlain string   `json:"descriptionPlain"`
-	Type             string   `json:"type"`
-	Link             string   `json:"link"`
-}
+// keyOf is the key of a feed's episode.
+func keyOf(e *absdata.FeedEpisode) string { return feedKey(e.GUID, e.Enclosure.URL) }
 
+// feed is a feed as the tools use it: its episodes that have something to
+// download, newest first.
 type feed struct {
-	Metadata feedMetadata
+	Metadata absdata.FeedMetadata
 	// Episodes newest first (by publishedAt; undated ones last, in feed
 	// order).
-	Episodes []*feedEpisode
+	Episodes []*absdata.FeedEpisode
 }
 
 // FeedEpisode is one episode of a feed in a compact answer.
@@ -79,8 +56,8 @@ type FeedEpisode struct {
 	EpisodeID string `json:"episode_id,omitempty"`
 }
 
-func feedEpisodeBrief(e *feedEpisode) FeedEpisode {
-	out := FeedEpisode{Key: e.key(), Title: e.Title, DurationS: compact.Seconds(e.DurationSeconds), Season: e.Season, Episode: e.Episode}
+func feedEpisodeBrief(e *absdata.FeedEpisode) FeedEpisode {
+	out := FeedEpisode{Key: keyOf(e), Title: e.Title, DurationS: compact.Seconds(e.DurationSeconds), Season: e.Season, Episode: e.Episode}
 	if e.PublishedAt > 0 {
 		out.Published = compact.Date(e.PublishedAt)
 	}
@@ -108,18 +85,13 @@ func readFeed(ctx context.Context, d *kit.Deps, feedURL string) (*feed, error) {
 		}
 		return nil, err
 	}
-	var v struct {
-		Podcast struct {
-			Metadata feedMetadata      `json:"metadata"`
-			Episodes []json.RawMessage `json:"episodes"`
-		} `json:"podcast"`
-	}
+	var v absdata.Feed
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
 	}
 	f := &feed{Metadata: v.Podcast.Metadata}
 	for _, raw := range v.Podcast.Episodes {
-		e := &feedEpisode{raw: raw}
+		e := &absdata.FeedEpisode{Raw: raw}
 		if err := absdata.Unmarshal(raw, e); err != nil || e.Enclosure.URL == "" {
 			continue
 		}

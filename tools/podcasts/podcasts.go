@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
@@ -12,54 +13,10 @@ import (
 // answer shows.
 const FeedTextLimit = 500
 
-type podEpisode struct {
-	ID        string  `json:"id"`
-	Title     string  `json:"title"`
-	GUID      *string `json:"guid"`
-	Enclosure *struct {
-		URL string `json:"url"`
-	} `json:"enclosure"`
-	PublishedAt int64 `json:"publishedAt"`
-	AddedAt     int64 `json:"addedAt"`
-	AudioFile   *struct {
-		Ino      string  `json:"ino"`
-		Duration float64 `json:"duration"`
-		Metadata struct {
-			Path string `json:"path"`
-			Size int64  `json:"size"`
-		} `json:"metadata"`
-	} `json:"audioFile"`
-}
-
-type podItem struct {
-	ID           string `json:"id"`
-	LibraryID    string `json:"libraryId"`
-	MediaType    string `json:"mediaType"`
-	Path         string `json:"path"`
-	UpdatedAt    int64  `json:"updatedAt"`
-	LibraryFiles []struct {
-		Ino      string `json:"ino"`
-		FileType string `json:"fileType"`
-	} `json:"libraryFiles"`
-	Media struct {
-		Metadata struct {
-			Title   string  `json:"title"`
-			FeedURL *string `json:"feedUrl"`
-		} `json:"metadata"`
-		Episodes []podEpisode `json:"episodes"`
-	} `json:"media"`
-}
-
-func (p *podItem) feedURL() string {
-	if p.Media.Metadata.FeedURL == nil {
-		return ""
-	}
-	return *p.Media.Metadata.FeedURL
-}
-
-// has reports whether the podcast holds the feed episode, matched as
-// Audiobookshelf matches it: the same guid, or the same enclosure URL.
-func (p *podItem) has(e *feedEpisode) (string, bool) {
+// holds reports whether podcast p holds the feed episode e, matched as
+// Audiobookshelf matches it: the same guid, or the same enclosure URL; id
+// is its episode.
+func holds(p *absdata.Item, e *absdata.FeedEpisode) (id string, ok bool) {
 	for i := range p.Media.Episodes {
 		ep := &p.Media.Episodes[i]
 		if ep.GUID != nil && *ep.GUID != "" && e.GUID != nil && *ep.GUID == *e.GUID {
@@ -115,35 +72,30 @@ func podMutate(ctx context.Context, d *kit.Deps, what, needs string, s kit.Sende
 	return r.Body, nil
 }
 
-// getPodcast reads a podcast item (without expanded=1: its episodes with
-// guid, enclosure and audio file, not every file's probe data).
-func getPodcast(ctx context.Context, d *kit.Deps, id string) (*podItem, error) {
-	body, err := d.Get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
-		return d.API.GetLibraryItem(ctx, id, nil)
-	})
+// getPodcast reads a podcast item as Audiobookshelf keeps it (its
+// episodes with guid, enclosure and audio file).
+func getPodcast(ctx context.Context, d *kit.Deps, id string) (*absdata.Item, error) {
+	it, err := d.ReadItemRecord(ctx, id)
 	if err != nil {
-		return nil, err
-	}
-	var it podItem
-	if err := kit.Decode(body, &it); err != nil {
 		return nil, err
 	}
 	if it.MediaType != "podcast" {
 		return nil, kit.Errorf(kit.Unchanged, `argument "library_item_id": library item %s is a %s, not a podcast (list_library_items of a podcast library gives podcasts).`, id, it.MediaType)
 	}
-	return &it, nil
+	return it, nil
 }
 
 // podcastFeed reads a podcast and its feed.
-func podcastFeed(ctx context.Context, d *kit.Deps, id string) (*podItem, *feed, error) {
+func podcastFeed(ctx context.Context, d *kit.Deps, id string) (*absdata.Item, *feed, error) {
 	it, err := getPodcast(ctx, d, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	if it.feedURL() == "" {
+	feedURL := it.Media.Metadata.FeedURL.Value
+	if feedURL == "" {
 		return nil, nil, kit.Errorf(kit.Unchanged, "Podcast %s has no feed URL in Audiobookshelf, so there is no feed to check or download from.", id)
 	}
-	f, err := readFeed(ctx, d, it.feedURL())
+	f, err := readFeed(ctx, d, feedURL)
 	if err != nil {
 		return nil, nil, err
 	}

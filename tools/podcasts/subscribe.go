@@ -8,6 +8,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,15 +33,7 @@ func SearchPodcasts(ctx context.Context, d *kit.Deps, a toolargs.SearchPodcasts)
 	if err != nil {
 		return nil, err
 	}
-	var v []struct {
-		ID         int64    `json:"id"`
-		Title      string   `json:"title"`
-		ArtistName string   `json:"artistName"`
-		FeedURL    string   `json:"feedUrl"`
-		TrackCount int      `json:"trackCount"`
-		Genres     []string `json:"genres"`
-		Explicit   bool     `json:"explicit"`
-	}
+	var v []absdata.PodcastSearchResult
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
 	}
@@ -99,21 +92,8 @@ func CreatePodcast(ctx context.Context, d *kit.Deps, a toolargs.CreatePodcast) (
 	if err := d.MayRun(ctx, "create_podcast"); err != nil {
 		return nil, err
 	}
-	body, err := d.Get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
-		return d.API.GetLibrary(ctx, a.LibraryID)
-	})
+	_, lib, err := d.ReadLibrary(ctx, a.LibraryID)
 	if err != nil {
-		return nil, err
-	}
-	var lib struct {
-		ID        string `json:"id"`
-		MediaType string `json:"mediaType"`
-		Folders   []struct {
-			ID       string `json:"id"`
-			FullPath string `json:"fullPath"`
-		} `json:"folders"`
-	}
-	if err := kit.Decode(body, &lib); err != nil {
 		return nil, err
 	}
 	if lib.MediaType != "podcast" {
@@ -181,12 +161,12 @@ func CreatePodcast(ctx context.Context, d *kit.Deps, a toolargs.CreatePodcast) (
 		}
 		return nil, err
 	}
-	var it podItem
+	var it absdata.Item
 	if err := kit.Decode(rb, &it); err != nil {
 		return nil, err
 	}
 	return kit.JSONResult(map[string]any{
-		"created": true, "library_item_id": it.ID, "library_id": it.LibraryID, "title": it.Media.Metadata.Title,
+		"created": true, "library_item_id": it.ID, "library_id": it.LibraryID, "title": it.Media.Metadata.Title.Value,
 		"folder_id": folderID, "path": req.Path, "feed_url": a.FeedUrl, "feed_episodes": len(f.Episodes),
 		"auto_download": a.AutoDownload,
 		"next":          "It has no episodes yet: check_new_episodes lists the feed's, download_podcast_episodes fetches them.",

@@ -18,7 +18,7 @@ import (
 // that matches), a book takes none. It returns the item and the episode's
 // duration in seconds (the book's when no episode).
 func mediaTarget(ctx context.Context, d *kit.Deps, itemID string, episodeID *string) (*absdata.Item, float64, error) {
-	_, it, err := d.ReadItemEpisode(ctx, itemID, episodeID)
+	_, it, err := d.ReadItem(ctx, itemID, episodeID)
 	if err != nil {
 		return nil, 0, err
 	}

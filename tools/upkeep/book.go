@@ -13,42 +13,6 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
-// bookRecord is what update_item_metadata and match_library_item read of a
-// book (LibraryItem.toOldJSON): null kept apart from "".
-type bookRecord struct {
-	ID        string `json:"id"`
-	LibraryID string `json:"libraryId"`
-	MediaType string `json:"mediaType"`
-	UpdatedAt int64  `json:"updatedAt"`
-	Media     struct {
-		CoverPath *string  `json:"coverPath"`
-		Tags      []string `json:"tags"`
-		Metadata  struct {
-			Title    *string `json:"title"`
-			Subtitle *string `json:"subtitle"`
-			Authors  []struct {
-				ID   string `json:"id"`
-				Name string `json:"name"`
-			} `json:"authors"`
-			Narrators []string `json:"narrators"`
-			Series    []struct {
-				ID       string              `json:"id"`
-				Name     string              `json:"name"`
-				Sequence *absdata.FlexString `json:"sequence"`
-			} `json:"series"`
-			Genres        []string            `json:"genres"`
-			PublishedYear *absdata.FlexString `json:"publishedYear"`
-			Description   *string             `json:"description"`
-			Publisher     *string             `json:"publisher"`
-			Language      *string             `json:"language"`
-			ISBN          *string             `json:"isbn"`
-			ASIN          *string             `json:"asin"`
-			Explicit      bool                `json:"explicit"`
-			Abridged      bool                `json:"abridged"`
-		} `json:"metadata"`
-	} `json:"media"`
-}
-
 // editable are the fields update_item_metadata sets, by its names; match
 // fields are the others quick match sets.
 var (
@@ -56,11 +20,19 @@ var (
 	matchOnlyFields = []string{"cover"}
 )
 
-func strOrNil(s *string) any {
-	if s == nil {
+// orNil and lazyOrNil are a text as the tool shows it: nil for null.
+func orNil(t absdata.Text) any {
+	if !t.Valid {
 		return nil
 	}
-	return *s
+	return t.Value
+}
+
+func lazyOrNil(t absdata.LazyText) any {
+	if t.Null() {
+		return nil
+	}
+	return t.String()
 }
 
 func listOf(l []string) []string {
@@ -70,22 +42,21 @@ func listOf(l []string) []string {
 	return l
 }
 
-// value is a field's value as the tool names it: a string or null, a list
-// of names, a list of {name, sequence}, or a boolean.
-func (b *bookRecord) value(field string) any {
+// valueOf is a field of book b as the tool names it: a string or null, a
+// list of names, a list of {name, sequence}, or a boolean. It is read from
+// the book as Audiobookshelf keeps it (kit.Deps.ReadItemRecord), where a
+// null text is kept apart from "".
+func valueOf(b *absdata.Item, field string) any {
 	m := &b.Media.Metadata
 	switch field {
 	case "title":
-		return strOrNil(m.Title)
+		return orNil(m.Title)
 	case "subtitle":
-		return strOrNil(m.Subtitle)
+		return orNil(m.Subtitle)
 	case "description":
-		return strOrNil(m.Description)
+		return lazyOrNil(m.Description)
 	case "publish_year":
-		if m.PublishedYear == nil {
-			return nil
-		}
-		return string(*m.PublishedYear)
+		return orNil(m.PublishedYear)
 	case "authors":
 		out := []string{}
 		for _, a := range m.Authors {
@@ -102,34 +73,32 @@ func (b *bookRecord) value(field string) any {
 		out := []argdec.SeriesEntry{}
 		for _, s := range m.Series {
 			e := argdec.SeriesEntry{Name: s.Name}
-			if s.Sequence != nil {
-				e.Sequence = string(*s.Sequence)
-			}
+			e.Sequence = s.Sequence.Value
 			out = append(out, e)
 		}
 		return out
 	case "publisher":
-		return strOrNil(m.Publisher)
+		return orNil(m.Publisher)
 	case "language":
-		return strOrNil(m.Language)
+		return orNil(m.Language)
 	case "isbn":
-		return strOrNil(m.ISBN)
+		return orNil(m.ISBN)
 	case "asin":
-		return strOrNil(m.ASIN)
+		return orNil(m.ASIN)
 	case "explicit":
 		return m.Explicit
 	case "abridged":
 		return m.Abridged
 	case "cover":
-		return strOrNil(b.Media.CoverPath)
+		return orNil(b.Media.CoverPath)
 	}
 	return nil
 }
 
-// filled reports whether a field holds a value (quick match fills only
-// fields that do not, unless told to override).
-func (b *bookRecord) filled(field string) bool {
-	switch v := b.value(field).(type) {
+// holdsValue reports whether a field of book b holds a value (quick match
+// fills only fields that do not, unless told to override).
+func holdsValue(b *absdata.Item, field string) bool {
+	switch v := valueOf(b, field).(type) {
 	case nil:
 		return false
 	case string:
@@ -150,21 +119,15 @@ func sameValue(a, b any) bool {
 	return bytes.Equal(ja, jb)
 }
 
-func getBook(ctx context.Context, d *kit.Deps, id, tool string) (*bookRecord, error) {
-	body, err := d.Get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
-		return d.API.GetLibraryItem(ctx, id, nil)
-	})
+func getBook(ctx context.Context, d *kit.Deps, id, tool string) (*absdata.Item, error) {
+	b, err := d.ReadItemRecord(ctx, id)
 	if err != nil {
-		return nil, err
-	}
-	var b bookRecord
-	if err := kit.Decode(body, &b); err != nil {
 		return nil, err
 	}
 	if b.MediaType != "book" {
 		return nil, kit.Errorf(kit.Unchanged, `argument "library_item_id": %s is a %s; %s works on books only.`, id, b.MediaType, tool)
 	}
-	return &b, nil
+	return b, nil
 }
 
 // changeItem sends a write to one item; a 403 names the permission.
@@ -213,10 +176,10 @@ const descriptionShown = 300
 
 // nowValues are the values after a change, for an answer: a description is
 // shown by its start and length (the caller sent it, or the provider did).
-func nowValues(b *bookRecord, fields []string, id string) map[string]any {
+func nowValues(b *absdata.Item, fields []string, id string) map[string]any {
 	now := map[string]any{}
 	for _, k := range fields {
-		v := b.value(k)
+		v := valueOf(b, k)
 		if s, ok := v.(string); ok && k == "description" {
 			shown, total, cut := kit.Excerpt(s, descriptionShown, fmt.Sprintf(`get_library_item {"library_item_id": %q}`, id))
 			if cut != "" {

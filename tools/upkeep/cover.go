@@ -78,26 +78,14 @@ func PlanRemoveItemCover(ctx context.Context, d *kit.Deps, a toolargs.RemoveItem
 		return nil, err
 	}
 	id := a.LibraryItemID
-	body, err := d.Get(ctx, "library item "+id, func(ctx context.Context) (*http.Response, error) {
-		return d.API.GetLibraryItem(ctx, id, nil)
-	})
+	it, err := d.ReadItemRecord(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	var it struct {
-		ID        string `json:"id"`
-		UpdatedAt int64  `json:"updatedAt"`
-		Media     struct {
-			CoverPath *string `json:"coverPath"`
-		} `json:"media"`
-	}
-	if err := kit.Decode(body, &it); err != nil {
-		return nil, err
-	}
-	if it.Media.CoverPath == nil || *it.Media.CoverPath == "" {
+	if !it.Media.CoverPath.Valid || it.Media.CoverPath.Value == "" {
 		return nil, kit.Errorf(kit.NotAsked, `argument "library_item_id": library item %s has no cover (Audiobookshelf holds none for it), so there is nothing to remove.`, id)
 	}
-	file := *it.Media.CoverPath
+	file := it.Media.CoverPath.Value
 	return &kit.Plan{
 		Targets: []string{id},
 		Action:  fmt.Sprintf("This will remove the cover of library item %s: Audiobookshelf forgets which image file is its cover.", id),

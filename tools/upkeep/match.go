@@ -9,6 +9,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -37,7 +38,7 @@ func PlanMatchLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.MatchLibr
 	}
 	var filled []string
 	for _, k := range append(append([]string{}, editableFields...), matchOnlyFields...) {
-		if b.filled(k) {
+		if holdsValue(b, k) {
 			filled = append(filled, k)
 		}
 	}
@@ -59,9 +60,9 @@ func PlanMatchLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.MatchLibr
 			return nil, err
 		}
 		var v struct {
-			Warning     *string     `json:"warning"`
-			Updated     bool        `json:"updated"`
-			LibraryItem *bookRecord `json:"libraryItem"`
+			Warning     *string       `json:"warning"`
+			Updated     bool          `json:"updated"`
+			LibraryItem *absdata.Item `json:"libraryItem"`
 		}
 		if err := kit.Decode(rb, &v); err != nil {
 			return nil, err
@@ -78,8 +79,8 @@ func PlanMatchLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.MatchLibr
 		var changed []string
 		after := v.LibraryItem
 		for _, k := range append(append([]string{}, editableFields...), matchOnlyFields...) {
-			if !sameValue(b.value(k), after.value(k)) {
-				prev[k] = b.value(k)
+			if !sameValue(valueOf(b, k), valueOf(after, k)) {
+				prev[k] = valueOf(b, k)
 				changed = append(changed, k)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -112,7 +113,7 @@ func outOfPlace(order, removed []string) []string {
 // take off it, as Audiobookshelf decides (Book.updateAuthorsFromRequest:
 // names trimmed, empty ones dropped, compared without case;
 // Book.updateSeriesFromRequest: names compared without case).
-func takenOff(b *bookRecord, f *argdec.MetadataFields) (authors, series []string) {
+func takenOff(b *absdata.Item, f *argdec.MetadataFields) (authors, series []string) {
 	m := &b.Media.Metadata
 	if f.Authors != nil {
 		keep := map[string]bool{}
@@ -152,7 +153,7 @@ const recordReads = 4
 // other book is then read for those three fields. Audiobookshelf counts
 // only the books the user may see, so a book hidden from the user makes
 // this ask where it need not, never the other way round.
-func deletedRecords(ctx context.Context, d *kit.Deps, b *bookRecord, authors, series []string) (delAuthors, delSeries []string, err error) {
+func deletedRecords(ctx context.Context, d *kit.Deps, b *absdata.Item, authors, series []string) (delAuthors, delSeries []string, err error) {
 	type probe struct {
 		group, id string
 	}
@@ -214,17 +215,12 @@ func deletedRecords(ctx context.Context, d *kit.Deps, b *bookRecord, authors, se
 			failed[i] = err
 			return
 		}
-		var a struct {
-			ASIN        *string `json:"asin"`
-			Description *string `json:"description"`
-			ImagePath   *string `json:"imagePath"`
-		}
+		var a absdata.Author
 		if err := kit.Decode(body, &a); err != nil {
 			failed[i] = err
 			return
 		}
-		filled := func(s *string) bool { return s != nil && *s != "" }
-		kept[i] = filled(a.ASIN) || filled(a.Description) || filled(a.ImagePath)
+		kept[i] = a.ASIN != "" || a.Description != "" || a.ImagePath != ""
 	})
 	for i := range lone {
 		if failed[i] != nil {
@@ -291,8 +287,8 @@ func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateI
 	prev := map[string]any{}
 	for _, k := range given {
 		// "" is how a text is cleared; Audiobookshelf holds it as null.
-		if !sameValue(b.value(k), want[k]) && !(want[k] == "" && b.value(k) == nil) {
-			prev[k] = b.value(k)
+		if !sameValue(valueOf(b, k), want[k]) && !(want[k] == "" && valueOf(b, k) == nil) {
+			prev[k] = valueOf(b, k)
 		}
 	}
 	if len(prev) == 0 {
@@ -368,8 +364,8 @@ func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateI
 			return nil, err
 		}
 		var v struct {
-			Updated     bool       `json:"updated"`
-			LibraryItem bookRecord `json:"libraryItem"`
+			Updated     bool         `json:"updated"`
+			LibraryItem absdata.Item `json:"libraryItem"`
 		}
 		if err := kit.Decode(rb, &v); err != nil {
 			return nil, err
@@ -378,7 +374,7 @@ func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateI
 			"previous": prev, "now": nowValues(&v.LibraryItem, changing, a.LibraryItemID)}
 		var notes []string
 		for _, k := range changing {
-			if !sameValue(v.LibraryItem.value(k), want[k]) && !(want[k] == "" && v.LibraryItem.value(k) == nil) {
+			if !sameValue(valueOf(&v.LibraryItem, k), want[k]) && !(want[k] == "" && valueOf(&v.LibraryItem, k) == nil) {
 				notes = append(notes, fmt.Sprintf("Audiobookshelf stored %s differently from what was sent (it sanitizes description HTML; see now).", k))
 			}
 		}

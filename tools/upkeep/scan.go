@@ -36,33 +36,7 @@ func scanTiming(d *kit.Deps) (poll, wait time.Duration) {
 	return poll, wait
 }
 
-type absTask struct {
-	ID     string `json:"id"`
-	Action string `json:"action"`
-	Data   struct {
-		LibraryID   string `json:"libraryId"`
-		ScanResults *struct {
-			Added   int `json:"added"`
-			Updated int `json:"updated"`
-			Missing int `json:"missing"`
-		} `json:"scanResults"`
-	} `json:"data"`
-	IsFinished bool  `json:"isFinished"`
-	IsFailed   bool  `json:"isFailed"`
-	StartedAt  int64 `json:"startedAt"`
-}
-
-type scanLibraryInfo struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	MediaType string `json:"mediaType"`
-	Folders   []struct {
-		ID string `json:"id"`
-	} `json:"folders"`
-	LastScan *int64 `json:"lastScan"`
-}
-
-func listTasks(ctx context.Context, d *kit.Deps) ([]absTask, error) {
+func listTasks(ctx context.Context, d *kit.Deps) ([]absdata.Task, error) {
 	body, err := d.Get(ctx, "the task list", func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListTasks(ctx, nil)
 	})
@@ -70,7 +44,7 @@ func listTasks(ctx context.Context, d *kit.Deps) ([]absTask, error) {
 		return nil, err
 	}
 	var v struct {
-		Tasks []absTask `json:"tasks"`
+		Tasks []absdata.Task `json:"tasks"`
 	}
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
@@ -78,22 +52,8 @@ func listTasks(ctx context.Context, d *kit.Deps) ([]absTask, error) {
 	return v.Tasks, nil
 }
 
-func readScanLibrary(ctx context.Context, d *kit.Deps, id string) (*scanLibraryInfo, error) {
-	body, err := d.Get(ctx, "library "+id, func(ctx context.Context) (*http.Response, error) {
-		return d.API.GetLibrary(ctx, id)
-	})
-	if err != nil {
-		return nil, err
-	}
-	var l scanLibraryInfo
-	if err := kit.Decode(body, &l); err != nil {
-		return nil, err
-	}
-	return &l, nil
-}
-
 // scanTask is the running scan task of library id, or nil.
-func scanTask(tasks []absTask, id string) *absTask {
+func scanTask(tasks []absdata.Task, id string) *absdata.Task {
 	for i := range tasks {
 		if t := &tasks[i]; t.Action == "library-scan" && t.Data.LibraryID == id && !t.IsFinished {
 			return t
@@ -101,10 +61,6 @@ func scanTask(tasks []absTask, id string) *absTask {
 	}
 	return nil
 }
-
-// isAdmin reports whether an Audiobookshelf user type may do what admins
-// may (User.isAdminOrUp).
-func isAdmin(userType string) bool { return userType == "admin" || userType == "root" }
 
 // ScanResult is scan_library's answer.
 type ScanResult struct {
@@ -139,7 +95,7 @@ func ScanLibrary(ctx context.Context, d *kit.Deps, a toolargs.ScanLibrary) (*mcp
 		t, err := listTasks(ctx, d)
 		return tasksAnswer{t, err}
 	})
-	lib, err := readScanLibrary(ctx, d, a.LibraryID)
+	_, lib, err := d.ReadLibrary(ctx, a.LibraryID)
 	t := tasks.Wait()
 	if err != nil {
 		return nil, err
@@ -199,7 +155,7 @@ func ScanLibrary(ctx context.Context, d *kit.Deps, a toolargs.ScanLibrary) (*mcp
 		c, why := readScanCounts(ctx, d, lib.Name)
 		return logAnswer{c, why}
 	})
-	after, err := readScanLibrary(ctx, d, a.LibraryID)
+	_, after, err := d.ReadLibrary(ctx, a.LibraryID)
 	counts := logs.Wait()
 	if err != nil {
 		return nil, afterScan(err, fmt.Sprintf("The scan of library %s has ended.", a.LibraryID))
@@ -237,13 +193,8 @@ func ScanLibrary(ctx context.Context, d *kit.Deps, a toolargs.ScanLibrary) (*mcp
 	return kit.JSONResult(out)
 }
 
-type meAnswer struct {
-	u   *absdata.User
-	res *mcp.CallToolResult
-}
-
 type tasksAnswer struct {
-	tasks []absTask
+	tasks []absdata.Task
 	err   error
 }
 
@@ -331,7 +282,7 @@ func itemRefs(ctx context.Context, d *kit.Deps, libraryID, sort, filter string, 
 		if filter == "issues" && !v.Results[i].IsMissing {
 			continue
 		}
-		out = append(out, ItemRef{ID: v.Results[i].ID, Title: v.Results[i].Media.Metadata.Title})
+		out = append(out, ItemRef{ID: v.Results[i].ID, Title: v.Results[i].Media.Metadata.Title.Value})
 	}
 	return out, nil
 }

@@ -230,9 +230,6 @@ func listIDs(ids []string) string {
 // moving omitted books to the front and ignoring unknown ones, so anything
 // else would not do what was asked.
 func PlanUpdateCollection(ctx context.Context, d *Deps, a toolargs.UpdateCollection) (*Plan, *mcp.CallToolResult) {
-	if a.Name == nil && a.Description == nil && a.LibraryItemIDs == nil {
-		return nil, errorResult("arguments: give at least one of name, description, library_item_ids. Nothing was sent to Audiobookshelf.")
-	}
 	if res := d.mayRun(ctx, "update_collection"); res != nil {
 		return nil, res
 	}

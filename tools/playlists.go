@@ -268,9 +268,6 @@ func CreatePlaylist(ctx context.Context, d *Deps, a toolargs.CreatePlaylist) (*m
 // Audiobookshelf rejects another length with 400 but saves a new name in
 // the same request anyway.
 func PlanUpdatePlaylist(ctx context.Context, d *Deps, a toolargs.UpdatePlaylist) (*Plan, *mcp.CallToolResult) {
-	if a.Name == nil && a.Description == nil && a.Items == nil {
-		return nil, errorResult("arguments: give at least one of name, description, items. Nothing was sent to Audiobookshelf.")
-	}
 	body := abs.UpdatePlaylistJSONRequestBody{Name: a.Name, Description: a.Description}
 	plan := &Plan{Targets: []string{a.PlaylistID}}
 	// The playlist is read first in every case: the answer carries what

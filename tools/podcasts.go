@@ -171,16 +171,6 @@ func feedEpisodeBrief(e *feedEpisode) FeedEpisode {
 
 // ---------------------------------------------------------------- reads
 
-// checkFeedURL refuses what Audiobookshelf would refuse as a feed URL
-// (utils.validateUrl: http or https only), naming the argument.
-func checkFeedURL(arg, raw string) *mcp.CallToolResult {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return errorResult(`argument %q: must be an http:// or https:// URL of a podcast RSS feed (e.g. feed_url of search_podcasts). Nothing was sent to Audiobookshelf.`, arg)
-	}
-	return nil
-}
-
 // podcastRefusal is the error for a 403 on a podcast route: it reads the
 // user to name what they lack (only on this failure path).
 func (d *Deps) podcastRefusal(ctx context.Context, r *response, what, needs string, mutating bool) *mcp.CallToolResult {
@@ -373,9 +363,6 @@ func SearchPodcasts(ctx context.Context, d *Deps, a toolargs.SearchPodcasts) (*m
 
 // GetPodcastFeed is get_podcast_feed.
 func GetPodcastFeed(ctx context.Context, d *Deps, a toolargs.GetPodcastFeed) (*mcp.CallToolResult, error) {
-	if res := checkFeedURL("feed_url", a.FeedUrl); res != nil {
-		return res, nil
-	}
 	if res := d.mayRun(ctx, "get_podcast_feed"); res != nil {
 		return res, nil
 	}
@@ -405,9 +392,6 @@ func GetPodcastFeed(ctx context.Context, d *Deps, a toolargs.GetPodcastFeed) (*m
 
 // CreatePodcast is create_podcast.
 func CreatePodcast(ctx context.Context, d *Deps, a toolargs.CreatePodcast) (*mcp.CallToolResult, error) {
-	if res := checkFeedURL("feed_url", a.FeedUrl); res != nil {
-		return res, nil
-	}
 	if res := d.mayRun(ctx, "create_podcast"); res != nil {
 		return res, nil
 	}
@@ -612,9 +596,6 @@ func encodeURI(s string) string {
 
 // DownloadPodcastEpisodes is download_podcast_episodes.
 func DownloadPodcastEpisodes(ctx context.Context, d *Deps, a toolargs.DownloadPodcastEpisodes) (*mcp.CallToolResult, error) {
-	if (a.Episodes == nil) == (a.Newest == nil) {
-		return errorResult(`arguments: give either "episodes" (keys from check_new_episodes or get_podcast_feed) or "newest" (a count), not both and not neither. Nothing was sent to Audiobookshelf.`), nil
-	}
 	if res := d.mayRun(ctx, "download_podcast_episodes"); res != nil {
 		return res, nil
 	}

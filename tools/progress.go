@@ -105,9 +105,6 @@ func GetMediaProgress(ctx context.Context, d *Deps, a toolargs.GetMediaProgress)
 // date (which the tool cannot give back) asks first (effect
 // clears_finished_date, tools.yaml).
 func PlanSetMediaProgress(ctx context.Context, d *Deps, a toolargs.SetMediaProgress) (*Plan, *mcp.CallToolResult) {
-	if a.CurrentTime == nil && a.Progress == nil && a.IsFinished == nil && a.HideFromContinueListening == nil {
-		return nil, errorResult("arguments: give at least one of current_time, progress, is_finished, hide_from_continue_listening. Nothing was sent to Audiobookshelf.")
-	}
 	it, duration, res := d.mediaTarget(ctx, a.LibraryItemID, a.EpisodeID)
 	if res != nil {
 		return nil, res

@@ -185,6 +185,9 @@ func Check(m *Manifest, spec Spec) error {
 					fail(name, field+".pattern", "must be a regular expression anchored with ^ and $ beside an enum of a string parameter (%v)", err)
 				}
 			}
+			if p.Format != "" && (p.Format != "http_url" || p.Type != "string" || len(p.Enum) > 0) {
+				fail(name, field+".format", "%q: the one format is http_url, on a string parameter without an enum", p.Format)
+			}
 			if p.Maps == "local" {
 				continue
 			}
@@ -206,6 +209,25 @@ func Check(m *Manifest, spec Spec) error {
 			}
 			if !found {
 				fail(name, field+".maps", "%s parameter %s is in none of the operations %s", mm[1], mm[2], strings.Join(t.Operations, ", "))
+			}
+		}
+		for _, rule := range []struct {
+			field string
+			names []string
+		}{{"at_least_one_of", t.AtLeastOneOf}, {"exactly_one_of", t.ExactlyOneOf}} {
+			if rule.names == nil {
+				continue
+			}
+			if len(rule.names) < 2 {
+				fail(name, rule.field, "names %d parameters; it needs at least 2", len(rule.names))
+			}
+			for _, n := range rule.names {
+				switch p := params[n]; {
+				case p == nil || n == "confirm_token":
+					fail(name, rule.field, "%s is not a parameter of the tool", n)
+				case p.Required || p.Default != nil:
+					fail(name, rule.field, "%s is always given (required, or has a default)", n)
+				}
 			}
 		}
 		// requests

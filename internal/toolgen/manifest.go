@@ -50,6 +50,11 @@ type Tool struct {
 	Annotations Annotations `yaml:"annotations"`
 	Guard       Guard       `yaml:"guard"`
 	Requests    Requests    `yaml:"requests"`
+	// AtLeastOneOf names optional parameters of which a call must give at
+	// least one, ExactlyOneOf those of which it must give one and only
+	// one: checked by the decoder with the rest of the arguments.
+	AtLeastOneOf []string `yaml:"at_least_one_of"`
+	ExactlyOneOf []string `yaml:"exactly_one_of"`
 }
 
 // Requests is how many requests one call of the tool sends to
@@ -127,7 +132,10 @@ type Param struct {
 	Enum        []string `yaml:"enum"`
 	// Pattern, beside enum, is a regular expression (anchored with ^ and
 	// $) that a value outside enum may match instead.
-	Pattern   string   `yaml:"pattern"`
+	Pattern string `yaml:"pattern"`
+	// Format http_url: a string that must be an http:// or https:// URL
+	// with a host.
+	Format    string   `yaml:"format"`
 	Default   any      `yaml:"default"`
 	Min       *float64 `yaml:"min"`
 	Max       *float64 `yaml:"max"`

@@ -231,6 +231,9 @@ func decodeCall(p *Param) string {
 		if p.Pattern != "" {
 			return fmt.Sprintf("d.String(%s, argdec.StringRule{Required: %t, MinLen: %d, MaxLen: %d, Enum: %s, Pattern: %s})", q, p.Required, p.MinLength, p.MaxLength, enum, strconv.Quote(p.Pattern))
 		}
+		if p.Format == "http_url" {
+			return fmt.Sprintf("d.String(%s, argdec.StringRule{Required: %t, MinLen: %d, MaxLen: %d, HTTPURL: true})", q, p.Required, p.MinLength, p.MaxLength)
+		}
 		return fmt.Sprintf("d.String(%s, argdec.StringRule{Required: %t, MinLen: %d, MaxLen: %d, Enum: %s})", q, p.Required, p.MinLength, p.MaxLength, enum)
 	case "integer":
 		return fmt.Sprintf("d.Integer(%s, argdec.IntRule{Required: %t, Min: %d, Max: %d})", q, p.Required, int64(*p.Min), int64(*p.Max))
@@ -296,6 +299,12 @@ func renderArgs(m *Manifest) ([]byte, error) {
 			default:
 				fmt.Fprintf(&b, "\ta.%s = argdec.Val(%s)\n", f, call)
 			}
+		}
+		if len(t.AtLeastOneOf) > 0 {
+			fmt.Fprintf(&b, "\td.AtLeastOne(%s)\n", strings.Join(quoteAll(t.AtLeastOneOf), ", "))
+		}
+		if len(t.ExactlyOneOf) > 0 {
+			fmt.Fprintf(&b, "\td.ExactlyOne(%s)\n", strings.Join(quoteAll(t.ExactlyOneOf), ", "))
 		}
 		b.WriteString("\treturn a, d.Err()\n}\n\n")
 	}
@@ -438,6 +447,14 @@ const ServerName = `)
 
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
 
+func quoteAll(ss []string) []string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return q
+}
+
 func quotedList(ss []string) string {
 	if len(ss) == 0 {
 		return "nil"
@@ -539,6 +556,9 @@ func paramType(p *Param) string {
 
 func paramBounds(p *Param) string {
 	var parts []string
+	if p.Format == "http_url" {
+		parts = append(parts, "an http:// or https:// URL")
+	}
 	if len(p.Enum) > 0 && p.Pattern != "" {
 		parts = append(parts, "one of "+strings.Join(p.Enum, ", ")+", or matching `"+p.Pattern+"`")
 	} else if len(p.Enum) > 0 {
@@ -608,6 +628,12 @@ func renderToolsDoc(m *Manifest) []byte {
 				b.WriteString("No parameters.\n\n")
 				continue
 			}
+			if len(t.AtLeastOneOf) > 0 {
+				fmt.Fprintf(&b, "Give at least one of %s.\n\n", codeList(t.AtLeastOneOf))
+			}
+			if len(t.ExactlyOneOf) > 0 {
+				fmt.Fprintf(&b, "Give exactly one of %s.\n\n", codeList(t.ExactlyOneOf))
+			}
 			b.WriteString("| parameter | type | required | allowed | description |\n|---|---|---|---|---|\n")
 			for j := range t.Params {
 				p := &t.Params[j]
@@ -621,6 +647,15 @@ func renderToolsDoc(m *Manifest) []byte {
 		}
 	}
 	return b.Bytes()
+}
+
+// codeList is names as `a`, `b`, `c`.
+func codeList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "`" + n + "`"
+	}
+	return strings.Join(q, ", ")
 }
 
 func renderGuardDoc(m *Manifest) []byte {

@@ -119,6 +119,11 @@ func TestRefusals(t *testing.T) {
 		{"requests max not above count", "count: 1, max: 2,", "count: 2, max: 2,", []string{"tool update_thing", "requests.max", "more than count"}},
 		{"requests per unknown parameter", "per_item: book_ids", "per_item: thing_id", []string{"tool update_thing", "requests.per_item", "thing_id is not a list parameter"}},
 		{"varying requests without a note", ", note: A new order reads the thing first.}", "}", []string{"tool update_thing", "requests.note", "needs a note"}},
+		{"at_least_one_of names no parameter", "    guard:\n      condition", "    at_least_one_of: [name, nope]\n    guard:\n      condition", []string{"tool update_thing", "at_least_one_of", "nope is not a parameter"}},
+		{"at_least_one_of names a required parameter", "    guard:\n      condition", "    at_least_one_of: [name, thing_id]\n    guard:\n      condition", []string{"tool update_thing", "at_least_one_of", "thing_id is always given"}},
+		{"exactly_one_of of one", "    guard:\n      condition", "    exactly_one_of: [name]\n    guard:\n      condition", []string{"tool update_thing", "exactly_one_of", "needs at least 2"}},
+		{"unknown format", "{name: name, type: string, maps:", "{name: name, type: string, format: url, maps:", []string{"tool update_thing", "params.name.format", `"url"`, "http_url"}},
+		{"format on a list", "{name: book_ids, type: id_list,", "{name: book_ids, type: id_list, format: http_url,", []string{"tool update_thing", "params.book_ids.format", "string parameter"}},
 		{"per without a note", "{count: 1, max: 2, per_item: book_ids, note: A new order reads the thing first.}", "{count: 1, per: 1 per book}", []string{"tool update_thing", "requests.note", "needs a note"}},
 	}
 	for _, c := range cases {

@@ -177,9 +177,6 @@ func GetCollection(ctx context.Context, d *Deps, a toolargs.GetCollection) (*mcp
 
 // CreateCollection is create_collection.
 func CreateCollection(ctx context.Context, d *Deps, a toolargs.CreateCollection) (*mcp.CallToolResult, error) {
-	if res := d.mayRun(ctx, "create_collection"); res != nil {
-		return res, nil
-	}
 	body, res := d.mutate(ctx, "a new collection in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.CreateCollection(ctx, abs.CreateCollectionJSONRequestBody{
 			LibraryId: a.LibraryID, Name: a.Name, Description: a.Description, Books: a.LibraryItemIDs,
@@ -230,9 +227,6 @@ func listIDs(ids []string) string {
 // moving omitted books to the front and ignoring unknown ones, so anything
 // else would not do what was asked.
 func PlanUpdateCollection(ctx context.Context, d *Deps, a toolargs.UpdateCollection) (*Plan, *mcp.CallToolResult) {
-	if res := d.mayRun(ctx, "update_collection"); res != nil {
-		return nil, res
-	}
 	body := abs.UpdateCollectionJSONRequestBody{Name: a.Name, Description: a.Description}
 	plan := &Plan{Targets: []string{a.CollectionID}}
 	// The collection is read first in every case: the answer carries what
@@ -351,9 +345,6 @@ func collectionPutBack(c *absCollection, a toolargs.UpdateCollection) (prev map[
 
 // AddBooksToCollection is add_books_to_collection.
 func AddBooksToCollection(ctx context.Context, d *Deps, a toolargs.AddBooksToCollection) (*mcp.CallToolResult, error) {
-	if res := d.mayRun(ctx, "add_books_to_collection"); res != nil {
-		return res, nil
-	}
 	// The collection is read first: the answer names the books this call
 	// added (not those already in it) and the call that takes them out.
 	before, res := d.getCollection(ctx, a.CollectionID)
@@ -391,9 +382,6 @@ func AddBooksToCollection(ctx context.Context, d *Deps, a toolargs.AddBooksToCol
 
 // PlanRemoveBooksFromCollection plans remove_books_from_collection.
 func PlanRemoveBooksFromCollection(ctx context.Context, d *Deps, a toolargs.RemoveBooksFromCollection) (*Plan, *mcp.CallToolResult) {
-	if res := d.mayRun(ctx, "remove_books_from_collection"); res != nil {
-		return nil, res
-	}
 	c, res := d.getCollection(ctx, a.CollectionID)
 	if res != nil {
 		return nil, res
@@ -437,15 +425,6 @@ func sharedNote() []string {
 	return []string{"Collections are shared by everyone on this Audiobookshelf server (it keeps no owner for them): the change reaches every user who sees this library."}
 }
 
-// mayRun is d.CheckRight's refusal of tool, nil when it may run (or
-// nothing checks).
-func (d *Deps) mayRun(ctx context.Context, tool string) *mcp.CallToolResult {
-	if d.CheckRight == nil {
-		return nil
-	}
-	return d.CheckRight(ctx, tool)
-}
-
 func pluralBe(n int) string {
 	if n == 1 {
 		return " is"
@@ -455,9 +434,6 @@ func pluralBe(n int) string {
 
 // PlanDeleteCollection plans delete_collection.
 func PlanDeleteCollection(ctx context.Context, d *Deps, a toolargs.DeleteCollection) (*Plan, *mcp.CallToolResult) {
-	if res := d.mayRun(ctx, "delete_collection"); res != nil {
-		return nil, res
-	}
 	c, res := d.getCollection(ctx, a.CollectionID)
 	if res != nil {
 		return nil, res

@@ -12,12 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
@@ -40,11 +39,8 @@ type Deps struct {
 	// PerPerson is true when the server holds no key and every call brings
 	// the key of the person who made it (WithKey).
 	PerPerson bool
-	// CheckRight, when set, refuses a call to tool whose user lacks the
-	// Audiobookshelf permission it needs (nil: it may run). The tools that
-	// ask call it after their arguments are checked and before anything
-	// else is read.
-	CheckRight func(ctx context.Context, tool string) *mcp.CallToolResult
+	// Log receives what Permit refuses (nil: nothing is logged).
+	Log *slog.Logger
 	// Timeout bounds one request to Audiobookshelf.
 	Timeout time.Duration
 	// MaxBody bounds one response body; 0 means MaxResponseBytes.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
 )
 
 // Per-person mode: every request to Audiobookshelf of one call is made with
@@ -29,10 +31,14 @@ func keyFrom(ctx context.Context) string {
 // Person is who an Audiobookshelf API key belongs to, from GET /api/me.
 type Person struct {
 	UserID, Username, Type string
-	// CanUpdate and CanDelete are the user's update and delete permissions
-	// (Audiobookshelf checks them on collections: update to create and
-	// change one, delete to delete one).
-	CanUpdate, CanDelete bool
+	// CanUpdate, CanDelete, CanDownload and CanUpload are the flags of the
+	// user's permissions (Has reads them).
+	CanUpdate, CanDelete, CanDownload, CanUpload bool
+}
+
+// Has reports whether p holds permission n.
+func (p Person) Has(n permission.Name) bool {
+	return n.HeldBy(permission.User{Type: p.Type, Update: p.CanUpdate, Delete: p.CanDelete, Download: p.CanDownload, Upload: p.CanUpload})
 }
 
 // ErrKeyRefused is returned by WhoIs when Audiobookshelf refuses the key.
@@ -80,8 +86,10 @@ func (d *Deps) WhoIs(ctx context.Context, key string) (*Person, error) {
 		Type        string `json:"type"`
 		IsActive    *bool  `json:"isActive"`
 		Permissions struct {
-			Update bool `json:"update"`
-			Delete bool `json:"delete"`
+			Update   bool `json:"update"`
+			Delete   bool `json:"delete"`
+			Download bool `json:"download"`
+			Upload   bool `json:"upload"`
 		} `json:"permissions"`
 	}
 	if err := json.Unmarshal(body, &me); err != nil || me.ID == "" {
@@ -91,5 +99,6 @@ func (d *Deps) WhoIs(ctx context.Context, key string) (*Person, error) {
 		return nil, ErrKeyRefused
 	}
 	return &Person{UserID: me.ID, Username: me.Username, Type: me.Type,
-		CanUpdate: me.Permissions.Update, CanDelete: me.Permissions.Delete}, nil
+		CanUpdate: me.Permissions.Update, CanDelete: me.Permissions.Delete,
+		CanDownload: me.Permissions.Download, CanUpload: me.Permissions.Upload}, nil
 }

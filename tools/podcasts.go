@@ -171,58 +171,59 @@ func feedEpisodeBrief(e *feedEpisode) FeedEpisode {
 
 // ---------------------------------------------------------------- reads
 
-// podcastRefusal is the error for a 403 on a podcast route: it reads the
-// user to name what they lack (only on this failure path).
-func (d *Deps) podcastRefusal(ctx context.Context, r *response, what, needs string, mutating bool) *mcp.CallToolResult {
+// podcastRefusal is the error for a 403 on a podcast route. The tool's
+// permission (tools.yaml) was checked before it ran (Permit), so a 403 means
+// the user lost it since (per person a key's check is believed for a
+// minute), or may not see the library: the user is read to say which (only
+// on this failure path).
+func (d *Deps) podcastRefusal(ctx context.Context, r *response, what string, mutating bool) *mcp.CallToolResult {
 	if r.Status != http.StatusForbidden {
 		return statusError(r, what, mutating)
 	}
 	unchanged := " Nothing was changed."
 	_, u, res := d.getMe(ctx)
-	if res == nil && u.Type != "admin" && u.Type != "root" && needs == "admin" {
-		return errorResult("Audiobookshelf refused %s (403 Forbidden): it lets only admin and root users subscribe to podcasts, read feeds and download episodes, and the user of this API key (%s) is of type %s. Use an API key of an admin user.%s", what, u.Username, u.Type, unchanged)
-	}
-	if res == nil && needs == "delete" && !u.permission("delete") {
-		return errorResult("Audiobookshelf refused %s (403 Forbidden): deleting it needs the delete permission, which the user of this API key (%s) does not have. An admin can grant it under Settings → Users.%s", what, u.Username, unchanged)
+	if need := neededBy(ctx); res == nil && !u.person().Has(need) {
+		if need.ForAdmins() {
+			return errorResult("Audiobookshelf refused %s (403 Forbidden): it lets only admin and root users do this, and the user of this API key (%s) is of type %s. Use an API key of an admin user.%s", what, u.Username, u.Type, unchanged)
+		}
+		return errorResult("Audiobookshelf refused %s (403 Forbidden): it needs Audiobookshelf's %s permission (%s), which the user of this API key (%s) does not have. An admin can grant it under Settings → Users.%s", what, need, need.Field(), u.Username, unchanged)
 	}
 	return errorResult("Audiobookshelf refused %s (403 Forbidden): the user of this API key may not access this podcast's library.%s", what, unchanged)
 }
 
-// permission reports one of the user's permissions (GET /api/me
-// permissions: download, update, delete, upload, ...). Admins and root have
-// them all.
-func (u *absUser) permission(name string) bool {
-	if u.Type == "root" || u.Type == "admin" {
-		return true
+// person is u as a permission check reads it.
+func (u *absUser) person() Person {
+	var p struct {
+		Update   bool `json:"update"`
+		Delete   bool `json:"delete"`
+		Download bool `json:"download"`
+		Upload   bool `json:"upload"`
 	}
-	var p map[string]any
-	if unmarshal(u.Permissions, &p) != nil {
-		return false
-	}
-	v, _ := p[name].(bool)
-	return v
+	_ = unmarshal(u.Permissions, &p)
+	return Person{UserID: u.ID, Username: u.Username, Type: u.Type,
+		CanUpdate: p.Update, CanDelete: p.Delete, CanDownload: p.Download, CanUpload: p.Upload}
 }
 
 // podGet is get for the podcast routes: a 403 names the permission.
-func (d *Deps) podGet(ctx context.Context, what, needs string, s sender) ([]byte, *mcp.CallToolResult) {
+func (d *Deps) podGet(ctx context.Context, what string, s sender) ([]byte, *mcp.CallToolResult) {
 	r, res := d.send(ctx, false, s)
 	if res != nil {
 		return nil, res
 	}
 	if r.Status/100 != 2 {
-		return nil, d.podcastRefusal(ctx, r, what, needs, false)
+		return nil, d.podcastRefusal(ctx, r, what, false)
 	}
 	return r.Body, nil
 }
 
 // podMutate is mutate for the podcast routes.
-func (d *Deps) podMutate(ctx context.Context, what, needs string, s sender) ([]byte, *mcp.CallToolResult) {
+func (d *Deps) podMutate(ctx context.Context, what string, s sender) ([]byte, *mcp.CallToolResult) {
 	r, res := d.send(ctx, true, s)
 	if res != nil {
 		return nil, res
 	}
 	if r.Status/100 != 2 {
-		return nil, d.podcastRefusal(ctx, r, what, needs, true)
+		return nil, d.podcastRefusal(ctx, r, what, true)
 	}
 	if res := d.checkWrite(r, what); res != nil {
 		return nil, res
@@ -232,7 +233,7 @@ func (d *Deps) podMutate(ctx context.Context, what, needs string, s sender) ([]b
 
 // readFeed asks Audiobookshelf to fetch and parse a feed.
 func (d *Deps) readFeed(ctx context.Context, feedURL string) (*feed, *mcp.CallToolResult) {
-	body, res := d.podGet(ctx, "the feed "+feedURL, "admin", func(ctx context.Context) (*http.Response, error) {
+	body, res := d.podGet(ctx, "the feed "+feedURL, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetPodcastFeed(ctx, abs.GetPodcastFeedJSONRequestBody{RssFeed: feedURL})
 	})
 	if res != nil {
@@ -363,9 +364,6 @@ func SearchPodcasts(ctx context.Context, d *Deps, a toolargs.SearchPodcasts) (*m
 
 // GetPodcastFeed is get_podcast_feed.
 func GetPodcastFeed(ctx context.Context, d *Deps, a toolargs.GetPodcastFeed) (*mcp.CallToolResult, error) {
-	if res := d.mayRun(ctx, "get_podcast_feed"); res != nil {
-		return res, nil
-	}
 	f, res := d.readFeed(ctx, a.FeedUrl)
 	if res != nil {
 		return res, nil
@@ -392,9 +390,6 @@ func GetPodcastFeed(ctx context.Context, d *Deps, a toolargs.GetPodcastFeed) (*m
 
 // CreatePodcast is create_podcast.
 func CreatePodcast(ctx context.Context, d *Deps, a toolargs.CreatePodcast) (*mcp.CallToolResult, error) {
-	if res := d.mayRun(ctx, "create_podcast"); res != nil {
-		return res, nil
-	}
 	body, res := d.get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetLibrary(ctx, a.LibraryID)
 	})
@@ -468,7 +463,7 @@ func CreatePodcast(ctx context.Context, d *Deps, a toolargs.CreatePodcast) (*mcp
 	}
 	md.Type = ptrOf(typ)
 	req.Media.AutoDownloadEpisodes = ptrOf(a.AutoDownload)
-	rb, res := d.podMutate(ctx, "a new podcast in library "+a.LibraryID, "admin", func(ctx context.Context) (*http.Response, error) {
+	rb, res := d.podMutate(ctx, "a new podcast in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.CreatePodcast(ctx, req)
 	})
 	if res != nil {
@@ -507,14 +502,11 @@ func (d *Deps) folderExists(ctx context.Context, p string) (bool, *mcp.CallToolR
 	case http.StatusBadRequest:
 		return false, nil
 	}
-	return false, d.podcastRefusal(ctx, r, "the check whether "+p+" is on disk", "admin", false)
+	return false, d.podcastRefusal(ctx, r, "the check whether "+p+" is on disk", false)
 }
 
 // CheckNewEpisodes is check_new_episodes.
 func CheckNewEpisodes(ctx context.Context, d *Deps, a toolargs.CheckNewEpisodes) (*mcp.CallToolResult, error) {
-	if res := d.mayRun(ctx, "check_new_episodes"); res != nil {
-		return res, nil
-	}
 	it, f, res := d.podcastFeed(ctx, a.LibraryItemID)
 	if res != nil {
 		return res, nil
@@ -596,9 +588,6 @@ func encodeURI(s string) string {
 
 // DownloadPodcastEpisodes is download_podcast_episodes.
 func DownloadPodcastEpisodes(ctx context.Context, d *Deps, a toolargs.DownloadPodcastEpisodes) (*mcp.CallToolResult, error) {
-	if res := d.mayRun(ctx, "download_podcast_episodes"); res != nil {
-		return res, nil
-	}
 	it, f, res := d.podcastFeed(ctx, a.LibraryItemID)
 	if res != nil {
 		return res, nil
@@ -690,7 +679,7 @@ func DownloadPodcastEpisodes(ctx context.Context, d *Deps, a toolargs.DownloadPo
 		buf.Write(e.raw)
 	}
 	buf.WriteByte(']')
-	if _, res := d.podMutate(ctx, "the download of episodes of podcast "+it.ID, "admin", func(ctx context.Context) (*http.Response, error) {
+	if _, res := d.podMutate(ctx, "the download of episodes of podcast "+it.ID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.DownloadPodcastEpisodesWithBody(ctx, it.ID, "application/json", bytes.NewReader(buf.Bytes()))
 	}); res != nil {
 		return res, nil
@@ -891,14 +880,10 @@ type episodeRead struct {
 	Playlists []string `json:"playlists"`
 }
 
-// PlanDeletePodcastEpisode plans delete_podcast_episode. mayRun refuses a
-// user without the delete permission before anybody is asked (Audiobookshelf
-// would answer 403); the user's record is read for their progress of the
-// episode.
+// PlanDeletePodcastEpisode plans delete_podcast_episode. A user without
+// its permission (tools.yaml) was refused before it runs; the user's record
+// is read for their progress of the episode.
 func PlanDeletePodcastEpisode(ctx context.Context, d *Deps, a toolargs.DeletePodcastEpisode) (*Plan, *mcp.CallToolResult) {
-	if res := d.mayRun(ctx, "delete_podcast_episode"); res != nil {
-		return nil, res
-	}
 	_, u, res := d.getMe(ctx)
 	if res != nil {
 		return nil, res
@@ -982,7 +967,7 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *Deps, a toolargs.DeletePod
 		if hard {
 			params = &abs.DeletePodcastEpisodeParams{Hard: ptrOf(abs.DeletePodcastEpisodeParamsHard(1))}
 		}
-		rb, res := d.podMutate(ctx, "episode "+ep.ID+" of podcast "+it.ID, "delete", func(ctx context.Context) (*http.Response, error) {
+		rb, res := d.podMutate(ctx, "episode "+ep.ID+" of podcast "+it.ID, func(ctx context.Context) (*http.Response, error) {
 			return d.API.DeletePodcastEpisode(ctx, it.ID, ep.ID, params)
 		})
 		if res != nil {
@@ -1080,9 +1065,6 @@ type podcastRead struct {
 // empty is deleted), the episodes and the item, and with hard=1 the
 // podcast's folder with everything in it.
 func PlanDeletePodcast(ctx context.Context, d *Deps, a toolargs.DeletePodcast) (*Plan, *mcp.CallToolResult) {
-	if res := d.mayRun(ctx, "delete_podcast"); res != nil {
-		return nil, res
-	}
 	_, u, res := d.getMe(ctx)
 	if res != nil {
 		return nil, res
@@ -1194,7 +1176,7 @@ func PlanDeletePodcast(ctx context.Context, d *Deps, a toolargs.DeletePodcast) (
 		if hard {
 			params = &abs.DeleteLibraryItemParams{Hard: ptrOf(abs.DeleteLibraryItemParamsHard(1))}
 		}
-		if _, res := d.podMutate(ctx, "podcast "+it.ID, "delete", func(ctx context.Context) (*http.Response, error) {
+		if _, res := d.podMutate(ctx, "podcast "+it.ID, func(ctx context.Context) (*http.Response, error) {
 			return d.API.DeleteLibraryItem(ctx, it.ID, params)
 		}); res != nil {
 			return res, nil

@@ -139,9 +139,6 @@ type ItemRef struct {
 // ScanLibrary is scan_library.
 func ScanLibrary(ctx context.Context, d *Deps, a toolargs.ScanLibrary) (*mcp.CallToolResult, error) {
 	poll, wait := d.scanTiming()
-	if res := d.mayRun(ctx, "scan_library"); res != nil {
-		return res, nil
-	}
 	// The library and the task list at once.
 	tasks := alongside(ctx, func(ctx context.Context) tasksAnswer {
 		t, res := d.listTasks(ctx)

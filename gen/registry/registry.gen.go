@@ -2,8 +2,10 @@
 
 // Package registry declares every tool of tools.yaml: its definition as a
 // model sees it (name, description, input schema, the four annotations), its
-// toolset, its guard, and the handler that decodes its arguments and, for a
-// guarded tool, puts the guard between the tool's plan and its execution.
+// toolset, the Audiobookshelf permission it needs, its guard, and the handler
+// that decodes its arguments, checks the permission (tools.Deps.Permit) and,
+// for a guarded tool, puts the guard between the tool's plan and its
+// execution.
 package registry
 
 import (
@@ -14,6 +16,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
 )
 
@@ -28,6 +31,10 @@ type Tool struct {
 	Operations []string
 	// NeedsAuth is true when any of them needs the API key.
 	NeedsAuth bool
+	// Permission is the Audiobookshelf permission a call needs beyond the
+	// user's own data (none: the zero value). The handler checks it; per
+	// person, tools/list leaves the tool out for a user without it.
+	Permission permission.Name
 	// Guard is nil for a tool that never asks.
 	Guard *Guard
 	// Definition is what tools/list shows.
@@ -540,8 +547,9 @@ var All = []Tool{
 		Name: "create_collection", Title: "Create collection", Toolset: "collections",
 		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false,
 		Reason:     "Creates a new collection and takes nothing away; a second call creates a second one.",
-		Operations: []string{"createCollection"},
+		Operations: []string{"getMe", "createCollection"},
 		NeedsAuth:  true,
+		Permission: permission.Update,
 		Definition: &mcp.Tool{
 			Name:        "create_collection",
 			Title:       "Create collection",
@@ -555,8 +563,9 @@ var All = []Tool{
 		Name: "update_collection", Title: "Update collection", Toolset: "collections",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
 		Reason:     "Overwrites the name, description or curated order; the same call again changes nothing more.",
-		Operations: []string{"getCollection", "updateCollection"},
+		Operations: []string{"getMe", "getCollection", "updateCollection"},
 		NeedsAuth:  true,
+		Permission: permission.Update,
 		Guard:      &Guard{Condition: "when library_item_ids present or effect replaces_unrestorable_text", WhenParams: []string{"library_item_ids"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"collection_id", "name", "description", "library_item_ids"}, TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No book is added or removed; the items themselves are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_collection",
@@ -571,8 +580,9 @@ var All = []Tool{
 		Name: "add_books_to_collection", Title: "Add books to collection", Toolset: "collections",
 		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false,
 		Reason:     "Only adds; books already present are skipped, so the same call again changes nothing.",
-		Operations: []string{"getCollection", "addBooksToCollection"},
+		Operations: []string{"getMe", "getCollection", "addBooksToCollection"},
 		NeedsAuth:  true,
+		Permission: permission.Update,
 		Definition: &mcp.Tool{
 			Name:        "add_books_to_collection",
 			Title:       "Add books to collection",
@@ -586,8 +596,9 @@ var All = []Tool{
 		Name: "remove_books_from_collection", Title: "Remove books from collection", Toolset: "collections",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
 		Reason:     "Takes out membership and the order it sat in; a second call finds them gone.",
-		Operations: []string{"getCollection", "removeBooksFromCollection"},
+		Operations: []string{"getMe", "getCollection", "removeBooksFromCollection"},
 		NeedsAuth:  true,
+		Permission: permission.Update,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id", "library_item_ids"}, TakesOut: "The curated order cannot be reconstructed from here: putting the books back with add_books_to_collection appends them at the end.", Stays: "The items themselves are not deleted."},
 		Definition: &mcp.Tool{
 			Name:        "remove_books_from_collection",
@@ -602,8 +613,9 @@ var All = []Tool{
 		Name: "delete_collection", Title: "Delete collection", Toolset: "collections",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
 		Reason:     "Removes the curated list and its order; a second delete finds nothing.",
-		Operations: []string{"getCollection", "deleteCollection"},
+		Operations: []string{"getMe", "getCollection", "deleteCollection"},
 		NeedsAuth:  true,
+		Permission: permission.Delete,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id"}, TakesOut: "The curated list and its order cannot be reconstructed from here.", Stays: "The books themselves stay in the library."},
 		Definition: &mcp.Tool{
 			Name:        "delete_collection",
@@ -738,8 +750,9 @@ var All = []Tool{
 	{
 		Name: "get_podcast_feed", Title: "Read podcast feed", Toolset: "podcasts",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
-		Operations: []string{"getPodcastFeed"},
+		Operations: []string{"getMe", "getPodcastFeed"},
 		NeedsAuth:  true,
+		Permission: permission.Admin,
 		Definition: &mcp.Tool{
 			Name:        "get_podcast_feed",
 			Title:       "Read podcast feed",
@@ -753,8 +766,9 @@ var All = []Tool{
 		Name: "create_podcast", Title: "Subscribe to podcast", Toolset: "podcasts",
 		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true,
 		Reason:     "Adds a podcast, its folder and cover, and takes nothing away (a folder already on disk is refused); a second call for the same podcast is refused (it exists). The answer names the delete_podcast call that puts it back.",
-		Operations: []string{"getLibrary", "getPodcastFeed", "getFilesystemPaths", "createPodcast"},
+		Operations: []string{"getMe", "getLibrary", "getPodcastFeed", "getFilesystemPaths", "createPodcast"},
 		NeedsAuth:  true,
+		Permission: permission.Admin,
 		Definition: &mcp.Tool{
 			Name:        "create_podcast",
 			Title:       "Subscribe to podcast",
@@ -767,8 +781,9 @@ var All = []Tool{
 	{
 		Name: "check_new_episodes", Title: "Check for new episodes", Toolset: "podcasts",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
-		Operations: []string{"getLibraryItem", "getPodcastFeed"},
+		Operations: []string{"getMe", "getLibraryItem", "getPodcastFeed"},
 		NeedsAuth:  true,
+		Permission: permission.Admin,
 		Definition: &mcp.Tool{
 			Name:        "check_new_episodes",
 			Title:       "Check for new episodes",
@@ -782,8 +797,9 @@ var All = []Tool{
 		Name: "download_podcast_episodes", Title: "Download episodes", Toolset: "podcasts",
 		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true,
 		Reason:     "Adds episodes and takes nothing away; what is in the library or queued is left out, so the same call again queues nothing more. The answer says how each is found once downloaded, and the delete_podcast_episode call that puts it back.",
-		Operations: []string{"getLibraryItem", "getPodcastFeed", "listEpisodeDownloads", "downloadPodcastEpisodes"},
+		Operations: []string{"getMe", "getLibraryItem", "getPodcastFeed", "listEpisodeDownloads", "downloadPodcastEpisodes"},
 		NeedsAuth:  true,
+		Permission: permission.Admin,
 		Definition: &mcp.Tool{
 			Name:        "download_podcast_episodes",
 			Title:       "Download episodes",
@@ -813,6 +829,7 @@ var All = []Tool{
 		Reason:     "Removes the episode and its listening history, and with delete_file its audio file; a second delete finds nothing.",
 		Operations: []string{"getMe", "getLibraryItem", "listPlaylists", "deletePodcastEpisode"},
 		NeedsAuth:  true,
+		Permission: permission.Delete,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "episode_id", "delete_file"}, TakesOut: "The listening progress of the episode and its places in playlists cannot be restored from here.", Stays: "Without delete_file the audio file stays in the podcast's folder. With delete_file it is deleted from disk, and only a feed that still carries the episode can bring it back (download_podcast_episodes)."},
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast_episode",
@@ -829,6 +846,7 @@ var All = []Tool{
 		Reason:     "Removes the podcast, its episodes and their listening history, and with delete_files its folder; a second delete finds nothing.",
 		Operations: []string{"getMe", "getLibraryItem", "listEpisodeDownloads", "listPlaylists", "deleteLibraryItem"},
 		NeedsAuth:  true,
+		Permission: permission.Delete,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "delete_files"}, TakesOut: "The listening progress of its episodes and their places in playlists cannot be restored from here; subscribing again makes a new podcast with a new id.", Stays: "Without delete_files the folder and its files stay on disk (a library scan may add them back as a new item). With delete_files the folder is deleted with everything in it, and only a feed that still carries the episodes can bring them back."},
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast",
@@ -845,6 +863,7 @@ var All = []Tool{
 		Reason:     "Adds items for new files, updates changed ones and marks missing ones; it takes nothing out, and a second scan of unchanged folders changes nothing.",
 		Operations: []string{"getMe", "getLibrary", "listTasks", "scanLibrary", "getLoggerData", "listLibraryItems"},
 		NeedsAuth:  true,
+		Permission: permission.Admin,
 		Definition: &mcp.Tool{
 			Name:        "scan_library",
 			Title:       "Scan library",
@@ -858,8 +877,9 @@ var All = []Tool{
 		Name: "update_item_metadata", Title: "Update item metadata", Toolset: "upkeep",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
 		Reason:     "Overwrites what the fields held; the answer gives the old values back, and the same call again changes nothing more.",
-		Operations: []string{"getLibraryItem", "listLibraryItems", "getAuthor", "updateLibraryItemMedia"},
+		Operations: []string{"getMe", "getLibraryItem", "listLibraryItems", "getAuthor", "updateLibraryItemMedia"},
 		NeedsAuth:  true,
+		Permission: permission.Update,
 		Guard:      &Guard{Condition: "when effect deletes_author_or_series or effect reorders_authors_or_series", WhenParams: nil, WhenEffects: []string{"deletes_author_or_series", "reorders_authors_or_series"}, BindsTo: []string{"library_item_id", "fields"}, TakesOut: "What the change takes off the book cannot be given back exactly from here: an author or series left with no book is deleted (the name put back is a new record with a new id), and one put back is appended after those that stay.", Stays: "The book's other fields, its audio files, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_item_metadata",
@@ -876,6 +896,7 @@ var All = []Tool{
 		Reason:     "Writes what an outside provider returns; with override it replaces values a person typed, and a provider may answer differently next time.",
 		Operations: []string{"getMe", "getLibraryItem", "matchLibraryItem"},
 		NeedsAuth:  true,
+		Permission: permission.Update,
 		Guard:      &Guard{Condition: "when effect overwrites_filled_fields", WhenParams: nil, WhenEffects: []string{"overwrites_filled_fields"}, BindsTo: []string{"library_item_id", "provider", "override"}, TakesOut: "The values of the filled fields counted here, which a person may have typed, are replaced by the provider's first result; a replaced cover file cannot be put back from here.", Stays: "Empty fields are filled as without override; the audio files, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "match_library_item",
@@ -906,6 +927,7 @@ var All = []Tool{
 		Reason:     "Audiobookshelf forgets which file is the item's cover, and no tool here sets one; a second removal finds no cover.",
 		Operations: []string{"getMe", "getLibraryItem", "removeLibraryItemCover"},
 		NeedsAuth:  true,
+		Permission: permission.Delete,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id"}, TakesOut: "Which file is the item's cover cannot be set back from here; no tool here sets a cover.", Stays: "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "remove_item_cover",
@@ -1284,6 +1306,10 @@ func createCollection(d *tools.Deps) mcp.ToolHandler {
 		if err != nil {
 			return tools.ArgumentError(err), nil
 		}
+		ctx, res := d.Permit(ctx, "create_collection", permission.Update)
+		if res != nil {
+			return res, nil
+		}
 		return tools.CreateCollection(ctx, d, a)
 	}
 }
@@ -1293,6 +1319,10 @@ func updateCollection(d *tools.Deps) mcp.ToolHandler {
 		a, err := toolargs.DecodeUpdateCollection(req.Params.Arguments)
 		if err != nil {
 			return tools.ArgumentError(err), nil
+		}
+		ctx, res := d.Permit(ctx, "update_collection", permission.Update)
+		if res != nil {
+			return res, nil
 		}
 		plan, res := tools.PlanUpdateCollection(ctx, d, a)
 		if res != nil {
@@ -1318,6 +1348,10 @@ func addBooksToCollection(d *tools.Deps) mcp.ToolHandler {
 		if err != nil {
 			return tools.ArgumentError(err), nil
 		}
+		ctx, res := d.Permit(ctx, "add_books_to_collection", permission.Update)
+		if res != nil {
+			return res, nil
+		}
 		return tools.AddBooksToCollection(ctx, d, a)
 	}
 }
@@ -1327,6 +1361,10 @@ func removeBooksFromCollection(d *tools.Deps) mcp.ToolHandler {
 		a, err := toolargs.DecodeRemoveBooksFromCollection(req.Params.Arguments)
 		if err != nil {
 			return tools.ArgumentError(err), nil
+		}
+		ctx, res := d.Permit(ctx, "remove_books_from_collection", permission.Update)
+		if res != nil {
+			return res, nil
 		}
 		plan, res := tools.PlanRemoveBooksFromCollection(ctx, d, a)
 		if res != nil {
@@ -1349,6 +1387,10 @@ func deleteCollection(d *tools.Deps) mcp.ToolHandler {
 		a, err := toolargs.DecodeDeleteCollection(req.Params.Arguments)
 		if err != nil {
 			return tools.ArgumentError(err), nil
+		}
+		ctx, res := d.Permit(ctx, "delete_collection", permission.Delete)
+		if res != nil {
+			return res, nil
 		}
 		plan, res := tools.PlanDeleteCollection(ctx, d, a)
 		if res != nil {
@@ -1504,6 +1546,10 @@ func getPodcastFeed(d *tools.Deps) mcp.ToolHandler {
 		if err != nil {
 			return tools.ArgumentError(err), nil
 		}
+		ctx, res := d.Permit(ctx, "get_podcast_feed", permission.Admin)
+		if res != nil {
+			return res, nil
+		}
 		return tools.GetPodcastFeed(ctx, d, a)
 	}
 }
@@ -1513,6 +1559,10 @@ func createPodcast(d *tools.Deps) mcp.ToolHandler {
 		a, err := toolargs.DecodeCreatePodcast(req.Params.Arguments)
 		if err != nil {
 			return tools.ArgumentError(err), nil
+		}
+		ctx, res := d.Permit(ctx, "create_podcast", permission.Admin)
+		if res != nil {
+			return res, nil
 		}
 		return tools.CreatePodcast(ctx, d, a)
 	}
@@ -1524,6 +1574,10 @@ func checkNewEpisodes(d *tools.Deps) mcp.ToolHandler {
 		if err != nil {
 			return tools.ArgumentError(err), nil
 		}
+		ctx, res := d.Permit(ctx, "check_new_episodes", permission.Admin)
+		if res != nil {
+			return res, nil
+		}
 		return tools.CheckNewEpisodes(ctx, d, a)
 	}
 }
@@ -1533,6 +1587,10 @@ func downloadPodcastEpisodes(d *tools.Deps) mcp.ToolHandler {
 		a, err := toolargs.DecodeDownloadPodcastEpisodes(req.Params.Arguments)
 		if err != nil {
 			return tools.ArgumentError(err), nil
+		}
+		ctx, res := d.Permit(ctx, "download_podcast_episodes", permission.Admin)
+		if res != nil {
+			return res, nil
 		}
 		return tools.DownloadPodcastEpisodes(ctx, d, a)
 	}
@@ -1553,6 +1611,10 @@ func deletePodcastEpisode(d *tools.Deps) mcp.ToolHandler {
 		a, err := toolargs.DecodeDeletePodcastEpisode(req.Params.Arguments)
 		if err != nil {
 			return tools.ArgumentError(err), nil
+		}
+		ctx, res := d.Permit(ctx, "delete_podcast_episode", permission.Delete)
+		if res != nil {
+			return res, nil
 		}
 		plan, res := tools.PlanDeletePodcastEpisode(ctx, d, a)
 		if res != nil {
@@ -1576,6 +1638,10 @@ func deletePodcast(d *tools.Deps) mcp.ToolHandler {
 		if err != nil {
 			return tools.ArgumentError(err), nil
 		}
+		ctx, res := d.Permit(ctx, "delete_podcast", permission.Delete)
+		if res != nil {
+			return res, nil
+		}
 		plan, res := tools.PlanDeletePodcast(ctx, d, a)
 		if res != nil {
 			return res, nil
@@ -1598,6 +1664,10 @@ func scanLibrary(d *tools.Deps) mcp.ToolHandler {
 		if err != nil {
 			return tools.ArgumentError(err), nil
 		}
+		ctx, res := d.Permit(ctx, "scan_library", permission.Admin)
+		if res != nil {
+			return res, nil
+		}
 		return tools.ScanLibrary(ctx, d, a)
 	}
 }
@@ -1607,6 +1677,10 @@ func updateItemMetadata(d *tools.Deps) mcp.ToolHandler {
 		a, err := toolargs.DecodeUpdateItemMetadata(req.Params.Arguments)
 		if err != nil {
 			return tools.ArgumentError(err), nil
+		}
+		ctx, res := d.Permit(ctx, "update_item_metadata", permission.Update)
+		if res != nil {
+			return res, nil
 		}
 		plan, res := tools.PlanUpdateItemMetadata(ctx, d, a)
 		if res != nil {
@@ -1631,6 +1705,10 @@ func matchLibraryItem(d *tools.Deps) mcp.ToolHandler {
 		a, err := toolargs.DecodeMatchLibraryItem(req.Params.Arguments)
 		if err != nil {
 			return tools.ArgumentError(err), nil
+		}
+		ctx, res := d.Permit(ctx, "match_library_item", permission.Update)
+		if res != nil {
+			return res, nil
 		}
 		plan, res := tools.PlanMatchLibraryItem(ctx, d, a)
 		if res != nil {
@@ -1665,6 +1743,10 @@ func removeItemCover(d *tools.Deps) mcp.ToolHandler {
 		a, err := toolargs.DecodeRemoveItemCover(req.Params.Arguments)
 		if err != nil {
 			return tools.ArgumentError(err), nil
+		}
+		ctx, res := d.Permit(ctx, "remove_item_cover", permission.Delete)
+		if res != nil {
+			return res, nil
 		}
 		plan, res := tools.PlanRemoveItemCover(ctx, d, a)
 		if res != nil {

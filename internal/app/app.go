@@ -137,15 +137,13 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !cfg.PerPerson {
-		deps.CheckRight = checkRight(deps, logger)
-	}
+	deps.Log = logger
 	s := mcp.NewServer(&mcp.Implementation{Name: registry.ServerName, Title: registry.ServerTitle, Version: o.Version},
 		&mcp.ServerOptions{Instructions: Instructions, Logger: sdkLogger(logger),
 			// Declared, not inferred from registered tools: they are added in
 			// the background (register), and the list never changes.
 			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
-	s.AddReceivingMiddleware(refuseSecondInitialize, refuseUnoffered, toolsForPerson, g.Middleware(), clipToolName)
+	s.AddReceivingMiddleware(refuseSecondInitialize, refuseUnoffered, toolsForPerson(registry.All), g.Middleware(), clipToolName)
 	s.AddSendingMiddleware(g.SendingMiddleware())
 	selected := Select(cfg.ReadOnly, cfg.Toolsets)
 	registered := register(s, selected, deps, logger)
@@ -202,30 +200,9 @@ func Select(readOnly bool, toolsets []string) []registry.Tool {
 	return out
 }
 
-// checkRight is Deps.CheckRight with one API key for everyone: the key's
-// user is read (GET /api/me), so that a call Audiobookshelf would refuse
-// for a missing permission (Rights) is refused here, with the permission's
-// name, before a question is asked or anything is sent. (Per person, wrap
-// checks the person's rights before the tool runs.)
-func checkRight(deps *tools.Deps, logger *slog.Logger) func(ctx context.Context, tool string) *mcp.CallToolResult {
-	return func(ctx context.Context, tool string) *mcp.CallToolResult {
-		if Rights[tool] == "" {
-			return nil
-		}
-		me, err := deps.WhoIs(ctx, "")
-		if err != nil {
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
-				Text: fmt.Sprintf("Nothing was changed and nobody was asked: %s needs Audiobookshelf's %s permission, and the user of the API key could not be read to check it: %s.", tool, Rights[tool], err.Error())}}}
-		}
-		if right := lacksFor(*me, tool); right != "" {
-			logger.Info("refused: no permission", "tool", tool, "user", me.UserID, "permission", right)
-			return refuseRight(tool, right, *me, "the Audiobookshelf user of the configured API key")
-		}
-		return nil
-	}
-}
-
-// wrap adds what every tool shares: the setup check, the result budget
+// wrap adds what every tool shares: the setup check, per person the
+// person the call is made for (whose permissions the generated handler
+// checks, tools.Deps.Permit), the result budget
 // (tools.Budget: no answer longer than AUDIOBOOKSHELF_MAX_RESULT_CHARS
 // reaches the client, whatever the tool) and a recover that turns a panic
 // into a tool error instead of a crash.
@@ -249,10 +226,6 @@ func wrap(t registry.Tool, deps *tools.Deps, logger *slog.Logger) mcp.ToolHandle
 			if p == nil {
 				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
 					Text: "This server serves each person with their own Audiobookshelf API key, and this call came without one; nothing was done. Connect over HTTP with Authorization: Bearer and your Audiobookshelf API key."}}}, nil
-			}
-			if right := p.lacks(t.Name); right != "" {
-				logger.Info("refused: no permission", "tool", t.Name, "user", p.UserID, "permission", right)
-				return lacksRight(t.Name, right, p), nil
 			}
 			ctx = forPerson(ctx, p)
 		}

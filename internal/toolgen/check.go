@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
 )
 
 // Operation is what the checks need to know of one spec operation.
@@ -230,6 +232,15 @@ func Check(m *Manifest, spec Spec) error {
 				}
 			}
 		}
+		// permission
+		if pm := t.Permission; pm.Name != "" || pm.Reason != "" {
+			if _, ok := permission.Parse(pm.Name); !ok {
+				fail(name, "permission", "%q is not one of %s (as Audiobookshelf names them); leave it out for none", pm.Name, permissionNames())
+			}
+			if !slicesContains(t.Operations, "getMe") {
+				fail(name, "operations", "a tool with a permission reads the key's user to check it: add getMe")
+			}
+		}
 		// requests
 		rq := t.Requests
 		switch {
@@ -321,6 +332,15 @@ func Check(m *Manifest, spec Spec) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// permissionNames is internal/permission's names, for a refusal.
+func permissionNames() string {
+	names := make([]string, len(permission.All))
+	for i, n := range permission.All {
+		names[i] = n.String()
+	}
+	return strings.Join(names, ", ")
 }
 
 func slicesContains(list []string, s string) bool {

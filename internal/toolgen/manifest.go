@@ -55,6 +55,31 @@ type Tool struct {
 	// one: checked by the decoder with the rest of the arguments.
 	AtLeastOneOf []string `yaml:"at_least_one_of"`
 	ExactlyOneOf []string `yaml:"exactly_one_of"`
+	// Permission is the Audiobookshelf permission a call needs beyond the
+	// user's own data; absent for none.
+	Permission Permission `yaml:"permission"`
+}
+
+// Permission is a tool's `permission:`: a name as Audiobookshelf names it
+// (internal/permission lists them), alone or as {name, reason} with the
+// reason Audiobookshelf refuses a user without it (where it checks).
+type Permission struct {
+	Name   string `yaml:"name"`
+	Reason string `yaml:"reason"`
+}
+
+// UnmarshalYAML takes a name or a mapping.
+func (p *Permission) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		return n.Decode(&p.Name)
+	}
+	type plain Permission
+	var v plain
+	if err := n.Decode(&v); err != nil {
+		return err
+	}
+	*p = Permission(v)
+	return nil
 }
 
 // Requests is how many requests one call of the tool sends to

@@ -12,6 +12,7 @@ import (
 func testSpec() Spec {
 	return Spec{
 		"getThing":    {ID: "getThing", Method: "GET", Path: "/api/things/{id}", Path_: map[string]bool{"id": true}, Query: map[string]bool{"limit": true}, Body: map[string]bool{}, Secured: true},
+		"getMe":       {ID: "getMe", Method: "GET", Path: "/api/me", Path_: map[string]bool{}, Query: map[string]bool{}, Body: map[string]bool{}, Secured: true},
 		"updateThing": {ID: "updateThing", Method: "PATCH", Path: "/api/things/{id}", Path_: map[string]bool{"id": true}, Query: map[string]bool{}, Body: map[string]bool{"name": true, "books": true}, Secured: true},
 	}
 }
@@ -124,6 +125,12 @@ func TestRefusals(t *testing.T) {
 		{"exactly_one_of of one", "    guard:\n      condition", "    exactly_one_of: [name]\n    guard:\n      condition", []string{"tool update_thing", "exactly_one_of", "needs at least 2"}},
 		{"unknown format", "{name: name, type: string, maps:", "{name: name, type: string, format: url, maps:", []string{"tool update_thing", "params.name.format", `"url"`, "http_url"}},
 		{"format on a list", "{name: book_ids, type: id_list,", "{name: book_ids, type: id_list, format: http_url,", []string{"tool update_thing", "params.book_ids.format", "string parameter"}},
+		{"unknown permission", "operations: [getThing, updateThing]\n", "operations: [getMe, getThing, updateThing]\n    permission: canDelete\n",
+			[]string{"tool update_thing", "permission", `"canDelete" is not one of update, delete, download, upload, admin`}},
+		{"permission with a reason and no name", "operations: [getThing, updateThing]\n", "operations: [getMe, getThing, updateThing]\n    permission: {reason: Things are shared.}\n",
+			[]string{"tool update_thing", "permission", `"" is not one of`}},
+		{"permission without getMe", "operations: [getThing, updateThing]\n", "operations: [getThing, updateThing]\n    permission: delete\n",
+			[]string{"tool update_thing", "operations", "add getMe"}},
 		{"per without a note", "{count: 1, max: 2, per_item: book_ids, note: A new order reads the thing first.}", "{count: 1, per: 1 per book}", []string{"tool update_thing", "requests.note", "needs a note"}},
 	}
 	for _, c := range cases {
@@ -224,6 +231,47 @@ func TestRenderedSchemaAndHandlers(t *testing.T) {
 		if !strings.Contains(doc, want) {
 			t.Errorf("tools.md lacks %q:\n%s", want, doc)
 		}
+	}
+}
+
+// A tool's permission reaches the registry, its handler (checked after the
+// arguments, before the plan), docs/tools.md, docs/guards.md and
+// docs/permissions.md; a tool without one is not checked.
+func TestRenderedPermission(t *testing.T) {
+	m, err := Parse([]byte(strings.Replace(baseManifest, "operations: [getThing, updateThing]\n",
+		"operations: [getMe, getThing, updateThing]\n    permission: {name: delete, reason: Things are shared.}\n", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(m, testSpec()); err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render(m, testSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := string(files[RegistryFile])
+	permit := `ctx, res := d.Permit(ctx, "update_thing", permission.Delete)`
+	for _, want := range []string{"Permission: permission.Delete,", permit} {
+		if strings.Count(reg, want) != 1 {
+			t.Errorf("registry has %q %d times, want once", want, strings.Count(reg, want))
+		}
+	}
+	decode, plan := strings.Index(reg, "toolargs.DecodeUpdateThing("), strings.Index(reg, "tools.PlanUpdateThing(")
+	if i := strings.Index(reg, permit); decode < 0 || i < decode || plan < i {
+		t.Error("the permission must be checked after the arguments and before the plan")
+	}
+	for file, want := range map[string]string{
+		ToolsDocFile: "Needs Audiobookshelf's `delete` permission (`canDelete`): Things are shared. A user without it is refused",
+		GuardDocFile: "`delete` (`canDelete`) for `update_thing`.",
+		PermsDocFile: "| without `delete` (`canDelete`) | 1: `update_thing` | — |",
+	} {
+		if !strings.Contains(string(files[file]), want) {
+			t.Errorf("%s lacks %q:\n%s", file, want, files[file])
+		}
+	}
+	if !strings.Contains(string(files[ToolsDocFile]), "| [`get_thing`](#get_thing) | read-only, idempotent | — |") {
+		t.Errorf("tools.md: get_thing's permission column")
 	}
 }
 

@@ -55,6 +55,8 @@ type Guard struct {
 	WhenEffects []string
 	// BindsTo are the parameters the approval is bound to.
 	BindsTo []string
+	// Kind is what it takes out ("collections"), as Instructions names it.
+	Kind string
 	// TakesOut and Stays are the dialog's fixed sentences.
 	TakesOut, Stays string
 }
@@ -71,6 +73,10 @@ const ServerName = "audiobookshelf-mcp"
 
 // ServerTitle is the title shown by clients.
 const ServerTitle = "Audiobookshelf"
+
+// Instructions are initialize's instructions: how the tools fit together,
+// and the kinds of what the guarded tools take out.
+const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again."
 
 // Toolsets lists the toolsets in the manifest's order.
 var Toolsets = []Toolset{
@@ -429,7 +435,7 @@ var All = []Tool{
 		Reason:     "Overwrites the stored position and finished state; setting the same values again changes nothing more.",
 		Operations: []string{"getLibraryItem", "updateMediaProgress", "updateEpisodeMediaProgress"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "when effect clears_finished_date", WhenParams: nil, WhenEffects: []string{"clears_finished_date"}, BindsTo: []string{"library_item_id", "episode_id", "current_time", "progress", "is_finished", "hide_from_continue_listening"}, TakesOut: "The finished date cannot be given back from here; set_media_progress takes no date, and marking the item finished again records a new one.", Stays: "The item itself, its bookmarks and its listening sessions are not touched."},
+		Guard:      &Guard{Condition: "when effect clears_finished_date", WhenParams: nil, WhenEffects: []string{"clears_finished_date"}, BindsTo: []string{"library_item_id", "episode_id", "current_time", "progress", "is_finished", "hide_from_continue_listening"}, Kind: "listening progress", TakesOut: "The finished date cannot be given back from here; set_media_progress takes no date, and marking the item finished again records a new one.", Stays: "The item itself, its bookmarks and its listening sessions are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "set_media_progress",
 			Title:       "Set progress",
@@ -445,7 +451,7 @@ var All = []Tool{
 		Reason:     "Removes a listening history that cannot be restored from here; a second delete finds nothing.",
 		Operations: []string{"listMediaProgress", "getMe", "deleteMediaProgress"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"media_progress_id"}, TakesOut: "The position, finished state and dates of one item cannot be restored from here.", Stays: "The item itself and its bookmarks are not touched."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"media_progress_id"}, Kind: "listening progress", TakesOut: "The position, finished state and dates of one item cannot be restored from here.", Stays: "The item itself and its bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "delete_media_progress",
 			Title:       "Delete progress",
@@ -505,7 +511,7 @@ var All = []Tool{
 		Reason:     "Removes the title somebody typed for a position; a second delete finds nothing.",
 		Operations: []string{"listItemBookmarks", "deleteBookmark"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "time"}, TakesOut: "The title somebody typed for this position is gone; create_bookmark would make a new one with a new title.", Stays: "The item and its other bookmarks are not touched."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "time"}, Kind: "bookmarks", TakesOut: "The title somebody typed for this position is gone; create_bookmark would make a new one with a new title.", Stays: "The item and its other bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "delete_bookmark",
 			Title:       "Delete bookmark",
@@ -566,7 +572,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getCollection", "updateCollection"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "when library_item_ids present or effect replaces_unrestorable_text", WhenParams: []string{"library_item_ids"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"collection_id", "name", "description", "library_item_ids"}, TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No book is added or removed; the items themselves are not touched."},
+		Guard:      &Guard{Condition: "when library_item_ids present or effect replaces_unrestorable_text", WhenParams: []string{"library_item_ids"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"collection_id", "name", "description", "library_item_ids"}, Kind: "collections", TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No book is added or removed; the items themselves are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_collection",
 			Title:       "Update collection",
@@ -599,7 +605,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getCollection", "removeBooksFromCollection"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id", "library_item_ids"}, TakesOut: "The curated order cannot be reconstructed from here: putting the books back with add_books_to_collection appends them at the end.", Stays: "The items themselves are not deleted."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id", "library_item_ids"}, Kind: "collections", TakesOut: "The curated order cannot be reconstructed from here: putting the books back with add_books_to_collection appends them at the end.", Stays: "The items themselves are not deleted."},
 		Definition: &mcp.Tool{
 			Name:        "remove_books_from_collection",
 			Title:       "Remove books from collection",
@@ -616,7 +622,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getCollection", "deleteCollection"},
 		NeedsAuth:  true,
 		Permission: permission.Delete,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id"}, TakesOut: "The curated list and its order cannot be reconstructed from here.", Stays: "The books themselves stay in the library."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id"}, Kind: "collections", TakesOut: "The curated list and its order cannot be reconstructed from here.", Stays: "The books themselves stay in the library."},
 		Definition: &mcp.Tool{
 			Name:        "delete_collection",
 			Title:       "Delete collection",
@@ -675,7 +681,7 @@ var All = []Tool{
 		Reason:     "Overwrites the name, description or curated order; the same call again changes nothing more.",
 		Operations: []string{"getPlaylist", "updatePlaylist"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "when items present or effect replaces_unrestorable_text", WhenParams: []string{"items"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"playlist_id", "name", "description", "items"}, TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No entry is added or removed; the media itself is not touched."},
+		Guard:      &Guard{Condition: "when items present or effect replaces_unrestorable_text", WhenParams: []string{"items"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"playlist_id", "name", "description", "items"}, Kind: "playlists", TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No entry is added or removed; the media itself is not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_playlist",
 			Title:       "Update playlist",
@@ -691,7 +697,7 @@ var All = []Tool{
 		Reason:     "Only adds; entries already present are skipped, so the same call again changes nothing.",
 		Operations: []string{"getPlaylist", "getLibraryItem", "addItemsToPlaylist"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "when effect fills_empty_playlist", WhenParams: nil, WhenEffects: []string{"fills_empty_playlist"}, BindsTo: []string{"playlist_id", "items"}, TakesOut: "The empty playlist cannot be given back from here: Audiobookshelf deletes a playlist when its last entry is removed.", Stays: "Nothing is removed now; the media itself is not touched."},
+		Guard:      &Guard{Condition: "when effect fills_empty_playlist", WhenParams: nil, WhenEffects: []string{"fills_empty_playlist"}, BindsTo: []string{"playlist_id", "items"}, Kind: "playlists", TakesOut: "The empty playlist cannot be given back from here: Audiobookshelf deletes a playlist when its last entry is removed.", Stays: "Nothing is removed now; the media itself is not touched."},
 		Definition: &mcp.Tool{
 			Name:        "add_items_to_playlist",
 			Title:       "Add to playlist",
@@ -707,7 +713,7 @@ var All = []Tool{
 		Reason:     "Takes out entries and their place in the order, and the whole playlist with its last entry; a second call finds them gone.",
 		Operations: []string{"getPlaylist", "removeItemsFromPlaylist"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"playlist_id", "items"}, TakesOut: "The entries and the order they sat in cannot be reconstructed from here.", Stays: "The media itself is not deleted."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"playlist_id", "items"}, Kind: "playlists", TakesOut: "The entries and the order they sat in cannot be reconstructed from here.", Stays: "The media itself is not deleted."},
 		Definition: &mcp.Tool{
 			Name:        "remove_items_from_playlist",
 			Title:       "Remove from playlist",
@@ -723,7 +729,7 @@ var All = []Tool{
 		Reason:     "Removes the playlist and its order; a second delete finds nothing.",
 		Operations: []string{"getPlaylist", "deletePlaylist"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"playlist_id"}, TakesOut: "The playlist and its order cannot be reconstructed from here.", Stays: "The media itself stays in the library."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"playlist_id"}, Kind: "playlists", TakesOut: "The playlist and its order cannot be reconstructed from here.", Stays: "The media itself stays in the library."},
 		Definition: &mcp.Tool{
 			Name:        "delete_playlist",
 			Title:       "Delete playlist",
@@ -830,7 +836,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getLibraryItem", "listPlaylists", "deletePodcastEpisode"},
 		NeedsAuth:  true,
 		Permission: permission.Delete,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "episode_id", "delete_file"}, TakesOut: "The listening progress of the episode and its places in playlists cannot be restored from here.", Stays: "Without delete_file the audio file stays in the podcast's folder. With delete_file it is deleted from disk, and only a feed that still carries the episode can bring it back (download_podcast_episodes)."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "episode_id", "delete_file"}, Kind: "podcast episodes", TakesOut: "The listening progress of the episode and its places in playlists cannot be restored from here.", Stays: "Without delete_file the audio file stays in the podcast's folder. With delete_file it is deleted from disk, and only a feed that still carries the episode can bring it back (download_podcast_episodes)."},
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast_episode",
 			Title:       "Delete podcast episode",
@@ -847,7 +853,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getLibraryItem", "listEpisodeDownloads", "listPlaylists", "deleteLibraryItem"},
 		NeedsAuth:  true,
 		Permission: permission.Delete,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "delete_files"}, TakesOut: "The listening progress of its episodes and their places in playlists cannot be restored from here; subscribing again makes a new podcast with a new id.", Stays: "Without delete_files the folder and its files stay on disk (a library scan may add them back as a new item). With delete_files the folder is deleted with everything in it, and only a feed that still carries the episodes can bring them back."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "delete_files"}, Kind: "podcasts", TakesOut: "The listening progress of its episodes and their places in playlists cannot be restored from here; subscribing again makes a new podcast with a new id.", Stays: "Without delete_files the folder and its files stay on disk (a library scan may add them back as a new item). With delete_files the folder is deleted with everything in it, and only a feed that still carries the episodes can bring them back."},
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast",
 			Title:       "Delete podcast",
@@ -880,7 +886,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getLibraryItem", "listLibraryItems", "getAuthor", "updateLibraryItemMedia"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "when effect deletes_author_or_series or effect reorders_authors_or_series", WhenParams: nil, WhenEffects: []string{"deletes_author_or_series", "reorders_authors_or_series"}, BindsTo: []string{"library_item_id", "fields"}, TakesOut: "What the change takes off the book cannot be given back exactly from here: an author or series left with no book is deleted (the name put back is a new record with a new id), and one put back is appended after those that stay.", Stays: "The book's other fields, its audio files, progress and bookmarks are not touched."},
+		Guard:      &Guard{Condition: "when effect deletes_author_or_series or effect reorders_authors_or_series", WhenParams: nil, WhenEffects: []string{"deletes_author_or_series", "reorders_authors_or_series"}, BindsTo: []string{"library_item_id", "fields"}, Kind: "book metadata", TakesOut: "What the change takes off the book cannot be given back exactly from here: an author or series left with no book is deleted (the name put back is a new record with a new id), and one put back is appended after those that stay.", Stays: "The book's other fields, its audio files, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_item_metadata",
 			Title:       "Update item metadata",
@@ -897,7 +903,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getLibraryItem", "matchLibraryItem"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "when effect overwrites_filled_fields", WhenParams: nil, WhenEffects: []string{"overwrites_filled_fields"}, BindsTo: []string{"library_item_id", "provider", "override"}, TakesOut: "The values of the filled fields counted here, which a person may have typed, are replaced by the provider's first result; a replaced cover file cannot be put back from here.", Stays: "Empty fields are filled as without override; the audio files, progress and bookmarks are not touched."},
+		Guard:      &Guard{Condition: "when effect overwrites_filled_fields", WhenParams: nil, WhenEffects: []string{"overwrites_filled_fields"}, BindsTo: []string{"library_item_id", "provider", "override"}, Kind: "book metadata", TakesOut: "The values of the filled fields counted here, which a person may have typed, are replaced by the provider's first result; a replaced cover file cannot be put back from here.", Stays: "Empty fields are filled as without override; the audio files, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "match_library_item",
 			Title:       "Match library item",
@@ -928,7 +934,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getLibraryItem", "removeLibraryItemCover"},
 		NeedsAuth:  true,
 		Permission: permission.Delete,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id"}, TakesOut: "Which file is the item's cover cannot be set back from here; no tool here sets a cover.", Stays: "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id"}, Kind: "covers", TakesOut: "Which file is the item's cover cannot be set back from here; no tool here sets a cover.", Stays: "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "remove_item_cover",
 			Title:       "Remove item cover",

@@ -23,9 +23,6 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools"
 )
 
-// Instructions tell a model how the tools fit together.
-const Instructions = `Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail "full" for the raw object. Tools that take something out that cannot be put back (deleting collections, playlists, progress or bookmarks, removing entries, reordering) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again.`
-
 // Options configure a server.
 type Options struct {
 	Config  *config.Config
@@ -139,7 +136,7 @@ func New(o Options) (*Server, error) {
 	}
 	deps.Log = logger
 	s := mcp.NewServer(&mcp.Implementation{Name: registry.ServerName, Title: registry.ServerTitle, Version: o.Version},
-		&mcp.ServerOptions{Instructions: Instructions, Logger: sdkLogger(logger),
+		&mcp.ServerOptions{Instructions: registry.Instructions, Logger: sdkLogger(logger),
 			// Declared, not inferred from registered tools: they are added in
 			// the background (register), and the list never changes.
 			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})

@@ -75,6 +75,7 @@ func LoadSpec(path string) (Spec, error) {
 var (
 	toolNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 	paramRE    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	kindRE     = regexp.MustCompile(`^[a-z][a-z ]{0,29}$`)
 	mapsRE     = regexp.MustCompile(`^(path|query|body):([A-Za-z][A-Za-z0-9_]*)$`)
 	paramTypes = map[string]bool{"id": true, "string": true, "integer": true, "number": true, "boolean": true, "id_list": true, "playlist_items": true, "metadata_fields": true}
 )
@@ -91,6 +92,12 @@ func Check(m *Manifest, spec Spec) error {
 	}
 	if n := len([]rune(m.Server.Description)); n == 0 || n > 100 {
 		errs = append(errs, fmt.Errorf("tools.yaml: server.description has %d characters, allowed 1 to 100 (the MCP registry's limit)", n))
+	}
+	switch n := strings.Count(m.Server.Instructions, GuardedPlaceholder); {
+	case strings.TrimSpace(m.Server.Instructions) == "":
+		errs = append(errs, errors.New("tools.yaml: server.instructions is missing: what initialize tells a model"))
+	case n != 1:
+		errs = append(errs, fmt.Errorf("tools.yaml: server.instructions says %s %d times; it must say it once, where the guarded tools' kinds go", GuardedPlaceholder, n))
 	}
 	toolsets := map[string]bool{}
 	for _, ts := range m.Toolsets {
@@ -305,6 +312,9 @@ func Check(m *Manifest, spec Spec) error {
 				if !used[e] {
 					fail(name, "guard.effects", "%s is declared but no condition names it", e)
 				}
+			}
+			if !kindRE.MatchString(g.Kind) {
+				fail(name, "guard.kind", "%q: say what it takes out as a short plural noun, lower case, no punctuation (e.g. collections), at most 30 characters", g.Kind)
 			}
 			if len(g.BindsTo) == 0 {
 				fail(name, "guard.binds_to", "is empty: name the parameters the approval is bound to")

@@ -23,6 +23,9 @@ type Manifest struct {
 		Name        string `yaml:"name"`
 		Title       string `yaml:"title"`
 		Description string `yaml:"description"`
+		// Instructions are initialize's instructions; {guarded} stands for
+		// the guarded tools' kinds (GuardedKinds).
+		Instructions string `yaml:"instructions"`
 	} `yaml:"server"`
 	Toolsets        []Toolset        `yaml:"toolsets"`
 	SharedParams    map[string]Param `yaml:"shared_params"`
@@ -184,8 +187,11 @@ type Annotations struct {
 
 // Guard is "none" or the condition under which a person must approve.
 type Guard struct {
-	None      bool
-	Set       bool
+	None bool
+	Set  bool
+	// Kind is what the tool takes out, as a short plural noun ("collections"):
+	// the server's instructions and docs/guards.md name the guarded kinds.
+	Kind      string   `yaml:"kind"`
 	Condition string   `yaml:"condition"`
 	BindsTo   []string `yaml:"binds_to"`
 	TakesOut  string   `yaml:"takes_out"`
@@ -221,6 +227,30 @@ func (g *Guard) UnmarshalYAML(n *yaml.Node) error {
 	p.Set = true
 	*g = Guard(p)
 	return nil
+}
+
+// GuardedPlaceholder is what server.instructions says where the guarded
+// kinds go.
+const GuardedPlaceholder = "{guarded}"
+
+// GuardedKinds are the kinds of the guarded tools, each once, in the
+// manifest's order.
+func (m *Manifest) GuardedKinds() []string {
+	var kinds []string
+	seen := map[string]bool{}
+	for i := range m.Tools {
+		t := &m.Tools[i]
+		if t.Guarded() && !seen[t.Guard.Kind] {
+			seen[t.Guard.Kind] = true
+			kinds = append(kinds, t.Guard.Kind)
+		}
+	}
+	return kinds
+}
+
+// Instructions are server.instructions with the guarded kinds in place.
+func (m *Manifest) Instructions() string {
+	return strings.Replace(m.Server.Instructions, GuardedPlaceholder, strings.Join(m.GuardedKinds(), ", "), 1)
 }
 
 // Guarded reports whether the tool ever asks.

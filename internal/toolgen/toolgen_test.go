@@ -18,7 +18,7 @@ func testSpec() Spec {
 }
 
 const baseManifest = `
-server: {name: test-server, title: Test, description: A test server.}
+server: {name: test-server, title: Test, description: A test server., instructions: "Things. Tools that take out ({guarded}) ask first."}
 toolsets:
   - {name: things, description: Things.}
 shared_params:
@@ -47,6 +47,7 @@ tools:
       - {name: book_ids, type: id_list, min_items: 1, maps: "body:books", description: New order.}
     annotations: {readOnly: false, destructive: true, idempotent: true, openWorld: false, reason: Overwrites the order.}
     guard:
+      kind: thing orders
       condition: when book_ids present
       binds_to: [thing_id, book_ids]
       takes_out: The order.
@@ -106,7 +107,7 @@ func TestRefusals(t *testing.T) {
 		{"replay missing", "      replay: The order has changed.\n", "", []string{"tool update_thing", "guard.replay", "is missing"}},
 		{"digest_blind missing", "      digest_blind: The same order again.\n", "", []string{"tool update_thing", "guard.digest_blind", "is missing"}},
 		{"write tool without reason", ", reason: Overwrites the order.}", "}", []string{"tool update_thing", "annotations.reason"}},
-		{"server description too long", "description: A test server.}", "description: " + strings.Repeat("x", 101) + "}",
+		{"server description too long", "description: A test server.,", "description: " + strings.Repeat("x", 101) + ",",
 			[]string{"server.description", "101 characters", "1 to 100"}},
 		{"unknown toolset", "toolset: things\n    operations: [getThing]\n", "toolset: stuff\n    operations: [getThing]\n",
 			[]string{"tool get_thing", "toolset", `"stuff"`}},
@@ -120,9 +121,9 @@ func TestRefusals(t *testing.T) {
 		{"requests max not above count", "count: 1, max: 2,", "count: 2, max: 2,", []string{"tool update_thing", "requests.max", "more than count"}},
 		{"requests per unknown parameter", "per_item: book_ids", "per_item: thing_id", []string{"tool update_thing", "requests.per_item", "thing_id is not a list parameter"}},
 		{"varying requests without a note", ", note: A new order reads the thing first.}", "}", []string{"tool update_thing", "requests.note", "needs a note"}},
-		{"at_least_one_of names no parameter", "    guard:\n      condition", "    at_least_one_of: [name, nope]\n    guard:\n      condition", []string{"tool update_thing", "at_least_one_of", "nope is not a parameter"}},
-		{"at_least_one_of names a required parameter", "    guard:\n      condition", "    at_least_one_of: [name, thing_id]\n    guard:\n      condition", []string{"tool update_thing", "at_least_one_of", "thing_id is always given"}},
-		{"exactly_one_of of one", "    guard:\n      condition", "    exactly_one_of: [name]\n    guard:\n      condition", []string{"tool update_thing", "exactly_one_of", "needs at least 2"}},
+		{"at_least_one_of names no parameter", "    guard:\n      kind", "    at_least_one_of: [name, nope]\n    guard:\n      kind", []string{"tool update_thing", "at_least_one_of", "nope is not a parameter"}},
+		{"at_least_one_of names a required parameter", "    guard:\n      kind", "    at_least_one_of: [name, thing_id]\n    guard:\n      kind", []string{"tool update_thing", "at_least_one_of", "thing_id is always given"}},
+		{"exactly_one_of of one", "    guard:\n      kind", "    exactly_one_of: [name]\n    guard:\n      kind", []string{"tool update_thing", "exactly_one_of", "needs at least 2"}},
 		{"unknown format", "{name: name, type: string, maps:", "{name: name, type: string, format: url, maps:", []string{"tool update_thing", "params.name.format", `"url"`, "http_url"}},
 		{"format on a list", "{name: book_ids, type: id_list,", "{name: book_ids, type: id_list, format: http_url,", []string{"tool update_thing", "params.book_ids.format", "string parameter"}},
 		{"unknown permission", "operations: [getThing, updateThing]\n", "operations: [getMe, getThing, updateThing]\n    permission: canDelete\n",
@@ -131,6 +132,10 @@ func TestRefusals(t *testing.T) {
 			[]string{"tool update_thing", "permission", `"" is not one of`}},
 		{"permission without getMe", "operations: [getThing, updateThing]\n", "operations: [getThing, updateThing]\n    permission: delete\n",
 			[]string{"tool update_thing", "operations", "add getMe"}},
+		{"guard without a kind", "      kind: thing orders\n", "", []string{"tool update_thing", "guard.kind", `""`}},
+		{"guard kind with punctuation", "kind: thing orders", "kind: things, orders", []string{"tool update_thing", "guard.kind", "short plural noun"}},
+		{"instructions without the placeholder", "({guarded}) ask first", "ask first", []string{"server.instructions", "{guarded} 0 times"}},
+		{"instructions missing", `, instructions: "Things. Tools that take out ({guarded}) ask first."}`, "}", []string{"server.instructions is missing"}},
 		{"per without a note", "{count: 1, max: 2, per_item: book_ids, note: A new order reads the thing first.}", "{count: 1, per: 1 per book}", []string{"tool update_thing", "requests.note", "needs a note"}},
 	}
 	for _, c := range cases {
@@ -272,6 +277,74 @@ func TestRenderedPermission(t *testing.T) {
 	}
 	if !strings.Contains(string(files[ToolsDocFile]), "| [`get_thing`](#get_thing) | read-only, idempotent | — |") {
 		t.Errorf("tools.md: get_thing's permission column")
+	}
+}
+
+// A guarded tool added to tools.yaml reaches the server's instructions and
+// docs/guards.md by its kind, with no change to Go code: the real manifest
+// with one more tool, rendered.
+func TestNewGuardedKindReachesInstructions(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("../..", ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Parse(append(b, []byte(`
+  - name: forget_listening_history
+    title: Forget history
+    toolset: me
+    operations: [getMe]
+    requests: 1
+    description: Forget it all.
+    params: []
+    annotations: {readOnly: false, destructive: true, idempotent: true, openWorld: false, reason: Forgets.}
+    guard:
+      kind: listening histories
+      condition: always
+      binds_to: [confirm_token]
+      takes_out: All of it.
+      stays: Nothing.
+      reads: the history
+      replay: Gone.
+      digest_blind: Nowhere.
+`)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := LoadSpec(filepath.Join("../..", SpecFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render(m, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := string(files[RegistryFile])
+	i := strings.Index(reg, "const Instructions = ")
+	if i < 0 {
+		t.Fatal("the registry has no Instructions")
+	}
+	instr, _, _ := strings.Cut(reg[i:], "\n")
+	if !strings.Contains(instr, "book metadata, covers, listening histories) ask the person first") {
+		t.Errorf("the new kind is not in the instructions: %s", instr)
+	}
+	if !strings.Contains(string(files[GuardDocFile]), "; listening histories (`forget_listening_history`).") {
+		t.Errorf("guards.md does not name the new kind")
+	}
+	// The real manifest's kinds, each once, in the instructions' list.
+	real, err := Load(filepath.Join("../..", ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := real.GuardedKinds()
+	seen := map[string]bool{}
+	for _, k := range kinds {
+		if seen[k] {
+			t.Errorf("kind %q twice", k)
+		}
+		seen[k] = true
+	}
+	if len(kinds) < 8 || !strings.Contains(real.Instructions(), "("+strings.Join(kinds, ", ")+") ask the person first") {
+		t.Errorf("the instructions do not list the kinds %q: %s", kinds, real.Instructions())
 	}
 }
 

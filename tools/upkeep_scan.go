@@ -110,10 +110,6 @@ func scanTask(tasks []absTask, id string) *absTask {
 	return nil
 }
 
-// isAdmin reports whether an Audiobookshelf user type may do what admins
-// may (User.isAdminOrUp).
-func isAdmin(userType string) bool { return userType == "admin" || userType == "root" }
-
 // ScanResult is scan_library's answer.
 type ScanResult struct {
 	LibraryID string `json:"library_id"`

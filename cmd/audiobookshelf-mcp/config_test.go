@@ -22,8 +22,8 @@ import (
 )
 
 // These tests show, by running the binary, that every variable of the
-// configuration reference (config.Vars, the README table) does what the
-// reference says.
+// configuration reference (config.Vars, the table of
+// docs/configuration.md) does what the reference says.
 
 // variableTests names, for each variable, the tests in this package that
 // run the binary with it. A new variable fails TestEveryVariableIsTested

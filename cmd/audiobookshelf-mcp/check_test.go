@@ -39,7 +39,7 @@ func TestCheckFlag(t *testing.T) {
 	const badKey = "not-the-key-4f2a9c"
 	code, out, errOut = runQuick(t, baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+badKey), "--check")
 	if code != 1 || !strings.Contains(errOut, "check failed: Audiobookshelf refused the API key (401 Unauthorized") ||
-		!strings.Contains(errOut, "Settings → Users → API keys") || out != "" {
+		!strings.Contains(errOut, "Settings → API Keys") || out != "" {
 		t.Errorf("a refused key: exit %d\nstdout %q\nstderr %s", code, out, errOut)
 	}
 	if strings.Contains(out+errOut, badKey) {

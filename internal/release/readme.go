@@ -21,7 +21,7 @@ func ArchiveReadme(version string, p Platform) []byte {
 An MCP server for your Audiobookshelf library.
 
 First start
-1. In Audiobookshelf, create an API key: Settings > Users > API keys
+1. In Audiobookshelf, create an API key: Settings > API Keys (as an admin; choose the user it acts for)
    (Audiobookshelf 2.26 or newer).
 2. Check that this binary reaches your Audiobookshelf with that key:
      %[3]s

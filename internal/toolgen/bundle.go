@@ -69,7 +69,7 @@ func BundleUserConfig(m *Manifest) []UserConfig {
 			Description: "Base URL of your Audiobookshelf server, e.g. https://abs.example.org or http://192.168.1.10:13378.",
 			Env:         "AUDIOBOOKSHELF_URL", Required: true},
 		{Key: "api_key", Type: "string", Title: "API key",
-			Description: "An Audiobookshelf API key: in Audiobookshelf, Settings → Users → API keys (Audiobookshelf 2.26 or newer). Stored by Claude Desktop, never shown or logged by the server.",
+			Description: "An Audiobookshelf API key: an admin makes one in Audiobookshelf under Settings → API Keys, choosing the user it acts for (Audiobookshelf 2.26 or newer). Stored by Claude Desktop, never shown or logged by the server.",
 			Env:         "AUDIOBOOKSHELF_API_KEY", Required: true, Sensitive: true},
 		{Key: "read_only", Type: "boolean", Title: "Read-only",
 			Description: "Offer only the tools that read; nothing in your library can be changed.",
@@ -111,7 +111,7 @@ func bundleLongDescription(m *Manifest, repo string) string {
 - **Nothing you curated is taken away without you being asked**: %d tools ask you first, in a dialog showing ids and counts, before they take out something that cannot be put back from here.
 - Compact answers by default; the raw Audiobookshelf object on request.
 
-You need your Audiobookshelf's URL and an API key (Audiobookshelf → Settings → Users → API keys, Audiobookshelf 2.26 or newer). Optional: read-only mode, fewer toolsets, the request timeout, a self-signed certificate.
+You need your Audiobookshelf's URL and an API key (an admin makes one under Audiobookshelf → Settings → API Keys, Audiobookshelf 2.26 or newer). Optional: read-only mode, fewer toolsets, the request timeout, a self-signed certificate.
 
 Documentation: %s#readme. MIT license.`,
 		len(m.Tools), read, len(m.Tools)-read, len(m.Toolsets), strings.Join(ts, "; "), guarded, repo)

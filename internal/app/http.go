@@ -162,9 +162,59 @@ func (s *Server) wrapHTTP(o HTTPOptions, h http.Handler) http.Handler {
 		h = requireBearer(o.BearerToken, h)
 		handleOAuthDiscovery(mux, sharedTokenHelp)
 	}
-	mux.Handle(MCPPath, h)
+	mux.Handle(MCPPath, unbufferedStreams(h))
 	return bodyDeadline(o.BodyTimeout, checkHost(o.AllowedHosts, mux))
 }
+
+// unbufferedStreams sends X-Accel-Buffering: no with every answer that is
+// an event stream. nginx on its defaults (proxy_buffering on, HTTP/1.0 to
+// the upstream) holds a response back until its buffer fills or the
+// response ends: a question pushed on a call's stream (elicitation/create)
+// then never reached the client, which gave up after its timeout while the
+// server waited out the question's life. This header turns nginx's
+// buffering off for that response alone, with no change to its
+// configuration; other proxies ignore it.
+func unbufferedStreams(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&streamHeader{ResponseWriter: w}, r)
+	})
+}
+
+// streamHeader adds X-Accel-Buffering: no when the response turns out to be
+// text/event-stream, just before its header is written.
+type streamHeader struct {
+	http.ResponseWriter
+	written bool
+}
+
+func (s *streamHeader) mark() {
+	if s.written {
+		return
+	}
+	s.written = true
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(s.Header().Get("Content-Type"))), "text/event-stream") {
+		s.Header().Set("X-Accel-Buffering", "no")
+	}
+}
+
+func (s *streamHeader) WriteHeader(code int) {
+	s.mark()
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *streamHeader) Write(b []byte) (int, error) {
+	s.mark()
+	return s.ResponseWriter.Write(b)
+}
+
+// Flush and Unwrap keep http.NewResponseController (go-sdk flushes each
+// event through it) and http.Flusher working through the wrapper.
+func (s *streamHeader) Flush() {
+	s.mark()
+	_ = http.NewResponseController(s.ResponseWriter).Flush()
+}
+
+func (s *streamHeader) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // bodyDeadline gives a request's body BodyTimeout to arrive: the
 // connection's read deadline, so that also a body nobody reads (a 401, a

@@ -117,6 +117,8 @@ type Question struct {
 type Guard struct {
 	cfg        Config
 	key        []byte
+	keyFP      [4]byte // KeyFingerprint
+	fixedKey   bool    // the key was configured, not drawn for this process
 	log        *slog.Logger
 	now        func() time.Time
 	usedTokens *nonceSet // tokens used on this instance
@@ -157,10 +159,13 @@ func New(cfg Config) (*Guard, error) {
 	if cfg.ServerName == "" {
 		cfg.ServerName = defaultServerName
 	}
+	fixed := len(cfg.Key) > 0
 	cfg.Key = nil // the Guard keeps its own copy
 	g := &Guard{
 		cfg:        cfg,
 		key:        key,
+		keyFP:      keyFingerprint(key),
+		fixedKey:   fixed,
 		log:        cfg.Logger,
 		now:        cfg.Now,
 		usedTokens: newNonceSet(cfg.MaxTokens),

@@ -310,8 +310,12 @@ const otherKeyAgain = "sealed under another key again"
 // KeyFingerprint is a short public fingerprint of the state key (the first
 // 4 bytes of an HMAC of a fixed text under it, in hex): the same on every
 // instance with the same key, and telling nothing about the key.
-func (g *Guard) KeyFingerprint() string {
-	m := hmac.New(sha256.New, g.key)
+func (g *Guard) KeyFingerprint() string { return hex.EncodeToString(g.keyFP[:]) }
+
+// keyFingerprint computes KeyFingerprint's bytes for key.
+func keyFingerprint(key []byte) (fp [4]byte) {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte("audiobookshelf-mcp key fingerprint"))
-	return hex.EncodeToString(m.Sum(nil)[:4])
+	copy(fp[:], m.Sum(nil))
+	return fp
 }

@@ -62,6 +62,8 @@ func (g *Guard) rejectedSentence(why, tokenKey string) string {
 			cause = fmt.Sprintf("by a server with another %s", KeyVariable)
 		}
 		return fmt.Sprintf("The confirm_token given was not accepted: it was sealed under another key (fingerprint %s; this server's is %s), %s. The new token below is this server's. If it is refused for the same reason, the processes serving these calls do not share a key, and no further token will be given.", tokenKey, g.KeyFingerprint(), cause)
+	case tokenStoreLost:
+		return storeLostSentence("The confirm_token given", "The new token below was given after that, and works.")
 	case tokenForgotten:
 		return fmt.Sprintf("The confirm_token given was not accepted: so many tokens were used on this server in the last %s that it can no longer tell whether this one was.", span(g.cfg.TokenTTL))
 	default:

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"time"
 )
 
@@ -14,20 +15,22 @@ import (
 // holding the same key can check it and none has to remember it: HMAC-SHA256
 // under the state key over the tool, the fingerprint of the arguments, the
 // digest of what the plan read, the expiry and a nonce. It is short enough
-// to be copied by hand (56 characters of base64url), because a model or a
+// to be copied by hand (59 characters of base64url), because a model or a
 // person carries it from one call to the next.
 //
-// Layout, 42 bytes before base64url:
+// Layout, 44 bytes before base64url:
 //
 //	[0]      tokenVersion
-//	[1:5]    expiry, unix seconds, big-endian uint32 (good until 2106)
-//	[5:13]   nonce, 64 random bits
-//	[13:17]  first 4 bytes of the arguments' fingerprint (a hint)
-//	[17:21]  first 4 bytes of the read digest (a hint)
-//	[21:25]  the fingerprint of the key that sealed it (KeyFingerprint)
-//	[25]     how many times in a row it was handed out in place of a token
+//	[1:7]    expiry, unix milliseconds, big-endian 48 bits (to the
+//	         millisecond, so that a shared store can tell whether it was
+//	         given before the store lost its data: RedisStore)
+//	[7:15]   nonce, 64 random bits
+//	[15:19]  first 4 bytes of the arguments' fingerprint (a hint)
+//	[19:23]  first 4 bytes of the read digest (a hint)
+//	[23:27]  the fingerprint of the key that sealed it (KeyFingerprint)
+//	[27]     how many times in a row it was handed out in place of a token
 //	         sealed under another key (0 or 1)
-//	[26:42]  HMAC-SHA256 truncated to 128 bits
+//	[28:44]  HMAC-SHA256 truncated to 128 bits
 //
 // The last two are what end a loop. Without a fixed AUDIOBOOKSHELF_STATE_KEY
 // every process draws its own key; behind a gateway that starts a process
@@ -66,9 +69,11 @@ const (
 	tokenKeyFP    = 4
 	tokenMACSize  = 16
 	tokenNonceLen = 8
-	tokenRawLen   = 1 + 4 + tokenNonceLen + 2*tokenHint + tokenKeyFP + 1 + tokenMACSize
+	tokenExpLen   = 6
+	tokenRawLen   = 1 + tokenExpLen + tokenNonceLen + 2*tokenHint + tokenKeyFP + 1 + tokenMACSize
 	// Offsets in the layout above.
-	tokenFPAt     = 5 + tokenNonceLen
+	tokenNonceAt  = 1 + tokenExpLen
+	tokenFPAt     = tokenNonceAt + tokenNonceLen
 	tokenReadAt   = tokenFPAt + tokenHint
 	tokenKeyAt    = tokenReadAt + tokenHint
 	tokenRenewsAt = tokenKeyAt + tokenKeyFP
@@ -94,6 +99,7 @@ const (
 	// server key's).
 	tokenOtherPerson = "not issued to this person"
 	tokenStoreDown   = whyStoreDown
+	tokenStoreLost   = whyStoreLost
 	// tokenOtherKey: sealed under another key (its key fingerprint is not
 	// this Guard's), most likely before a restart without a fixed key.
 	tokenOtherKey = "sealed under another key"
@@ -132,8 +138,10 @@ func (g *Guard) issueToken(tool, user string, fp, read [32]byte, now time.Time) 
 func (g *Guard) issueTokenR(tool, user string, fp, read [32]byte, now time.Time, renewals byte) string {
 	raw := make([]byte, tokenRawLen)
 	raw[0] = tokenVersion
-	binary.BigEndian.PutUint32(raw[1:5], uint32(now.Add(g.cfg.TokenTTL).Unix()))
-	rand.Read(raw[5 : 5+tokenNonceLen])
+	var ms [8]byte
+	binary.BigEndian.PutUint64(ms[:], uint64(now.Add(g.cfg.TokenTTL).UnixMilli()))
+	copy(raw[1:tokenNonceAt], ms[8-tokenExpLen:])
+	rand.Read(raw[tokenNonceAt : tokenNonceAt+tokenNonceLen])
 	body := raw[:tokenRawLen-tokenMACSize]
 	copy(body[tokenFPAt:], fp[:tokenHint])
 	copy(body[tokenReadAt:], read[:tokenHint])
@@ -175,8 +183,12 @@ func (g *Guard) redeemToken(ctx context.Context, tok, tool, user string, fp, rea
 		return tokenUnknown
 	}
 	body, mac := raw[:tokenRawLen-tokenMACSize], raw[tokenRawLen-tokenMACSize:]
-	exp := int64(binary.BigEndian.Uint32(body[1:5]))
-	nonce := ApprovalID(user, string(body[5:5+tokenNonceLen]))
+	var ms [8]byte
+	copy(ms[8-tokenExpLen:], body[1:tokenNonceAt])
+	expMs := int64(binary.BigEndian.Uint64(ms[:]))
+	exp := (expMs + 999) / 1000 // whole seconds, for the sets of spent ones
+	issued := time.UnixMilli(expMs).Add(-g.cfg.TokenTTL)
+	nonce := ApprovalID(user, string(body[tokenNonceAt:tokenNonceAt+tokenNonceLen]))
 	if !hmac.Equal(mac, g.tokenMAC(tool, user, fp, read, body)) {
 		why := tokenUnknown
 		switch {
@@ -200,14 +212,17 @@ func (g *Guard) redeemToken(ctx context.Context, tok, tool, user string, fp, rea
 		if why != tokenUnknown && why != tokenOtherPerson && now.Unix() < exp {
 			// The hints are not authenticated, so this may record a nonce
 			// nobody issued; it can only refuse that same token later.
-			g.use(ctx, kindToken, nonce, min(exp, now.Add(g.cfg.TokenTTL).Unix()), now.Unix()) // refused either way
+			g.use(ctx, kindToken, nonce, issued, min(exp, now.Add(g.cfg.TokenTTL).Unix()), now.Unix()) // refused either way
 		}
 		return why
 	}
-	if now.Unix() >= exp {
+	if now.UnixMilli() >= expMs {
 		return tokenExpired
 	}
-	ok, forgotten, err := g.use(ctx, kindToken, nonce, exp, now.Unix())
+	ok, forgotten, err := g.use(ctx, kindToken, nonce, issued, exp, now.Unix())
+	if errors.Is(err, ErrStoreLost) {
+		return tokenStoreLost
+	}
 	if err != nil {
 		return tokenStoreDown
 	}

@@ -106,7 +106,25 @@ Flags:
 	for _, v := range config.Vars {
 		fmt.Fprintf(w, "  %-28s default %s; %s\n", v.Name, v.Default, v.Allowed)
 	}
-	fmt.Fprintf(w, "\nTools: %d (audiobookshelf-mcp tools); guarded tools ask the person first (audiobookshelf-mcp guards).\n", len(registry.All))
+	def, all := ToolCounts()
+	fmt.Fprintf(w, "\nTools: %d in the toolsets on by default, %d with every toolset (AUDIOBOOKSHELF_TOOLSETS=all) (audiobookshelf-mcp tools); guarded tools ask the person first (audiobookshelf-mcp guards).\n", def, all)
+}
+
+// ToolCounts counts the registry: the tools of the toolsets on by default
+// (what tools/list offers with no AUDIOBOOKSHELF_TOOLSETS), and all of
+// them. Every count the program prints comes from here or from the tools
+// a server registered.
+func ToolCounts() (byDefault, all int) {
+	off := map[string]bool{}
+	for _, ts := range registry.Toolsets {
+		off[ts.Name] = ts.Off
+	}
+	for _, t := range registry.All {
+		if !off[t.Toolset] {
+			byDefault++
+		}
+	}
+	return byDefault, len(registry.All)
 }
 
 // options are the parsed command line.
@@ -251,7 +269,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			target += " (no AUDIOBOOKSHELF_API_KEY: calls that need it explain the setup)"
 		}
 	}
-	fmt.Fprintf(stderr, "audiobookshelf-mcp %s: %d tools, %s; Audiobookshelf: %s\n", version, len(srv.Tools), mode, target)
+	_, all := ToolCounts()
+	fmt.Fprintf(stderr, "audiobookshelf-mcp %s: %d tools offered (of %d in every toolset; AUDIOBOOKSHELF_TOOLSETS and AUDIOBOOKSHELF_READ_ONLY choose), %s; Audiobookshelf: %s\n", version, len(srv.Tools), all, mode, target)
 	defer srv.Close()
 	if !cfg.ReadOnly {
 		fmt.Fprintln(stderr, "audiobookshelf-mcp:", srv.KeyLine(len(cfg.StateKey) > 0))

@@ -192,7 +192,9 @@ func (d *Deps) transportError(ctx context.Context, mutating bool, err error) *mc
 	case errors.Is(err, context.Canceled):
 		reason = "the call was cancelled"
 	case errors.As(err, &dnsErr):
-		reason = fmt.Sprintf("its host name %q could not be resolved", dnsErr.Name)
+		reason = fmt.Sprintf("could not be reached: its host name %q could not be resolved. Check the host name in AUDIOBOOKSHELF_URL: a name this machine can look up, or an IP address (from inside a container, the name of the Audiobookshelf service on the container's network)", dnsErr.Name)
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") || strings.Contains(err.Error(), "first record does not look like a TLS handshake"):
+		reason = fmt.Sprintf("answered in plain http, but AUDIOBOOKSHELF_URL says https. Set AUDIOBOOKSHELF_URL to %s (or serve Audiobookshelf with TLS at that address)", "http://"+strings.TrimPrefix(d.BaseURL, "https://"))
 	case errors.Is(err, syscall.ECONNREFUSED):
 		reason = "refused the connection (is it running, and is the port right?)"
 	case errors.Is(err, io.ErrUnexpectedEOF):

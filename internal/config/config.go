@@ -273,6 +273,10 @@ func parseBool(lookup func(string) (string, bool), name string, def bool) (bool,
 // ParseURL checks and normalises AUDIOBOOKSHELF_URL. It returns a warning
 // for plain http to a host that is not loopback.
 func ParseURL(v string) (string, string, error) {
+	if t := strings.TrimSpace(v); t != "" && !strings.Contains(t, "://") && !strings.ContainsAny(t, "@?# ") {
+		// A host, host:port or host/path without a scheme: say what to write.
+		return "", "", fmt.Errorf("AUDIOBOOKSHELF_URL=%q has no scheme: it must be an http:// or https:// URL; write http:// (or https:// where Audiobookshelf is served with TLS) in front of it, such as http://%s", clip(t), clip(strings.TrimSuffix(t, "/")))
+	}
 	u, err := url.Parse(strings.TrimSpace(v))
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return "", "", fmt.Errorf("AUDIOBOOKSHELF_URL: must be an http:// or https:// URL such as http://127.0.0.1:13378 (got %q)", redactURL(v))

@@ -43,6 +43,10 @@ type Options struct {
 	// waits for the answer to a pushed question; zero means the guard's
 	// default (10 minutes). Tests shorten it.
 	StateTTL time.Duration
+	// ProgressEvery is how often a call whose question waits for a person
+	// sends a progress notification, when it carries a progress token;
+	// zero means the guard's default (15 seconds). Tests shorten it.
+	ProgressEvery time.Duration
 }
 
 // Server is an assembled server.
@@ -122,6 +126,8 @@ func New(o Options) (*Server, error) {
 		Logger:      logger,
 		Now:         o.Now,
 		StateTTL:    o.StateTTL,
+		// The Config's field of the same name.
+		ProgressEvery: o.ProgressEvery,
 	}
 	if store != nil {
 		gcfg.Store = store

@@ -117,6 +117,14 @@ func New(o Options) (*Server, error) {
 		if store, err = guard.NewRedisStore(cfg.ApprovalStore); err != nil {
 			return nil, err
 		}
+		// Before any approval is given: a store that has no marker yet gets
+		// one now, so that it vouches for every approval this server gives
+		// (one given before the marker is taken for one given before the
+		// store lost its data). When the store does not answer now, the
+		// first spend writes it, and ApprovalStoreLine warns.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = store.Ping(ctx)
+		cancel()
 	}
 	gcfg := guard.Config{
 		Elicitation: cfg.Elicitation,

@@ -20,8 +20,6 @@ import (
 var expectedSoon = []string{
 	"CONTRIBUTING.md",
 	"docs/architecture.md",
-	"docs/examples/nginx.conf",
-	"docs/permissions.md",
 }
 
 // TestRelativeLinksResolve: every relative link in README.md, SECURITY.md

@@ -73,7 +73,7 @@ func (d *Deps) send(ctx context.Context, mutating bool, s sender) (*response, *m
 	if r.Status == http.StatusUnauthorized && keyFrom(ctx) != "" {
 		// Per person: the key was accepted when it was checked, shortly
 		// before; it has been deleted or deactivated since.
-		return nil, errorResult("Audiobookshelf at %s refused your API key (the one your client sends as Authorization: Bearer) for this call: it was accepted a moment ago, so it has been deleted, deactivated or has expired since. Make a new one in Audiobookshelf under Settings → Users → API keys and put it in your client. Nothing was changed.", d.BaseURL)
+		return nil, errorResult("Audiobookshelf at %s refused your API key (the one your client sends as Authorization: Bearer) for this call: it was accepted a moment ago, so it has been deleted, deactivated or has expired since. Ask an Audiobookshelf admin for a new one (Settings → API Keys; only an admin can make one, for the user it acts for) and put it in your client. Nothing was changed.", d.BaseURL)
 	}
 	if r.Status/100 == 2 {
 		if what := notAPI(r); what != "" {
@@ -192,7 +192,9 @@ func (d *Deps) transportError(ctx context.Context, mutating bool, err error) *mc
 	case errors.Is(err, context.Canceled):
 		reason = "the call was cancelled"
 	case errors.As(err, &dnsErr):
-		reason = fmt.Sprintf("its host name %q could not be resolved", dnsErr.Name)
+		reason = fmt.Sprintf("could not be reached: its host name %q could not be resolved. Check the host name in AUDIOBOOKSHELF_URL: a name this machine can look up, or an IP address (from inside a container, the name of the Audiobookshelf service on the container's network)", dnsErr.Name)
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") || strings.Contains(err.Error(), "first record does not look like a TLS handshake"):
+		reason = fmt.Sprintf("answered in plain http, but AUDIOBOOKSHELF_URL says https. Set AUDIOBOOKSHELF_URL to %s (or serve Audiobookshelf with TLS at that address)", "http://"+strings.TrimPrefix(d.BaseURL, "https://"))
 	case errors.Is(err, syscall.ECONNREFUSED):
 		reason = "refused the connection (is it running, and is the port right?)"
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -221,7 +223,7 @@ func statusError(r *response, what string, mutating bool) *mcp.CallToolResult {
 	}
 	switch {
 	case r.Status == http.StatusUnauthorized:
-		return errorResult("Audiobookshelf refused the API key (%s%s). Check AUDIOBOOKSHELF_API_KEY: create a key in Audiobookshelf under Settings → Users → API keys and make sure it is active.%s", status, msg, unchanged)
+		return errorResult("Audiobookshelf refused the API key (%s%s). Check AUDIOBOOKSHELF_API_KEY: an admin creates a key in Audiobookshelf under Settings → API Keys, choosing the user it acts for; make sure it is active.%s", status, msg, unchanged)
 	case r.Status == http.StatusForbidden && !mutating:
 		// A read: no permission to change anything is involved, and nothing
 		// was going to change.
@@ -410,10 +412,10 @@ func utf16Surrogates(c rune) (rune, rune) {
 // not set up, or nil. needsAuth is false for the status route.
 func (d *Deps) Ready(needsAuth bool) *mcp.CallToolResult {
 	if d.API == nil {
-		return errorResult("This server is not connected to an Audiobookshelf server yet: AUDIOBOOKSHELF_URL is not set. Set AUDIOBOOKSHELF_URL (e.g. http://127.0.0.1:13378) and AUDIOBOOKSHELF_API_KEY (Audiobookshelf → Settings → Users → API keys) in this MCP server's environment in the client's configuration, then restart it.")
+		return errorResult("This server is not connected to an Audiobookshelf server yet: AUDIOBOOKSHELF_URL is not set. Set AUDIOBOOKSHELF_URL (e.g. http://127.0.0.1:13378) and AUDIOBOOKSHELF_API_KEY (an admin makes one in Audiobookshelf under Settings → API Keys) in this MCP server's environment in the client's configuration, then restart it.")
 	}
 	if needsAuth && !d.HasKey {
-		return errorResult("AUDIOBOOKSHELF_API_KEY is not set, so Audiobookshelf at %s would refuse this call. Create a key in Audiobookshelf under Settings → Users → API keys, put it in this MCP server's environment in the client's configuration, and restart it.", d.BaseURL)
+		return errorResult("AUDIOBOOKSHELF_API_KEY is not set, so Audiobookshelf at %s would refuse this call. An admin creates a key in Audiobookshelf under Settings → API Keys (choosing the user it acts for); put it in this MCP server's environment in the client's configuration, and restart it.", d.BaseURL)
 	}
 	return nil
 }

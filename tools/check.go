@@ -1,10 +1,12 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -29,10 +31,17 @@ func (d *Deps) Check(ctx context.Context) (*CheckReport, error) {
 		return nil, resultError(res)
 	}
 	r := &CheckReport{URL: d.BaseURL}
-	body, res := d.get(ctx, "the server status", func(ctx context.Context) (*http.Response, error) { return d.API.GetServerStatus(ctx) })
+	st, res := d.send(ctx, false, func(ctx context.Context) (*http.Response, error) { return d.API.GetServerStatus(ctx) })
 	if res != nil {
 		return nil, resultError(res)
 	}
+	if st.Status == http.StatusNotFound || (st.Status/100 == 2 && isPage(bytes.TrimSpace(st.Body))) {
+		return nil, &WrongPathError{URL: d.BaseURL, Status: st.Status}
+	}
+	if st.Status/100 != 2 {
+		return nil, resultError(statusError(st, "the server status", false))
+	}
+	body := st.Body
 	var s struct {
 		App           string `json:"app"`
 		ServerVersion string `json:"serverVersion"`
@@ -67,6 +76,32 @@ func (d *Deps) Check(ctx context.Context) (*CheckReport, error) {
 		r.LibraryNames = append(r.LibraryNames, cleanText(l.Name))
 	}
 	return r, nil
+}
+
+// WrongPathError is Check's error when nothing of Audiobookshelf answers
+// under AUDIOBOOKSHELF_URL's path: its status route is not there (404), or
+// a web page answers it. The likeliest cause is a path in the URL that
+// Audiobookshelf is not served under (/api, a page's path).
+type WrongPathError struct {
+	URL    string
+	Status int
+}
+
+func (e *WrongPathError) Error() string {
+	what := fmt.Sprintf("answered %d %s", e.Status, http.StatusText(e.Status))
+	if e.Status/100 == 2 {
+		what = "answered with a web page"
+	}
+	return fmt.Sprintf("the server at %s %s where Audiobookshelf answers its status (GET %s/status): Audiobookshelf is not served at this path. Set AUDIOBOOKSHELF_URL to the address Audiobookshelf's web page opens at, without /api or the path of a page (such as http://HOST:13378); keep a path only when Audiobookshelf is set up to be served under it.", e.URL, what, pathOf(e.URL))
+}
+
+func pathOf(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
+			return u[i+3+j:]
+		}
+	}
+	return ""
 }
 
 // resultError is the text of an error result.

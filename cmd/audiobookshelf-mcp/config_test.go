@@ -138,7 +138,7 @@ func TestAPIKeyVariable(t *testing.T) {
 	// A key Audiobookshelf refuses: each call says so and how to make one.
 	env := baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY=not-the-key")
 	res, _ = callOverStdio(t, env, "list_libraries", nil)
-	if !strings.Contains(res, "refused the API key") || !strings.Contains(res, "Settings → Users → API keys") || strings.Contains(res, "not-the-key") {
+	if !strings.Contains(res, "refused the API key") || !strings.Contains(res, "Settings → API Keys") || strings.Contains(res, "not-the-key") {
 		t.Errorf("a refused key: %s", res)
 	}
 	// A URL without a key: the server starts and says what is missing.

@@ -40,6 +40,10 @@ type Options struct {
 	// waits for the answer to a pushed question; zero means the guard's
 	// default (10 minutes). Tests shorten it.
 	StateTTL time.Duration
+	// ProgressEvery is how often a call whose question waits for a person
+	// sends a progress notification, when it carries a progress token;
+	// zero means the guard's default (15 seconds). Tests shorten it.
+	ProgressEvery time.Duration
 }
 
 // Server is an assembled server.
@@ -110,6 +114,14 @@ func New(o Options) (*Server, error) {
 		if store, err = guard.NewRedisStore(cfg.ApprovalStore); err != nil {
 			return nil, err
 		}
+		// Before any approval is given: a store that has no marker yet gets
+		// one now, so that it vouches for every approval this server gives
+		// (one given before the marker is taken for one given before the
+		// store lost its data). When the store does not answer now, the
+		// first spend writes it, and ApprovalStoreLine warns.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = store.Ping(ctx)
+		cancel()
 	}
 	gcfg := guard.Config{
 		Elicitation: cfg.Elicitation,
@@ -119,6 +131,8 @@ func New(o Options) (*Server, error) {
 		Logger:      logger,
 		Now:         o.Now,
 		StateTTL:    o.StateTTL,
+		// The Config's field of the same name.
+		ProgressEvery: o.ProgressEvery,
 	}
 	if store != nil {
 		gcfg.Store = store

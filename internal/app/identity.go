@@ -156,13 +156,13 @@ func (s *Server) requirePerson(ids *identities, next http.Handler) http.Handler 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, ok := bearer(r.Header.Get("Authorization"))
 		if !ok {
-			unauthorized(w, perPersonHelp, true, "401 Unauthorized: this MCP endpoint serves each person with their own Audiobookshelf account. Send your Audiobookshelf API key as the header Authorization: Bearer KEY (create one in Audiobookshelf under Settings → Users → API keys, or ask whoever runs Audiobookshelf for one)")
+			unauthorized(w, perPersonHelp, true, "401 Unauthorized: this MCP endpoint serves each person with their own Audiobookshelf account. Send your Audiobookshelf API key as the header Authorization: Bearer KEY (an Audiobookshelf admin makes one under Settings → API Keys, for the user it acts for: ask whoever runs Audiobookshelf)")
 			return
 		}
 		p, err := ids.who(r.Context(), key)
 		switch {
 		case errors.Is(err, tools.ErrKeyRefused):
-			unauthorized(w, perPersonHelp, false, fmt.Sprintf("401 Unauthorized: Audiobookshelf at %s does not accept the API key in the Authorization header (unknown, expired, or its user is disabled). Send your own Audiobookshelf API key (Settings → Users → API keys) as Authorization: Bearer KEY", s.Deps.BaseURL))
+			unauthorized(w, perPersonHelp, false, fmt.Sprintf("401 Unauthorized: Audiobookshelf at %s does not accept the API key in the Authorization header (unknown, expired, or its user is disabled). Send your own Audiobookshelf API key (an admin makes one under Settings → API Keys) as Authorization: Bearer KEY", s.Deps.BaseURL))
 			return
 		case err != nil:
 			s.logger.Warn("could not check a key with Audiobookshelf", "error", err.Error())

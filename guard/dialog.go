@@ -112,6 +112,8 @@ func (g *Guard) renewedNote(why string) string {
 		cause = "the answer that came back was given to a question asked of another person (another Audiobookshelf user), and an approval counts only for the person who gave it"
 	case "missing":
 		cause = "an answer came back without the question's state (requestState)"
+	case whyStoreLost:
+		return storeLostSentence("The answer that came back", "This is a new question, asked after that.")
 	default:
 		cause = "the answer that came back was not sealed by this server (it may predate a restart of the server, or come from another instance with another AUDIOBOOKSHELF_STATE_KEY)"
 	}
@@ -188,6 +190,10 @@ func (g *Guard) dialog(ctx context.Context, req *mcp.CallToolRequest, q Question
 			// Not a new question: it could not be answered either.
 			g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeStoreDown, why)
 			return false, notChanged(q.Tool, outcomeStoreDown, storeDownWhy("the answer", "call this tool again"))
+		}
+		if why == whyStoreLost && pushes(req) {
+			g.decision(ctx, q.Tool, q.Targets, pathDialog, outcomeStaleState, why)
+			return false, notChanged(q.Tool, outcomeStaleState, storeLostSentence("the answer", "If the person still wants this, call this tool again and a new question will be asked."))
 		}
 		if why == otherKeyAgain {
 			// The answer to a question asked afresh after an answer under
@@ -283,6 +289,13 @@ func span(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%d seconds", (d+time.Second-1)/time.Second)
 	}
+}
+
+// storeLostSentence says that an approval (what) was refused because the
+// store of spent approvals lost its data after it was given; then is what
+// follows for the caller.
+func storeLostSentence(what, then string) string {
+	return fmt.Sprintf("%s was not used: the store of spent approvals (%s) lost its data after it was given (it was restarted or emptied without keeping what it held), so it can no longer tell whether that approval was already used, and nothing was sent to Audiobookshelf. The store must keep its data across restarts (Redis or Valkey with appendonly yes, or snapshots that are kept); tell the operator. %s", what, StoreVariable, then)
 }
 
 // storeDownWhy says that an approval was not used because the shared store

@@ -67,6 +67,12 @@ type Config struct {
 	// dropped and every state expiring no later than it is refused from then
 	// on: a full set costs a fresh question, never a replay.
 	MaxAnswered int
+	// ProgressEvery is how often, while a pushed question waits for the
+	// person's answer, the call sends a progress notification when its
+	// tools/call carried a progress token (default 15 seconds): a client
+	// that resets its request timeout on progress (the TypeScript SDK's
+	// resetTimeoutOnProgress) then does not give up first.
+	ProgressEvery time.Duration
 	// Store, when set, records spent approvals for every instance that
 	// shares it (AUDIOBOOKSHELF_APPROVAL_STORE); nil keeps them in this
 	// Guard's own bounded sets (MaxTokens, MaxAnswered). When it cannot be
@@ -79,6 +85,7 @@ const (
 	defaultTokenTTL    = 5 * time.Minute
 	defaultMaxTokens   = 1024
 	defaultMaxAnswered = 4096
+	defaultProgress    = 15 * time.Second
 	defaultServerName  = "audiobookshelf-mcp"
 )
 
@@ -117,6 +124,8 @@ type Question struct {
 type Guard struct {
 	cfg        Config
 	key        []byte
+	keyFP      [4]byte // KeyFingerprint
+	fixedKey   bool    // the key was configured, not drawn for this process
 	log        *slog.Logger
 	now        func() time.Time
 	usedTokens *nonceSet // tokens used on this instance
@@ -139,8 +148,11 @@ func New(cfg Config) (*Guard, error) {
 	default:
 		return nil, fmt.Errorf("guard: the state key must be exactly %d bytes (or empty for a random key per process), got %d", KeySize, len(cfg.Key))
 	}
-	if cfg.StateTTL < 0 || cfg.TokenTTL < 0 || cfg.MaxTokens < 0 || cfg.MaxAnswered < 0 {
-		return nil, errors.New("guard: StateTTL, TokenTTL, MaxTokens and MaxAnswered must not be negative")
+	if cfg.StateTTL < 0 || cfg.TokenTTL < 0 || cfg.MaxTokens < 0 || cfg.MaxAnswered < 0 || cfg.ProgressEvery < 0 {
+		return nil, errors.New("guard: StateTTL, TokenTTL, MaxTokens, MaxAnswered and ProgressEvery must not be negative")
+	}
+	if cfg.ProgressEvery == 0 {
+		cfg.ProgressEvery = defaultProgress
 	}
 	if cfg.StateTTL == 0 {
 		cfg.StateTTL = defaultStateTTL
@@ -157,10 +169,13 @@ func New(cfg Config) (*Guard, error) {
 	if cfg.ServerName == "" {
 		cfg.ServerName = defaultServerName
 	}
+	fixed := len(cfg.Key) > 0
 	cfg.Key = nil // the Guard keeps its own copy
 	g := &Guard{
 		cfg:        cfg,
 		key:        key,
+		keyFP:      keyFingerprint(key),
+		fixedKey:   fixed,
 		log:        cfg.Logger,
 		now:        cfg.Now,
 		usedTokens: newNonceSet(cfg.MaxTokens),

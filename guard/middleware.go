@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -49,6 +50,10 @@ func (g *Guard) Middleware() mcp.Middleware {
 				return next(ctx, method, req)
 			}
 			tr := &callTrace{}
+			if p, ok := req.GetParams().(interface{ GetProgressToken() any }); ok {
+				tr.progressToken = p.GetProgressToken()
+			}
+			tr.session, _ = req.GetSession().(*mcp.ServerSession)
 			res, err := next(context.WithValue(ctx, traceKey{}, tr), method, req)
 			if err == nil {
 				return res, nil
@@ -88,6 +93,11 @@ func (g *Guard) SendingMiddleware() mcp.Middleware {
 			defer stop(nil)
 			unhook := context.AfterFunc(g.stopping, func() { stop(errShuttingDown) })
 			defer unhook()
+			if tr.progressToken != nil && tr.session != nil {
+				waited := make(chan struct{})
+				defer close(waited)
+				go g.progressWhileAsking(ctx, tr, waited)
+			}
 			res, err := next(bounded, method, req)
 			var cause error
 			if err != nil && ctx.Err() == nil {
@@ -100,6 +110,30 @@ func (g *Guard) SendingMiddleware() mcp.Middleware {
 			}
 			return res, err
 		}
+	}
+}
+
+// progressWhileAsking sends a progress notification for the call's
+// progress token every ProgressEvery until waited is closed: the question
+// is pending, and a client that resets its timeout on progress keeps
+// waiting for the person. ctx is the call's, so that the notification
+// travels with the call (on its stream, over HTTP).
+func (g *Guard) progressWhileAsking(ctx context.Context, tr *callTrace, waited <-chan struct{}) {
+	t := time.NewTicker(g.cfg.ProgressEvery)
+	defer t.Stop()
+	for n := 1; ; n++ {
+		select {
+		case <-waited:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		_ = tr.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+			ProgressToken: tr.progressToken,
+			Progress:      float64(n),
+			Message:       "waiting for the person to answer the question",
+		})
 	}
 }
 
@@ -221,6 +255,10 @@ type callTrace struct {
 	answer  *mcp.ElicitResult
 	pushErr error
 	cause   error // why the guard stopped waiting, if it did
+	// The call's progress token (nil when it has none) and session, set
+	// before the call runs: progress is sent while a question waits.
+	progressToken any
+	session       *mcp.ServerSession
 }
 
 func traceFrom(ctx context.Context) *callTrace {

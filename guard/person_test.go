@@ -54,8 +54,8 @@ func TestApprovalBoundToPerson(t *testing.T) {
 	if why := g.redeemToken(context.Background(), tok, "delete_thing", "user-a", fp, read, t0); why != tokenUsed {
 		t.Errorf("A's token used twice: %q", why)
 	}
-	if !strings.Contains(g.rejectedSentence(tokenOtherPerson), "not issued to this person") {
-		t.Errorf("sentence %q", g.rejectedSentence(tokenOtherPerson))
+	if !strings.Contains(g.rejectedSentence(tokenOtherPerson, ""), "not issued to this person") {
+		t.Errorf("sentence %q", g.rejectedSentence(tokenOtherPerson, ""))
 	}
 
 	if ApprovalID("u1", "n") == ApprovalID("u2", "n") || ApprovalID("", "n") != "n" {

@@ -57,8 +57,8 @@ func TestTokenSealed(t *testing.T) {
 	read, _ := readDigest("v1")
 	otherRead, _ := readDigest("v2")
 	tok := g.issueToken("delete_thing", "", fp, read, t0)
-	if len(tok) != tokenLen || tokenLen != 50 {
-		t.Fatalf("token %q: %d characters, want %d = 50", tok, len(tok), tokenLen)
+	if len(tok) != tokenLen || tokenLen != 59 {
+		t.Fatalf("token %q: %d characters, want %d = 59", tok, len(tok), tokenLen)
 	}
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 	for i := range len(tok) {
@@ -92,9 +92,17 @@ func TestTokenSealed(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
 	}
-	// Another key: unknown.
+	// Another key: sealed under another key; a token handed out in place
+	// of one so refused, refused again: the loop ends.
 	other, _ := New(Config{Elicitation: false})
-	if got := other.redeemToken(context.Background(), g.issueToken("delete_thing", "", fp, read, t0), "delete_thing", "", fp, read, t0); got != tokenUnknown {
+	if got := other.redeemToken(context.Background(), g.issueToken("delete_thing", "", fp, read, t0), "delete_thing", "", fp, read, t0); got != tokenOtherKey {
 		t.Errorf("another key: %q", got)
+	}
+	if got := other.redeemToken(context.Background(), g.issueTokenR("delete_thing", "", fp, read, t0, 1), "delete_thing", "", fp, read, t0); got != tokenOtherKeyAgain {
+		t.Errorf("another key again: %q", got)
+	}
+	// A renewed token at the process that sealed it (one restart) works.
+	if got := g.redeemToken(context.Background(), g.issueTokenR("delete_thing", "", fp, read, t0, 1), "delete_thing", "", fp, read, t0); got != "" {
+		t.Errorf("a renewed token at its own key: %q", got)
 	}
 }

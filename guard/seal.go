@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -106,6 +107,9 @@ type statePayload struct {
 	F string `json:"f"` // base64url fingerprint of the arguments
 	D string `json:"d"` // base64url digest of what the plan read
 	E int64  `json:"e"` // expiry, unix seconds
+	// I is when it was sealed, unix milliseconds: a shared store tells by
+	// it whether it was asked before the store lost its data (RedisStore).
+	I int64  `json:"i,omitempty"`
 	N string `json:"n"` // base64url 128-bit nonce
 	// U is the Audiobookshelf user id the question was asked of, in a
 	// per-person deployment (absent otherwise).
@@ -147,6 +151,7 @@ func (g *Guard) sealR(tool, user string, fp, read [32]byte, now time.Time, after
 		F: b64.EncodeToString(fp[:]),
 		D: b64.EncodeToString(read[:]),
 		E: now.Add(g.cfg.StateTTL).Unix(),
+		I: now.UnixMilli(),
 		N: b64.EncodeToString(nonce),
 		U: user,
 		K: g.KeyFingerprint(),
@@ -187,7 +192,14 @@ func (g *Guard) open(ctx context.Context, s, tool, user string, fp, read [32]byt
 	if p.D != b64.EncodeToString(read[:]) {
 		return false, stateChanged
 	}
-	ok, _, err := g.use(ctx, kindState, ApprovalID(p.U, p.N), p.E, now.Unix())
+	issued := time.UnixMilli(p.I)
+	if p.I == 0 { // sealed before states carried it: the latest it can have been
+		issued = time.Unix(p.E, 0).Add(time.Second - g.cfg.StateTTL)
+	}
+	ok, _, err := g.use(ctx, kindState, ApprovalID(p.U, p.N), issued, p.E, now.Unix())
+	if errors.Is(err, ErrStoreLost) {
+		return false, whyStoreLost
+	}
 	if err != nil {
 		return false, whyStoreDown
 	}
@@ -310,8 +322,12 @@ const otherKeyAgain = "sealed under another key again"
 // KeyFingerprint is a short public fingerprint of the state key (the first
 // 4 bytes of an HMAC of a fixed text under it, in hex): the same on every
 // instance with the same key, and telling nothing about the key.
-func (g *Guard) KeyFingerprint() string {
-	m := hmac.New(sha256.New, g.key)
+func (g *Guard) KeyFingerprint() string { return hex.EncodeToString(g.keyFP[:]) }
+
+// keyFingerprint computes KeyFingerprint's bytes for key.
+func keyFingerprint(key []byte) (fp [4]byte) {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte("audiobookshelf-mcp key fingerprint"))
-	return hex.EncodeToString(m.Sum(nil)[:4])
+	copy(fp[:], m.Sum(nil))
+	return fp
 }

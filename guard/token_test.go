@@ -204,11 +204,11 @@ func TestTokenAcrossInstances(t *testing.T) {
 	stranger := newHarness(t, Config{Elicitation: false}, true)
 	args := thingArgs{ID: "t1", IDs: []string{"a", "b"}}
 	tok := tokenOf(t, call(t, a.connect(t, v20251125, nil, nil), "delete_thing", args), reasonServer)
-	if len(tok) != 50 || strings.ContainsAny(tok, "+/=") {
-		t.Fatalf("token %q: want 50 characters of base64url", tok)
+	if len(tok) != 59 || strings.ContainsAny(tok, "+/=") {
+		t.Fatalf("token %q: want 59 characters of base64url", tok)
 	}
 	res := call(t, stranger.connect(t, v20251125, nil, nil), "delete_thing", thingArgs{ID: "t1", IDs: []string{"a", "b"}, ConfirmToken: tok})
-	if stranger.executed.Load() != 0 || !strings.Contains(text(res), "not sealed under this server's key") {
+	if stranger.executed.Load() != 0 || !strings.Contains(text(res), "sealed under another key (fingerprint "+a.g.KeyFingerprint()) {
 		t.Fatalf("an instance with another key: executed %d: %s", stranger.executed.Load(), text(res))
 	}
 	bcs := b.connect(t, v20251125, nil, nil)
@@ -221,6 +221,57 @@ func TestTokenAcrossInstances(t *testing.T) {
 	}
 	if a.executed.Load() != 0 {
 		t.Fatal("the issuing instance executed")
+	}
+}
+
+// TestTokenKeyLoopEnds: instances that do not share a key, as a model meets
+// them when every call reaches another one. The first refusal hands out a
+// token (one restart between two calls is the likely cause, and that token
+// works where it was sealed); a refusal of that token for the same reason
+// hands out none and says what the operator must set.
+func TestTokenKeyLoopEnds(t *testing.T) {
+	args := thingArgs{ID: "t1"}
+	instances := []*harness{newHarness(t, Config{Elicitation: false}, true)}
+	tok := tokenOf(t, call(t, instances[0].connect(t, v20251125, nil, nil), "delete_thing", args), reasonServer)
+	refusals := 0
+	var last *mcp.CallToolResult
+	for range 6 { // a model following the server's words
+		h := newHarness(t, Config{Elicitation: false}, true)
+		instances = append(instances, h)
+		last = call(t, h.connect(t, v20251125, nil, nil), "delete_thing", thingArgs{ID: "t1", ConfirmToken: tok})
+		sc, _ := last.StructuredContent.(map[string]any)
+		next, _ := sc["confirm_token"].(string)
+		refusals++
+		if next == "" {
+			break
+		}
+		tok = next
+	}
+	for _, h := range instances {
+		if h.executed.Load() != 0 {
+			t.Fatal("an instance executed")
+		}
+	}
+	if refusals != 2 {
+		t.Errorf("%d refusals before no token was handed out, want 2", refusals)
+	}
+	want := []string{"Nothing was changed", "sealed under another key again", "AUDIOBOOKSHELF_STATE_KEY", "same value on every process", "openssl rand -base64 32", "do not call this tool again"}
+	for _, w := range want {
+		if !strings.Contains(text(last), w) {
+			t.Errorf("the last refusal does not say %q: %s", w, text(last))
+		}
+	}
+
+	// One restart: the token handed out after the first refusal works at
+	// the instance that sealed it.
+	first := newHarness(t, Config{Elicitation: false}, true)
+	tok = tokenOf(t, call(t, first.connect(t, v20251125, nil, nil), "delete_thing", args), reasonServer)
+	restarted := newHarness(t, Config{Elicitation: false}, true)
+	rcs := restarted.connect(t, v20251125, nil, nil)
+	res := call(t, rcs, "delete_thing", thingArgs{ID: "t1", ConfirmToken: tok})
+	tok = tokenOf(t, res, reasonServer)
+	if r := call(t, rcs, "delete_thing", thingArgs{ID: "t1", ConfirmToken: tok}); text(r) != "deleted t1" || restarted.executed.Load() != 1 {
+		t.Fatalf("after one restart, the new token: %s", text(r))
 	}
 }
 

@@ -1,7 +1,7 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance,
 // pinned in package-lock.json) against the binary over streamable HTTP, with
 // sessions and stateless: each scenario that applies to a server of tools
-// only (see the README, "Conformance"), one run of the suite's `server`
+// only (see docs/testing.md, "Conformance"), one run of the suite's `server`
 // command each. A scenario passes when the suite exits 0: every check
 // succeeded, or failed as expected-failures.yaml says, and none listed there
 // passed. Each must also have run at least one check that succeeded.

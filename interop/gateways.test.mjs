@@ -198,7 +198,7 @@ async function sharedStandin() {
 for (const fixedKey of [true, false]) {
   const title = fixedKey
     ? "supergateway stateless, AUDIOBOOKSHELF_STATE_KEY fixed: the token path, and the token holds across its processes"
-    : "supergateway stateless, no fixed AUDIOBOOKSHELF_STATE_KEY: the token is refused by the next process, nothing changed, and it says why";
+    : "supergateway stateless, no fixed AUDIOBOOKSHELF_STATE_KEY: the token is refused by the next process, nothing changed, and it says why; the token handed out then is refused too, and no more are given";
   test(title, limit, async () => {
     const { demo, env } = await sharedStandin();
     const gw = await startSupergateway({ stateful: false, env: fixedKey ? { ...env, AUDIOBOOKSHELF_STATE_KEY: STATE_KEY } : env });
@@ -223,6 +223,17 @@ for (const fixedKey of [true, false]) {
         assert.ok(second.isError, text(second));
         assert.match(text(second), /Nothing was changed/);
         assert.match(text(second), /AUDIOBOOKSHELF_STATE_KEY/);
+        assert.equal(await playlistExists(client), true);
+        // A model that follows the words calls again with the new token:
+        // the next process refuses it too, and this time no token is
+        // handed out, only what the operator must set.
+        const renewed = second.structuredContent?.confirm_token;
+        assert.ok(renewed, text(second));
+        const third = await client.callTool({ name: "delete_playlist", arguments: { playlist_id: PLAYLIST, confirm_token: renewed } });
+        assert.ok(third.isError, text(third));
+        assert.equal(third.structuredContent?.confirm_token, undefined, text(third));
+        assert.equal(third.structuredContent?.operator_must_set, "AUDIOBOOKSHELF_STATE_KEY", text(third));
+        assert.match(text(third), /the same value on every process and instance/);
         assert.equal(await playlistExists(client), true);
       }
     } finally {

@@ -93,7 +93,10 @@ test("the manifest template validates and lists the tools of tools.yaml", () => 
   assert.equal(manifest.license, "MIT");
   assert.equal(manifest.support, `${sj.repository.url}/issues`);
   assert.match(manifest.long_description, /^Your \[Audiobookshelf\]/);
-  assert.match(manifest.long_description, new RegExp(`\\*\\*${names.length} tools\\*\\*`));
+  // The count is of the default toolsets (what the bundle offers until a
+  // toolset is added), and the whole is said apart.
+  assert.match(manifest.long_description, new RegExp(`\\*\\*${defaultTools} tools\\*\\* in the `));
+  assert.ok(manifest.long_description.includes(`(${names.length} in all)`), manifest.long_description);
   assert.ok(manifest.keywords.includes("audiobookshelf"));
   const icon = readFileSync(join(here, "mcpb", manifest.icon));
   assert.ok(icon.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), "the icon is a PNG");
@@ -106,8 +109,8 @@ test("the manifest template validates and lists the tools of tools.yaml", () => 
     "AUDIOBOOKSHELF_URL", "AUDIOBOOKSHELF_API_KEY", "AUDIOBOOKSHELF_READ_ONLY", "AUDIOBOOKSHELF_TOOLSETS",
     "AUDIOBOOKSHELF_TIMEOUT", "SSL_CERT_FILE", "AUDIOBOOKSHELF_INSECURE_TLS",
   ]);
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  for (const v of Object.keys(env)) assert.ok(readme.includes(v), `${v} is documented in the README`);
+  const reference = readFileSync(join(root, "docs", "configuration.md"), "utf8");
+  for (const v of Object.keys(env)) assert.ok(reference.includes("`" + v + "`"), `${v} is documented in docs/configuration.md`);
   // An optional setting left alone is passed as its default, which must
   // be one the server takes (without a default, the literal ${...}).
   for (const [k, u] of Object.entries(manifest.user_config)) {

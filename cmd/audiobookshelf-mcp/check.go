@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
@@ -23,7 +26,12 @@ func check(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer) in
 	}
 	r, err := d.Check(ctx)
 	if err != nil {
-		fmt.Fprintln(stderr, "audiobookshelf-mcp: check failed:", err)
+		msg := err.Error()
+		var wrong *kit.WrongPathError
+		if errors.As(err, &wrong) {
+			msg += rootAnswers(ctx, cfg)
+		}
+		fmt.Fprintln(stderr, "audiobookshelf-mcp: check failed:", msg)
 		return 1
 	}
 	fmt.Fprintf(stdout, "audiobookshelf-mcp %s: Audiobookshelf at %s answers\n", version, r.URL)
@@ -49,6 +57,27 @@ func check(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer) in
 	}
 	fmt.Fprintln(stdout, "OK: the tools can reach it with this API key.")
 	return 0
+}
+
+// rootAnswers is, when AUDIOBOOKSHELF_URL has a path and Audiobookshelf
+// answers at the same address without it, the sentence that says to set
+// that; "" otherwise.
+func rootAnswers(ctx context.Context, cfg *config.Config) string {
+	u, err := url.Parse(cfg.URL)
+	if err != nil || u.Path == "" || u.Path == "/" {
+		return ""
+	}
+	root := u.Scheme + "://" + u.Host
+	d, err := kit.NewDeps(kit.Options{URL: root, APIKey: cfg.APIKey, Timeout: cfg.Timeout, InsecureTLS: cfg.InsecureTLS, Backoff: []time.Duration{}})
+	if err != nil {
+		return ""
+	}
+	// It answers when the check passes there, or gets as far as refusing
+	// the key (then that is the next thing to fix).
+	if _, err := d.Check(ctx); err != nil && !strings.Contains(err.Error(), "refused the API key") {
+		return ""
+	}
+	return fmt.Sprintf(" Audiobookshelf answers at %s: set AUDIOBOOKSHELF_URL=%s.", root, root)
 }
 
 func orUnknown(s string) string {

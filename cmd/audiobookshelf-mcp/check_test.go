@@ -39,7 +39,7 @@ func TestCheckFlag(t *testing.T) {
 	const badKey = "not-the-key-4f2a9c"
 	code, out, errOut = runQuick(t, baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+badKey), "--check")
 	if code != 1 || !strings.Contains(errOut, "check failed: Audiobookshelf refused the API key (401 Unauthorized") ||
-		!strings.Contains(errOut, "Settings → Users → API keys") || out != "" {
+		!strings.Contains(errOut, "Settings → API Keys") || out != "" {
 		t.Errorf("a refused key: exit %d\nstdout %q\nstderr %s", code, out, errOut)
 	}
 	if strings.Contains(out+errOut, badKey) {
@@ -69,5 +69,51 @@ func TestCheckFlag(t *testing.T) {
 	code, _, errOut = runQuick(t, standinEnv(sd), "--check", "--http", ":0")
 	if code != 2 || !strings.Contains(errOut, "--check") {
 		t.Errorf("--check --http: exit %d: %s", code, errOut)
+	}
+}
+
+// TestCheckSaysWhatToSet: --check with the likeliest mistakes in
+// AUDIOBOOKSHELF_URL, against real listeners: each says what is wrong and
+// what to set, and exits 1. (Before: a wrong path ended in "check the id
+// (list and search tools give ids)", an unknown host in an unfinished
+// sentence, https to a plain http port in Go's own TLS error, and a URL
+// without a scheme in `got "(unparsable)"`.)
+func TestCheckSaysWhatToSet(t *testing.T) {
+	sd := standin.Start(t, standin.Options{})
+	hostPort := strings.TrimPrefix(sd.URL(), "http://")
+	for _, c := range []struct {
+		name, url string
+		want      []string
+	}{
+		{"a path Audiobookshelf is not served under", sd.URL() + "/audiobookshelf/",
+			[]string{"is not served at this path", "Audiobookshelf answers at " + sd.URL() + ": set AUDIOBOOKSHELF_URL=" + sd.URL() + "."}},
+		{"/api", sd.URL() + "/api",
+			[]string{"without /api", "set AUDIOBOOKSHELF_URL=" + sd.URL() + "."}},
+		{"an unknown host", "http://abs.invalid:13378",
+			[]string{`could not be reached: its host name "abs.invalid" could not be resolved`, "Check the host name in AUDIOBOOKSHELF_URL"}},
+		{"https to a plain http port", "https://" + hostPort,
+			[]string{"answered in plain http, but AUDIOBOOKSHELF_URL says https", "Set AUDIOBOOKSHELF_URL to http://" + hostPort}},
+		{"no scheme", hostPort,
+			[]string{"has no scheme", "such as http://" + hostPort}},
+		{"no scheme, a name", "abs.example.org",
+			[]string{"has no scheme", "such as http://abs.example.org"}},
+	} {
+		code, out, errOut := runQuick(t, baseEnv("AUDIOBOOKSHELF_URL="+c.url, "AUDIOBOOKSHELF_API_KEY="+standin.DefaultAPIKey), "--check")
+		if code != 1 || out != "" {
+			t.Errorf("%s (%s): exit %d, stdout %q", c.name, c.url, code, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%s (%s): does not say %q:\n%s", c.name, c.url, w, errOut)
+			}
+		}
+		for _, bad := range []string{"check the id", "(unparsable)", "tls:", "Audiobookshelf at http://abs.invalid:13378 its host"} {
+			if strings.Contains(errOut, bad) {
+				t.Errorf("%s (%s): still says %q:\n%s", c.name, c.url, bad, errOut)
+			}
+		}
+		if strings.Contains(errOut, standin.DefaultAPIKey) {
+			t.Errorf("%s: the key is in the output", c.name)
+		}
 	}
 }

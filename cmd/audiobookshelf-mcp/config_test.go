@@ -22,8 +22,8 @@ import (
 )
 
 // These tests show, by running the binary, that every variable of the
-// configuration reference (config.Vars, the README table) does what the
-// reference says.
+// configuration reference (config.Vars, the table of
+// docs/configuration.md) does what the reference says.
 
 // variableTests names, for each variable, the tests in this package that
 // run the binary with it. A new variable fails TestEveryVariableIsTested
@@ -138,7 +138,7 @@ func TestAPIKeyVariable(t *testing.T) {
 	// A key Audiobookshelf refuses: each call says so and how to make one.
 	env := baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY=not-the-key")
 	res, _ = callOverStdio(t, env, "list_libraries", nil)
-	if !strings.Contains(res, "refused the API key") || !strings.Contains(res, "Settings → Users → API keys") || strings.Contains(res, "not-the-key") {
+	if !strings.Contains(res, "refused the API key") || !strings.Contains(res, "Settings → API Keys") || strings.Contains(res, "not-the-key") {
 		t.Errorf("a refused key: %s", res)
 	}
 	// A URL without a key: the server starts and says what is missing.

@@ -263,7 +263,24 @@ func TestAllowedHostsVariable(t *testing.T) {
 		}
 	}
 	p.stop()
-	for _, bad := range []string{"https://mcp.example.org", "mcp.example.org:443", "a b", ","} {
+	// A proxy whose upstream is named audiobookshelf_mcp (nginx), or a
+	// compose service mcp_ful, sends that name: the 403 says to add it, and
+	// added it is taken.
+	p = startHTTP(t, baseEnv(), "--http", "127.0.0.1:0", "--stateless", "--demo")
+	for _, name := range []string{"audiobookshelf_mcp", "mcp_ful"} {
+		if got := hostCode(p.url, name+":8080"); got != 403 {
+			t.Errorf("Host %s without it allowed: %d, want 403", name, got)
+		}
+	}
+	p.stop()
+	p = startHTTP(t, baseEnv("AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS=audiobookshelf_mcp,mcp_ful"), "--http", "127.0.0.1:0", "--stateless", "--demo")
+	for host, want := range map[string]int{"audiobookshelf_mcp:8080": 200, "mcp_ful": 200, "mcp-ful": 403} {
+		if got := hostCode(p.url, host); got != want {
+			t.Errorf("Host %s with audiobookshelf_mcp,mcp_ful allowed: %d, want %d", host, got, want)
+		}
+	}
+	p.stop()
+	for _, bad := range []string{"https://mcp.example.org", "mcp.example.org:443", "a b", ",", "mcp/ful", "[::1]"} {
 		code, _, errOut := runQuick(t, baseEnv("AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS="+bad), "--http", "127.0.0.1:0", "--demo")
 		if code != 1 || !strings.Contains(errOut, "AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS") {
 			t.Errorf("AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS=%q: exit %d: %s", bad, code, errOut)

@@ -66,7 +66,7 @@ type Flag struct {
 
 // Flags is every flag, in the order of the reference.
 var Flags = []Flag{
-	{"--http", "ADDR", "(stdio)", "serve MCP over streamable HTTP at http://ADDR/mcp (an empty host is 127.0.0.1)", "Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is host:port; an empty host means 127.0.0.1 (--http :8080), port 0 picks a free port. A host that is not loopback (0.0.0.0, a LAN address) needs authentication: without AUDIOBOOKSHELF_MCP_TOKEN, per-person keys (AUDIOBOOKSHELF_MCP_AUTH: each request brings its person's own Audiobookshelf key) or --gateway-authenticates, the server refuses to start there (exit 1) and says how to add it. A Host header other than localhost, an IP address or a name in AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS gets 403 (DNS rebinding). Limits: headers must arrive within 10s and a body within 30s of them (else 408, and the connection is closed), a body is at most 4 MiB (413), a kept-alive connection with no request is closed after 2m; with sessions, a session with no request for 30m is closed (its client starts a new one) and at most 100 are open at once (then 503). Prints one line `audiobookshelf-mcp: listening on http://HOST:PORT/mcp` once it accepts. SIGINT or SIGTERM: stops accepting, lets calls in flight finish for up to 10s (a call waiting for the answer to a question ends at once, nothing changed; what still runs after 10s is cut off), exits 0. An ADDR that is not host:port: exit 2; one that cannot be bound: exit 1."},
+	{"--http", "ADDR", "(stdio)", "serve MCP over streamable HTTP at http://ADDR/mcp (an empty host is 127.0.0.1)", "Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is host:port; an empty host means 127.0.0.1 (--http :8080), port 0 picks a free port. A host that is not loopback (0.0.0.0, a LAN address) needs authentication: without AUDIOBOOKSHELF_MCP_TOKEN, per-person keys (AUDIOBOOKSHELF_MCP_AUTH: each request brings its person's own Audiobookshelf key) or --gateway-authenticates, the server refuses to start there (exit 1) and says how to add it. A Host header other than localhost, an IP address or a name in AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS gets 403 (DNS rebinding). Limits: headers must arrive within 10s and a body within 30s of them (else 408, and the connection is closed), a body is at most 4 MiB (413), a kept-alive connection with no request is closed after 2m; with sessions, a session with no request for 30m is closed (its client starts a new one) and at most 100 are open at once (then 503), and per person (each request bringing its own Audiobookshelf key) at most 10 of one Audiobookshelf user (then 429 for that user alone). Prints one line `audiobookshelf-mcp: listening on http://HOST:PORT/mcp` once it accepts. SIGINT or SIGTERM: stops accepting, lets calls in flight finish for up to 10s (a call waiting for the answer to a question ends at once, nothing changed; what still runs after 10s is cut off), exits 0. An ADDR that is not host:port: exit 2; one that cannot be bound: exit 1."},
 	{"--stateless", "", "false", "with --http: no sessions (for gateways; older clients get the token path)", "With --http: no sessions, every request stands alone (for gateways and load balancers; set the same AUDIOBOOKSHELF_STATE_KEY on every instance). 2026-07-28 clients still get the approval dialog, through sealed state in the result; older clients get the two-call confirm_token, which says why. Without --http: exit 2."},
 	{"--gateway-authenticates", "", "false", "with --http: the network in front authenticates every request (no token asked here)", "With --http on an address that is not loopback, no AUDIOBOOKSHELF_MCP_TOKEN and one server key: start anyway, because a gateway or reverse proxy in front authenticates every request before it reaches this server. Without it the server refuses to start open. Without --http: exit 2."},
 	{"--demo", "", "false", "serve a built-in sample library from memory (nothing is written)", "Serve a built-in sample library from memory instead of a real Audiobookshelf (AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY are ignored; nothing is written anywhere)."},
@@ -106,7 +106,25 @@ Flags:
 	for _, v := range config.Vars {
 		fmt.Fprintf(w, "  %-28s default %s; %s\n", v.Name, v.Default, v.Allowed)
 	}
-	fmt.Fprintf(w, "\nTools: %d (audiobookshelf-mcp tools); guarded tools ask the person first (audiobookshelf-mcp guards).\n", len(registry.All))
+	def, all := ToolCounts()
+	fmt.Fprintf(w, "\nTools: %d in the toolsets on by default, %d with every toolset (AUDIOBOOKSHELF_TOOLSETS=all) (audiobookshelf-mcp tools); guarded tools ask the person first (audiobookshelf-mcp guards).\n", def, all)
+}
+
+// ToolCounts counts the registry: the tools of the toolsets on by default
+// (what tools/list offers with no AUDIOBOOKSHELF_TOOLSETS), and all of
+// them. Every count the program prints comes from here or from the tools
+// a server registered.
+func ToolCounts() (byDefault, all int) {
+	off := map[string]bool{}
+	for _, ts := range registry.Toolsets {
+		off[ts.Name] = ts.Off
+	}
+	for _, t := range registry.All {
+		if !off[t.Toolset] {
+			byDefault++
+		}
+	}
+	return byDefault, len(registry.All)
 }
 
 // options are the parsed command line.
@@ -251,7 +269,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			target += " (no AUDIOBOOKSHELF_API_KEY: calls that need it explain the setup)"
 		}
 	}
-	fmt.Fprintf(stderr, "audiobookshelf-mcp %s: %d tools, %s; Audiobookshelf: %s\n", version, len(srv.Tools), mode, target)
+	_, all := ToolCounts()
+	fmt.Fprintf(stderr, "audiobookshelf-mcp %s: %d tools offered (of %d in every toolset; AUDIOBOOKSHELF_TOOLSETS and AUDIOBOOKSHELF_READ_ONLY choose), %s; Audiobookshelf: %s\n", version, len(srv.Tools), all, mode, target)
 	defer srv.Close()
 	if !cfg.ReadOnly {
 		fmt.Fprintln(stderr, "audiobookshelf-mcp:", srv.KeyLine(len(cfg.StateKey) > 0))

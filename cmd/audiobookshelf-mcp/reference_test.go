@@ -15,8 +15,9 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 )
 
-// These tests keep what a person reads (the README's flag table, the
-// subcommands' pages, server.json) the same as what the code does.
+// These tests keep what a person reads (the flag table of
+// docs/configuration.md, the subcommands' pages, server.json) the same as
+// what the code does.
 
 func TestSubcommandsPrintTheGeneratedDocs(t *testing.T) {
 	for cmd, file := range map[string]string{"tools": "../../docs/tools.md", "guards": "../../docs/guards.md"} {
@@ -64,8 +65,8 @@ func TestSubcommandsPrintTheGeneratedDocs(t *testing.T) {
 	}
 }
 
-// flagTable is the README's flag and subcommand reference as Flags and
-// Subcommands make it.
+// flagTable is docs/configuration.md's flag and subcommand reference as
+// Flags and Subcommands make it.
 func flagTable() string {
 	var b strings.Builder
 	b.WriteString("| flag | default | meaning |\n|---|---|---|\n")
@@ -87,18 +88,18 @@ func flagTable() string {
 	return b.String()
 }
 
-func TestReadmeFlagTable(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+func TestDocsFlagTable(t *testing.T) {
+	b, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(b)
 	i, j := strings.Index(s, "<!-- flags:start -->\n"), strings.Index(s, "<!-- flags:end -->")
 	if i < 0 || j < i {
-		t.Fatal("README.md lacks the flags:start/flags:end markers")
+		t.Fatal("docs/configuration.md lacks the flags:start/flags:end markers")
 	}
 	if got, want := s[i+len("<!-- flags:start -->\n"):j], flagTable(); got != want {
-		t.Errorf("README.md's flag table is not main.Flags and main.Subcommands; it should read:\n%s", want)
+		t.Errorf("docs/configuration.md's flag table is not main.Flags and main.Subcommands; it should read:\n%s", want)
 	}
 	// Every flag in the table is defined, and every defined flag is in it.
 	var o options

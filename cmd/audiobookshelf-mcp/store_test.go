@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -92,5 +93,91 @@ func putBack(t *testing.T, sd *standin.Server, ids []string) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
+	}
+}
+
+// TestApprovalStoreRestartedEmpty: the shared store restarts without its
+// data (a Redis without persistence). A confirm_token spent before that,
+// brought again by a new process, is refused: nothing is sent, the answer
+// says the store lost its data and must keep it, and the log says so too;
+// a token given after the restart works. (Before, the spent token removed
+// the books once more.)
+func TestApprovalStoreRestartedEmpty(t *testing.T) {
+	const key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+	sd := standin.Start(t, standin.Options{})
+	c, _ := sd.Collection(standin.CollectionDiscworldInOrder)
+	order := slices.Clone(c.Books)
+	removal := map[string]any{"collection_id": standin.CollectionDiscworldInOrder, "library_item_ids": order[len(order)-2:]}
+	rd := apptest.StartRedis(t)
+	env := standinEnv(sd, "ELICITATION=false", "AUDIOBOOKSHELF_STATE_KEY="+key, "AUDIOBOOKSHELF_APPROVAL_STORE="+rd.URL)
+	type answer struct {
+		IsError           bool `json:"isError"`
+		StructuredContent struct {
+			Token string `json:"confirm_token"`
+		} `json:"structuredContent"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	call := func(args map[string]any) (answer, *session) {
+		t.Helper()
+		res, s := callOverStdio(t, env, "remove_books_from_collection", args)
+		var a answer
+		if err := json.Unmarshal([]byte(res), &a); err != nil {
+			t.Fatal(err)
+		}
+		return a, s
+	}
+	withTok := func(tok string) map[string]any {
+		out := maps.Clone(removal)
+		out["confirm_token"] = tok
+		return out
+	}
+	removals := func() int {
+		n := 0
+		for _, m := range sd.Mutations() {
+			if strings.HasSuffix(m.Path, "/batch/remove") {
+				n++
+			}
+		}
+		return n
+	}
+
+	first, _ := call(removal)
+	tok := first.StructuredContent.Token
+	if tok == "" {
+		t.Fatalf("no token: %+v", first)
+	}
+	sd.ResetRequests()
+	if a, _ := call(withTok(tok)); a.IsError || removals() != 1 {
+		t.Fatalf("the token's first use: %+v, %d removals", a, removals())
+	}
+	putBack(t, sd, order[len(order)-2:])
+
+	rd.RestartEmpty(t)
+	sd.ResetRequests()
+	again, s := call(withTok(tok))
+	text := ""
+	for _, c := range again.Content {
+		text += c.Text
+	}
+	if removals() != 0 || !again.IsError {
+		t.Fatalf("the spent token after the store restarted empty: %d removals: %s", removals(), text)
+	}
+	for _, want := range []string{"Nothing was changed", "lost its data", "AUDIOBOOKSHELF_APPROVAL_STORE", "appendonly"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the refusal does not say %q: %s", want, text)
+		}
+	}
+	s.in.Close()
+	s.cmd.Wait() // all of its log is in
+	if !strings.Contains(s.stderr.String(), "lost its data") {
+		t.Errorf("the log does not say the store lost its data: %s", s.stderr)
+	}
+	// The token handed out with the refusal was given after the restart.
+	if next := again.StructuredContent.Token; next == "" {
+		t.Fatal("no new token with the refusal")
+	} else if a, _ := call(withTok(next)); a.IsError || removals() != 1 {
+		t.Fatalf("a token given after the restart: %+v, %d removals", a, removals())
 	}
 }

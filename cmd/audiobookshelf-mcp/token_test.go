@@ -142,3 +142,74 @@ func TestTokenSurvivesRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenLoopEndsAcrossProcesses: one process of the binary per request,
+// as supergateway in stateless mode runs a stdio server, without a fixed
+// AUDIOBOOKSHELF_STATE_KEY. A model that follows the server's words (calls
+// again with the token each answer gives) ends after at most two refusals,
+// with an answer that names what the operator must set and gives no
+// token; nothing is changed. With a fixed key, the token from one process
+// works in the next. (Before, every answer handed out a new token that the
+// next process refused the same way, without end.)
+func TestTokenLoopEndsAcrossProcesses(t *testing.T) {
+	sd := standin.Start(t, standin.Options{})
+	oneRequest := func(env []string, args map[string]any) map[string]any {
+		t.Helper()
+		s := start(t, env)
+		s.initialize() // no elicitation capability: the token path
+		s.send("tools/call", map[string]any{"name": "update_collection", "arguments": args})
+		var res map[string]any
+		if err := json.Unmarshal(s.recv()["result"], &res); err != nil {
+			t.Fatal(err)
+		}
+		s.in.Close()
+		done := make(chan struct{})
+		go func() { s.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Fatalf("the process did not exit: %s", s.stderr)
+		}
+		return res
+	}
+	scOf := func(res map[string]any) map[string]any { m, _ := res["structuredContent"].(map[string]any); return m }
+	textOf := func(res map[string]any) string { b, _ := json.Marshal(res["content"]); return string(b) }
+
+	env := baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+standin.DefaultAPIKey)
+	res := oneRequest(env, reorder)
+	refusals := 0
+	for range 6 {
+		tok, _ := scOf(res)["confirm_token"].(string)
+		if tok == "" {
+			break
+		}
+		res = oneRequest(env, withToken(tok))
+		refusals++
+	}
+	if refusals == 0 || refusals > 2 {
+		t.Errorf("%d refusals before the answers stopped handing out tokens, want 1 or 2", refusals)
+	}
+	if _, has := scOf(res)["confirm_token"]; has || res["isError"] != true {
+		t.Fatalf("the loop did not end: %v", res)
+	}
+	for _, want := range []string{"AUDIOBOOKSHELF_STATE_KEY", "same value on every process", "AUDIOBOOKSHELF_APPROVAL_STORE", "Nothing was changed"} {
+		if !strings.Contains(textOf(res), want) {
+			t.Errorf("the last answer does not say %q: %s", want, textOf(res))
+		}
+	}
+	if scOf(res)["operator_must_set"] != "AUDIOBOOKSHELF_STATE_KEY" {
+		t.Errorf("structuredContent: %v", scOf(res))
+	}
+	if len(sd.Mutations()) != 0 || reordered(sd) {
+		t.Fatalf("something was changed: %v", sd.Mutations())
+	}
+
+	fixed := append(env, "AUDIOBOOKSHELF_STATE_KEY="+sharedKey)
+	tok, _ := scOf(oneRequest(fixed, reorder))["confirm_token"].(string)
+	if tok == "" {
+		t.Fatal("no token with a fixed key")
+	}
+	if res := oneRequest(fixed, withToken(tok)); res["isError"] == true || !reordered(sd) || len(sd.Mutations()) != 1 {
+		t.Fatalf("with a fixed key the next process did not accept the token: %v, %d mutations", res, len(sd.Mutations()))
+	}
+}

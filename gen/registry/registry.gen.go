@@ -2,9 +2,11 @@
 
 // Package registry declares every tool of tools.yaml: its definition as a
 // model sees it (name, description, input schema, the four annotations), its
-// toolset, its guard, and the handler that decodes its arguments, calls the
-// tool's function in its toolset's package (tools/TOOLSET) and, for a
-// guarded tool, puts the guard between the tool's plan and its execution.
+// toolset, the Audiobookshelf permission it needs, its guard, and the handler
+// that decodes its arguments, checks the permission (kit.Deps.Permit),
+// calls the tool's function in its toolset's package (tools/TOOLSET) and,
+// for a guarded tool, puts the guard between the tool's plan and its
+// execution.
 package registry
 
 import (
@@ -15,6 +17,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/bookmarks"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/collections"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/items"
@@ -38,6 +41,10 @@ type Tool struct {
 	Operations []string
 	// NeedsAuth is true when any of them needs the API key.
 	NeedsAuth bool
+	// Permission is the Audiobookshelf permission a call needs beyond the
+	// user's own data (none: the zero value). The handler checks it; per
+	// person, tools/list leaves the tool out for a user without it.
+	Permission permission.Name
 	// Guard is nil for a tool that never asks.
 	Guard *Guard
 	// Definition is what tools/list shows.
@@ -58,6 +65,8 @@ type Guard struct {
 	WhenEffects []string
 	// BindsTo are the parameters the approval is bound to.
 	BindsTo []string
+	// Kind is what it takes out ("collections"), as Instructions names it.
+	Kind string
 	// TakesOut and Stays are the dialog's fixed sentences.
 	TakesOut, Stays string
 }
@@ -74,6 +83,10 @@ const ServerName = "audiobookshelf-mcp"
 
 // ServerTitle is the title shown by clients.
 const ServerTitle = "Audiobookshelf"
+
+// Instructions are initialize's instructions: how the tools fit together,
+// and the kinds of what the guarded tools take out.
+const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again."
 
 // Toolsets lists the toolsets in the manifest's order.
 var Toolsets = []Toolset{
@@ -432,7 +445,7 @@ var All = []Tool{
 		Reason:     "Overwrites the stored position and finished state; setting the same values again changes nothing more.",
 		Operations: []string{"getLibraryItem", "updateMediaProgress", "updateEpisodeMediaProgress"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "when effect clears_finished_date", WhenParams: nil, WhenEffects: []string{"clears_finished_date"}, BindsTo: []string{"library_item_id", "episode_id", "current_time", "progress", "is_finished", "hide_from_continue_listening"}, TakesOut: "The finished date cannot be given back from here; set_media_progress takes no date, and marking the item finished again records a new one.", Stays: "The item itself, its bookmarks and its listening sessions are not touched."},
+		Guard:      &Guard{Condition: "when effect clears_finished_date", WhenParams: nil, WhenEffects: []string{"clears_finished_date"}, BindsTo: []string{"library_item_id", "episode_id", "current_time", "progress", "is_finished", "hide_from_continue_listening"}, Kind: "listening progress", TakesOut: "The finished date cannot be given back from here; set_media_progress takes no date, and marking the item finished again records a new one.", Stays: "The item itself, its bookmarks and its listening sessions are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "set_media_progress",
 			Title:       "Set progress",
@@ -448,7 +461,7 @@ var All = []Tool{
 		Reason:     "Removes a listening history that cannot be restored from here; a second delete finds nothing.",
 		Operations: []string{"listMediaProgress", "getMe", "deleteMediaProgress"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"media_progress_id"}, TakesOut: "The position, finished state and dates of one item cannot be restored from here.", Stays: "The item itself and its bookmarks are not touched."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"media_progress_id"}, Kind: "listening progress", TakesOut: "The position, finished state and dates of one item cannot be restored from here.", Stays: "The item itself and its bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "delete_media_progress",
 			Title:       "Delete progress",
@@ -508,7 +521,7 @@ var All = []Tool{
 		Reason:     "Removes the title somebody typed for a position; a second delete finds nothing.",
 		Operations: []string{"listItemBookmarks", "deleteBookmark"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "time"}, TakesOut: "The title somebody typed for this position is gone; create_bookmark would make a new one with a new title.", Stays: "The item and its other bookmarks are not touched."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "time"}, Kind: "bookmarks", TakesOut: "The title somebody typed for this position is gone; create_bookmark would make a new one with a new title.", Stays: "The item and its other bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "delete_bookmark",
 			Title:       "Delete bookmark",
@@ -550,8 +563,9 @@ var All = []Tool{
 		Name: "create_collection", Title: "Create collection", Toolset: "collections",
 		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false,
 		Reason:     "Creates a new collection and takes nothing away; a second call creates a second one.",
-		Operations: []string{"createCollection"},
+		Operations: []string{"getMe", "createCollection"},
 		NeedsAuth:  true,
+		Permission: permission.Update,
 		Definition: &mcp.Tool{
 			Name:        "create_collection",
 			Title:       "Create collection",
@@ -565,9 +579,10 @@ var All = []Tool{
 		Name: "update_collection", Title: "Update collection", Toolset: "collections",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
 		Reason:     "Overwrites the name, description or curated order; the same call again changes nothing more.",
-		Operations: []string{"getCollection", "updateCollection"},
+		Operations: []string{"getMe", "getCollection", "updateCollection"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "when library_item_ids present or effect replaces_unrestorable_text", WhenParams: []string{"library_item_ids"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"collection_id", "name", "description", "library_item_ids"}, TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No book is added or removed; the items themselves are not touched."},
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "when library_item_ids present or effect replaces_unrestorable_text", WhenParams: []string{"library_item_ids"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"collection_id", "name", "description", "library_item_ids"}, Kind: "collections", TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No book is added or removed; the items themselves are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_collection",
 			Title:       "Update collection",
@@ -581,8 +596,9 @@ var All = []Tool{
 		Name: "add_books_to_collection", Title: "Add books to collection", Toolset: "collections",
 		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false,
 		Reason:     "Only adds; books already present are skipped, so the same call again changes nothing.",
-		Operations: []string{"getCollection", "addBooksToCollection"},
+		Operations: []string{"getMe", "getCollection", "addBooksToCollection"},
 		NeedsAuth:  true,
+		Permission: permission.Update,
 		Definition: &mcp.Tool{
 			Name:        "add_books_to_collection",
 			Title:       "Add books to collection",
@@ -596,9 +612,10 @@ var All = []Tool{
 		Name: "remove_books_from_collection", Title: "Remove books from collection", Toolset: "collections",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
 		Reason:     "Takes out membership and the order it sat in; a second call finds them gone.",
-		Operations: []string{"getCollection", "removeBooksFromCollection"},
+		Operations: []string{"getMe", "getCollection", "removeBooksFromCollection"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id", "library_item_ids"}, TakesOut: "The curated order cannot be reconstructed from here: putting the books back with add_books_to_collection appends them at the end.", Stays: "The items themselves are not deleted."},
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id", "library_item_ids"}, Kind: "collections", TakesOut: "The curated order cannot be reconstructed from here: putting the books back with add_books_to_collection appends them at the end.", Stays: "The items themselves are not deleted."},
 		Definition: &mcp.Tool{
 			Name:        "remove_books_from_collection",
 			Title:       "Remove books from collection",
@@ -612,9 +629,10 @@ var All = []Tool{
 		Name: "delete_collection", Title: "Delete collection", Toolset: "collections",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
 		Reason:     "Removes the curated list and its order; a second delete finds nothing.",
-		Operations: []string{"getCollection", "deleteCollection"},
+		Operations: []string{"getMe", "getCollection", "deleteCollection"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id"}, TakesOut: "The curated list and its order cannot be reconstructed from here.", Stays: "The books themselves stay in the library."},
+		Permission: permission.Delete,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id"}, Kind: "collections", TakesOut: "The curated list and its order cannot be reconstructed from here.", Stays: "The books themselves stay in the library."},
 		Definition: &mcp.Tool{
 			Name:        "delete_collection",
 			Title:       "Delete collection",
@@ -673,7 +691,7 @@ var All = []Tool{
 		Reason:     "Overwrites the name, description or curated order; the same call again changes nothing more.",
 		Operations: []string{"getPlaylist", "updatePlaylist"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "when items present or effect replaces_unrestorable_text", WhenParams: []string{"items"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"playlist_id", "name", "description", "items"}, TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No entry is added or removed; the media itself is not touched."},
+		Guard:      &Guard{Condition: "when items present or effect replaces_unrestorable_text", WhenParams: []string{"items"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"playlist_id", "name", "description", "items"}, Kind: "playlists", TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No entry is added or removed; the media itself is not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_playlist",
 			Title:       "Update playlist",
@@ -689,7 +707,7 @@ var All = []Tool{
 		Reason:     "Only adds; entries already present are skipped, so the same call again changes nothing.",
 		Operations: []string{"getPlaylist", "getLibraryItem", "addItemsToPlaylist"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "when effect fills_empty_playlist", WhenParams: nil, WhenEffects: []string{"fills_empty_playlist"}, BindsTo: []string{"playlist_id", "items"}, TakesOut: "The empty playlist cannot be given back from here: Audiobookshelf deletes a playlist when its last entry is removed.", Stays: "Nothing is removed now; the media itself is not touched."},
+		Guard:      &Guard{Condition: "when effect fills_empty_playlist", WhenParams: nil, WhenEffects: []string{"fills_empty_playlist"}, BindsTo: []string{"playlist_id", "items"}, Kind: "playlists", TakesOut: "The empty playlist cannot be given back from here: Audiobookshelf deletes a playlist when its last entry is removed.", Stays: "Nothing is removed now; the media itself is not touched."},
 		Definition: &mcp.Tool{
 			Name:        "add_items_to_playlist",
 			Title:       "Add to playlist",
@@ -705,7 +723,7 @@ var All = []Tool{
 		Reason:     "Takes out entries and their place in the order, and the whole playlist with its last entry; a second call finds them gone.",
 		Operations: []string{"getPlaylist", "removeItemsFromPlaylist"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"playlist_id", "items"}, TakesOut: "The entries and the order they sat in cannot be reconstructed from here.", Stays: "The media itself is not deleted."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"playlist_id", "items"}, Kind: "playlists", TakesOut: "The entries and the order they sat in cannot be reconstructed from here.", Stays: "The media itself is not deleted."},
 		Definition: &mcp.Tool{
 			Name:        "remove_items_from_playlist",
 			Title:       "Remove from playlist",
@@ -721,7 +739,7 @@ var All = []Tool{
 		Reason:     "Removes the playlist and its order; a second delete finds nothing.",
 		Operations: []string{"getPlaylist", "deletePlaylist"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"playlist_id"}, TakesOut: "The playlist and its order cannot be reconstructed from here.", Stays: "The media itself stays in the library."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"playlist_id"}, Kind: "playlists", TakesOut: "The playlist and its order cannot be reconstructed from here.", Stays: "The media itself stays in the library."},
 		Definition: &mcp.Tool{
 			Name:        "delete_playlist",
 			Title:       "Delete playlist",
@@ -748,8 +766,9 @@ var All = []Tool{
 	{
 		Name: "get_podcast_feed", Title: "Read podcast feed", Toolset: "podcasts",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
-		Operations: []string{"getPodcastFeed"},
+		Operations: []string{"getMe", "getPodcastFeed"},
 		NeedsAuth:  true,
+		Permission: permission.Admin,
 		Definition: &mcp.Tool{
 			Name:        "get_podcast_feed",
 			Title:       "Read podcast feed",
@@ -763,8 +782,9 @@ var All = []Tool{
 		Name: "create_podcast", Title: "Subscribe to podcast", Toolset: "podcasts",
 		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true,
 		Reason:     "Adds a podcast, its folder and cover, and takes nothing away (a folder already on disk is refused); a second call for the same podcast is refused (it exists). The answer names the delete_podcast call that puts it back.",
-		Operations: []string{"getLibrary", "getPodcastFeed", "getFilesystemPaths", "createPodcast"},
+		Operations: []string{"getMe", "getLibrary", "getPodcastFeed", "getFilesystemPaths", "createPodcast"},
 		NeedsAuth:  true,
+		Permission: permission.Admin,
 		Definition: &mcp.Tool{
 			Name:        "create_podcast",
 			Title:       "Subscribe to podcast",
@@ -777,8 +797,9 @@ var All = []Tool{
 	{
 		Name: "check_new_episodes", Title: "Check for new episodes", Toolset: "podcasts",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
-		Operations: []string{"getLibraryItem", "getPodcastFeed"},
+		Operations: []string{"getMe", "getLibraryItem", "getPodcastFeed"},
 		NeedsAuth:  true,
+		Permission: permission.Admin,
 		Definition: &mcp.Tool{
 			Name:        "check_new_episodes",
 			Title:       "Check for new episodes",
@@ -792,8 +813,9 @@ var All = []Tool{
 		Name: "download_podcast_episodes", Title: "Download episodes", Toolset: "podcasts",
 		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true,
 		Reason:     "Adds episodes and takes nothing away; what is in the library or queued is left out, so the same call again queues nothing more. The answer says how each is found once downloaded, and the delete_podcast_episode call that puts it back.",
-		Operations: []string{"getLibraryItem", "getPodcastFeed", "listEpisodeDownloads", "downloadPodcastEpisodes"},
+		Operations: []string{"getMe", "getLibraryItem", "getPodcastFeed", "listEpisodeDownloads", "downloadPodcastEpisodes"},
 		NeedsAuth:  true,
+		Permission: permission.Admin,
 		Definition: &mcp.Tool{
 			Name:        "download_podcast_episodes",
 			Title:       "Download episodes",
@@ -823,7 +845,8 @@ var All = []Tool{
 		Reason:     "Removes the episode and its listening history, and with delete_file its audio file; a second delete finds nothing.",
 		Operations: []string{"getMe", "getLibraryItem", "listPlaylists", "deletePodcastEpisode"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "episode_id", "delete_file"}, TakesOut: "The listening progress of the episode and its places in playlists cannot be restored from here.", Stays: "Without delete_file the audio file stays in the podcast's folder. With delete_file it is deleted from disk, and only a feed that still carries the episode can bring it back (download_podcast_episodes)."},
+		Permission: permission.Delete,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "episode_id", "delete_file"}, Kind: "podcast episodes", TakesOut: "The listening progress of the episode and its places in playlists cannot be restored from here.", Stays: "Without delete_file the audio file stays in the podcast's folder. With delete_file it is deleted from disk, and only a feed that still carries the episode can bring it back (download_podcast_episodes)."},
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast_episode",
 			Title:       "Delete podcast episode",
@@ -839,7 +862,8 @@ var All = []Tool{
 		Reason:     "Removes the podcast, its episodes and their listening history, and with delete_files its folder; a second delete finds nothing.",
 		Operations: []string{"getMe", "getLibraryItem", "listEpisodeDownloads", "listPlaylists", "deleteLibraryItem"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "delete_files"}, TakesOut: "The listening progress of its episodes and their places in playlists cannot be restored from here; subscribing again makes a new podcast with a new id.", Stays: "Without delete_files the folder and its files stay on disk (a library scan may add them back as a new item). With delete_files the folder is deleted with everything in it, and only a feed that still carries the episodes can bring them back."},
+		Permission: permission.Delete,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "delete_files"}, Kind: "podcasts", TakesOut: "The listening progress of its episodes and their places in playlists cannot be restored from here; subscribing again makes a new podcast with a new id.", Stays: "Without delete_files the folder and its files stay on disk (a library scan may add them back as a new item). With delete_files the folder is deleted with everything in it, and only a feed that still carries the episodes can bring them back."},
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast",
 			Title:       "Delete podcast",
@@ -855,6 +879,7 @@ var All = []Tool{
 		Reason:     "Adds items for new files, updates changed ones and marks missing ones; it takes nothing out, and a second scan of unchanged folders changes nothing.",
 		Operations: []string{"getMe", "getLibrary", "listTasks", "scanLibrary", "getLoggerData", "listLibraryItems"},
 		NeedsAuth:  true,
+		Permission: permission.Admin,
 		Definition: &mcp.Tool{
 			Name:        "scan_library",
 			Title:       "Scan library",
@@ -868,9 +893,10 @@ var All = []Tool{
 		Name: "update_item_metadata", Title: "Update item metadata", Toolset: "upkeep",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
 		Reason:     "Overwrites what the fields held; the answer gives the old values back, and the same call again changes nothing more.",
-		Operations: []string{"getLibraryItem", "listLibraryItems", "getAuthor", "updateLibraryItemMedia"},
+		Operations: []string{"getMe", "getLibraryItem", "listLibraryItems", "getAuthor", "updateLibraryItemMedia"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "when effect deletes_author_or_series or effect reorders_authors_or_series", WhenParams: nil, WhenEffects: []string{"deletes_author_or_series", "reorders_authors_or_series"}, BindsTo: []string{"library_item_id", "fields"}, TakesOut: "What the change takes off the book cannot be given back exactly from here: an author or series left with no book is deleted (the name put back is a new record with a new id), and one put back is appended after those that stay.", Stays: "The book's other fields, its audio files, progress and bookmarks are not touched."},
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "when effect deletes_author_or_series or effect reorders_authors_or_series", WhenParams: nil, WhenEffects: []string{"deletes_author_or_series", "reorders_authors_or_series"}, BindsTo: []string{"library_item_id", "fields"}, Kind: "book metadata", TakesOut: "What the change takes off the book cannot be given back exactly from here: an author or series left with no book is deleted (the name put back is a new record with a new id), and one put back is appended after those that stay.", Stays: "The book's other fields, its audio files, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_item_metadata",
 			Title:       "Update item metadata",
@@ -886,7 +912,8 @@ var All = []Tool{
 		Reason:     "Writes what an outside provider returns; with override it replaces values a person typed, and a provider may answer differently next time.",
 		Operations: []string{"getMe", "getLibraryItem", "matchLibraryItem"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "when effect overwrites_filled_fields", WhenParams: nil, WhenEffects: []string{"overwrites_filled_fields"}, BindsTo: []string{"library_item_id", "provider", "override"}, TakesOut: "The values of the filled fields counted here, which a person may have typed, are replaced by the provider's first result; a replaced cover file cannot be put back from here.", Stays: "Empty fields are filled as without override; the audio files, progress and bookmarks are not touched."},
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "when effect overwrites_filled_fields", WhenParams: nil, WhenEffects: []string{"overwrites_filled_fields"}, BindsTo: []string{"library_item_id", "provider", "override"}, Kind: "book metadata", TakesOut: "The values of the filled fields counted here, which a person may have typed, are replaced by the provider's first result; a replaced cover file cannot be put back from here.", Stays: "Empty fields are filled as without override; the audio files, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "match_library_item",
 			Title:       "Match library item",
@@ -916,7 +943,8 @@ var All = []Tool{
 		Reason:     "Audiobookshelf forgets which file is the item's cover, and no tool here sets one; a second removal finds no cover.",
 		Operations: []string{"getMe", "getLibraryItem", "removeLibraryItemCover"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id"}, TakesOut: "Which file is the item's cover cannot be set back from here; no tool here sets a cover.", Stays: "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched."},
+		Permission: permission.Delete,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id"}, Kind: "covers", TakesOut: "Which file is the item's cover cannot be set back from here; no tool here sets a cover.", Stays: "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "remove_item_cover",
 			Title:       "Remove item cover",
@@ -1294,6 +1322,10 @@ func createCollection(d *kit.Deps) kit.Handler {
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
+		ctx, err = d.Permit(ctx, "create_collection", permission.Update)
+		if err != nil {
+			return nil, err
+		}
 		return collections.CreateCollection(ctx, d, a)
 	}
 }
@@ -1303,6 +1335,10 @@ func updateCollection(d *kit.Deps) kit.Handler {
 		a, err := toolargs.DecodeUpdateCollection(req.Params.Arguments)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "update_collection", permission.Update)
+		if err != nil {
+			return nil, err
 		}
 		plan, err := collections.PlanUpdateCollection(ctx, d, a)
 		if err != nil {
@@ -1328,6 +1364,10 @@ func addBooksToCollection(d *kit.Deps) kit.Handler {
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
+		ctx, err = d.Permit(ctx, "add_books_to_collection", permission.Update)
+		if err != nil {
+			return nil, err
+		}
 		return collections.AddBooksToCollection(ctx, d, a)
 	}
 }
@@ -1337,6 +1377,10 @@ func removeBooksFromCollection(d *kit.Deps) kit.Handler {
 		a, err := toolargs.DecodeRemoveBooksFromCollection(req.Params.Arguments)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "remove_books_from_collection", permission.Update)
+		if err != nil {
+			return nil, err
 		}
 		plan, err := collections.PlanRemoveBooksFromCollection(ctx, d, a)
 		if err != nil {
@@ -1359,6 +1403,10 @@ func deleteCollection(d *kit.Deps) kit.Handler {
 		a, err := toolargs.DecodeDeleteCollection(req.Params.Arguments)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "delete_collection", permission.Delete)
+		if err != nil {
+			return nil, err
 		}
 		plan, err := collections.PlanDeleteCollection(ctx, d, a)
 		if err != nil {
@@ -1514,6 +1562,10 @@ func getPodcastFeed(d *kit.Deps) kit.Handler {
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
+		ctx, err = d.Permit(ctx, "get_podcast_feed", permission.Admin)
+		if err != nil {
+			return nil, err
+		}
 		return podcasts.GetPodcastFeed(ctx, d, a)
 	}
 }
@@ -1523,6 +1575,10 @@ func createPodcast(d *kit.Deps) kit.Handler {
 		a, err := toolargs.DecodeCreatePodcast(req.Params.Arguments)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "create_podcast", permission.Admin)
+		if err != nil {
+			return nil, err
 		}
 		return podcasts.CreatePodcast(ctx, d, a)
 	}
@@ -1534,6 +1590,10 @@ func checkNewEpisodes(d *kit.Deps) kit.Handler {
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
+		ctx, err = d.Permit(ctx, "check_new_episodes", permission.Admin)
+		if err != nil {
+			return nil, err
+		}
 		return podcasts.CheckNewEpisodes(ctx, d, a)
 	}
 }
@@ -1543,6 +1603,10 @@ func downloadPodcastEpisodes(d *kit.Deps) kit.Handler {
 		a, err := toolargs.DecodeDownloadPodcastEpisodes(req.Params.Arguments)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "download_podcast_episodes", permission.Admin)
+		if err != nil {
+			return nil, err
 		}
 		return podcasts.DownloadPodcastEpisodes(ctx, d, a)
 	}
@@ -1563,6 +1627,10 @@ func deletePodcastEpisode(d *kit.Deps) kit.Handler {
 		a, err := toolargs.DecodeDeletePodcastEpisode(req.Params.Arguments)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "delete_podcast_episode", permission.Delete)
+		if err != nil {
+			return nil, err
 		}
 		plan, err := podcasts.PlanDeletePodcastEpisode(ctx, d, a)
 		if err != nil {
@@ -1586,6 +1654,10 @@ func deletePodcast(d *kit.Deps) kit.Handler {
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
+		ctx, err = d.Permit(ctx, "delete_podcast", permission.Delete)
+		if err != nil {
+			return nil, err
+		}
 		plan, err := podcasts.PlanDeletePodcast(ctx, d, a)
 		if err != nil {
 			return nil, err
@@ -1608,6 +1680,10 @@ func scanLibrary(d *kit.Deps) kit.Handler {
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
+		ctx, err = d.Permit(ctx, "scan_library", permission.Admin)
+		if err != nil {
+			return nil, err
+		}
 		return upkeep.ScanLibrary(ctx, d, a)
 	}
 }
@@ -1617,6 +1693,10 @@ func updateItemMetadata(d *kit.Deps) kit.Handler {
 		a, err := toolargs.DecodeUpdateItemMetadata(req.Params.Arguments)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "update_item_metadata", permission.Update)
+		if err != nil {
+			return nil, err
 		}
 		plan, err := upkeep.PlanUpdateItemMetadata(ctx, d, a)
 		if err != nil {
@@ -1641,6 +1721,10 @@ func matchLibraryItem(d *kit.Deps) kit.Handler {
 		a, err := toolargs.DecodeMatchLibraryItem(req.Params.Arguments)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "match_library_item", permission.Update)
+		if err != nil {
+			return nil, err
 		}
 		plan, err := upkeep.PlanMatchLibraryItem(ctx, d, a)
 		if err != nil {
@@ -1675,6 +1759,10 @@ func removeItemCover(d *kit.Deps) kit.Handler {
 		a, err := toolargs.DecodeRemoveItemCover(req.Params.Arguments)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "remove_item_cover", permission.Delete)
+		if err != nil {
+			return nil, err
 		}
 		plan, err := upkeep.PlanRemoveItemCover(ctx, d, a)
 		if err != nil {

@@ -502,6 +502,7 @@ func DecodeSetMediaProgress(raw json.RawMessage) (SetMediaProgress, error) {
 	a.IsFinished = d.Bool("is_finished", false)
 	a.HideFromContinueListening = d.Bool("hide_from_continue_listening", false)
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	d.AtLeastOne("current_time", "progress", "is_finished", "hide_from_continue_listening")
 	return a, d.Err()
 }
 
@@ -691,6 +692,7 @@ func DecodeUpdateCollection(raw json.RawMessage) (UpdateCollection, error) {
 	a.Description = d.String("description", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 5000, Enum: nil})
 	a.LibraryItemIDs = d.IDList("library_item_ids", argdec.ListRule{Required: false, MinItems: 1, MaxItems: 1000})
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	d.AtLeastOne("name", "description", "library_item_ids")
 	return a, d.Err()
 }
 
@@ -838,6 +840,7 @@ func DecodeUpdatePlaylist(raw json.RawMessage) (UpdatePlaylist, error) {
 	a.Description = d.String("description", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 5000, Enum: nil})
 	a.Items = d.PlaylistItems("items", argdec.ListRule{Required: false, MinItems: 1, MaxItems: 1000})
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	d.AtLeastOne("name", "description", "items")
 	return a, d.Err()
 }
 
@@ -936,7 +939,7 @@ func DecodeGetPodcastFeed(raw json.RawMessage) (GetPodcastFeed, error) {
 	if err != nil {
 		return a, err
 	}
-	a.FeedUrl = argdec.Val(d.String("feed_url", argdec.StringRule{Required: true, MinLen: 8, MaxLen: 2000, Enum: nil}))
+	a.FeedUrl = argdec.Val(d.String("feed_url", argdec.StringRule{Required: true, MinLen: 8, MaxLen: 2000, HTTPURL: true}))
 	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
 	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 100}), 10)
 	return a, d.Err()
@@ -958,7 +961,7 @@ func DecodeCreatePodcast(raw json.RawMessage) (CreatePodcast, error) {
 		return a, err
 	}
 	a.LibraryID = argdec.Val(d.ID("library_id", true))
-	a.FeedUrl = argdec.Val(d.String("feed_url", argdec.StringRule{Required: true, MinLen: 8, MaxLen: 2000, Enum: nil}))
+	a.FeedUrl = argdec.Val(d.String("feed_url", argdec.StringRule{Required: true, MinLen: 8, MaxLen: 2000, HTTPURL: true}))
 	a.FolderID = d.ID("folder_id", false)
 	a.AutoDownload = argdec.Or(d.Bool("auto_download", false), false)
 	return a, d.Err()
@@ -1001,6 +1004,7 @@ func DecodeDownloadPodcastEpisodes(raw json.RawMessage) (DownloadPodcastEpisodes
 	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
 	a.Episodes = d.IDList("episodes", argdec.ListRule{Required: false, MinItems: 1, MaxItems: 100})
 	a.Newest = d.Integer("newest", argdec.IntRule{Required: false, Min: 1, Max: 50})
+	d.ExactlyOne("episodes", "newest")
 	return a, d.Err()
 }
 

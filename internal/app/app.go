@@ -23,9 +23,6 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
-// Instructions tell a model how the tools fit together.
-const Instructions = `Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail "full" for the raw object. Tools that take something out that cannot be put back (deleting collections, playlists, progress or bookmarks, removing entries, reordering) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again.`
-
 // Options configure a server.
 type Options struct {
 	Config  *config.Config
@@ -43,6 +40,10 @@ type Options struct {
 	// waits for the answer to a pushed question; zero means the guard's
 	// default (10 minutes). Tests shorten it.
 	StateTTL time.Duration
+	// ProgressEvery is how often a call whose question waits for a person
+	// sends a progress notification, when it carries a progress token;
+	// zero means the guard's default (15 seconds). Tests shorten it.
+	ProgressEvery time.Duration
 }
 
 // Server is an assembled server.
@@ -113,6 +114,14 @@ func New(o Options) (*Server, error) {
 		if store, err = guard.NewRedisStore(cfg.ApprovalStore); err != nil {
 			return nil, err
 		}
+		// Before any approval is given: a store that has no marker yet gets
+		// one now, so that it vouches for every approval this server gives
+		// (one given before the marker is taken for one given before the
+		// store lost its data). When the store does not answer now, the
+		// first spend writes it, and ApprovalStoreLine warns.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = store.Ping(ctx)
+		cancel()
 	}
 	gcfg := guard.Config{
 		Elicitation: cfg.Elicitation,
@@ -122,6 +131,8 @@ func New(o Options) (*Server, error) {
 		Logger:      logger,
 		Now:         o.Now,
 		StateTTL:    o.StateTTL,
+		// The Config's field of the same name.
+		ProgressEvery: o.ProgressEvery,
 	}
 	if store != nil {
 		gcfg.Store = store
@@ -137,15 +148,13 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !cfg.PerPerson {
-		deps.CheckRight = checkRight(deps, logger)
-	}
+	deps.Log = logger
 	s := mcp.NewServer(&mcp.Implementation{Name: registry.ServerName, Title: registry.ServerTitle, Version: o.Version},
-		&mcp.ServerOptions{Instructions: Instructions, Logger: sdkLogger(logger),
+		&mcp.ServerOptions{Instructions: registry.Instructions, Logger: sdkLogger(logger),
 			// Declared, not inferred from registered tools: they are added in
 			// the background (register), and the list never changes.
 			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
-	s.AddReceivingMiddleware(refuseSecondInitialize, refuseUnoffered, toolsForPerson, g.Middleware(), clipToolName)
+	s.AddReceivingMiddleware(refuseSecondInitialize, refuseUnoffered, toolsForPerson(registry.All), g.Middleware(), clipToolName)
 	s.AddSendingMiddleware(g.SendingMiddleware())
 	selected := Select(cfg.ReadOnly, cfg.Toolsets)
 	registered := register(s, selected, deps, logger)
@@ -202,34 +211,13 @@ func Select(readOnly bool, toolsets []string) []registry.Tool {
 	return out
 }
 
-// checkRight is Deps.CheckRight with one API key for everyone: the key's
-// user is read (GET /api/me), so that a call Audiobookshelf would refuse
-// for a missing permission (Rights) is refused here, with the permission's
-// name, before a question is asked or anything is sent. (Per person, wrap
-// checks the person's rights before the tool runs.)
-func checkRight(deps *kit.Deps, logger *slog.Logger) func(ctx context.Context, tool string) error {
-	return func(ctx context.Context, tool string) error {
-		if Rights[tool] == "" {
-			return nil
-		}
-		me, err := deps.WhoIs(ctx, "")
-		if err != nil {
-			return kit.Errorf(kit.Stated, "Nothing was changed and nobody was asked: %s needs Audiobookshelf's %s permission, and the user of the API key could not be read to check it: %s.", tool, Rights[tool], err.Error())
-		}
-		if right := lacksFor(*me, tool); right != "" {
-			logger.Info("refused: no permission", "tool", tool, "user", me.UserID, "permission", right)
-			return refuseRight(tool, right, *me, "the Audiobookshelf user of the configured API key")
-		}
-		return nil
-	}
-}
-
 // wrap adds what every tool shares: the setup check, per person the
-// person's rights, the one place where a tool's error becomes the result a
-// client reads (kit.Result), the result budget (kit.Budget: no answer
-// longer than AUDIOBOOKSHELF_MAX_RESULT_CHARS reaches the client, whatever
-// the tool) and a recover that turns a panic into a tool error instead of
-// a crash.
+// person the call is made for (whose permissions the generated handler
+// checks, kit.Deps.Permit), the one place where a tool's error becomes the
+// result a client reads (kit.Result), the result budget (kit.Budget: no
+// answer longer than AUDIOBOOKSHELF_MAX_RESULT_CHARS reaches the client,
+// whatever the tool) and a recover that turns a panic into a tool error
+// instead of a crash.
 func wrap(t registry.Tool, deps *kit.Deps, logger *slog.Logger) mcp.ToolHandler {
 	h := t.Handler(deps)
 	shape := kit.ShapeOf(t.Name, t.ReadOnly, t.Definition.InputSchema)
@@ -241,10 +229,6 @@ func wrap(t registry.Tool, deps *kit.Deps, logger *slog.Logger) mcp.ToolHandler 
 			p := personOf(req.Extra)
 			if p == nil {
 				return nil, kit.Errorf(kit.Stated, "This server serves each person with their own Audiobookshelf API key, and this call came without one; nothing was done. Connect over HTTP with Authorization: Bearer and your Audiobookshelf API key.")
-			}
-			if right := p.lacks(t.Name); right != "" {
-				logger.Info("refused: no permission", "tool", t.Name, "user", p.UserID, "permission", right)
-				return nil, lacksRight(t.Name, right, p)
 			}
 			ctx = forPerson(ctx, p)
 		}

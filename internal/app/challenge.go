@@ -36,9 +36,9 @@ var sharedTokenHelp = authHelp{
 // perPersonHelp: each person's own Audiobookshelf API key
 // (AUDIOBOOKSHELF_MCP_AUTH per person).
 var perPersonHelp = authHelp{
-	missing:   "Send your own Audiobookshelf API key as the header Authorization: Bearer KEY (Audiobookshelf: Settings, Users, API keys). This server does not use OAuth.",
+	missing:   "Send your own Audiobookshelf API key as the header Authorization: Bearer KEY (an Audiobookshelf admin makes one under Settings, API Keys). This server does not use OAuth.",
 	invalid:   "Audiobookshelf does not accept the API key sent as the bearer token. Send your own Audiobookshelf API key as the header Authorization: Bearer KEY. This server does not use OAuth.",
-	discovery: "This MCP server does not use OAuth: there is no authorization server and nothing to register. Send your own Audiobookshelf API key as the header Authorization: Bearer KEY on every request to " + MCPPath + " (create one in Audiobookshelf under Settings, Users, API keys; mcp-remote: --header \"Authorization: Bearer KEY\").",
+	discovery: "This MCP server does not use OAuth: there is no authorization server and nothing to register. Send your own Audiobookshelf API key as the header Authorization: Bearer KEY on every request to " + MCPPath + " (an Audiobookshelf admin makes one under Settings, API Keys, for the user it acts for; mcp-remote: --header \"Authorization: Bearer KEY\").",
 }
 
 // unauthorized answers 401 with the challenge for a request that sent no

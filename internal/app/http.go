@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -42,6 +43,11 @@ const (
 	// DefaultMaxSessions is how many sessions are open at once at most; one
 	// more is refused with 503 until one closes or expires.
 	DefaultMaxSessions = 100
+	// DefaultMaxSessionsPerPerson is, in per-person mode, how many of them
+	// one person (one Audiobookshelf user id) may hold; one more of theirs
+	// is refused with 429 until one of theirs closes or expires, and other
+	// people still get theirs.
+	DefaultMaxSessionsPerPerson = 10
 )
 
 // HTTPOptions configure the streamable HTTP endpoint.
@@ -56,6 +62,11 @@ type HTTPOptions struct {
 	// MaxSessions are the limits above; zero means the default.
 	HeaderTimeout, BodyTimeout, IdleTimeout, SessionTimeout time.Duration
 	MaxSessions                                             int
+	// MaxSessionsPerPerson bounds the sessions of one person in per-person
+	// mode (DefaultMaxSessionsPerPerson when zero): without it one user,
+	// whatever their permissions, could fill MaxSessions and lock everyone
+	// else out for as long as they kept the sessions alive.
+	MaxSessionsPerPerson int
 	// AllowedHosts are the host names, besides localhost and IP addresses,
 	// that a request's Host header may carry (a LAN name, a reverse
 	// proxy's); any other gets 403, whatever interface it arrived on.
@@ -84,6 +95,9 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	def(&o.SessionTimeout, DefaultSessionTimeout)
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxSessionsPerPerson <= 0 {
+		o.MaxSessionsPerPerson = DefaultMaxSessionsPerPerson
 	}
 	return o
 }
@@ -116,8 +130,12 @@ func NewHTTPServer(h http.Handler, o HTTPOptions, errorLog *log.Logger) *http.Se
 // 404.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	o = o.withDefaults()
+	var ids *identities
+	if o.PerPerson {
+		ids = newIdentities(s.Deps, o.IdentityTTL, s.logger)
+	}
 	if s.Stateless {
-		return s.wrapHTTP(o, s.statelessHandler(o))
+		return s.wrapHTTP(o, ids, s.statelessHandler(o))
 	}
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP }, &mcp.StreamableHTTPOptions{
 		MaxRequestBodyBytes: o.MaxBodyBytes,
@@ -130,10 +148,10 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		DisableLocalhostProtection: true,
 	})
 	var h http.Handler = primeRetry(refuseModernDiscover(s.logger, sdk))
-	h = capSessions(s.MCP, o.MaxSessions, o.SessionTimeout, h)
+	h = capSessions(s.MCP, o, ids, h)
 	// 2026-07-28 has no sessions: its requests (no Mcp-Session-Id) are
 	// served as --stateless serves them, on the same endpoint.
-	return s.wrapHTTP(o, bothRevisions(s.statelessHandler(o), h))
+	return s.wrapHTTP(o, ids, bothRevisions(s.statelessHandler(o), h))
 }
 
 // statelessHandler is go-sdk's handler without sessions: each request
@@ -150,21 +168,72 @@ func (s *Server) statelessHandler(o HTTPOptions) http.Handler {
 
 // wrapHTTP puts in front of the MCP handler h what every request passes:
 // see HTTPHandler.
-func (s *Server) wrapHTTP(o HTTPOptions, h http.Handler) http.Handler {
+// ids checks the people in per-person mode (nil otherwise).
+func (s *Server) wrapHTTP(o HTTPOptions, ids *identities, h http.Handler) http.Handler {
 	h = http.NewCrossOriginProtection().Handler(h)
 	h = readBody(o.MaxBodyBytes, o.BodyTimeout, h)
 	mux := http.NewServeMux()
 	switch {
 	case o.PerPerson:
-		h = s.requirePerson(newIdentities(s.Deps, o.IdentityTTL, s.logger), h)
+		h = s.requirePerson(ids, h)
 		handleOAuthDiscovery(mux, perPersonHelp)
 	case o.BearerToken != "":
 		h = requireBearer(o.BearerToken, h)
 		handleOAuthDiscovery(mux, sharedTokenHelp)
 	}
-	mux.Handle(MCPPath, h)
+	mux.Handle(MCPPath, unbufferedStreams(h))
 	return bodyDeadline(o.BodyTimeout, checkHost(o.AllowedHosts, mux))
 }
+
+// unbufferedStreams sends X-Accel-Buffering: no with every answer that is
+// an event stream. nginx on its defaults (proxy_buffering on, HTTP/1.0 to
+// the upstream) holds a response back until its buffer fills or the
+// response ends: a question pushed on a call's stream (elicitation/create)
+// then never reached the client, which gave up after its timeout while the
+// server waited out the question's life. This header turns nginx's
+// buffering off for that response alone, with no change to its
+// configuration; other proxies ignore it.
+func unbufferedStreams(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&streamHeader{ResponseWriter: w}, r)
+	})
+}
+
+// streamHeader adds X-Accel-Buffering: no when the response turns out to be
+// text/event-stream, just before its header is written.
+type streamHeader struct {
+	http.ResponseWriter
+	written bool
+}
+
+func (s *streamHeader) mark() {
+	if s.written {
+		return
+	}
+	s.written = true
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(s.Header().Get("Content-Type"))), "text/event-stream") {
+		s.Header().Set("X-Accel-Buffering", "no")
+	}
+}
+
+func (s *streamHeader) WriteHeader(code int) {
+	s.mark()
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *streamHeader) Write(b []byte) (int, error) {
+	s.mark()
+	return s.ResponseWriter.Write(b)
+}
+
+// Flush and Unwrap keep http.NewResponseController (go-sdk flushes each
+// event through it) and http.Flusher working through the wrapper.
+func (s *streamHeader) Flush() {
+	s.mark()
+	_ = http.NewResponseController(s.ResponseWriter).Flush()
+}
+
+func (s *streamHeader) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // bodyDeadline gives a request's body BodyTimeout to arrive: the
 // connection's read deadline, so that also a body nobody reads (a 401, a
@@ -247,9 +316,11 @@ func checkHost(allowed []string, next http.Handler) http.Handler {
 }
 
 // capSessions refuses a new session (a POST without Mcp-Session-Id) with 503
-// while max sessions are open. Such requests are served one at a time, so
-// that two cannot both take the last place.
-func capSessions(srv *mcp.Server, max int, idle time.Duration, next http.Handler) http.Handler {
+// while o.MaxSessions are open, and in per-person mode (ids not nil) one of
+// a person who holds o.MaxSessionsPerPerson of them with 429. Such requests
+// are served one at a time, so that two cannot both take the last place;
+// the new session is bound to its person before the next one is counted.
+func capSessions(srv *mcp.Server, o HTTPOptions, ids *identities, next http.Handler) http.Handler {
 	var mu sync.Mutex
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
@@ -258,18 +329,42 @@ func capSessions(srv *mcp.Server, max int, idle time.Duration, next http.Handler
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		n := 0
+		user := ""
+		if ti := auth.TokenInfoFromContext(r.Context()); ids != nil && ti != nil {
+			user = ti.UserID
+		}
+		n, mine := 0, 0
 		for ss := range srv.Sessions() {
-			if ss.ID() != "" { // not a request served without a session
-				n++
+			if ss.ID() == "" { // a request served without a session
+				continue
+			}
+			n++
+			if user != "" && ids.boundTo(ss.ID()) == user {
+				mine++
 			}
 		}
-		if n >= max {
+		if user != "" && mine >= o.MaxSessionsPerPerson {
 			w.Header().Set("Retry-After", "60")
-			http.Error(w, fmt.Sprintf("503 Service Unavailable: this server has its maximum of %d sessions open; one closes when its client ends it or after %s without a request. Try again later", max, idle), http.StatusServiceUnavailable)
+			http.Error(w, fmt.Sprintf("429 Too Many Requests: this Audiobookshelf user (id %s) has %d sessions open on this server, the most one person may hold; one closes when its client ends it or after %s without a request. Close a client you no longer use, or try again later", clipUTF8(user, 64), mine, o.SessionTimeout), http.StatusTooManyRequests)
+			return
+		}
+		if n >= o.MaxSessions {
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, fmt.Sprintf("503 Service Unavailable: this server has its maximum of %d sessions open; one closes when its client ends it or after %s without a request. Try again later", o.MaxSessions, o.SessionTimeout), http.StatusServiceUnavailable)
 			return
 		}
 		next.ServeHTTP(w, r)
+		if user != "" {
+			if sid := w.Header().Get("Mcp-Session-Id"); sid != "" {
+				ids.bind(sid, user, func() map[string]bool {
+					open := map[string]bool{}
+					for ss := range srv.Sessions() {
+						open[ss.ID()] = true
+					}
+					return open
+				})
+			}
+		}
 	})
 }
 

@@ -13,7 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
@@ -154,13 +156,13 @@ func (s *Server) requirePerson(ids *identities, next http.Handler) http.Handler 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, ok := bearer(r.Header.Get("Authorization"))
 		if !ok {
-			unauthorized(w, perPersonHelp, true, "401 Unauthorized: this MCP endpoint serves each person with their own Audiobookshelf account. Send your Audiobookshelf API key as the header Authorization: Bearer KEY (create one in Audiobookshelf under Settings → Users → API keys, or ask whoever runs Audiobookshelf for one)")
+			unauthorized(w, perPersonHelp, true, "401 Unauthorized: this MCP endpoint serves each person with their own Audiobookshelf account. Send your Audiobookshelf API key as the header Authorization: Bearer KEY (an Audiobookshelf admin makes one under Settings → API Keys, for the user it acts for: ask whoever runs Audiobookshelf)")
 			return
 		}
 		p, err := ids.who(r.Context(), key)
 		switch {
 		case errors.Is(err, kit.ErrKeyRefused):
-			unauthorized(w, perPersonHelp, false, fmt.Sprintf("401 Unauthorized: Audiobookshelf at %s does not accept the API key in the Authorization header (unknown, expired, or its user is disabled). Send your own Audiobookshelf API key (Settings → Users → API keys) as Authorization: Bearer KEY", s.Deps.BaseURL))
+			unauthorized(w, perPersonHelp, false, fmt.Sprintf("401 Unauthorized: Audiobookshelf at %s does not accept the API key in the Authorization header (unknown, expired, or its user is disabled). Send your own Audiobookshelf API key (an admin makes one under Settings → API Keys) as Authorization: Bearer KEY", s.Deps.BaseURL))
 			return
 		case err != nil:
 			s.logger.Warn("could not check a key with Audiobookshelf", "error", err.Error())
@@ -215,105 +217,40 @@ func personOf(extra *mcp.RequestExtra) *person {
 }
 
 // forPerson is ctx for a call made for p: every request to Audiobookshelf
-// carries p's key, and approvals are bound to p's user id.
+// carries p's key, the permission a tool needs is checked against p's user
+// (kit.Deps.Permit), and approvals are bound to p's user id.
 func forPerson(ctx context.Context, p *person) context.Context {
-	return guard.WithUser(kit.WithKey(ctx, p.key), p.UserID)
-}
-
-// Rights are the Audiobookshelf permissions a tool needs beyond the
-// person's own data (progress, bookmarks and playlists are their own):
-// collections are the server's, and Audiobookshelf lets only a user with
-// the update permission create or change one, and only one with the delete
-// permission delete one (CollectionController.middleware).
-var Rights = map[string]string{
-	"create_collection":            "update",
-	"update_collection":            "update",
-	"add_books_to_collection":      "update",
-	"remove_books_from_collection": "update",
-	"delete_collection":            "delete",
-	// podcasts toolset: PodcastController lets only admins (and root) read
-	// feeds, subscribe and download; deleting an episode or a podcast
-	// (LibraryItemController.middleware on DELETE) needs delete.
-	"get_podcast_feed":          "admin",
-	"create_podcast":            "admin",
-	"check_new_episodes":        "admin",
-	"download_podcast_episodes": "admin",
-	"delete_podcast_episode":    "delete",
-	"delete_podcast":            "delete",
-	// upkeep: LibraryItemController.middleware wants update for a PATCH or
-	// POST on an item, and delete for a DELETE (removing a cover too);
-	// LibraryController.scan wants an admin.
-	"update_item_metadata": "update",
-	"match_library_item":   "update",
-	"remove_item_cover":    "delete",
-	"scan_library":         "admin",
-}
-
-// lacks is the permission p lacks for tool, "" when none.
-func (p *person) lacks(tool string) string { return lacksFor(p.Person, tool) }
-
-// lacksFor is the permission p lacks for tool (Rights), "" when none.
-func lacksFor(p kit.Person, tool string) string {
-	switch Rights[tool] {
-	case "update":
-		if !p.CanUpdate {
-			return "update"
-		}
-	case "delete":
-		if !p.CanDelete {
-			return "delete"
-		}
-	case "admin":
-		if p.Type != "admin" && p.Type != "root" {
-			return "admin"
-		}
-	}
-	return ""
-}
-
-// rightField is how Audiobookshelf's user record names a permission.
-var rightField = map[string]string{"update": "canUpdate", "delete": "canDelete"}
-
-// lacksRight is the result of a call to a tool the person has no right to:
-// refused before anything is read or asked.
-func lacksRight(tool, right string, p *person) error {
-	return refuseRight(tool, right, p.Person, "the Audiobookshelf user this call is made for")
-}
-
-// refuseRight is the result of a call refused because user p lacks right;
-// who says whose user it is.
-func refuseRight(tool, right string, p kit.Person, who string) error {
-	text := fmt.Sprintf(
-		"Nothing was changed: %s did not run, and nobody was asked, because it needs Audiobookshelf's %s permission (%s), and %s (%s, id %s) has it off; Audiobookshelf would refuse it (403). An Audiobookshelf admin can grant it under Settings → Users.",
-		tool, right, rightField[right], who, p.Username, p.UserID)
-	if right == "admin" {
-		text = fmt.Sprintf("Nothing was changed: %s did not run, and nobody was asked, because %s (%s, id %s) is of type %s, and Audiobookshelf lets only admin and root users do this.", tool, who, p.Username, p.UserID, p.Type)
-	}
-	return &kit.Error{Text: text, Outcome: kit.Stated,
-		Structured: map[string]any{"status": "not_changed", "outcome": "no permission", "missing_permission": right}}
+	return guard.WithUser(kit.WithPerson(kit.WithKey(ctx, p.key), p.Person), p.UserID)
 }
 
 // toolsForPerson is a receiving middleware that, in per-person mode, leaves
-// out of tools/list the tools the person has no right to (Rights).
-func toolsForPerson(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		if method != "tools/list" || err != nil {
-			return res, err
-		}
-		p := personOf(req.GetExtra())
-		lr, ok := res.(*mcp.ListToolsResult)
-		if p == nil || !ok {
-			return res, err
-		}
-		kept := make([]*mcp.Tool, 0, len(lr.Tools))
-		for _, t := range lr.Tools {
-			if p.lacks(t.Name) == "" {
-				kept = append(kept, t)
+// out of tools/list the tools the person's user may not run: the
+// permission each needs, from the registry (tools.yaml).
+func toolsForPerson(all []registry.Tool) mcp.Middleware {
+	needs := make(map[string]permission.Name, len(all))
+	for _, t := range all {
+		needs[t.Name] = t.Permission
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if method != "tools/list" || err != nil {
+				return res, err
 			}
+			p := personOf(req.GetExtra())
+			lr, ok := res.(*mcp.ListToolsResult)
+			if p == nil || !ok {
+				return res, err
+			}
+			kept := make([]*mcp.Tool, 0, len(lr.Tools))
+			for _, t := range lr.Tools {
+				if p.Has(needs[t.Name]) {
+					kept = append(kept, t)
+				}
+			}
+			out := *lr
+			out.Tools = kept
+			return &out, nil
 		}
-		out := *lr
-		out.Tools = kept
-		return &out, nil
 	}
 }

@@ -19,6 +19,8 @@ type Redis struct {
 	Addr string
 	cmd  *exec.Cmd
 	done chan struct{}
+	bin  string
+	args []string
 }
 
 // StartRedis starts a redis-server (or valkey-server) and stops it when the
@@ -46,14 +48,15 @@ func StartRedis(t testing.TB) *Redis {
 		addr := ln.Addr().String()
 		ln.Close()
 		_, port, _ := net.SplitHostPort(addr)
-		cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no",
-			"--daemonize", "no", "--logfile", "", "--databases", "2")
+		args := []string{"--port", port, "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no",
+			"--daemonize", "no", "--logfile", "", "--databases", "2"}
+		cmd := exec.Command(bin, args...)
 		var out SyncBuffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("starting %s: %v", bin, err)
 		}
-		r := &Redis{URL: "redis://" + addr + "/0", Addr: addr, cmd: cmd, done: make(chan struct{})}
+		r := &Redis{URL: "redis://" + addr + "/0", Addr: addr, cmd: cmd, done: make(chan struct{}), bin: bin, args: args}
 		go func() { cmd.Wait(); close(r.done) }()
 		deadline := time.Now().Add(10 * time.Second)
 		for time.Now().Before(deadline) {
@@ -83,6 +86,36 @@ func (r *Redis) Stop() {
 	}
 	r.cmd.Process.Kill()
 	<-r.done
+}
+
+// RestartEmpty stops the server and starts it again on the same port with
+// nothing in it, as a Redis without persistence comes back from a restart.
+func (r *Redis) RestartEmpty(t testing.TB) {
+	t.Helper()
+	r.Stop()
+	cmd := exec.Command(r.bin, r.args...)
+	var out SyncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("restarting %s: %v", r.bin, err)
+	}
+	r.cmd, r.done = cmd, make(chan struct{})
+	done := r.done
+	go func() { cmd.Wait(); close(done) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for ping(r.Addr) != nil {
+		select {
+		case <-done:
+			t.Fatalf("redis-server did not restart: %s", out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server did not answer within 10s of its restart: %s", out.String())
+		}
+	}
+	if n := r.Keys(t); n != 0 {
+		t.Fatalf("restarted with %d keys, want none", n)
+	}
 }
 
 // Keys counts the keys in database 0.

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -164,6 +165,9 @@ type StringRule struct {
 	// Pattern, with Enum, is a regular expression a value outside Enum may
 	// match instead (tools.yaml's pattern).
 	Pattern string
+	// HTTPURL: the value must be an http:// or https:// URL with a host
+	// (tools.yaml's format: http_url).
+	HTTPURL bool
 }
 
 // patterns are the compiled Pattern of every StringRule seen.
@@ -223,7 +227,61 @@ func (d *Decoder) String(name string, r StringRule) *string {
 			return nil
 		}
 	}
+	if r.HTTPURL {
+		if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			d.fail(name, "must be an http:// or https:// URL, got %s", strconv.Quote(clip(s, 64)))
+			return nil
+		}
+	}
 	return &s
+}
+
+// present reports whether name was given, and not as null.
+func (d *Decoder) present(name string) bool {
+	v, ok := d.args[name]
+	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
+}
+
+// AtLeastOne fails the arguments as a whole when none of names is given
+// (tools.yaml's at_least_one_of). It says nothing when an argument has
+// failed already: that one is the error to fix first.
+func (d *Decoder) AtLeastOne(names ...string) {
+	if len(d.errs) > 0 {
+		return
+	}
+	for _, n := range names {
+		if d.present(n) {
+			return
+		}
+	}
+	d.errs = append(d.errs, &Error{Msg: "give at least one of " + strings.Join(names, ", ")})
+}
+
+// ExactlyOne fails the arguments as a whole unless exactly one of names is
+// given (tools.yaml's exactly_one_of); like AtLeastOne, only when every
+// argument checked out.
+func (d *Decoder) ExactlyOne(names ...string) {
+	if len(d.errs) > 0 {
+		return
+	}
+	n := 0
+	for _, name := range names {
+		if d.present(name) {
+			n++
+		}
+	}
+	if n == 1 {
+		return
+	}
+	quoted := make([]string, len(names))
+	for i, name := range names {
+		quoted[i] = strconv.Quote(name)
+	}
+	msg := "give exactly one of " + strings.Join(quoted, ", ")
+	if len(names) == 2 {
+		msg = "give either " + quoted[0] + " or " + quoted[1] + ", not both and not neither"
+	}
+	d.errs = append(d.errs, &Error{Msg: msg})
 }
 
 // ID reads an Audiobookshelf id; "" when absent.

@@ -45,6 +45,10 @@ func TestBadValues(t *testing.T) {
 		{`{"p":[{"id":"a"}]}`, func(d *Decoder) { d.PlaylistItems("p", ListRule{}) }, []string{`"p[0]"`, "unknown field"}},
 		{`{"p":[null]}`, func(d *Decoder) { d.PlaylistItems("p", ListRule{}) }, []string{`"p[0]"`}},
 		{`{"p":[{"library_item_id":"../x"}]}`, func(d *Decoder) { d.PlaylistItems("p", ListRule{}) }, []string{`"p[0].library_item_id"`}},
+		{`{"s":"ftp://feeds.example.com/x.xml"}`, func(d *Decoder) { d.String("s", StringRule{HTTPURL: true}) }, []string{`"s"`, "http:// or https:// URL", `"ftp://feeds.example.com/x.xml"`}},
+		{`{"s":"https://"}`, func(d *Decoder) { d.String("s", StringRule{HTTPURL: true}) }, []string{`"s"`, "http:// or https:// URL"}},
+		{`{"s":"feeds.example.com/x.xml"}`, func(d *Decoder) { d.String("s", StringRule{HTTPURL: true}) }, []string{`"s"`, "http:// or https:// URL"}},
+		{`{"s":"http://%zz"}`, func(d *Decoder) { d.String("s", StringRule{HTTPURL: true}) }, []string{`"s"`, "http:// or https:// URL"}},
 	}
 	for _, c := range cases {
 		d, err := New(json.RawMessage(c.raw), "id", "n", "t", "b", "s", "l", "p")
@@ -80,6 +84,53 @@ func TestUnknownAndMalformedArguments(t *testing.T) {
 	d, err := New(nil)
 	if err != nil || d.Err() != nil {
 		t.Errorf("no arguments: %v", err)
+	}
+}
+
+// An http(s) URL with a host passes HTTPURL; the scheme in any case, as
+// Go's URL parser reads it.
+func TestHTTPURL(t *testing.T) {
+	for _, v := range []string{"http://feeds.example.com/x.xml", "https://127.0.0.1:8080/feed", "HTTPS://feeds.example.com/"} {
+		d, _ := New(json.RawMessage(`{"s":"`+v+`"}`), "s")
+		if got := d.String("s", StringRule{HTTPURL: true}); d.Err() != nil || got == nil || *got != v {
+			t.Errorf("%s: %v, %v", v, got, d.Err())
+		}
+	}
+}
+
+// AtLeastOne and ExactlyOne count the arguments given (null is absent), and
+// stay silent when an argument has failed already.
+func TestAtLeastOneAndExactlyOne(t *testing.T) {
+	cases := []struct {
+		raw  string
+		read func(d *Decoder)
+		want string // "" when accepted
+	}{
+		{`{}`, func(d *Decoder) { d.AtLeastOne("a", "b") }, "arguments: give at least one of a, b"},
+		{`{"a":null}`, func(d *Decoder) { d.AtLeastOne("a", "b") }, "arguments: give at least one of a, b"},
+		{`{"b":"x"}`, func(d *Decoder) { d.AtLeastOne("a", "b") }, ""},
+		{`{"a":"x","b":"y"}`, func(d *Decoder) { d.AtLeastOne("a", "b") }, ""},
+		{`{}`, func(d *Decoder) { d.ExactlyOne("a", "b") }, `arguments: give either "a" or "b", not both and not neither`},
+		{`{"a":"x","b":"y"}`, func(d *Decoder) { d.ExactlyOne("a", "b") }, `arguments: give either "a" or "b", not both and not neither`},
+		{`{"a":"x","b":null}`, func(d *Decoder) { d.ExactlyOne("a", "b") }, ""},
+		{`{"a":"x","b":"y"}`, func(d *Decoder) { d.ExactlyOne("a", "b", "c") }, `arguments: give exactly one of "a", "b", "c"`},
+		// The argument's own error, alone.
+		{`{"a":5}`, func(d *Decoder) { d.String("a", StringRule{}); d.AtLeastOne("a", "b") }, `argument "a": must be a string, got a number`},
+		{`{"a":5,"b":"y"}`, func(d *Decoder) { d.String("a", StringRule{}); d.ExactlyOne("a", "b") }, `argument "a": must be a string, got a number`},
+	}
+	for _, c := range cases {
+		d, err := New(json.RawMessage(c.raw), "a", "b", "c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.read(d)
+		got := ""
+		if err := d.Err(); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s: %q, want %q", c.raw, got, c.want)
+		}
 	}
 }
 

@@ -34,7 +34,7 @@ const MinTokenLen = 16
 // Vars is every variable the server reads, in the order of the reference.
 var Vars = []Var{
 	{"AUDIOBOOKSHELF_URL", "(none)", "http:// or https:// URL, no user:password@, no query", stops, "Base URL of the Audiobookshelf server, e.g. https://abs.example.org or http://127.0.0.1:13378. Trailing slashes are dropped. Plain http to a host other than loopback works but warns: the API key would travel unencrypted. Unset: the server starts, lists its tools, and every call explains the setup."},
-	{"AUDIOBOOKSHELF_API_KEY", "(none)", "an Audiobookshelf API key", "(any value is taken) a key Audiobookshelf refuses makes each call say so and how to make one", "Sent as a bearer token. Create one in Audiobookshelf under Settings → Users → API keys. Read once at start and removed from the environment; never logged or shown."},
+	{"AUDIOBOOKSHELF_API_KEY", "(none)", "an Audiobookshelf API key", "(any value is taken) a key Audiobookshelf refuses makes each call say so and how to make one", "Sent as a bearer token. An admin creates one in Audiobookshelf under Settings → API Keys, choosing the user it acts for. Read once at start and removed from the environment; never logged or shown."},
 	{"AUDIOBOOKSHELF_READ_ONLY", "false", "true or false", stops, "true registers only the read tools (those marked read-only in tools.yaml), of every toolset that is on."},
 	{"AUDIOBOOKSHELF_TOOLSETS", "default: " + toolsetsText(false), "comma-separated toolset names; default stands for the toolsets on by default, all for every toolset", stops + ", listing the valid toolsets", "Only these toolsets' tools are registered (combined with read-only mode). " + offText()},
 	{"ELICITATION", "true", "true or false", stops, "true: guarded tools ask through a dialog where the client can show one. false: they take the two-call confirm_token path, and the server says so on stderr at start. Not prefixed, on purpose: one export reaches every MCP server in that environment."},
@@ -45,7 +45,7 @@ var Vars = []Var{
 	{"AUDIOBOOKSHELF_INSECURE_TLS", "false", "true or false", stops, "true skips certificate verification for the Audiobookshelf connection only (self-signed servers), with a warning at start. false: a certificate that does not verify makes each call say so, and name first SSL_CERT_FILE (a PEM file holding that one certificate, which Go trusts instead of the system's roots on Linux and in the container: the safer way for a self-signed server) and then this variable."},
 	{"AUDIOBOOKSHELF_MCP_TOKEN", "(none: no token asked)", fmt.Sprintf("at least %d printable ASCII characters, no spaces", MinTokenLen), stops, "With --http: every request to /mcp must carry the header Authorization: Bearer TOKEN, else 401 (compared in constant time). Read once at start and removed from the environment; never logged or shown. Over stdio it is not used, and the server warns that it is set."},
 	{"AUDIOBOOKSHELF_MCP_AUTH", "auto", "auto, per-person or server-key", stops, "Who the server is to Audiobookshelf over --http. per-person: the server holds no Audiobookshelf key; every request to /mcp carries its person's own Audiobookshelf API key as Authorization: Bearer KEY, checked with Audiobookshelf (GET /api/me; believed for 1 minute, remembered by a hash of the key, never the key), and every request of that call to Audiobookshelf is made with it; a session and every approval are bound to that Audiobookshelf user; tools the user has no permission for are left out of tools/list and refused without asking. It needs AUDIOBOOKSHELF_URL, and neither AUDIOBOOKSHELF_API_KEY nor AUDIOBOOKSHELF_MCP_TOKEN (the bearer is the person's key, so there is no second token: exit 1 when either is set). server-key: one key, AUDIOBOOKSHELF_API_KEY, for everyone, with AUDIOBOOKSHELF_MCP_TOKEN as the endpoint's token. auto: per-person with --http when AUDIOBOOKSHELF_URL is set and neither AUDIOBOOKSHELF_API_KEY nor AUDIOBOOKSHELF_MCP_TOKEN is, else server-key. Over stdio always server-key (per-person there: exit 1)."},
-	{"AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS", "(none: localhost and IP addresses only)", "comma-separated host names, such as mcp.example.org,nas.lan", stops, "With --http: the host names, besides localhost and IP addresses, that a request's Host header may carry: the name clients reach this server by on a LAN or through a reverse proxy. A request naming any other host gets 403, on every interface (a browser page whose name was made to resolve to this server, DNS rebinding, sends its own name)."},
+	{"AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS", "(none: localhost and IP addresses only)", "comma-separated host names (letters, digits, '-', '_' and '.'), such as mcp.example.org,nas.lan,audiobookshelf_mcp", stops, "With --http: the host names, besides localhost and IP addresses, that a request's Host header may carry: the name clients reach this server by on a LAN or through a reverse proxy. A request naming any other host gets 403, on every interface (a browser page whose name was made to resolve to this server, DNS rebinding, sends its own name)."},
 	{"AUDIOBOOKSHELF_LOG_LEVEL", "info", "debug, info, warn or error", stops, "Which JSON log lines reach stderr. info: the guard's decisions (which tool asked, what came of it), the 2026-07-28 requests refused because they came inside a session (with Mcp-Session-Id), warnings and errors. debug adds go-sdk's lines for every request (sessions opened and closed, a client's protocol mistakes). warn: warnings and errors only; error: errors only. The plain-text lines at start are printed whatever the level."},
 }
 
@@ -273,6 +273,10 @@ func parseBool(lookup func(string) (string, bool), name string, def bool) (bool,
 // ParseURL checks and normalises AUDIOBOOKSHELF_URL. It returns a warning
 // for plain http to a host that is not loopback.
 func ParseURL(v string) (string, string, error) {
+	if t := strings.TrimSpace(v); t != "" && !strings.Contains(t, "://") && !strings.ContainsAny(t, "@?# ") {
+		// A host, host:port or host/path without a scheme: say what to write.
+		return "", "", fmt.Errorf("AUDIOBOOKSHELF_URL=%q has no scheme: it must be an http:// or https:// URL; write http:// (or https:// where Audiobookshelf is served with TLS) in front of it, such as http://%s", clip(t), clip(strings.TrimSuffix(t, "/")))
+	}
 	u, err := url.Parse(strings.TrimSpace(v))
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return "", "", fmt.Errorf("AUDIOBOOKSHELF_URL: must be an http:// or https:// URL such as http://127.0.0.1:13378 (got %q)", redactURL(v))
@@ -325,7 +329,10 @@ func ParseMCPToken(v string) (string, error) {
 }
 
 // ParseAllowedHosts checks AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS: host names
-// (letters, digits, '-' and '.'), without a scheme, port or path.
+// (letters, digits, '-', '_' and '.'), without a scheme, port or path. The
+// underscore is not in DNS host names, but containers and proxies spell
+// names with it (a compose service mcp_ful, an nginx upstream
+// audiobookshelf_mcp), and such a proxy sends that name as the Host header.
 func ParseAllowedHosts(v string) ([]string, error) {
 	var out []string
 	for _, part := range strings.Split(v, ",") {
@@ -336,10 +343,10 @@ func ParseAllowedHosts(v string) ([]string, error) {
 		ok := len(h) <= 253
 		for i := 0; i < len(h) && ok; i++ {
 			c := h[i]
-			ok = c == '-' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z'
+			ok = c == '-' || c == '.' || c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z'
 		}
 		if !ok {
-			return nil, fmt.Errorf("AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS: %q is not a host name; give names only (letters, digits, '-' and '.'), without scheme, port or path, separated by commas, such as mcp.example.org,nas.lan", clip(part))
+			return nil, fmt.Errorf("AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS: %q is not a host name; give names only (letters, digits, '-', '_' and '.'), without scheme, port or path, separated by commas, such as mcp.example.org,nas.lan", clip(part))
 		}
 		out = append(out, h)
 	}

@@ -119,16 +119,17 @@ func TestStateKeyAndTimeout(t *testing.T) {
 	}
 }
 
-// TestReadmeConfigurationTable keeps the README's table the same as Vars.
-func TestReadmeConfigurationTable(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+// TestDocsConfigurationTable keeps the variable table of
+// docs/configuration.md the same as Vars.
+func TestDocsConfigurationTable(t *testing.T) {
+	b, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(b)
 	i, j := strings.Index(s, "<!-- config:start -->\n"), strings.Index(s, "<!-- config:end -->")
 	if i < 0 || j < i {
-		t.Fatal("README.md lacks the config:start/config:end markers")
+		t.Fatal("docs/configuration.md lacks the config:start/config:end markers")
 	}
 	var want strings.Builder
 	want.WriteString("| variable | default | allowed | invalid value | meaning |\n|---|---|---|---|---|\n")
@@ -136,7 +137,7 @@ func TestReadmeConfigurationTable(t *testing.T) {
 		fmt.Fprintf(&want, "| `%s` | %s | %s | %s | %s |\n", v.Name, v.Default, v.Allowed, v.Invalid, v.Meaning)
 	}
 	if got := s[i+len("<!-- config:start -->\n") : j]; got != want.String() {
-		t.Errorf("README.md's configuration table is not internal/config.Vars; it should read:\n%s", want.String())
+		t.Errorf("docs/configuration.md's variable table is not internal/config.Vars; it should read:\n%s", want.String())
 	}
 }
 

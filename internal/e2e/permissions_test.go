@@ -123,9 +123,10 @@ func TestCollectionQuestionSaysShared(t *testing.T) {
 	}
 }
 
-// The same holds for every tool app.Rights names beyond the collections:
-// a podcast write (Audiobookshelf lets only admins subscribe and download,
-// and wants delete to delete an episode or a podcast) and an upkeep write
+// The same holds for every tool tools.yaml gives a permission beyond the
+// collections: a podcast write (Audiobookshelf lets only admins subscribe
+// and download, and wants delete to delete an episode or a podcast) and an
+// upkeep write
 // (update to change or match a book, admin to scan) whose user lacks the
 // permission is refused with its name before anything but the user is
 // read, asked or sent.

@@ -139,9 +139,9 @@ func TestLiveHousehold(t *testing.T) {
 
 	// Removing a cover wants the delete permission, not update
 	// (LibraryItemController.middleware: every DELETE on an item): so
-	// app.Rights has remove_item_cover as "delete". Measured with this user
-	// (update, no delete) on a book without a cover, where an answer of
-	// 200 would change nothing.
+	// tools.yaml gives remove_item_cover the delete permission. Measured
+	// with this user (update, no delete) on a book without a cover, where
+	// an answer of 200 would change nothing.
 	var raw struct{ Results []map[string]any }
 	direct.get("/api/libraries/"+bookLib+"/items?limit=100", &raw)
 	probed := ""
@@ -156,7 +156,7 @@ func TestLiveHousehold(t *testing.T) {
 	if probed == "" {
 		t.Log("every book has a cover: the delete permission of DELETE /api/items/{id}/cover was not measured")
 	} else {
-		t.Logf("DELETE /api/items/%s/cover by a user with update and no delete: 403, as app.Rights has it", probed)
+		t.Logf("DELETE /api/items/%s/cover by a user with update and no delete: 403, as tools.yaml has it", probed)
 	}
 
 	bin := serverBinary(t)

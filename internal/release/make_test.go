@@ -131,7 +131,7 @@ func TestReleaseHoldsTogether(t *testing.T) {
 			t.Errorf("%s: LICENSE is not the repository's", p)
 		}
 		readme := string(files[dir+"README.txt"].Data)
-		for _, s := range []string{"audiobookshelf-mcp " + v + " (" + p.String() + ")", "--check", "License: MIT"} {
+		for _, s := range []string{"audiobookshelf-mcp " + v + " (" + p.String() + ")", "Settings > API Keys", "--check", "License: MIT"} {
 			if !strings.Contains(readme, s) {
 				t.Errorf("%s: README.txt lacks %q:\n%s", p, s, readme)
 			}

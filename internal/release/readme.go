@@ -21,14 +21,17 @@ func ArchiveReadme(version string, p Platform) []byte {
 An MCP server for your Audiobookshelf library.
 
 First start
-1. In Audiobookshelf, create an API key: Settings > Users > API keys
-   (Audiobookshelf 2.26 or newer).
+1. Get an API key: in Audiobookshelf (2.26 or newer), Settings > API Keys.
+   Only an admin can make one; its dialog asks which user the key acts
+   for. Make sure the key is active.
 2. Check that this binary reaches your Audiobookshelf with that key:
      %[3]s
      %[4]s
      %[5]s --check
    It connects once, says which server, user and libraries it found, and
-   exits 0; or it says what is wrong and exits 1.
+   exits 0; or it says what is wrong and exits 1. This is the test of the
+   setup: a client's list of servers may show this one as connected with
+   a wrong key or URL, since the server starts without Audiobookshelf.
 3. Point your MCP client at the absolute path of this binary, with
    AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY in its environment.
 `, version, p, setURL, setKey, exe)

@@ -69,7 +69,7 @@ func BundleUserConfig(m *Manifest) []UserConfig {
 			Description: "Base URL of your Audiobookshelf server, e.g. https://abs.example.org or http://192.168.1.10:13378.",
 			Env:         "AUDIOBOOKSHELF_URL", Required: true},
 		{Key: "api_key", Type: "string", Title: "API key",
-			Description: "An Audiobookshelf API key: in Audiobookshelf, Settings → Users → API keys (Audiobookshelf 2.26 or newer). Stored by Claude Desktop, never shown or logged by the server.",
+			Description: "An Audiobookshelf API key (Audiobookshelf 2.26 or newer): Settings → API Keys. Only an admin can make one, for the user it acts for. Stored by Claude Desktop, never shown or logged by the server.",
 			Env:         "AUDIOBOOKSHELF_API_KEY", Required: true, Sensitive: true},
 		{Key: "read_only", Type: "boolean", Title: "Read-only",
 			Description: "Offer only the tools that read; nothing in your library can be changed.",
@@ -90,10 +90,25 @@ func BundleUserConfig(m *Manifest) []UserConfig {
 }
 
 // bundleLongDescription is the bundle's long description (Markdown), from
-// tools.yaml's counts.
+// tools.yaml's counts. The counts are of the toolsets on by default, which
+// is what the bundle offers until a person adds another (its toolsets
+// setting starts as them); the tools of the others are counted apart.
 func bundleLongDescription(m *Manifest, repo string) string {
-	read, guarded := 0, 0
+	off := map[string]bool{}
+	var offNames []string
+	for _, ts := range m.Toolsets {
+		if ts.Default == "off" {
+			off[ts.Name] = true
+			offNames = append(offNames, ts.Name)
+		}
+	}
+	read, guarded, total, more, onSets := 0, 0, 0, 0, len(m.Toolsets)-len(offNames)
 	for _, t := range m.Tools {
+		if off[t.Toolset] {
+			more++
+			continue
+		}
+		total++
 		if t.Annotations.ReadOnly != nil && *t.Annotations.ReadOnly {
 			read++
 		}
@@ -105,16 +120,20 @@ func bundleLongDescription(m *Manifest, repo string) string {
 	for _, t := range m.Toolsets {
 		ts = append(ts, "**"+t.Name+"** ("+strings.TrimSuffix(t.Description, ".")+")")
 	}
+	more1 := ""
+	if more > 0 {
+		more1 = fmt.Sprintf(" %d more in %s, off unless added (%d in all)", more, strings.Join(offNames, ", "), total+more)
+	}
 	return fmt.Sprintf(`Your [Audiobookshelf](https://www.audiobookshelf.org) library in Claude: ask what you are listening to, find books and podcast episodes, set progress and bookmarks, put a series in order in a collection.
 
-- **%d tools**, %d that read and %d that write, in %d toolsets: %s.
-- **Nothing you curated is taken away without you being asked**: %d tools ask you first, in a dialog showing ids and counts, before they take out something that cannot be put back from here.
+- **%d tools** in the %d toolsets on by default, %d that read and %d that write;%s. The toolsets: %s.
+- **Nothing you curated is taken away without you being asked**: %d of the default tools ask you first, in a dialog showing ids and counts, before they take out something that cannot be put back from here.
 - Compact answers by default; the raw Audiobookshelf object on request.
 
-You need your Audiobookshelf's URL and an API key (Audiobookshelf → Settings → Users → API keys, Audiobookshelf 2.26 or newer). Optional: read-only mode, fewer toolsets, the request timeout, a self-signed certificate.
+You need your Audiobookshelf's URL and an API key (Audiobookshelf 2.26 or newer: Settings → API Keys, made by an admin for your user). Optional: read-only mode, fewer toolsets, the request timeout, a self-signed certificate.
 
 Documentation: %s#readme. MIT license.`,
-		len(m.Tools), read, len(m.Tools)-read, len(m.Toolsets), strings.Join(ts, "; "), guarded, repo)
+		total, onSets, read, total-read, more1, strings.Join(ts, "; "), guarded, repo)
 }
 
 // renderBundleManifest is the MCP Bundle manifest (manifest_version 0.3 of

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
 )
 
 // Operation is what the checks need to know of one spec operation.
@@ -73,6 +75,7 @@ func LoadSpec(path string) (Spec, error) {
 var (
 	toolNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 	paramRE    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	kindRE     = regexp.MustCompile(`^[a-z][a-z ]{0,29}$`)
 	mapsRE     = regexp.MustCompile(`^(path|query|body):([A-Za-z][A-Za-z0-9_]*)$`)
 	paramTypes = map[string]bool{"id": true, "string": true, "integer": true, "number": true, "boolean": true, "id_list": true, "playlist_items": true, "metadata_fields": true}
 )
@@ -89,6 +92,12 @@ func Check(m *Manifest, spec Spec) error {
 	}
 	if n := len([]rune(m.Server.Description)); n == 0 || n > 100 {
 		errs = append(errs, fmt.Errorf("tools.yaml: server.description has %d characters, allowed 1 to 100 (the MCP registry's limit)", n))
+	}
+	switch n := strings.Count(m.Server.Instructions, GuardedPlaceholder); {
+	case strings.TrimSpace(m.Server.Instructions) == "":
+		errs = append(errs, errors.New("tools.yaml: server.instructions is missing: what initialize tells a model"))
+	case n != 1:
+		errs = append(errs, fmt.Errorf("tools.yaml: server.instructions says %s %d times; it must say it once, where the guarded tools' kinds go", GuardedPlaceholder, n))
 	}
 	toolsets := map[string]bool{}
 	for _, ts := range m.Toolsets {
@@ -185,6 +194,9 @@ func Check(m *Manifest, spec Spec) error {
 					fail(name, field+".pattern", "must be a regular expression anchored with ^ and $ beside an enum of a string parameter (%v)", err)
 				}
 			}
+			if p.Format != "" && (p.Format != "http_url" || p.Type != "string" || len(p.Enum) > 0) {
+				fail(name, field+".format", "%q: the one format is http_url, on a string parameter without an enum", p.Format)
+			}
 			if p.Maps == "local" {
 				continue
 			}
@@ -206,6 +218,34 @@ func Check(m *Manifest, spec Spec) error {
 			}
 			if !found {
 				fail(name, field+".maps", "%s parameter %s is in none of the operations %s", mm[1], mm[2], strings.Join(t.Operations, ", "))
+			}
+		}
+		for _, rule := range []struct {
+			field string
+			names []string
+		}{{"at_least_one_of", t.AtLeastOneOf}, {"exactly_one_of", t.ExactlyOneOf}} {
+			if rule.names == nil {
+				continue
+			}
+			if len(rule.names) < 2 {
+				fail(name, rule.field, "names %d parameters; it needs at least 2", len(rule.names))
+			}
+			for _, n := range rule.names {
+				switch p := params[n]; {
+				case p == nil || n == "confirm_token":
+					fail(name, rule.field, "%s is not a parameter of the tool", n)
+				case p.Required || p.Default != nil:
+					fail(name, rule.field, "%s is always given (required, or has a default)", n)
+				}
+			}
+		}
+		// permission
+		if pm := t.Permission; pm.Name != "" || pm.Reason != "" {
+			if _, ok := permission.Parse(pm.Name); !ok {
+				fail(name, "permission", "%q is not one of %s (as Audiobookshelf names them); leave it out for none", pm.Name, permissionNames())
+			}
+			if !slicesContains(t.Operations, "getMe") {
+				fail(name, "operations", "a tool with a permission reads the key's user to check it: add getMe")
 			}
 		}
 		// requests
@@ -273,6 +313,9 @@ func Check(m *Manifest, spec Spec) error {
 					fail(name, "guard.effects", "%s is declared but no condition names it", e)
 				}
 			}
+			if !kindRE.MatchString(g.Kind) {
+				fail(name, "guard.kind", "%q: say what it takes out as a short plural noun, lower case, no punctuation (e.g. collections), at most 30 characters", g.Kind)
+			}
 			if len(g.BindsTo) == 0 {
 				fail(name, "guard.binds_to", "is empty: name the parameters the approval is bound to")
 			}
@@ -299,6 +342,15 @@ func Check(m *Manifest, spec Spec) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// permissionNames is internal/permission's names, for a refusal.
+func permissionNames() string {
+	names := make([]string, len(permission.All))
+	for i, n := range permission.All {
+		names[i] = n.String()
+	}
+	return strings.Join(names, ", ")
 }
 
 func slicesContains(list []string, s string) bool {

@@ -23,6 +23,9 @@ type Manifest struct {
 		Name        string `yaml:"name"`
 		Title       string `yaml:"title"`
 		Description string `yaml:"description"`
+		// Instructions are initialize's instructions; {guarded} stands for
+		// the guarded tools' kinds (GuardedKinds).
+		Instructions string `yaml:"instructions"`
 	} `yaml:"server"`
 	Toolsets        []Toolset        `yaml:"toolsets"`
 	SharedParams    map[string]Param `yaml:"shared_params"`
@@ -50,6 +53,36 @@ type Tool struct {
 	Annotations Annotations `yaml:"annotations"`
 	Guard       Guard       `yaml:"guard"`
 	Requests    Requests    `yaml:"requests"`
+	// AtLeastOneOf names optional parameters of which a call must give at
+	// least one, ExactlyOneOf those of which it must give one and only
+	// one: checked by the decoder with the rest of the arguments.
+	AtLeastOneOf []string `yaml:"at_least_one_of"`
+	ExactlyOneOf []string `yaml:"exactly_one_of"`
+	// Permission is the Audiobookshelf permission a call needs beyond the
+	// user's own data; absent for none.
+	Permission Permission `yaml:"permission"`
+}
+
+// Permission is a tool's `permission:`: a name as Audiobookshelf names it
+// (internal/permission lists them), alone or as {name, reason} with the
+// reason Audiobookshelf refuses a user without it (where it checks).
+type Permission struct {
+	Name   string `yaml:"name"`
+	Reason string `yaml:"reason"`
+}
+
+// UnmarshalYAML takes a name or a mapping.
+func (p *Permission) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		return n.Decode(&p.Name)
+	}
+	type plain Permission
+	var v plain
+	if err := n.Decode(&v); err != nil {
+		return err
+	}
+	*p = Permission(v)
+	return nil
 }
 
 // Requests is how many requests one call of the tool sends to
@@ -127,7 +160,10 @@ type Param struct {
 	Enum        []string `yaml:"enum"`
 	// Pattern, beside enum, is a regular expression (anchored with ^ and
 	// $) that a value outside enum may match instead.
-	Pattern   string   `yaml:"pattern"`
+	Pattern string `yaml:"pattern"`
+	// Format http_url: a string that must be an http:// or https:// URL
+	// with a host.
+	Format    string   `yaml:"format"`
 	Default   any      `yaml:"default"`
 	Min       *float64 `yaml:"min"`
 	Max       *float64 `yaml:"max"`
@@ -151,8 +187,11 @@ type Annotations struct {
 
 // Guard is "none" or the condition under which a person must approve.
 type Guard struct {
-	None      bool
-	Set       bool
+	None bool
+	Set  bool
+	// Kind is what the tool takes out, as a short plural noun ("collections"):
+	// the server's instructions and docs/guards.md name the guarded kinds.
+	Kind      string   `yaml:"kind"`
 	Condition string   `yaml:"condition"`
 	BindsTo   []string `yaml:"binds_to"`
 	TakesOut  string   `yaml:"takes_out"`
@@ -188,6 +227,30 @@ func (g *Guard) UnmarshalYAML(n *yaml.Node) error {
 	p.Set = true
 	*g = Guard(p)
 	return nil
+}
+
+// GuardedPlaceholder is what server.instructions says where the guarded
+// kinds go.
+const GuardedPlaceholder = "{guarded}"
+
+// GuardedKinds are the kinds of the guarded tools, each once, in the
+// manifest's order.
+func (m *Manifest) GuardedKinds() []string {
+	var kinds []string
+	seen := map[string]bool{}
+	for i := range m.Tools {
+		t := &m.Tools[i]
+		if t.Guarded() && !seen[t.Guard.Kind] {
+			seen[t.Guard.Kind] = true
+			kinds = append(kinds, t.Guard.Kind)
+		}
+	}
+	return kinds
+}
+
+// Instructions are server.instructions with the guarded kinds in place.
+func (m *Manifest) Instructions() string {
+	return strings.Replace(m.Server.Instructions, GuardedPlaceholder, strings.Join(m.GuardedKinds(), ", "), 1)
 }
 
 // Guarded reports whether the tool ever asks.

@@ -12,12 +12,13 @@ import (
 func testSpec() Spec {
 	return Spec{
 		"getThing":    {ID: "getThing", Method: "GET", Path: "/api/things/{id}", Path_: map[string]bool{"id": true}, Query: map[string]bool{"limit": true}, Body: map[string]bool{}, Secured: true},
+		"getMe":       {ID: "getMe", Method: "GET", Path: "/api/me", Path_: map[string]bool{}, Query: map[string]bool{}, Body: map[string]bool{}, Secured: true},
 		"updateThing": {ID: "updateThing", Method: "PATCH", Path: "/api/things/{id}", Path_: map[string]bool{"id": true}, Query: map[string]bool{}, Body: map[string]bool{"name": true, "books": true}, Secured: true},
 	}
 }
 
 const baseManifest = `
-server: {name: test-server, title: Test, description: A test server.}
+server: {name: test-server, title: Test, description: A test server., instructions: "Things. Tools that take out ({guarded}) ask first."}
 toolsets:
   - {name: things, description: Things.}
 shared_params:
@@ -46,6 +47,7 @@ tools:
       - {name: book_ids, type: id_list, min_items: 1, maps: "body:books", description: New order.}
     annotations: {readOnly: false, destructive: true, idempotent: true, openWorld: false, reason: Overwrites the order.}
     guard:
+      kind: thing orders
       condition: when book_ids present
       binds_to: [thing_id, book_ids]
       takes_out: The order.
@@ -105,7 +107,7 @@ func TestRefusals(t *testing.T) {
 		{"replay missing", "      replay: The order has changed.\n", "", []string{"tool update_thing", "guard.replay", "is missing"}},
 		{"digest_blind missing", "      digest_blind: The same order again.\n", "", []string{"tool update_thing", "guard.digest_blind", "is missing"}},
 		{"write tool without reason", ", reason: Overwrites the order.}", "}", []string{"tool update_thing", "annotations.reason"}},
-		{"server description too long", "description: A test server.}", "description: " + strings.Repeat("x", 101) + "}",
+		{"server description too long", "description: A test server.,", "description: " + strings.Repeat("x", 101) + ",",
 			[]string{"server.description", "101 characters", "1 to 100"}},
 		{"unknown toolset", "toolset: things\n    operations: [getThing]\n", "toolset: stuff\n    operations: [getThing]\n",
 			[]string{"tool get_thing", "toolset", `"stuff"`}},
@@ -119,6 +121,21 @@ func TestRefusals(t *testing.T) {
 		{"requests max not above count", "count: 1, max: 2,", "count: 2, max: 2,", []string{"tool update_thing", "requests.max", "more than count"}},
 		{"requests per unknown parameter", "per_item: book_ids", "per_item: thing_id", []string{"tool update_thing", "requests.per_item", "thing_id is not a list parameter"}},
 		{"varying requests without a note", ", note: A new order reads the thing first.}", "}", []string{"tool update_thing", "requests.note", "needs a note"}},
+		{"at_least_one_of names no parameter", "    guard:\n      kind", "    at_least_one_of: [name, nope]\n    guard:\n      kind", []string{"tool update_thing", "at_least_one_of", "nope is not a parameter"}},
+		{"at_least_one_of names a required parameter", "    guard:\n      kind", "    at_least_one_of: [name, thing_id]\n    guard:\n      kind", []string{"tool update_thing", "at_least_one_of", "thing_id is always given"}},
+		{"exactly_one_of of one", "    guard:\n      kind", "    exactly_one_of: [name]\n    guard:\n      kind", []string{"tool update_thing", "exactly_one_of", "needs at least 2"}},
+		{"unknown format", "{name: name, type: string, maps:", "{name: name, type: string, format: url, maps:", []string{"tool update_thing", "params.name.format", `"url"`, "http_url"}},
+		{"format on a list", "{name: book_ids, type: id_list,", "{name: book_ids, type: id_list, format: http_url,", []string{"tool update_thing", "params.book_ids.format", "string parameter"}},
+		{"unknown permission", "operations: [getThing, updateThing]\n", "operations: [getMe, getThing, updateThing]\n    permission: canDelete\n",
+			[]string{"tool update_thing", "permission", `"canDelete" is not one of update, delete, download, upload, admin`}},
+		{"permission with a reason and no name", "operations: [getThing, updateThing]\n", "operations: [getMe, getThing, updateThing]\n    permission: {reason: Things are shared.}\n",
+			[]string{"tool update_thing", "permission", `"" is not one of`}},
+		{"permission without getMe", "operations: [getThing, updateThing]\n", "operations: [getThing, updateThing]\n    permission: delete\n",
+			[]string{"tool update_thing", "operations", "add getMe"}},
+		{"guard without a kind", "      kind: thing orders\n", "", []string{"tool update_thing", "guard.kind", `""`}},
+		{"guard kind with punctuation", "kind: thing orders", "kind: things, orders", []string{"tool update_thing", "guard.kind", "short plural noun"}},
+		{"instructions without the placeholder", "({guarded}) ask first", "ask first", []string{"server.instructions", "{guarded} 0 times"}},
+		{"instructions missing", `, instructions: "Things. Tools that take out ({guarded}) ask first."}`, "}", []string{"server.instructions is missing"}},
 		{"per without a note", "{count: 1, max: 2, per_item: book_ids, note: A new order reads the thing first.}", "{count: 1, per: 1 per book}", []string{"tool update_thing", "requests.note", "needs a note"}},
 	}
 	for _, c := range cases {
@@ -207,7 +224,7 @@ func TestRenderedSchemaAndHandlers(t *testing.T) {
 	if i, j := strings.Index(reg, "d.Guard.Check"), strings.Index(reg, "plan.Execute"); i < 0 || j < i {
 		t.Error("the guard must come before the execution")
 	}
-	if strings.Contains(reg, "tools.PlanGetThing") {
+	if strings.Contains(reg, "things.PlanGetThing") || !strings.Contains(reg, "things.GetThing(ctx, d, a)") {
 		t.Error("an unguarded tool must not be planned through the guard")
 	}
 	if !strings.Contains(string(files[GuardDocFile]), "| `update_thing` | when `book_ids` is present |") {
@@ -219,6 +236,115 @@ func TestRenderedSchemaAndHandlers(t *testing.T) {
 		if !strings.Contains(doc, want) {
 			t.Errorf("tools.md lacks %q:\n%s", want, doc)
 		}
+	}
+}
+
+// A tool's permission reaches the registry, its handler (checked after the
+// arguments, before the plan), docs/tools.md, docs/guards.md and
+// docs/permissions.md; a tool without one is not checked.
+func TestRenderedPermission(t *testing.T) {
+	m, err := Parse([]byte(strings.Replace(baseManifest, "operations: [getThing, updateThing]\n",
+		"operations: [getMe, getThing, updateThing]\n    permission: {name: delete, reason: Things are shared.}\n", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(m, testSpec()); err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render(m, testSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := string(files[RegistryFile])
+	permit := `ctx, err = d.Permit(ctx, "update_thing", permission.Delete)`
+	for _, want := range []string{"Permission: permission.Delete,", permit} {
+		if strings.Count(reg, want) != 1 {
+			t.Errorf("registry has %q %d times, want once", want, strings.Count(reg, want))
+		}
+	}
+	decode, plan := strings.Index(reg, "toolargs.DecodeUpdateThing("), strings.Index(reg, "things.PlanUpdateThing(")
+	if i := strings.Index(reg, permit); decode < 0 || i < decode || plan < i {
+		t.Error("the permission must be checked after the arguments and before the plan")
+	}
+	for file, want := range map[string]string{
+		ToolsDocFile: "Needs Audiobookshelf's `delete` permission (`canDelete`): Things are shared. A user without it is refused",
+		GuardDocFile: "`delete` (`canDelete`) for `update_thing`.",
+		PermsDocFile: "| without `delete` (`canDelete`) | 1: `update_thing` | — |",
+	} {
+		if !strings.Contains(string(files[file]), want) {
+			t.Errorf("%s lacks %q:\n%s", file, want, files[file])
+		}
+	}
+	if !strings.Contains(string(files[ToolsDocFile]), "| [`get_thing`](#get_thing) | read-only, idempotent | — |") {
+		t.Errorf("tools.md: get_thing's permission column")
+	}
+}
+
+// A guarded tool added to tools.yaml reaches the server's instructions and
+// docs/guards.md by its kind, with no change to Go code: the real manifest
+// with one more tool, rendered.
+func TestNewGuardedKindReachesInstructions(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("../..", ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Parse(append(b, []byte(`
+  - name: forget_listening_history
+    title: Forget history
+    toolset: me
+    operations: [getMe]
+    requests: 1
+    description: Forget it all.
+    params: []
+    annotations: {readOnly: false, destructive: true, idempotent: true, openWorld: false, reason: Forgets.}
+    guard:
+      kind: listening histories
+      condition: always
+      binds_to: [confirm_token]
+      takes_out: All of it.
+      stays: Nothing.
+      reads: the history
+      replay: Gone.
+      digest_blind: Nowhere.
+`)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := LoadSpec(filepath.Join("../..", SpecFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render(m, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := string(files[RegistryFile])
+	i := strings.Index(reg, "const Instructions = ")
+	if i < 0 {
+		t.Fatal("the registry has no Instructions")
+	}
+	instr, _, _ := strings.Cut(reg[i:], "\n")
+	if !strings.Contains(instr, "book metadata, covers, listening histories) ask the person first") {
+		t.Errorf("the new kind is not in the instructions: %s", instr)
+	}
+	if !strings.Contains(string(files[GuardDocFile]), "; listening histories (`forget_listening_history`).") {
+		t.Errorf("guards.md does not name the new kind")
+	}
+	// The real manifest's kinds, each once, in the instructions' list.
+	real, err := Load(filepath.Join("../..", ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := real.GuardedKinds()
+	seen := map[string]bool{}
+	for _, k := range kinds {
+		if seen[k] {
+			t.Errorf("kind %q twice", k)
+		}
+		seen[k] = true
+	}
+	if len(kinds) < 8 || !strings.Contains(real.Instructions(), "("+strings.Join(kinds, ", ")+") ask the person first") {
+		t.Errorf("the instructions do not list the kinds %q: %s", kinds, real.Instructions())
 	}
 }
 

@@ -14,7 +14,8 @@ type User struct {
 	IsActive      *bool      `json:"isActive"`
 	MediaProgress []Progress `json:"mediaProgress"`
 	Bookmarks     []Bookmark `json:"bookmarks"`
-	// Permissions is kept as it came: get_me shows it whole.
+	// Permissions is kept as it came: get_me shows it whole, and
+	// kit.PersonOf reads the flags a permission check needs.
 	Permissions         json.RawMessage `json:"permissions"`
 	LibrariesAccessible []string        `json:"librariesAccessible"`
 	ItemTagsSelected    []string        `json:"itemTagsSelected"`
@@ -25,22 +26,3 @@ type User struct {
 
 // Active reports whether the account may be used.
 func (u *User) Active() bool { return u.IsActive == nil || *u.IsActive }
-
-// IsAdmin reports whether the user may do what admins may
-// (User.isAdminOrUp).
-func (u *User) IsAdmin() bool { return u.Type == "root" || u.Type == "admin" }
-
-// Permission is one of the user's permissions as the record holds it
-// (download, update, delete, upload, ...).
-func (u *User) Permission(name string) bool {
-	var p map[string]any
-	if Unmarshal(u.Permissions, &p) != nil {
-		return false
-	}
-	v, _ := p[name].(bool)
-	return v
-}
-
-// Can reports whether the user may do what the permission name allows:
-// admins and root may do everything.
-func (u *User) Can(name string) bool { return u.IsAdmin() || u.Permission(name) }

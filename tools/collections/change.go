@@ -19,12 +19,6 @@ import (
 // moving omitted books to the front and ignoring unknown ones, so anything
 // else would not do what was asked.
 func PlanUpdateCollection(ctx context.Context, d *kit.Deps, a toolargs.UpdateCollection) (*kit.Plan, error) {
-	if a.Name == nil && a.Description == nil && a.LibraryItemIDs == nil {
-		return nil, kit.Errorf(kit.NotSent, "arguments: give at least one of name, description, library_item_ids.")
-	}
-	if err := d.MayRun(ctx, "update_collection"); err != nil {
-		return nil, err
-	}
 	body := abs.UpdateCollectionJSONRequestBody{Name: a.Name, Description: a.Description}
 	plan := &kit.Plan{Targets: []string{a.CollectionID}}
 	// The collection is read first in every case: the answer carries what
@@ -124,9 +118,6 @@ func collectionPutBack(c *absdata.Collection, a toolargs.UpdateCollection) (prev
 
 // AddBooksToCollection is add_books_to_collection.
 func AddBooksToCollection(ctx context.Context, d *kit.Deps, a toolargs.AddBooksToCollection) (*mcp.CallToolResult, error) {
-	if err := d.MayRun(ctx, "add_books_to_collection"); err != nil {
-		return nil, err
-	}
 	// The collection is read first: the answer names the books this call
 	// added (not those already in it) and the call that takes them out.
 	before, err := getCollection(ctx, d, a.CollectionID)
@@ -164,9 +155,6 @@ func AddBooksToCollection(ctx context.Context, d *kit.Deps, a toolargs.AddBooksT
 
 // PlanRemoveBooksFromCollection plans remove_books_from_collection.
 func PlanRemoveBooksFromCollection(ctx context.Context, d *kit.Deps, a toolargs.RemoveBooksFromCollection) (*kit.Plan, error) {
-	if err := d.MayRun(ctx, "remove_books_from_collection"); err != nil {
-		return nil, err
-	}
 	c, err := getCollection(ctx, d, a.CollectionID)
 	if err != nil {
 		return nil, err
@@ -203,9 +191,6 @@ func PlanRemoveBooksFromCollection(ctx context.Context, d *kit.Deps, a toolargs.
 
 // PlanDeleteCollection plans delete_collection.
 func PlanDeleteCollection(ctx context.Context, d *kit.Deps, a toolargs.DeleteCollection) (*kit.Plan, error) {
-	if err := d.MayRun(ctx, "delete_collection"); err != nil {
-		return nil, err
-	}
 	c, err := getCollection(ctx, d, a.CollectionID)
 	if err != nil {
 		return nil, err

@@ -160,9 +160,6 @@ func GetCollection(ctx context.Context, d *kit.Deps, a toolargs.GetCollection) (
 
 // CreateCollection is create_collection.
 func CreateCollection(ctx context.Context, d *kit.Deps, a toolargs.CreateCollection) (*mcp.CallToolResult, error) {
-	if err := d.MayRun(ctx, "create_collection"); err != nil {
-		return nil, err
-	}
 	body, err := d.Mutate(ctx, "a new collection in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.CreateCollection(ctx, abs.CreateCollectionJSONRequestBody{
 			LibraryId: a.LibraryID, Name: a.Name, Description: a.Description, Books: a.LibraryItemIDs,

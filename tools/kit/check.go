@@ -1,10 +1,12 @@
 package kit
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 )
@@ -29,12 +31,18 @@ func (d *Deps) Check(ctx context.Context) (*CheckReport, error) {
 		return nil, err
 	}
 	r := &CheckReport{URL: d.BaseURL}
-	body, err := d.Get(ctx, "the server status", func(ctx context.Context) (*http.Response, error) { return d.API.GetServerStatus(ctx) })
+	st, err := d.Send(ctx, false, func(ctx context.Context) (*http.Response, error) { return d.API.GetServerStatus(ctx) })
 	if err != nil {
 		return nil, err
 	}
+	if st.Status == http.StatusNotFound || (st.Status/100 == 2 && isPage(bytes.TrimSpace(st.Body))) {
+		return nil, &WrongPathError{URL: d.BaseURL, Status: st.Status}
+	}
+	if st.Status/100 != 2 {
+		return nil, StatusError(st, "the server status", false)
+	}
 	var s absdata.ServerStatus
-	if err := Decode(body, &s); err != nil {
+	if err := Decode(st.Body, &s); err != nil {
 		return nil, err
 	}
 	if s.App != "audiobookshelf" && s.ServerVersion == "" {
@@ -49,7 +57,7 @@ func (d *Deps) Check(ctx context.Context) (*CheckReport, error) {
 		return nil, err
 	}
 	r.Username, r.UserType = u.Username, u.Type
-	body, err = d.Get(ctx, "the library list", func(ctx context.Context) (*http.Response, error) { return d.API.ListLibraries(ctx) })
+	body, err := d.Get(ctx, "the library list", func(ctx context.Context) (*http.Response, error) { return d.API.ListLibraries(ctx) })
 	if err != nil {
 		return nil, err
 	}
@@ -64,4 +72,30 @@ func (d *Deps) Check(ctx context.Context) (*CheckReport, error) {
 		r.LibraryNames = append(r.LibraryNames, CleanText(l.Name))
 	}
 	return r, nil
+}
+
+// WrongPathError is Check's error when nothing of Audiobookshelf answers
+// under AUDIOBOOKSHELF_URL's path: its status route is not there (404), or
+// a web page answers it. The likeliest cause is a path in the URL that
+// Audiobookshelf is not served under (/api, a page's path).
+type WrongPathError struct {
+	URL    string
+	Status int
+}
+
+func (e *WrongPathError) Error() string {
+	what := fmt.Sprintf("answered %d %s", e.Status, http.StatusText(e.Status))
+	if e.Status/100 == 2 {
+		what = "answered with a web page"
+	}
+	return fmt.Sprintf("the server at %s %s where Audiobookshelf answers its status (GET %s/status): Audiobookshelf is not served at this path. Set AUDIOBOOKSHELF_URL to the address Audiobookshelf's web page opens at, without /api or the path of a page (such as http://HOST:13378); keep a path only when Audiobookshelf is set up to be served under it.", e.URL, what, pathOf(e.URL))
+}
+
+func pathOf(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
+			return u[i+3+j:]
+		}
+	}
+	return ""
 }

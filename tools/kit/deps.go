@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -30,11 +31,8 @@ type Deps struct {
 	// PerPerson is true when the server holds no key and every call brings
 	// the key of the person who made it (WithKey).
 	PerPerson bool
-	// CheckRight, when set, refuses a call to tool whose user lacks the
-	// Audiobookshelf permission it needs (nil: it may run). The tools that
-	// ask call it after their arguments are checked and before anything
-	// else is read.
-	CheckRight func(ctx context.Context, tool string) error
+	// Log receives what Permit refuses (nil: nothing is logged).
+	Log *slog.Logger
 	// Timeout bounds one request to Audiobookshelf.
 	Timeout time.Duration
 	// MaxBody bounds one response body; 0 means MaxResponseBytes.
@@ -145,10 +143,10 @@ func NewDeps(o Options) (*Deps, error) {
 // not set up, or nil. needsAuth is false for the status route.
 func (d *Deps) Ready(needsAuth bool) error {
 	if d.API == nil {
-		return Errorf(NotSent, "This server is not connected to an Audiobookshelf server yet: AUDIOBOOKSHELF_URL is not set. Set AUDIOBOOKSHELF_URL (e.g. http://127.0.0.1:13378) and AUDIOBOOKSHELF_API_KEY (Audiobookshelf → Settings → Users → API keys) in this MCP server's environment in the client's configuration, then restart it.")
+		return Errorf(NotSent, "This server is not connected to an Audiobookshelf server yet: AUDIOBOOKSHELF_URL is not set. Set AUDIOBOOKSHELF_URL (e.g. http://127.0.0.1:13378) and AUDIOBOOKSHELF_API_KEY (an admin makes one in Audiobookshelf under Settings → API Keys) in this MCP server's environment in the client's configuration, then restart it.")
 	}
 	if needsAuth && !d.HasKey {
-		return Errorf(NotSent, "AUDIOBOOKSHELF_API_KEY is not set, so Audiobookshelf at %s would refuse this call. Create a key in Audiobookshelf under Settings → Users → API keys, put it in this MCP server's environment in the client's configuration, and restart it.", d.BaseURL)
+		return Errorf(NotSent, "AUDIOBOOKSHELF_API_KEY is not set, so Audiobookshelf at %s would refuse this call. An admin creates a key in Audiobookshelf under Settings → API Keys (choosing the user it acts for); put it in this MCP server's environment in the client's configuration, and restart it.", d.BaseURL)
 	}
 	return nil
 }

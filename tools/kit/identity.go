@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 )
 
@@ -30,10 +31,14 @@ func keyFrom(ctx context.Context) string {
 // Person is who an Audiobookshelf API key belongs to, from GET /api/me.
 type Person struct {
 	UserID, Username, Type string
-	// CanUpdate and CanDelete are the user's update and delete permissions
-	// (Audiobookshelf checks them on collections: update to create and
-	// change one, delete to delete one).
-	CanUpdate, CanDelete bool
+	// CanUpdate, CanDelete, CanDownload and CanUpload are the flags of the
+	// user's permissions (Has reads them).
+	CanUpdate, CanDelete, CanDownload, CanUpload bool
+}
+
+// Has reports whether p holds permission n.
+func (p Person) Has(n permission.Name) bool {
+	return n.HeldBy(permission.User{Type: p.Type, Update: p.CanUpdate, Delete: p.CanDelete, Download: p.CanDownload, Upload: p.CanUpload})
 }
 
 // ErrKeyRefused is returned by WhoIs when Audiobookshelf refuses the key.
@@ -82,6 +87,19 @@ func (d *Deps) WhoIs(ctx context.Context, key string) (*Person, error) {
 	if !me.Active() {
 		return nil, ErrKeyRefused
 	}
-	return &Person{UserID: me.ID, Username: me.Username, Type: me.Type,
-		CanUpdate: me.Permission("update"), CanDelete: me.Permission("delete")}, nil
+	p := PersonOf(&me)
+	return &p, nil
+}
+
+// PersonOf is user u as a permission check reads it.
+func PersonOf(u *absdata.User) Person {
+	var p struct {
+		Update   bool `json:"update"`
+		Delete   bool `json:"delete"`
+		Download bool `json:"download"`
+		Upload   bool `json:"upload"`
+	}
+	_ = absdata.Unmarshal(u.Permissions, &p)
+	return Person{UserID: u.ID, Username: u.Username, Type: u.Type,
+		CanUpdate: p.Update, CanDelete: p.Delete, CanDownload: p.Download, CanUpload: p.Upload}
 }

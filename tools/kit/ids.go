@@ -1,7 +1,6 @@
 package kit
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -41,15 +40,6 @@ func PluralBe(n int) string {
 		return " is"
 	}
 	return " are"
-}
-
-// MayRun is d.CheckRight's refusal of tool, nil when it may run (or
-// nothing checks).
-func (d *Deps) MayRun(ctx context.Context, tool string) error {
-	if d.CheckRight == nil {
-		return nil
-	}
-	return d.CheckRight(ctx, tool)
 }
 
 // PlainIDs refuses, before anything is asked, a question that would carry

@@ -66,7 +66,7 @@ func (d *Deps) Send(ctx context.Context, mutating bool, s Sender) (*Response, er
 	if r.Status == http.StatusUnauthorized && keyFrom(ctx) != "" {
 		// Per person: the key was accepted when it was checked, shortly
 		// before; it has been deleted or deactivated since.
-		return nil, Errorf(Unchanged, "Audiobookshelf at %s refused your API key (the one your client sends as Authorization: Bearer) for this call: it was accepted a moment ago, so it has been deleted, deactivated or has expired since. Make a new one in Audiobookshelf under Settings → Users → API keys and put it in your client.", d.BaseURL)
+		return nil, Errorf(Unchanged, "Audiobookshelf at %s refused your API key (the one your client sends as Authorization: Bearer) for this call: it was accepted a moment ago, so it has been deleted, deactivated or has expired since. Ask an Audiobookshelf admin for a new one (Settings → API Keys; only an admin can make one, for the user it acts for) and put it in your client.", d.BaseURL)
 	}
 	if r.Status/100 == 2 {
 		if what := notAPI(r); what != "" {
@@ -173,7 +173,9 @@ func (d *Deps) TransportError(ctx context.Context, mutating bool, err error) err
 	case errors.Is(err, context.Canceled):
 		reason = "the call was cancelled"
 	case errors.As(err, &dnsErr):
-		reason = fmt.Sprintf("its host name %q could not be resolved", dnsErr.Name)
+		reason = fmt.Sprintf("could not be reached: its host name %q could not be resolved. Check the host name in AUDIOBOOKSHELF_URL: a name this machine can look up, or an IP address (from inside a container, the name of the Audiobookshelf service on the container's network)", dnsErr.Name)
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") || strings.Contains(err.Error(), "first record does not look like a TLS handshake"):
+		reason = fmt.Sprintf("answered in plain http, but AUDIOBOOKSHELF_URL says https. Set AUDIOBOOKSHELF_URL to %s (or serve Audiobookshelf with TLS at that address)", "http://"+strings.TrimPrefix(d.BaseURL, "https://"))
 	case errors.Is(err, syscall.ECONNREFUSED):
 		reason = "refused the connection (is it running, and is the port right?)"
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -212,7 +214,7 @@ func StatusError(r *Response, what string, mutating bool) error {
 func statusText(r *Response, what string, mutating bool, status, msg string) string {
 	switch {
 	case r.Status == http.StatusUnauthorized:
-		return fmt.Sprintf("Audiobookshelf refused the API key (%s%s). Check AUDIOBOOKSHELF_API_KEY: create a key in Audiobookshelf under Settings → Users → API keys and make sure it is active.", status, msg)
+		return fmt.Sprintf("Audiobookshelf refused the API key (%s%s). Check AUDIOBOOKSHELF_API_KEY: an admin creates a key in Audiobookshelf under Settings → API Keys, choosing the user it acts for; make sure it is active.", status, msg)
 	case r.Status == http.StatusForbidden && !mutating:
 		// A read: no permission to change anything is involved, and nothing
 		// was going to change.

@@ -58,7 +58,7 @@ func (d *Deps) versionGate(ctx context.Context, req *http.Request, status int) e
 		if !absversion.LacksAPIKeys(v) {
 			return nil
 		}
-		return Errorf(Unchanged, "Audiobookshelf %s refused the key: it has no API keys, which came in Audiobookshelf %s. Update the Audiobookshelf server to %s or newer and create a key under Settings → Users → API keys.",
+		return Errorf(Unchanged, "Audiobookshelf %s refused the key: it has no API keys, which came in Audiobookshelf %s. Update the Audiobookshelf server to %s or newer and have an admin create a key under Settings → API Keys.",
 			v, versions.APIKeys, versions.APIKeys)
 	}
 	return nil
@@ -92,7 +92,7 @@ func plural(n int) string {
 func Lacks(v string) []map[string]any {
 	var out []map[string]any
 	if absversion.LacksAPIKeys(v) {
-		out = append(out, map[string]any{"what": "API keys (Settings → Users → API keys), which every call needs", "since": versions.APIKeys})
+		out = append(out, map[string]any{"what": "API keys (Settings → API Keys), which every call needs", "since": versions.APIKeys})
 	}
 	for _, g := range absversion.Lacking(v) {
 		out = append(out, map[string]any{"what": g.Method + " " + g.Path, "since": g.Since, "tools": g.Tools})

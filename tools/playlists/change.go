@@ -20,9 +20,6 @@ import (
 // Audiobookshelf rejects another length with 400 but saves a new name in
 // the same request anyway.
 func PlanUpdatePlaylist(ctx context.Context, d *kit.Deps, a toolargs.UpdatePlaylist) (*kit.Plan, error) {
-	if a.Name == nil && a.Description == nil && a.Items == nil {
-		return nil, kit.Errorf(kit.NotSent, "arguments: give at least one of name, description, items.")
-	}
 	body := abs.UpdatePlaylistJSONRequestBody{Name: a.Name, Description: a.Description}
 	plan := &kit.Plan{Targets: []string{a.PlaylistID}}
 	// The playlist is read first in every case: the answer carries what

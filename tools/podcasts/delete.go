@@ -21,14 +21,10 @@ type episodeRead struct {
 	Playlists []string `json:"playlists"`
 }
 
-// PlanDeletePodcastEpisode plans delete_podcast_episode. mayRun refuses a
-// user without the delete permission before anybody is asked (Audiobookshelf
-// would answer 403); the user's record is read for their progress of the
-// episode.
+// PlanDeletePodcastEpisode plans delete_podcast_episode. A user without
+// its permission (tools.yaml) was refused before it runs; the user's record
+// is read for their progress of the episode.
 func PlanDeletePodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.DeletePodcastEpisode) (*kit.Plan, error) {
-	if err := d.MayRun(ctx, "delete_podcast_episode"); err != nil {
-		return nil, err
-	}
 	_, u, err := d.ReadMe(ctx)
 	if err != nil {
 		return nil, err
@@ -112,7 +108,7 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.Delet
 		if hard {
 			params = &abs.DeletePodcastEpisodeParams{Hard: kit.Ptr(abs.DeletePodcastEpisodeParamsHard(1))}
 		}
-		rb, err := podMutate(ctx, d, "episode "+ep.ID+" of podcast "+it.ID, "delete", func(ctx context.Context) (*http.Response, error) {
+		rb, err := podMutate(ctx, d, "episode "+ep.ID+" of podcast "+it.ID, func(ctx context.Context) (*http.Response, error) {
 			return d.API.DeletePodcastEpisode(ctx, it.ID, ep.ID, params)
 		})
 		if err != nil {
@@ -151,9 +147,6 @@ type podcastRead struct {
 // empty is deleted), the episodes and the item, and with hard=1 the
 // podcast's folder with everything in it.
 func PlanDeletePodcast(ctx context.Context, d *kit.Deps, a toolargs.DeletePodcast) (*kit.Plan, error) {
-	if err := d.MayRun(ctx, "delete_podcast"); err != nil {
-		return nil, err
-	}
 	_, u, err := d.ReadMe(ctx)
 	if err != nil {
 		return nil, err
@@ -265,7 +258,7 @@ func PlanDeletePodcast(ctx context.Context, d *kit.Deps, a toolargs.DeletePodcas
 		if hard {
 			params = &abs.DeleteLibraryItemParams{Hard: kit.Ptr(abs.DeleteLibraryItemParamsHard(1))}
 		}
-		if _, err := podMutate(ctx, d, "podcast "+it.ID, "delete", func(ctx context.Context) (*http.Response, error) {
+		if _, err := podMutate(ctx, d, "podcast "+it.ID, func(ctx context.Context) (*http.Response, error) {
 			return d.API.DeleteLibraryItem(ctx, it.ID, params)
 		}); err != nil {
 			return nil, err

@@ -22,9 +22,6 @@ const RecentlyAddedCap = 5
 
 // CheckNewEpisodes is check_new_episodes.
 func CheckNewEpisodes(ctx context.Context, d *kit.Deps, a toolargs.CheckNewEpisodes) (*mcp.CallToolResult, error) {
-	if err := d.MayRun(ctx, "check_new_episodes"); err != nil {
-		return nil, err
-	}
 	it, f, err := podcastFeed(ctx, d, a.LibraryItemID)
 	if err != nil {
 		return nil, err
@@ -90,12 +87,6 @@ func encodeURI(s string) string {
 
 // DownloadPodcastEpisodes is download_podcast_episodes.
 func DownloadPodcastEpisodes(ctx context.Context, d *kit.Deps, a toolargs.DownloadPodcastEpisodes) (*mcp.CallToolResult, error) {
-	if (a.Episodes == nil) == (a.Newest == nil) {
-		return nil, kit.Errorf(kit.NotSent, `arguments: give either "episodes" (keys from check_new_episodes or get_podcast_feed) or "newest" (a count), not both and not neither.`)
-	}
-	if err := d.MayRun(ctx, "download_podcast_episodes"); err != nil {
-		return nil, err
-	}
 	it, f, err := podcastFeed(ctx, d, a.LibraryItemID)
 	if err != nil {
 		return nil, err
@@ -187,7 +178,7 @@ func DownloadPodcastEpisodes(ctx context.Context, d *kit.Deps, a toolargs.Downlo
 		buf.Write(e.Raw)
 	}
 	buf.WriteByte(']')
-	if _, err := podMutate(ctx, d, "the download of episodes of podcast "+it.ID, "admin", func(ctx context.Context) (*http.Response, error) {
+	if _, err := podMutate(ctx, d, "the download of episodes of podcast "+it.ID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.DownloadPodcastEpisodesWithBody(ctx, it.ID, "application/json", bytes.NewReader(buf.Bytes()))
 	}); err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
-	"net/url"
 	"sort"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
@@ -64,19 +63,9 @@ func feedEpisodeBrief(e *absdata.FeedEpisode) FeedEpisode {
 	return out
 }
 
-// checkFeedURL refuses what Audiobookshelf would refuse as a feed URL
-// (utils.validateUrl: http or https only), naming the argument.
-func checkFeedURL(arg, raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return kit.Errorf(kit.NotSent, `argument %q: must be an http:// or https:// URL of a podcast RSS feed (e.g. feed_url of search_podcasts).`, arg)
-	}
-	return nil
-}
-
 // readFeed asks Audiobookshelf to fetch and parse a feed.
 func readFeed(ctx context.Context, d *kit.Deps, feedURL string) (*feed, error) {
-	body, err := podGet(ctx, d, "the feed "+feedURL, "admin", func(ctx context.Context) (*http.Response, error) {
+	body, err := podGet(ctx, d, "the feed "+feedURL, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetPodcastFeed(ctx, abs.GetPodcastFeedJSONRequestBody{RssFeed: feedURL})
 	})
 	if err != nil {

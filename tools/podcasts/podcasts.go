@@ -29,42 +29,48 @@ func holds(p *absdata.Item, e *absdata.FeedEpisode) (id string, ok bool) {
 	return "", false
 }
 
-// podcastRefusal is the error for a 403 on a podcast route: it reads the
-// user to name what they lack (only on this failure path).
-func podcastRefusal(ctx context.Context, d *kit.Deps, r *kit.Response, what, needs string, mutating bool) error {
+// podcastRefusal is the error for a 403 on a podcast route. The tool's
+// permission (tools.yaml) was checked before it ran (kit.Deps.Permit), so a
+// 403 means the user lost it since (per person a key's check is believed
+// for a minute), or may not see the library: the user is read to say which
+// (only on this failure path).
+func podcastRefusal(ctx context.Context, d *kit.Deps, r *kit.Response, what string, mutating bool) error {
 	if r.Status != http.StatusForbidden {
 		return kit.StatusError(r, what, mutating)
 	}
+	refused := func(format string, a ...any) error {
+		return &kit.Error{Text: fmt.Sprintf(format, a...), Outcome: kit.Unchanged, Status: r.Status}
+	}
 	_, u, err := d.ReadMe(ctx)
-	if err == nil && u.Type != "admin" && u.Type != "root" && needs == "admin" {
-		return &kit.Error{Text: fmt.Sprintf("Audiobookshelf refused %s (403 Forbidden): it lets only admin and root users subscribe to podcasts, read feeds and download episodes, and the user of this API key (%s) is of type %s. Use an API key of an admin user.", what, u.Username, u.Type), Outcome: kit.Unchanged, Status: r.Status}
+	if need := kit.NeededBy(ctx); err == nil && !kit.PersonOf(u).Has(need) {
+		if need.ForAdmins() {
+			return refused("Audiobookshelf refused %s (403 Forbidden): it lets only admin and root users do this, and the user of this API key (%s) is of type %s. Use an API key of an admin user.", what, u.Username, u.Type)
+		}
+		return refused("Audiobookshelf refused %s (403 Forbidden): it needs Audiobookshelf's %s permission (%s), which the user of this API key (%s) does not have. An admin can grant it under Settings → Users.", what, need, need.Field(), u.Username)
 	}
-	if err == nil && needs == "delete" && !u.Can("delete") {
-		return &kit.Error{Text: fmt.Sprintf("Audiobookshelf refused %s (403 Forbidden): deleting it needs the delete permission, which the user of this API key (%s) does not have. An admin can grant it under Settings → Users.", what, u.Username), Outcome: kit.Unchanged, Status: r.Status}
-	}
-	return &kit.Error{Text: fmt.Sprintf("Audiobookshelf refused %s (403 Forbidden): the user of this API key may not access this podcast's library.", what), Outcome: kit.Unchanged, Status: r.Status}
+	return refused("Audiobookshelf refused %s (403 Forbidden): the user of this API key may not access this podcast's library.", what)
 }
 
 // podGet is get for the podcast routes: a 403 names the permission.
-func podGet(ctx context.Context, d *kit.Deps, what, needs string, s kit.Sender) ([]byte, error) {
+func podGet(ctx context.Context, d *kit.Deps, what string, s kit.Sender) ([]byte, error) {
 	r, err := d.Send(ctx, false, s)
 	if err != nil {
 		return nil, err
 	}
 	if r.Status/100 != 2 {
-		return nil, podcastRefusal(ctx, d, r, what, needs, false)
+		return nil, podcastRefusal(ctx, d, r, what, false)
 	}
 	return r.Body, nil
 }
 
 // podMutate is mutate for the podcast routes.
-func podMutate(ctx context.Context, d *kit.Deps, what, needs string, s kit.Sender) ([]byte, error) {
+func podMutate(ctx context.Context, d *kit.Deps, what string, s kit.Sender) ([]byte, error) {
 	r, err := d.Send(ctx, true, s)
 	if err != nil {
 		return nil, err
 	}
 	if r.Status/100 != 2 {
-		return nil, podcastRefusal(ctx, d, r, what, needs, true)
+		return nil, podcastRefusal(ctx, d, r, what, true)
 	}
 	if err := d.CheckWrite(r, what); err != nil {
 		return nil, err

@@ -54,12 +54,6 @@ func SearchPodcasts(ctx context.Context, d *kit.Deps, a toolargs.SearchPodcasts)
 
 // GetPodcastFeed is get_podcast_feed.
 func GetPodcastFeed(ctx context.Context, d *kit.Deps, a toolargs.GetPodcastFeed) (*mcp.CallToolResult, error) {
-	if err := checkFeedURL("feed_url", a.FeedUrl); err != nil {
-		return nil, err
-	}
-	if err := d.MayRun(ctx, "get_podcast_feed"); err != nil {
-		return nil, err
-	}
 	f, err := readFeed(ctx, d, a.FeedUrl)
 	if err != nil {
 		return nil, err
@@ -86,12 +80,6 @@ func GetPodcastFeed(ctx context.Context, d *kit.Deps, a toolargs.GetPodcastFeed)
 
 // CreatePodcast is create_podcast.
 func CreatePodcast(ctx context.Context, d *kit.Deps, a toolargs.CreatePodcast) (*mcp.CallToolResult, error) {
-	if err := checkFeedURL("feed_url", a.FeedUrl); err != nil {
-		return nil, err
-	}
-	if err := d.MayRun(ctx, "create_podcast"); err != nil {
-		return nil, err
-	}
 	_, lib, err := d.ReadLibrary(ctx, a.LibraryID)
 	if err != nil {
 		return nil, err
@@ -152,7 +140,7 @@ func CreatePodcast(ctx context.Context, d *kit.Deps, a toolargs.CreatePodcast) (
 	}
 	md.Type = kit.Ptr(typ)
 	req.Media.AutoDownloadEpisodes = kit.Ptr(a.AutoDownload)
-	rb, err := podMutate(ctx, d, "a new podcast in library "+a.LibraryID, "admin", func(ctx context.Context) (*http.Response, error) {
+	rb, err := podMutate(ctx, d, "a new podcast in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.CreatePodcast(ctx, req)
 	})
 	if err != nil {
@@ -191,5 +179,5 @@ func folderExists(ctx context.Context, d *kit.Deps, p string) (bool, error) {
 	case http.StatusBadRequest:
 		return false, nil
 	}
-	return false, podcastRefusal(ctx, d, r, "the check whether "+p+" is on disk", "admin", false)
+	return false, podcastRefusal(ctx, d, r, "the check whether "+p+" is on disk", false)
 }

@@ -20,9 +20,6 @@ import (
 // date (which the tool cannot give back) asks first (effect
 // clears_finished_date, tools.yaml).
 func PlanSetMediaProgress(ctx context.Context, d *kit.Deps, a toolargs.SetMediaProgress) (*kit.Plan, error) {
-	if a.CurrentTime == nil && a.Progress == nil && a.IsFinished == nil && a.HideFromContinueListening == nil {
-		return nil, kit.Errorf(kit.NotSent, "arguments: give at least one of current_time, progress, is_finished, hide_from_continue_listening.")
-	}
 	it, duration, err := mediaTarget(ctx, d, a.LibraryItemID, a.EpisodeID)
 	if err != nil {
 		return nil, err

@@ -272,9 +272,6 @@ func countOf(n int, one, many string) string {
 // because Audiobookshelf deletes that record and the name put back is a
 // new one.
 func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateItemMetadata) (*kit.Plan, error) {
-	if err := d.MayRun(ctx, "update_item_metadata"); err != nil {
-		return nil, err
-	}
 	b, err := getBook(ctx, d, a.LibraryItemID, "update_item_metadata")
 	if err != nil {
 		return nil, err

@@ -87,9 +87,6 @@ type ItemRef struct {
 // ScanLibrary is scan_library.
 func ScanLibrary(ctx context.Context, d *kit.Deps, a toolargs.ScanLibrary) (*mcp.CallToolResult, error) {
 	poll, wait := scanTiming(d)
-	if err := d.MayRun(ctx, "scan_library"); err != nil {
-		return nil, err
-	}
 	// The library and the task list at once.
 	tasks := kit.Alongside(ctx, func(ctx context.Context) tasksAnswer {
 		t, err := listTasks(ctx, d)

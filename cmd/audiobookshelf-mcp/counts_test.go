@@ -1,0 +1,78 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestToolCountsAgree: every tool count the program prints, and the
+// bundle's manifest, comes from the registry and says what it counts:
+// the toolsets on by default (what tools/list offers with no settings) or
+// every toolset. (Before, tools/list offered 52 while --help and the
+// manifest said 57, neither saying of what.)
+func TestToolCountsAgree(t *testing.T) {
+	byDefault, all := ToolCounts()
+	if byDefault >= all || byDefault == 0 {
+		t.Fatalf("ToolCounts: %d by default, %d in all", byDefault, all)
+	}
+	listed := func(env []string) (int, string) {
+		t.Helper()
+		s := start(t, env)
+		s.initialize()
+		s.send("tools/list", map[string]any{})
+		var res struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(s.recv()["result"], &res); err != nil {
+			t.Fatal(err)
+		}
+		s.in.Close()
+		done := make(chan struct{})
+		go func() { s.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Fatal("the server did not exit")
+		}
+		return len(res.Tools), s.stderr.String()
+	}
+	n, stderr := listed(baseEnv())
+	if n != byDefault {
+		t.Errorf("tools/list with no settings: %d tools, ToolCounts says %d by default", n, byDefault)
+	}
+	if want := fmt.Sprintf(": %d tools offered (of %d in every toolset;", byDefault, all); !strings.Contains(stderr, want) {
+		t.Errorf("the start-up line does not say %q:\n%s", want, stderr)
+	}
+	n, stderr = listed(baseEnv("AUDIOBOOKSHELF_TOOLSETS=all"))
+	if n != all {
+		t.Errorf("tools/list with every toolset: %d tools, ToolCounts says %d", n, all)
+	}
+	if want := fmt.Sprintf(": %d tools offered (of %d in every toolset;", all, all); !strings.Contains(stderr, want) {
+		t.Errorf("the start-up line with every toolset does not say %q:\n%s", want, stderr)
+	}
+
+	_, _, help := runQuick(t, baseEnv(), "--help")
+	if want := fmt.Sprintf("Tools: %d in the toolsets on by default, %d with every toolset", byDefault, all); !strings.Contains(help, want) {
+		t.Errorf("--help does not say %q:\n%s", want, help)
+	}
+
+	b, err := os.ReadFile("../../packaging/mcpb/manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		LongDescription string `json:"long_description"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{fmt.Sprintf("**%d tools** in the ", byDefault), fmt.Sprintf("(%d in all)", all)} {
+		if !strings.Contains(m.LongDescription, want) {
+			t.Errorf("the bundle's long description does not say %q: %s", want, m.LongDescription)
+		}
+	}
+}

@@ -154,7 +154,7 @@ var readCases = []readCase{
 		fail: map[string]any{"library_item_id": unknownID}, failWant: []string{"404", "library item " + unknownID}, failSends: true},
 	{tool: "get_item_chapters", args: map[string]any{"library_item_id": sd.ItemColourOfMagic}, route: "/api/items/" + sd.ItemColourOfMagic,
 		check: func(t *testing.T, v any) {
-			if at(t, v, "total").(float64) != 24 || at(t, v, "chapters", 0, "start_s").(float64) != 0 {
+			if at(t, v, "total").(float64) != 24 || at(t, v, "chapters", 0, "start_s").(float64) != 0 || at(t, v, "title") != "The Colour of Magic" {
 				t.Errorf("chapters: %v", v)
 			}
 		},

@@ -90,6 +90,15 @@ type Text struct {
 	Valid bool
 }
 
+// MarshalJSON writes the text as Audiobookshelf held it: a string, or
+// null.
+func (t Text) MarshalJSON() ([]byte, error) {
+	if !t.Valid {
+		return []byte("null"), nil
+	}
+	return json.Marshal(t.Value)
+}
+
 func (t *Text) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && b[0] == 'n' {
 		*t = Text{}

@@ -1,6 +1,9 @@
 package absdata
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // A text keeps null and a missing key apart from "", and takes a number
 // as its text: update_item_metadata's and match_library_item's answers
@@ -30,5 +33,17 @@ func TestTextKeepsNullApartFromEmpty(t *testing.T) {
 	}
 	if !m.Description.Null() || m.PublishedYear.Valid || m.Series[0].Sequence != (Text{"2", true}) {
 		t.Errorf("metadata: %+v", m)
+	}
+}
+
+// Written out, a text is what Audiobookshelf held: a string or null.
+func TestTextWritesAsHeld(t *testing.T) {
+	for _, c := range []struct {
+		in   Text
+		want string
+	}{{Text{"Mort", true}, `"Mort"`}, {Text{"", true}, `""`}, {Text{}, `null`}} {
+		if b, err := json.Marshal(c.in); err != nil || string(b) != c.want {
+			t.Errorf("%+v: %s, %v; want %s", c.in, b, err, c.want)
+		}
 	}
 }

@@ -116,7 +116,7 @@ func ListBookmarks(ctx context.Context, d *kit.Deps, a toolargs.ListBookmarks) (
 		}
 		return out[i].TimeS < out[j].TimeS
 	})
-	return kit.PageResult(d, "bookmarks", kit.PageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit))
+	return kit.Page(d, "bookmarks", kit.PagingOf(a.Page, a.Limit), out, nil, kit.AsIs)
 }
 
 // CreateBookmark is create_bookmark. Audiobookshelf answers a create at an

@@ -104,43 +104,17 @@ func sharedNote() []string {
 
 // ListCollections is list_collections.
 func ListCollections(ctx context.Context, d *kit.Deps, a toolargs.ListCollections) (*mcp.CallToolResult, error) {
-	body, err := d.Get(ctx, "the collections", func(ctx context.Context) (*http.Response, error) {
-		if a.LibraryID != nil {
-			// One library's route pages (LibraryController): only the
-			// page is sent; the server-wide route sends every one.
-			return d.API.ListLibraryCollections(ctx, *a.LibraryID, &abs.ListLibraryCollectionsParams{Limit: kit.Ptr(int(a.Limit)), Page: kit.Ptr(int(a.Page))})
-		}
-		return d.API.ListCollections(ctx)
-	})
-	if err != nil {
-		if a.LibraryID == nil {
-			err = kit.EveryOneTooLarge(err, "collection", "list_collections")
-		}
-		return nil, err
-	}
-	var v struct {
-		Collections []absdata.Collection `json:"collections"`
-		Results     []absdata.Collection `json:"results"`
-		Total       *int                 `json:"total"`
-	}
-	if err := kit.Decode(body, &v); err != nil {
-		return nil, err
-	}
-	cs := kit.PageOf(v.Collections, int(a.Page), int(a.Limit))
-	total := len(v.Collections)
-	if a.LibraryID != nil {
-		// Audiobookshelf sent the page.
-		cs = v.Results
-		total = len(cs)
-		if v.Total != nil {
-			total = *v.Total
-		}
-	}
-	out := make([]CollectionBrief, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, CollectionBrief{ID: c.ID, Name: c.Name, LibraryID: c.LibraryID, Books: len(c.Books)})
-	}
-	return kit.PageResult(d, "collections", out, total, int(a.Page), int(a.Limit))
+	return kit.ListLibraryOrServer(ctx, d, kit.ListRoutes{Noun: "collection", Tool: "list_collections",
+		Library: func(ctx context.Context, id string, p kit.Paging) (*http.Response, error) {
+			return d.API.ListLibraryCollections(ctx, id, &abs.ListLibraryCollectionsParams{Limit: &p.Limit, Page: &p.Page})
+		},
+		Server: func(ctx context.Context) (*http.Response, error) { return d.API.ListCollections(ctx) },
+	}, a.LibraryID, kit.PagingOf(a.Page, a.Limit), briefOf)
+}
+
+// briefOf is a collection in a list.
+func briefOf(c *absdata.Collection) CollectionBrief {
+	return CollectionBrief{ID: c.ID, Name: c.Name, LibraryID: c.LibraryID, Books: len(c.Books)}
 }
 
 // GetCollection is get_collection.
@@ -153,7 +127,7 @@ func GetCollection(ctx context.Context, d *kit.Deps, a toolargs.GetCollection) (
 		return kit.RawResult(body)
 	}
 	all := collectionAll(c)
-	return kit.PageResult(d, "books", kit.PageOf(all.Books, int(a.Page), int(a.Limit)), len(all.Books), int(a.Page), int(a.Limit),
+	return kit.Page(d, "books", kit.PagingOf(a.Page, a.Limit), all.Books, nil, kit.AsIs,
 		kit.Extra("id", all.ID), kit.Extra("name", all.Name), kit.Extra("library_id", all.LibraryID), kit.Extra("description", all.Description),
 		kit.Extra("description_length", all.DescriptionLength), kit.Extra("description_cut", all.DescriptionCut), kit.Extra("updated", all.Updated))
 }

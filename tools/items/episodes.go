@@ -61,20 +61,17 @@ func ListRecentEpisodes(ctx context.Context, d *kit.Deps, a toolargs.ListRecentE
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
 	}
-	out := make([]compact.EpisodeBrief, 0, len(v.Episodes))
-	for i := range v.Episodes {
-		e := &v.Episodes[i]
+	total := len(v.Episodes) + int(a.Page)*int(a.Limit)
+	if v.Total != nil {
+		total = *v.Total
+	} else if len(v.Episodes) == int(a.Limit) {
+		total++ // Audiobookshelf does not count; there may be more
+	}
+	return kit.Page(d, "results", kit.PagingOf(a.Page, a.Limit), v.Episodes, &total, func(e *absdata.Episode) compact.EpisodeBrief {
 		podcast := ""
 		if e.Podcast != nil {
 			podcast = e.Podcast.Metadata.Title.Value
 		}
-		out = append(out, compact.Episode(e, podcast))
-	}
-	total := len(out) + int(a.Page)*int(a.Limit)
-	if v.Total != nil {
-		total = *v.Total
-	} else if len(out) == int(a.Limit) {
-		total++ // Audiobookshelf does not count; there may be more
-	}
-	return kit.PageResult(d, "results", out, total, int(a.Page), int(a.Limit))
+		return compact.Episode(e, podcast)
+	})
 }

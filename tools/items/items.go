@@ -38,10 +38,10 @@ func GetItemChapters(ctx context.Context, d *kit.Deps, a toolargs.GetItemChapter
 	if it.MediaType == "podcast" {
 		return nil, kit.Errorf(kit.Unchanged, "Library item %s is a podcast: its chapters belong to episodes. Use get_podcast_episode with an episode_id (get_library_item lists them).", a.LibraryItemID)
 	}
-	out := make([]Chapter, 0, len(it.Media.Chapters))
-	for i, c := range kit.PageOf(it.Media.Chapters, int(a.Page), int(a.Limit)) {
-		out = append(out, Chapter{Index: int(a.Page*a.Limit) + i, Title: c.Title, StartS: compact.Round1(c.Start), EndS: compact.Round1(c.End)})
+	chapters := make([]Chapter, 0, len(it.Media.Chapters))
+	for i, c := range it.Media.Chapters {
+		chapters = append(chapters, Chapter{Index: i, Title: c.Title, StartS: compact.Round1(c.Start), EndS: compact.Round1(c.End)})
 	}
-	return kit.PageResult(d, "chapters", out, len(it.Media.Chapters), int(a.Page), int(a.Limit),
-		kit.Extra("library_item_id", it.ID), kit.Extra("title", it.Media.Metadata.Title), kit.Extra("duration_s", compact.Seconds(it.Media.Duration)))
+	return kit.Page(d, "chapters", kit.PagingOf(a.Page, a.Limit), chapters, nil, kit.AsIs,
+		kit.Extra("library_item_id", it.ID), kit.Extra("title", it.Media.Metadata.Title.Value), kit.Extra("duration_s", compact.Seconds(it.Media.Duration)))
 }

@@ -2,13 +2,16 @@ package kit
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"reflect"
 	"sort"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,6 +26,74 @@ import (
 // asked limit whose entries fit, so that page and limit still name the
 // same entries (page*limit is a multiple of the new limit) and next goes
 // on exactly where it stopped. The answer says so in note.
+
+// Paging is the page (0-based) and the limit a list tool was called with.
+type Paging struct{ Page, Limit int }
+
+// PagingOf is the paging of a call's page and limit arguments.
+func PagingOf(page, limit int64) Paging { return Paging{Page: int(page), Limit: int(limit)} }
+
+// Page is every list tool's answer: page p of a list under key. rows is
+// either that page as Audiobookshelf cut it, total its count of the whole
+// list, or, with total nil, the whole list, of which the page is cut here.
+// Each entry of the page is projected with brief (AsIs for entries already
+// in their compact form); extra fields go before the entries. The answer
+// keeps to the result budget as the top of this file says.
+func Page[T, U any](d *Deps, key string, p Paging, rows []T, total *int, brief func(*T) U, extra ...Field) (*mcp.CallToolResult, error) {
+	n := 0
+	if total == nil {
+		n = len(rows)
+		rows = PageOf(rows, p.Page, p.Limit)
+	} else {
+		n = *total
+	}
+	out := make([]U, 0, len(rows))
+	for i := range rows {
+		out = append(out, brief(&rows[i]))
+	}
+	return pageResult(d, key, out, n, p.Page, p.Limit, extra...)
+}
+
+// AsIs is the projection of an entry already in its compact form.
+func AsIs[T any](t *T) T { return *t }
+
+// ListRoutes are the two routes of a list that Audiobookshelf serves for
+// one library, paged, and for the whole server, whole: the collections and
+// the playlists.
+type ListRoutes struct {
+	// Noun names an entry ("collection"), Tool the tool that lists them.
+	Noun, Tool string
+	Library    func(ctx context.Context, libraryID string, p Paging) (*http.Response, error)
+	Server     Sender
+}
+
+// ListLibraryOrServer answers page p of such a list: with libraryID from
+// one library's route, which pages on Audiobookshelf's side
+// (LibraryController: only the page is sent); without it from the
+// server-wide route, which sends every entry, each with its items, and of
+// which the page is cut here (too much for one answer is refused, saying
+// to pass library_id). Each entry is projected with brief.
+func ListLibraryOrServer[T, U any](ctx context.Context, d *Deps, r ListRoutes, libraryID *string, p Paging, brief func(*T) U) (*mcp.CallToolResult, error) {
+	key := r.Noun + "s"
+	body, err := d.Get(ctx, "the "+key, func(ctx context.Context) (*http.Response, error) {
+		if libraryID != nil {
+			return r.Library(ctx, *libraryID, p)
+		}
+		return r.Server(ctx)
+	})
+	if err != nil {
+		if libraryID == nil {
+			err = everyOneTooLarge(err, r.Noun, r.Tool)
+		}
+		return nil, err
+	}
+	var l absdata.Listing[T]
+	if err := Decode(body, &l); err != nil {
+		return nil, err
+	}
+	rows, total := l.Rows()
+	return Page(d, key, p, rows, total, brief)
+}
 
 // PageOf is one page of a list Audiobookshelf sent whole.
 func PageOf[T any](all []T, page, limit int) []T {
@@ -52,10 +123,10 @@ type Field struct {
 // out, as omitempty would.
 func Extra(key string, value any) Field { return Field{Key: key, Value: value} }
 
-// PageResult answers one page of a list under key. entries is the page as
+// pageResult answers one page of a list under key. entries is the page as
 // asked (at most limit entries, from page*limit); total is the length of
 // the whole list.
-func PageResult[T any](d *Deps, key string, entries []T, total, page, limit int, extra ...Field) (*mcp.CallToolResult, error) {
+func pageResult[T any](d *Deps, key string, entries []T, total, page, limit int, extra ...Field) (*mcp.CallToolResult, error) {
 	enc := make([][]byte, 0, len(entries))
 	for i := range entries {
 		b, err := Marshal(entries[i])
@@ -206,11 +277,11 @@ func (d *Deps) FitLists(out map[string]any, rest map[string]string, cuts map[str
 	}
 }
 
-// EveryOneTooLarge replaces send's refusal of a body over the limit when a
+// everyOneTooLarge replaces send's refusal of a body over the limit when a
 // server-wide route sent every collection or playlist at once (each with
 // its books expanded): a smaller limit would not help, one library's
 // route is paged by Audiobookshelf.
-func EveryOneTooLarge(err error, what, tool string) error {
+func everyOneTooLarge(err error, what, tool string) error {
 	if !errors.Is(err, ErrTooLarge) {
 		return err
 	}

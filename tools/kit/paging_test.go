@@ -15,7 +15,7 @@ func TestPageFitsTheBudget(t *testing.T) {
 	for i := range all {
 		all[i] = fmt.Sprintf("%04d", i) + strings.Repeat("x", 196)
 	}
-	res, _ := PageResult(d, "tags", PageOf(all, 2, 100), len(all), 2, 100)
+	res, _ := Page(d, "tags", Paging{Page: 2, Limit: 100}, all, nil, AsIs[string])
 	if n := ResultChars(res); n > 10000 {
 		t.Fatalf("%d characters over a budget of 10000", n)
 	}
@@ -36,12 +36,12 @@ func TestPageFitsTheBudget(t *testing.T) {
 		t.Errorf("entries %q..%q, note %q", v.Tags[0][:4], v.Tags[24][:4], v.Note)
 	}
 	// The next page's arguments give the entries right after.
-	next, _ := PageResult(d, "tags", PageOf(all, v.Next.Page, v.Next.Limit), len(all), v.Next.Page, v.Next.Limit)
+	next, _ := Page(d, "tags", Paging{Page: v.Next.Page, Limit: v.Next.Limit}, all, nil, AsIs[string])
 	if err := json.Unmarshal([]byte(text(next)), &v); err != nil || v.Tags[0] != all[225] {
 		t.Errorf("next page starts at %q, want 0225: %v", v.Tags[0][:4], err)
 	}
 	// The last page says no next.
-	last, _ := PageResult(d, "tags", PageOf(all, 39, 25), len(all), 39, 25)
+	last, _ := Page(d, "tags", Paging{Page: 39, Limit: 25}, all, nil, AsIs[string])
 	v.Next = nil
 	if err := json.Unmarshal([]byte(text(last)), &v); err != nil || v.Next != nil || v.Returned != 25 {
 		t.Errorf("last page: next %v returned %d", v.Next, v.Returned)

@@ -39,27 +39,15 @@ func ListAuthors(ctx context.Context, d *kit.Deps, a toolargs.ListAuthors) (*mcp
 	if kit.Full(a.Detail) {
 		return kit.RawResult(body)
 	}
-	var v struct {
-		Results []absdata.Author `json:"results"`
-		Authors []absdata.Author `json:"authors"` // an unpaged answer
-		Total   *int             `json:"total"`
-	}
+	// A server that sent every author (no total) has its page cut here.
+	var v absdata.Listing[absdata.Author]
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
 	}
-	rows, total := v.Results, 0
-	if v.Total != nil {
-		total = *v.Total
-	} else {
-		// A server that sent every author: the page is cut here.
-		total = len(v.Authors)
-		rows = kit.PageOf(v.Authors, int(a.Page), int(a.Limit))
-	}
-	out := make([]AuthorBrief, 0, len(rows))
-	for _, au := range rows {
-		out = append(out, AuthorBrief{ID: au.ID, Name: au.Name, NumBooks: au.NumBooks})
-	}
-	return kit.PageResult(d, "authors", out, total, int(a.Page), int(a.Limit))
+	rows, total := v.Rows()
+	return kit.Page(d, "authors", kit.PagingOf(a.Page, a.Limit), rows, total, func(au *absdata.Author) AuthorBrief {
+		return AuthorBrief{ID: au.ID, Name: au.Name, NumBooks: au.NumBooks}
+	})
 }
 
 // GetAuthor is get_author.

@@ -90,22 +90,14 @@ func ListLibraryItems(ctx context.Context, d *kit.Deps, a toolargs.ListLibraryIt
 	if kit.Full(a.Detail) {
 		return kit.RawResult(body)
 	}
-	var v struct {
-		Results []absdata.Item `json:"results"`
-		Total   *int           `json:"total"`
-	}
+	var v absdata.Listing[absdata.Item]
 	if err := kit.Decode(body, &v); err != nil {
 		progress.Abandon()
 		return nil, err
 	}
 	byItem := progress.Wait()
-	out := make([]compact.ItemBrief, 0, len(v.Results))
-	for i := range v.Results {
-		out = append(out, compact.Brief(&v.Results[i], byItem))
-	}
-	total := len(out)
-	if v.Total != nil {
-		total = *v.Total
-	}
-	return kit.PageResult(d, "results", out, total, int(a.Page), int(a.Limit))
+	rows, total := v.Rows()
+	return kit.Page(d, "results", kit.PagingOf(a.Page, a.Limit), rows, total, func(it *absdata.Item) compact.ItemBrief {
+		return compact.Brief(it, byItem)
+	})
 }

@@ -50,28 +50,28 @@ func ListSeries(ctx context.Context, d *kit.Deps, a toolargs.ListSeries) (*mcp.C
 	if kit.Full(a.Detail) {
 		return kit.RawResult(body)
 	}
-	var v struct {
-		Results []absdata.Series `json:"results"`
-		Total   int              `json:"total"`
-	}
+	var v absdata.Listing[absdata.Series]
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
 	}
-	out := make([]SeriesBrief, 0, len(v.Results))
-	for _, s := range v.Results {
-		sb := SeriesBrief{ID: s.ID, Name: s.Name, NumBooks: len(s.Books)}
-		for i := range s.Books {
-			if i == SeriesBooksCap {
-				sb.More = fmt.Sprintf("+%d more: list_library_items with filter_group series, filter_value %s, sort sequence (paged)", len(s.Books)-i, s.ID)
-				break
-			}
-			b := compact.Brief(&s.Books[i], nil)
-			b.Authors, b.Added = "", ""
-			sb.Books = append(sb.Books, b)
+	rows, total := v.Rows()
+	return kit.Page(d, "results", kit.PagingOf(a.Page, a.Limit), rows, total, seriesBrief)
+}
+
+// seriesBrief is a series in list_series, with its first SeriesBooksCap
+// books.
+func seriesBrief(s *absdata.Series) SeriesBrief {
+	sb := SeriesBrief{ID: s.ID, Name: s.Name, NumBooks: len(s.Books)}
+	for i := range s.Books {
+		if i == SeriesBooksCap {
+			sb.More = fmt.Sprintf("+%d more: list_library_items with filter_group series, filter_value %s, sort sequence (paged)", len(s.Books)-i, s.ID)
+			break
 		}
-		out = append(out, sb)
+		b := compact.Brief(&s.Books[i], nil)
+		b.Authors, b.Added = "", ""
+		sb.Books = append(sb.Books, b)
 	}
-	return kit.PageResult(d, "results", out, v.Total, int(a.Page), int(a.Limit))
+	return sb
 }
 
 // GetSeries is get_series.

@@ -21,7 +21,7 @@ func ListTags(ctx context.Context, d *kit.Deps, a toolargs.ListTags) (*mcp.CallT
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
 	}
-	return kit.PageResult(d, "tags", kit.PageOf(v.Tags, int(a.Page), int(a.Limit)), len(v.Tags), int(a.Page), int(a.Limit))
+	return kit.Page(d, "tags", kit.PagingOf(a.Page, a.Limit), v.Tags, nil, kit.AsIs)
 }
 
 // ListGenres is list_genres.
@@ -36,5 +36,5 @@ func ListGenres(ctx context.Context, d *kit.Deps, a toolargs.ListGenres) (*mcp.C
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
 	}
-	return kit.PageResult(d, "genres", kit.PageOf(v.Genres, int(a.Page), int(a.Limit)), len(v.Genres), int(a.Page), int(a.Limit))
+	return kit.Page(d, "genres", kit.PagingOf(a.Page, a.Limit), v.Genres, nil, kit.AsIs)
 }

@@ -58,10 +58,7 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 		return kit.RawResult(b)
 	}
 	var v struct {
-		LibraryItems []struct {
-			absdata.Item
-			ProgressLastUpdate int64 `json:"progressLastUpdate"`
-		} `json:"libraryItems"`
+		LibraryItems []inProgressItem `json:"libraryItems"`
 	}
 	if err := kit.Decode(body, &v); err != nil {
 		records.Abandon()
@@ -93,10 +90,10 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 		// and at least one more than this page.
 		total = max(inProgress, total)
 	}
-	rows := kit.PageOf(all, page, limit)
-	out := make([]entry, 0, len(rows))
-	for i := range rows {
-		it := &rows[i].Item
+	// The page is cut here from the first (page+1)*limit+1 Audiobookshelf
+	// sent, with the total counted above.
+	return kit.Page(d, "items", kit.Paging{Page: page, Limit: limit}, kit.PageOf(all, page, limit), &total, func(r *inProgressItem) entry {
+		it := &r.Item
 		e := entry{ItemBrief: compact.Brief(it, nil)}
 		ep := ""
 		if it.RecentEpisode != nil {
@@ -108,9 +105,15 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 			e.Progress = compact.ProgressOf(p)
 			e.ProgressPct, e.Finished = nil, false
 		}
-		out = append(out, e)
-	}
-	return kit.PageResult(d, "items", out, total, page, limit)
+		return e
+	})
+}
+
+// inProgressItem is an entry of the items in progress: an item, with when
+// the user's progress of it last moved.
+type inProgressItem struct {
+	absdata.Item
+	ProgressLastUpdate int64 `json:"progressLastUpdate"`
 }
 
 // GetListeningStats is get_listening_stats.

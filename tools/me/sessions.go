@@ -54,9 +54,5 @@ func ListListeningSessions(ctx context.Context, d *kit.Deps, a toolargs.ListList
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
 	}
-	out := make([]SessionBrief, 0, len(v.Sessions))
-	for i := range v.Sessions {
-		out = append(out, sessionBrief(&v.Sessions[i]))
-	}
-	return kit.PageResult(d, "results", out, v.Total, int(a.Page), int(a.Limit))
+	return kit.Page(d, "results", kit.PagingOf(a.Page, a.Limit), v.Sessions, &v.Total, sessionBrief)
 }

@@ -160,43 +160,17 @@ func entryIDs(items []argdec.PlaylistItem) []string {
 
 // ListPlaylists is list_playlists.
 func ListPlaylists(ctx context.Context, d *kit.Deps, a toolargs.ListPlaylists) (*mcp.CallToolResult, error) {
-	body, err := d.Get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) {
-		if a.LibraryID != nil {
-			// One library's route pages (LibraryController): only the
-			// page is sent; the server-wide route sends every one.
-			return d.API.ListLibraryPlaylists(ctx, *a.LibraryID, &abs.ListLibraryPlaylistsParams{Limit: kit.Ptr(int(a.Limit)), Page: kit.Ptr(int(a.Page))})
-		}
-		return d.API.ListPlaylists(ctx)
-	})
-	if err != nil {
-		if a.LibraryID == nil {
-			err = kit.EveryOneTooLarge(err, "playlist", "list_playlists")
-		}
-		return nil, err
-	}
-	var v struct {
-		Playlists []absdata.Playlist `json:"playlists"`
-		Results   []absdata.Playlist `json:"results"`
-		Total     *int               `json:"total"`
-	}
-	if err := kit.Decode(body, &v); err != nil {
-		return nil, err
-	}
-	ps := kit.PageOf(v.Playlists, int(a.Page), int(a.Limit))
-	total := len(v.Playlists)
-	if a.LibraryID != nil {
-		// Audiobookshelf sent the page.
-		ps = v.Results
-		total = len(ps)
-		if v.Total != nil {
-			total = *v.Total
-		}
-	}
-	out := make([]PlaylistBrief, 0, len(ps))
-	for _, p := range ps {
-		out = append(out, PlaylistBrief{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: len(p.Items)})
-	}
-	return kit.PageResult(d, "playlists", out, total, int(a.Page), int(a.Limit))
+	return kit.ListLibraryOrServer(ctx, d, kit.ListRoutes{Noun: "playlist", Tool: "list_playlists",
+		Library: func(ctx context.Context, id string, p kit.Paging) (*http.Response, error) {
+			return d.API.ListLibraryPlaylists(ctx, id, &abs.ListLibraryPlaylistsParams{Limit: &p.Limit, Page: &p.Page})
+		},
+		Server: func(ctx context.Context) (*http.Response, error) { return d.API.ListPlaylists(ctx) },
+	}, a.LibraryID, kit.PagingOf(a.Page, a.Limit), briefOf)
+}
+
+// briefOf is a playlist in a list.
+func briefOf(p *absdata.Playlist) PlaylistBrief {
+	return PlaylistBrief{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: len(p.Items)}
 }
 
 // GetPlaylist is get_playlist.
@@ -209,7 +183,7 @@ func GetPlaylist(ctx context.Context, d *kit.Deps, a toolargs.GetPlaylist) (*mcp
 		return kit.RawResult(body)
 	}
 	all := playlistAll(p)
-	return kit.PageResult(d, "entries", kit.PageOf(all.Entries, int(a.Page), int(a.Limit)), len(all.Entries), int(a.Page), int(a.Limit),
+	return kit.Page(d, "entries", kit.PagingOf(a.Page, a.Limit), all.Entries, nil, kit.AsIs,
 		kit.Extra("id", all.ID), kit.Extra("name", all.Name), kit.Extra("library_id", all.LibraryID), kit.Extra("description", all.Description),
 		kit.Extra("description_length", all.DescriptionLength), kit.Extra("description_cut", all.DescriptionCut))
 }

@@ -35,7 +35,7 @@ func CheckNewEpisodes(ctx context.Context, d *kit.Deps, a toolargs.CheckNewEpiso
 	if missing == nil {
 		missing = []FeedEpisode{}
 	}
-	return kit.PageResult(d, "episodes", kit.PageOf(missing, int(a.Page), int(a.Limit)), len(missing), int(a.Page), int(a.Limit),
+	return kit.Page(d, "episodes", kit.PagingOf(a.Page, a.Limit), missing, nil, kit.AsIs,
 		kit.Extra("library_item_id", it.ID), kit.Extra("feed_episodes", len(f.Episodes)),
 		kit.Extra("in_library", len(f.Episodes)-len(missing)))
 }
@@ -319,7 +319,7 @@ func ListPodcastDownloads(ctx context.Context, d *kit.Deps, a toolargs.ListPodca
 		}
 	}
 	extra = append(extra, kit.Extra("finished", "Audiobookshelf keeps no list of finished downloads: a finished one is an episode of its podcast (recently_added, with library_item_id); one that left the queue without becoming an episode failed (the Audiobookshelf log says why)."))
-	return kit.PageResult(d, "downloads", kit.PageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit), extra...)
+	return kit.Page(d, "downloads", kit.PagingOf(a.Page, a.Limit), out, nil, kit.AsIs, extra...)
 }
 
 // keyStates says for each download key where its episode is: an episode

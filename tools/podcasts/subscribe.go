@@ -49,7 +49,7 @@ func SearchPodcasts(ctx context.Context, d *kit.Deps, a toolargs.SearchPodcasts)
 	if len(out) == 0 {
 		extra = append(extra, kit.Extra("note", "No results. Audiobookshelf asks iTunes and answers an empty list when it cannot reach it too (its server needs internet access); a feed URL known otherwise works with get_podcast_feed and create_podcast."))
 	}
-	return kit.PageResult(d, "podcasts", kit.PageOf(out, int(a.Page), int(a.Limit)), len(out), int(a.Page), int(a.Limit), extra...)
+	return kit.Page(d, "podcasts", kit.PagingOf(a.Page, a.Limit), out, nil, kit.AsIs, extra...)
 }
 
 // GetPodcastFeed is get_podcast_feed.
@@ -72,7 +72,7 @@ func GetPodcastFeed(ctx context.Context, d *kit.Deps, a toolargs.GetPodcastFeed)
 	if len(cats) > compact.TermsCap {
 		cats = cats[:compact.TermsCap]
 	}
-	return kit.PageResult(d, "episodes", kit.PageOf(eps, int(a.Page), int(a.Limit)), len(eps), int(a.Page), int(a.Limit),
+	return kit.Page(d, "episodes", kit.PagingOf(a.Page, a.Limit), eps, nil, kit.AsIs,
 		kit.Extra("title", m.Title), kit.Extra("author", m.Author), kit.Extra("feed_url", m.FeedURL), kit.Extra("language", m.Language),
 		kit.Extra("type", m.Type), kit.Extra("categories", strings.Join(cats, ", ")),
 		kit.Extra("description", desc), kit.Extra("description_length", descLen))

@@ -1,0 +1,81 @@
+package kit_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/toolgen"
+)
+
+// Every list tool (a tool of tools.yaml that takes page) answers through
+// the one paging helper, kit.Page (or kit.ListLibraryOrServer, which ends
+// in it): its function in its toolset's package calls one of them.
+func TestEveryListToolPagesWithPage(t *testing.T) {
+	m, err := toolgen.Load("../../tools.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists := 0
+	for _, tool := range m.Tools {
+		pages := false
+		for _, p := range tool.Params {
+			pages = pages || p.Name == "page"
+		}
+		if !pages {
+			continue
+		}
+		lists++
+		name := toolgen.GoName(tool.Name)
+		fn := findFunc(t, filepath.Join("..", tool.Toolset), name)
+		if fn == nil {
+			t.Errorf("%s: no func %s in tools/%s", tool.Name, name, tool.Toolset)
+			continue
+		}
+		called := false
+		ast.Inspect(fn, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				f := c.Fun
+				if ix, ok := f.(*ast.IndexExpr); ok {
+					f = ix.X
+				}
+				if sel, ok := f.(*ast.SelectorExpr); ok {
+					if x, ok := sel.X.(*ast.Ident); ok && x.Name == "kit" && (sel.Sel.Name == "Page" || sel.Sel.Name == "ListLibraryOrServer") {
+						called = true
+					}
+				}
+			}
+			return true
+		})
+		if !called {
+			t.Errorf("%s (tools/%s, %s) takes page but does not answer through kit.Page", tool.Name, tool.Toolset, name)
+		}
+	}
+	if lists < 15 {
+		t.Fatalf("test bug: %d list tools found", lists)
+	}
+}
+
+// findFunc is the declaration of func name in the package in dir.
+func findFunc(t *testing.T, dir, name string) *ast.FuncDecl {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == name {
+				return fd
+			}
+		}
+	}
+	return nil
+}

@@ -4,12 +4,30 @@
 // without elicitation (the two-call token).
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { connect, dialogOf, flavors, protocolOf, text } from "./clients.mjs";
 
-// How many tools a client of the default configuration is offered: the 44
-// and the podcasts toolset. internal/app's TestInteropKnowsTheDefaultTools
-// holds this number to what the server registers.
-export const DEFAULT_TOOLS = 52;
+// defaultTools counts the tools a client of the default configuration is
+// offered: those of docs/tools.md under the toolsets on by default (the
+// bundle manifest's toolsets setting), both generated from tools.yaml, so
+// that a tool added there needs no change here. internal/app's
+// TestInteropKnowsTheDefaultTools holds the same reading to what the server
+// registers.
+function defaultTools() {
+  const read = (p) => readFileSync(new URL(`../${p}`, import.meta.url), "utf8");
+  const on = JSON.parse(read("packaging/mcpb/manifest.json")).user_config.toolsets.default.split(",");
+  let current = "";
+  let n = 0;
+  for (const line of read("docs/tools.md").split("\n")) {
+    const ts = /^## (\w+)$/.exec(line);
+    if (ts) current = ts[1];
+    if (/^### (\w+)$/.test(line) && on.includes(current)) n++;
+  }
+  return n;
+}
+
+// How many tools a client of the default configuration is offered.
+export const DEFAULT_TOOLS = defaultTools();
 export const PLAYLIST = "ee7d2eab-52a8-4724-92db-bd7266926ced"; // the demo's "Commute" playlist
 // No scenario may hang a CI run.
 export const limit = { timeout: 30_000 };

@@ -76,3 +76,10 @@ func TestToolCountsAgree(t *testing.T) {
 		}
 	}
 }
+
+// defaultTools is how many tools a server with no settings offers: the
+// toolsets on by default (ToolCounts, from the registry).
+func defaultTools() int {
+	n, _ := ToolCounts()
+	return n
+}

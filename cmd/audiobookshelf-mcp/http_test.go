@@ -153,7 +153,7 @@ func TestHTTPListensAndStops(t *testing.T) {
 				t.Errorf("negotiated %s, want %s", got, c.version)
 			}
 			res, err := cs.ListTools(context.Background(), nil)
-			if err != nil || len(res.Tools) != 44+8 {
+			if err != nil || len(res.Tools) != defaultTools() {
 				t.Fatalf("tools/list over HTTP: %v", err)
 			}
 			if r := apptest.CallOn(t, cs, "list_libraries", nil); r.IsError || !strings.Contains(apptest.Text(r), `"name":"Books"`) {

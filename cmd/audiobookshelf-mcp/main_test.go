@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/app"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 )
 
@@ -281,8 +282,8 @@ func TestStdioToolsListWithoutConfiguration(t *testing.T) {
 	if err := json.Unmarshal(r["result"], &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 44+8 { // the 44 and the podcasts toolset
-		t.Fatalf("tools/list over stdio: %d tools, want %d", len(res.Tools), 44+8)
+	if len(res.Tools) != defaultTools() { // the toolsets on by default
+		t.Fatalf("tools/list over stdio: %d tools, want %d", len(res.Tools), defaultTools())
 	}
 	for _, tool := range res.Tools {
 		for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
@@ -324,8 +325,8 @@ func TestReadOnlyModeOverStdio(t *testing.T) {
 		Tools []json.RawMessage `json:"tools"`
 	}
 	json.Unmarshal(s.recv()["result"], &res)
-	if len(res.Tools) != 29+4 {
-		t.Errorf("read-only mode lists %d tools, want %d", len(res.Tools), 29+4)
+	if len(res.Tools) != len(app.Select(true, nil)) {
+		t.Errorf("read-only mode lists %d tools, want %d", len(res.Tools), len(app.Select(true, nil)))
 	}
 	if !strings.Contains(s.stderr.String(), "read-only") {
 		t.Errorf("the startup line must say read-only mode: %s", s.stderr)

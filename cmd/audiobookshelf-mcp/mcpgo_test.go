@@ -95,8 +95,8 @@ func checkMCPGo(t *testing.T, tr string) {
 	if err != nil {
 		t.Fatalf("tools/list: %v", err)
 	}
-	if len(tools.Tools) != 44+8 {
-		t.Fatalf("tools/list: %d tools, want %d", len(tools.Tools), 44+8)
+	if len(tools.Tools) != defaultTools() {
+		t.Fatalf("tools/list: %d tools, want %d", len(tools.Tools), defaultTools())
 	}
 
 	call := func() *mcp.CallToolResult {

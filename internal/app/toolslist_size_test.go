@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"regexp"
-	"strconv"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
@@ -43,21 +43,42 @@ func TestDefaultToolsListSize(t *testing.T) {
 	}
 }
 
-// TestInteropKnowsTheDefaultTools holds interop/suite.mjs's DEFAULT_TOOLS,
-// the number of tools the TypeScript clients and gateways must be offered,
-// to what a server with no settings registers, so that a tool added to a
-// default toolset fails here, in the Go tests, and not first in the interop
-// run.
+// TestInteropKnowsTheDefaultTools holds what the interop and bundle tests
+// read as the default tools (interop/suite.mjs's DEFAULT_TOOLS): the tools
+// of docs/tools.md under the toolsets of the bundle manifest's default
+// setting, both generated from tools.yaml, to what a server with no
+// settings registers, tool by tool, so that a tool added to a default
+// toolset is counted everywhere without a number written anywhere.
 func TestInteropKnowsTheDefaultTools(t *testing.T) {
-	src, err := os.ReadFile("../../interop/suite.mjs")
+	man, err := os.ReadFile("../../packaging/mcpb/manifest.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^export const DEFAULT_TOOLS = (\d+);$`).FindSubmatch(src)
-	if m == nil {
-		t.Fatal("interop/suite.mjs has no line export const DEFAULT_TOOLS = N;")
+	var bundle struct {
+		UserConfig struct {
+			Toolsets struct {
+				Default string `json:"default"`
+			} `json:"toolsets"`
+		} `json:"user_config"`
 	}
-	want, _ := strconv.Atoi(string(m[1]))
+	if err := json.Unmarshal(man, &bundle); err != nil {
+		t.Fatal(err)
+	}
+	on := strings.Split(bundle.UserConfig.Toolsets.Default, ",")
+	doc, err := os.ReadFile("../../docs/tools.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var documented []string
+	current := ""
+	for _, line := range strings.Split(string(doc), "\n") {
+		if ts, ok := strings.CutPrefix(line, "## "); ok {
+			current = ts
+		}
+		if tool, ok := strings.CutPrefix(line, "### "); ok && slices.Contains(on, current) {
+			documented = append(documented, tool)
+		}
+	}
 	none := func(string) (string, bool) { return "", false }
 	cfg, err := config.FromEnv(func(string) string { return "" }, none, func(string) error { return nil })
 	if err != nil {
@@ -67,7 +88,13 @@ func TestInteropKnowsTheDefaultTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != want {
-		t.Errorf("interop/suite.mjs says DEFAULT_TOOLS = %d, a server with no settings lists %d tools: set it to %d", want, len(res.Tools), len(res.Tools))
+	var listed []string
+	for _, tool := range res.Tools {
+		listed = append(listed, tool.Name)
+	}
+	slices.Sort(listed)
+	slices.Sort(documented)
+	if !slices.Equal(listed, documented) || len(listed) == 0 {
+		t.Errorf("a server with no settings lists %v; docs/tools.md under the bundle's default toolsets %v has %v", listed, on, documented)
 	}
 }

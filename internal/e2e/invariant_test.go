@@ -264,7 +264,7 @@ func TestEveryWriteAsksOrPutsBack(t *testing.T) {
 		}
 		cases, ok := putBackCases[tool.Name]
 		if !ok {
-			t.Errorf("write tool %s neither always asks nor has a put-back case here: give it one (or a guard)", tool.Name)
+			t.Errorf("write tool %s neither always asks nor has a put-back case: give it a case in putBackCases (internal/e2e/invariant_test.go) whose answer's put_back gives every record back, or a guard that always asks in tools.yaml (CONTRIBUTING.md, adding a write tool)", tool.Name)
 			continue
 		}
 		for _, c := range cases {

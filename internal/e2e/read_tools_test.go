@@ -2,13 +2,16 @@ package e2e
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/toolgen"
 )
 
 const unknownID = "00000000-0000-4000-8000-000000000000"
@@ -298,18 +301,62 @@ func TestReadTools(t *testing.T) {
 			}
 		})
 	}
+	// A read tool's example of tools.yaml (the one test of a tool without a
+	// case here) must answer, with JSON, and change nothing.
+	examples := manifestExamples(t)
 	reads := 0
 	for _, tool := range e.Server.Tools {
-		if tool.ReadOnly {
-			reads++
-			if !tested[tool.Name] {
-				t.Errorf("read tool %s has no case", tool.Name)
+		if !tool.ReadOnly {
+			continue
+		}
+		reads++
+		args, ok := examples[tool.Name]
+		if !ok && !tested[tool.Name] {
+			t.Errorf("read tool %s has no example call: give it example: (its arguments, against the sample library) in tools.yaml (CONTRIBUTING.md, step 1), or a case in internal/e2e/read_tools_test.go", tool.Name)
+		}
+		if !ok {
+			continue
+		}
+		t.Run(tool.Name+"/example", func(t *testing.T) {
+			e.Standin.ResetRequests()
+			res := e.Call(t, tool.Name, args)
+			if res.IsError {
+				t.Fatalf("its example of tools.yaml %v failed: %s", args, apptest.Text(res))
 			}
+			if res.StructuredContent != nil || !json.Valid([]byte(apptest.Text(res))) {
+				t.Errorf("the result of its example is not the JSON text alone: %s", apptest.Text(res))
+			}
+			if len(e.Standin.Mutations()) != 0 {
+				t.Errorf("a read tool sent %v", mutations(e.Standin))
+			}
+		})
+	}
+	// Every read tool of the registry is offered with every toolset on.
+	all := 0
+	for _, tool := range registry.All {
+		if tool.ReadOnly {
+			all++
 		}
 	}
-	if reads != 29+4+1 { // the 44's, the podcasts toolset's and upkeep's get_item_cover
-		t.Errorf("%d read tools", reads)
+	if reads != all {
+		t.Errorf("the server offers %d read tools with every toolset on, the registry has %d", reads, all)
 	}
+}
+
+// manifestExamples are the example calls of tools.yaml, by tool.
+func manifestExamples(t *testing.T) map[string]map[string]any {
+	t.Helper()
+	m, err := toolgen.Load("../../tools.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]any{}
+	for _, tool := range m.Tools {
+		if tool.Example != nil {
+			out[tool.Name] = tool.Example
+		}
+	}
+	return out
 }
 
 // TestListLibraryItemsFilter: the filter is group.base64(value), with sort,

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -82,6 +84,12 @@ var (
 
 // Check validates the manifest against the spec. Every refusal names the
 // tool and the field.
+// toolsetNameRE is a toolset's name: its package's, tools/NAME.
+var toolsetNameRE = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
+
+// sharedPackages are the packages of tools/ that hold no toolset.
+var sharedPackages = map[string]bool{"kit": true, "absdata": true, "compact": true}
+
 func Check(m *Manifest, spec Spec) error {
 	var errs []error
 	fail := func(tool, field, format string, a ...any) {
@@ -107,6 +115,9 @@ func Check(m *Manifest, spec Spec) error {
 		}
 		if ts.Name == "default" || ts.Name == "all" {
 			errs = append(errs, fmt.Errorf("tools.yaml: toolset %s: the name is reserved for AUDIOBOOKSHELF_TOOLSETS", ts.Name))
+		}
+		if !toolsetNameRE.MatchString(ts.Name) || sharedPackages[ts.Name] {
+			errs = append(errs, fmt.Errorf("tools.yaml: toolset %q: the name is its Go package's (tools/NAME): lowercase letters and digits, starting with a letter, and none of %s", ts.Name, strings.Join(slices.Sorted(maps.Keys(sharedPackages)), ", ")))
 		}
 	}
 	seen := map[string]bool{}
@@ -237,6 +248,11 @@ func Check(m *Manifest, spec Spec) error {
 				case p.Required || p.Default != nil:
 					fail(name, rule.field, "%s is always given (required, or has a default)", n)
 				}
+			}
+		}
+		for _, n := range slices.Sorted(maps.Keys(t.Example)) {
+			if p := params[n]; p == nil || n == "confirm_token" {
+				fail(name, "example", "%s is not a parameter of the tool", n)
 			}
 		}
 		// permission

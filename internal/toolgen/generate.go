@@ -27,6 +27,9 @@ func Build(root string) (map[string][]byte, error) {
 	if err := Check(m, spec); err != nil {
 		return nil, err
 	}
+	if err := CheckCode(root, m); err != nil {
+		return nil, err
+	}
 	files, err := Render(m, spec)
 	if err != nil {
 		return nil, err

@@ -61,6 +61,11 @@ type Tool struct {
 	// Permission is the Audiobookshelf permission a call needs beyond the
 	// user's own data; absent for none.
 	Permission Permission `yaml:"permission"`
+	// Example is a call of the tool against the sample library (the
+	// stand-in of internal/standin, and --demo): its arguments. The tests
+	// make it for a tool that has no case of its own (internal/e2e), so a
+	// read tool is tested by its manifest entry alone.
+	Example map[string]any `yaml:"example"`
 }
 
 // Permission is a tool's `permission:`: a name as Audiobookshelf names it

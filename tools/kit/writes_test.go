@@ -55,7 +55,7 @@ func TestWriteAnswersAreTheSpecs(t *testing.T) {
 			sample := "/base" + param.ReplaceAllString(path, "x1")
 			w := answerFor(method, sample)
 			if w == nil || w.op != op.OperationID {
-				t.Errorf("%s %s (%s): writeAnswers has no entry for it (found %v)", method, path, op.OperationID, w)
+				t.Errorf("%s %s (%s): writeAnswers has no entry for it (found %v): a write tool's operation says there what Audiobookshelf answers it with (tools/kit/writes.go; CONTRIBUTING.md, adding a write tool)", method, path, op.OperationID, w)
 				continue
 			}
 			ok, found := op.Responses["200"]

@@ -513,6 +513,13 @@ func quotedList(ss []string) string {
 	return "[]string{" + strings.Join(q, ", ") + "}"
 }
 
+// writeHandler writes one tool's handler, the path every call of it takes
+// (docs/architecture.md): its arguments decoded and checked; then, were
+// names accepted where ids are, their ids found (here, so that the
+// permission, the plan and the question see ids alone); the permission
+// checked; for a guarded tool its plan, the question, and the change; else
+// the tool's function. Errors go back to internal/app's wrapper, the one
+// place they become results (kit.Result).
 func writeHandler(b *bytes.Buffer, t *Tool) {
 	typ := GoName(t.Name)
 	fn := lowerFirst(typ)

@@ -1,0 +1,63 @@
+package kit_test
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The packages of tools/ import one way (docs/architecture.md): a toolset
+// imports kit, compact and absdata and no other toolset; compact imports
+// kit and absdata; kit imports absdata; absdata imports no package of the
+// repository. What two toolsets share goes down a layer.
+func TestToolsImportOneWay(t *testing.T) {
+	const module = "github.com/audiobookshelf-mcp/audiobookshelf-mcp/"
+	allowed := map[string]func(imp string) bool{
+		"absdata": func(imp string) bool { return !strings.HasPrefix(imp, module) },
+		"kit":     func(imp string) bool { return !strings.HasPrefix(imp, module+"tools/") || imp == module+"tools/absdata" },
+		"compact": func(imp string) bool {
+			return !strings.HasPrefix(imp, module+"tools/") || imp == module+"tools/absdata" || imp == module+"tools/kit"
+		},
+	}
+	toolset := func(imp string) bool {
+		return allowed["compact"](imp) || imp == module+"tools/compact"
+	}
+	dirs, err := os.ReadDir("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	packages := 0
+	for _, dir := range dirs {
+		if !dir.IsDir() {
+			continue
+		}
+		packages++
+		ok := allowed[dir.Name()]
+		if ok == nil {
+			ok = toolset
+		}
+		files, _ := filepath.Glob(filepath.Join("..", dir.Name(), "*.go"))
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, im := range f.Imports {
+				imp, _ := strconv.Unquote(im.Path.Value)
+				if !ok(imp) {
+					t.Errorf("%s imports %s: tools/%s may not (docs/architecture.md, the layout)", path, imp, dir.Name())
+				}
+			}
+		}
+	}
+	if packages < 12 {
+		t.Fatalf("test bug: %d packages of tools/ read", packages)
+	}
+}

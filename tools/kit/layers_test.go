@@ -18,7 +18,9 @@ func TestToolsImportOneWay(t *testing.T) {
 	const module = "github.com/audiobookshelf-mcp/audiobookshelf-mcp/"
 	allowed := map[string]func(imp string) bool{
 		"absdata": func(imp string) bool { return !strings.HasPrefix(imp, module) },
-		"kit":     func(imp string) bool { return !strings.HasPrefix(imp, module+"tools/") || imp == module+"tools/absdata" },
+		"kit": func(imp string) bool {
+			return !strings.HasPrefix(imp, module+"tools/") || imp == module+"tools/absdata"
+		},
 		"compact": func(imp string) bool {
 			return !strings.HasPrefix(imp, module+"tools/") || imp == module+"tools/absdata" || imp == module+"tools/kit"
 		},

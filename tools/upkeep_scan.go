@@ -238,11 +238,6 @@ func ScanLibrary(ctx context.Context, d *Deps, a toolargs.ScanLibrary) (*mcp.Cal
 	return jsonResult(out), nil
 }
 
-type meAnswer struct {
-	u   *absUser
-	res *mcp.CallToolResult
-}
-
 type tasksAnswer struct {
 	tasks []absTask
 	res   *mcp.CallToolResult

@@ -390,7 +390,7 @@ func ListAuthors(ctx context.Context, d *Deps, a toolargs.ListAuthors) (*mcp.Cal
 	}
 	out := make([]AuthorBrief, 0, len(rows))
 	for _, au := range rows {
-		out = append(out, AuthorBrief{ID: au.ID, Name: au.Name, NumBooks: au.NumBooks})
+		out = append(out, AuthorBrief(au))
 	}
 	return pageResult(d, "authors", out, total, int(a.Page), int(a.Limit)), nil
 }

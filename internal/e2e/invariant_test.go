@@ -206,10 +206,7 @@ func downloadedIDs(t *testing.T, e *apptest.Env, answer any) []string {
 }
 
 func verifyDownloadPutBack(t *testing.T, before, after *sd.Data, answer any) {
-	var gone []string
-	for _, f := range after.Podcasts.DeletedFiles[len(before.Podcasts.DeletedFiles):] {
-		gone = append(gone, f)
-	}
+	gone := after.Podcasts.DeletedFiles[len(before.Podcasts.DeletedFiles):]
 	if len(gone) != len(at(t, answer, "queued").([]any)) {
 		t.Errorf("deleted from disk: %v, want one file for each download", gone)
 	}

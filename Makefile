@@ -92,8 +92,11 @@ publish-registry:
 mcp-publisher:
 	GOBIN=$(abspath $(BUILD_DIR)/tools) $(GO) install github.com/modelcontextprotocol/registry/cmd/publisher@$(MCP_PUBLISHER_VERSION)
 
+# go vet, then staticcheck (pinned in go.mod's tool block, run with go tool
+# like oapi-codegen, so no global install).
 vet:
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 
 # The whole suite: the Go tests with the race detector, then the official
 # TypeScript MCP clients (from npm, pinned in interop/package-lock.json)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -191,6 +192,21 @@ func TestSharedKey(t *testing.T) {
 	}
 }
 
+// rootsAnswer is a roots/list answer under the question's id, decoded from
+// the JSON a client sends, as go-sdk decodes it: the one kind of answer
+// besides sampling's that an input response can be, and not an elicitation.
+func rootsAnswer(t *testing.T) mcp.InputResponseMap {
+	t.Helper()
+	var m mcp.InputResponseMap
+	if err := json.Unmarshal([]byte(`{"`+InputID+`": {"roots": []}}`), &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m[InputID].(*mcp.ElicitResult); ok || m[InputID] == nil {
+		t.Fatalf("a roots answer decodes as %T", m[InputID])
+	}
+	return m
+}
+
 func TestAnswersThatDoNotApprove(t *testing.T) {
 	h := newHarness(t, Config{Elicitation: true}, true)
 	cs := h.manual(t)
@@ -202,7 +218,7 @@ func TestAnswersThatDoNotApprove(t *testing.T) {
 	}{
 		{"no responses", nil, outcomeNoAnswer},
 		{"answer under another id", mcp.InputResponseMap{"other": approve[InputID]}, outcomeNoAnswer},
-		{"not an ElicitResult", mcp.InputResponseMap{InputID: &mcp.ListRootsResult{Roots: []*mcp.Root{}}}, outcomeNoAnswer},
+		{"not an ElicitResult", rootsAnswer(t), outcomeNoAnswer},
 		{"approve as a string", mcp.InputResponseMap{InputID: &mcp.ElicitResult{Action: "accept", Content: map[string]any{ApproveField: "true"}}}, outcomeNotApproved},
 		{"approve as a number", mcp.InputResponseMap{InputID: &mcp.ElicitResult{Action: "accept", Content: map[string]any{ApproveField: 1}}}, outcomeNotApproved},
 		{"accept without content", mcp.InputResponseMap{InputID: &mcp.ElicitResult{Action: "accept"}}, outcomeNotApproved},

@@ -123,10 +123,7 @@ func main() {
 		fail(err)
 	}
 	if *image {
-		ps = nil
-		for _, p := range release.ImagePlatforms {
-			ps = append(ps, p)
-		}
+		ps = append([]release.Platform(nil), release.ImagePlatforms...)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -152,8 +152,13 @@ func New(o Options) (*Server, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: registry.ServerName, Title: registry.ServerTitle, Version: o.Version},
 		&mcp.ServerOptions{Instructions: registry.Instructions, Logger: sdkLogger(logger),
 			// Declared, not inferred from registered tools: they are added in
-			// the background (register), and the list never changes.
-			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
+			// the background (register), and the list never changes. Tools
+			// only: the server sends no log messages to clients (its log is
+			// stderr), so it does not declare logging, which 2026-07-28
+			// deprecates (SEP-2577). go-sdk still answers logging/setLevel
+			// from a client of an earlier revision with {}
+			// (TestNoLoggingCapability).
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 	s.AddReceivingMiddleware(refuseSecondInitialize, refuseUnoffered, toolsForPerson(registry.All), g.Middleware(), clipToolName)
 	s.AddSendingMiddleware(g.SendingMiddleware())
 	selected := Select(cfg.ReadOnly, cfg.Toolsets)

@@ -14,6 +14,11 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 )
 
+// hangGuard bounds a wait for something that comes in well under a second:
+// far from any time a busy machine takes, only so that a hang fails the
+// test instead of the whole run.
+const hangGuard = 2 * time.Minute
+
 // stdioSession is the server over StdioTransport on pipes, as the binary
 // runs it: lines are written to its stdin and its answers read back.
 type stdioSession struct {
@@ -70,8 +75,8 @@ func startStdioWith(t testing.TB, o Options) *stdioSession {
 		cancel()
 		select {
 		case <-s.ended:
-		case <-time.After(5 * time.Second):
-			t.Error("the session did not end within 5s of its input")
+		case <-time.After(hangGuard):
+			t.Errorf("the session did not end within %s of its input", hangGuard)
 		}
 	})
 	return s
@@ -87,7 +92,7 @@ func (s *stdioSession) send(line string) {
 // next returns the next line the server wrote that is not a notification.
 func (s *stdioSession) next(what string) map[string]json.RawMessage {
 	s.t.Helper()
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(hangGuard)
 	for {
 		select {
 		case m, ok := <-s.answers:
@@ -99,7 +104,7 @@ func (s *stdioSession) next(what string) map[string]json.RawMessage {
 			}
 			return m
 		case <-timeout:
-			s.t.Fatalf("%s: no answer within 10s", what)
+			s.t.Fatalf("%s: no answer within %s", what, hangGuard)
 		}
 	}
 }

@@ -45,8 +45,8 @@ func released(t *testing.T, end <-chan time.Time, what string) {
 	t.Helper()
 	select {
 	case <-end:
-	case <-time.After(5 * time.Second):
-		t.Fatalf("%s: the end of input is still held", what)
+	case <-time.After(hangGuard):
+		t.Fatalf("%s: the end of input is still held after %s", what, hangGuard)
 	}
 }
 

@@ -19,7 +19,7 @@ var Unoffered = []string{
 }
 
 // refuseUnoffered answers the Unoffered methods as unknown (-32601), as the
-// capabilities declare: tools and logging only.
+// capabilities declare: tools only.
 func refuseUnoffered(next mcp.MethodHandler) mcp.MethodHandler {
 	unoffered := map[string]bool{}
 	for _, m := range Unoffered {

@@ -11,9 +11,9 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 )
 
-// TestPromptsAndResourcesAreUnknownMethods: the server declares tools and
-// logging only, so every prompts/* and resources/* method is an unknown
-// method (-32601) rather than an empty list, while tools/list still works.
+// TestPromptsAndResourcesAreUnknownMethods: the server declares tools
+// only, so every prompts/* and resources/* method is an unknown method
+// (-32601) rather than an empty list, while tools/list still works.
 func TestPromptsAndResourcesAreUnknownMethods(t *testing.T) {
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) { checkUnoffered(t, version) })

@@ -60,6 +60,12 @@ type Env struct {
 	log     *SyncBuffer
 }
 
+// HangGuard bounds every wait of these helpers that ends by itself in well
+// under a second (a call, a connection, a request to the stand-in): far
+// from any time a busy machine takes, only so that a hang fails the test
+// instead of the whole run. It is never what a test asserts.
+const HangGuard = 2 * time.Minute
+
 // Start builds an Env and closes it when the test ends.
 func Start(t testing.TB, o Options) *Env {
 	t.Helper()
@@ -70,7 +76,7 @@ func Start(t testing.TB, o Options) *Env {
 	}
 	// Every toolset, those off by default too, so that every tool can be
 	// called; Config can narrow it (nil: the default ones).
-	cfg := &config.Config{URL: sd.URL(), APIKey: key, Elicitation: true, Timeout: 10 * time.Second, Toolsets: config.AllToolsets()}
+	cfg := &config.Config{URL: sd.URL(), APIKey: key, Elicitation: true, Timeout: HangGuard, Toolsets: config.AllToolsets()}
 	if o.Config != nil {
 		o.Config(cfg)
 	}
@@ -123,7 +129,7 @@ func (e *Env) CallErr(name string, args any) (*mcp.CallToolResult, error) {
 }
 
 func callErr(cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), HangGuard)
 	defer cancel()
 	return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 }
@@ -145,7 +151,7 @@ func CallOn(t testing.TB, cs *mcp.ClientSession, name string, args any) *mcp.Cal
 // ends. The error is returned: tests connect where they expect a refusal.
 func ConnectHTTP(t testing.TB, endpoint, version string, hc *http.Client, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), HangGuard)
 	defer cancel()
 	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: -1}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).

@@ -38,7 +38,7 @@ func TestDeletePodcast(t *testing.T) {
 		t.Run(fmt.Sprintf("delete_files %v, declined", files), func(t *testing.T) {
 			rec := &recorder{answer: answers[2].answer} // decline
 			e := start(t, apptest.Options{Elicit: rec.handle})
-			before := stateMap(t, e.Standin.Snapshot())
+			before := stateOf(t, e.Standin)
 			it, _ := e.Standin.Item(sd.ItemPodcastTinyThings)
 			eps := map[string]bool{}
 			for _, ep := range it.Podcast.Episodes {
@@ -85,7 +85,7 @@ func TestDeletePodcast(t *testing.T) {
 			if !strings.Contains(apptest.Text(res), "othing was changed") || len(e.Standin.Mutations()) != 0 {
 				t.Errorf("declined, yet: %v %s", mutations(e.Standin), apptest.Text(res))
 			}
-			for _, d := range stateDiff("", before, stateMap(t, e.Standin.Snapshot()), nil) {
+			for _, d := range stateDiff("", before, stateOf(t, e.Standin), nil) {
 				t.Errorf("declined, yet changed: %s", d)
 			}
 		})
@@ -133,7 +133,7 @@ func TestDeletePodcast(t *testing.T) {
 	t.Run("a book is refused", func(t *testing.T) {
 		rec := &recorder{answer: answers[0].answer}
 		e := start(t, apptest.Options{Elicit: rec.handle})
-		before := stateMap(t, e.Standin.Snapshot())
+		before := stateOf(t, e.Standin)
 		res := e.Call(t, "delete_podcast", map[string]any{"library_item_id": sd.ItemMort, "delete_files": true})
 		if text := apptest.Text(res); !res.IsError || !strings.Contains(text, `"library_item_id"`) || !strings.Contains(text, "not a podcast") || !strings.Contains(text, "Nothing was changed") {
 			t.Errorf("a book: %s", text)
@@ -141,7 +141,7 @@ func TestDeletePodcast(t *testing.T) {
 		if len(rec.asked()) != 0 || len(e.Standin.Mutations()) != 0 {
 			t.Errorf("a book: asked %d, sent %v", len(rec.asked()), mutations(e.Standin))
 		}
-		for _, d := range stateDiff("", before, stateMap(t, e.Standin.Snapshot()), nil) {
+		for _, d := range stateDiff("", before, stateOf(t, e.Standin), nil) {
 			t.Errorf("a book: changed %s", d)
 		}
 	})
@@ -203,7 +203,7 @@ func TestDeletePodcastWithDownloadsQueued(t *testing.T) {
 	e := start(t, apptest.Options{Elicit: rec.handle})
 	e.Standin.HoldDownloads(true)
 	decode(t, e.Call(t, "download_podcast_episodes", map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "newest": 2}))
-	before := stateMap(t, e.Standin.Snapshot())
+	before := stateOf(t, e.Standin)
 	e.Standin.ResetRequests()
 	res := e.Call(t, "delete_podcast", map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "delete_files": true})
 	if text := apptest.Text(res); !res.IsError || !strings.Contains(text, "2 episode download(s) queued or running") || !strings.Contains(text, "list_podcast_downloads") {
@@ -212,7 +212,7 @@ func TestDeletePodcastWithDownloadsQueued(t *testing.T) {
 	if len(rec.asked()) != 0 || len(e.Standin.Mutations()) != 0 {
 		t.Errorf("with downloads queued: asked %d, sent %v", len(rec.asked()), mutations(e.Standin))
 	}
-	for _, d := range stateDiff("", before, stateMap(t, e.Standin.Snapshot()), nil) {
+	for _, d := range stateDiff("", before, stateOf(t, e.Standin), nil) {
 		t.Errorf("with downloads queued, changed: %s", d)
 	}
 	e.Standin.HoldDownloads(false)

@@ -311,7 +311,7 @@ func TestReceiveOnlyWhenHandedOff(t *testing.T) {
 	} {
 		before := len(m)
 		_, hadHandle := m[HandleVar]
-		if err := Receive(m.env(), time.Second); err != nil {
+		if err := Receive(m.env(), time.Minute); err != nil {
 			t.Errorf("%v: %v", m, err)
 		}
 		if _, ok := m[HandleVar]; ok || m["AUDIOBOOKSHELF_API_KEY"] != "k" {
@@ -330,7 +330,7 @@ func TestReceiveOnlyWhenHandedOff(t *testing.T) {
 	}
 	for _, h := range bad {
 		m := fakeEnv{Var: "1", HandleVar: h}
-		err := Receive(m.env(), time.Second)
+		err := Receive(m.env(), time.Minute)
 		if err == nil || !strings.Contains(err.Error(), HandleVar) {
 			t.Errorf("handle %q: %v, want an error naming %s", h, err, HandleVar)
 		}
@@ -367,7 +367,14 @@ func TestReadFailures(t *testing.T) {
 					w.Close()
 				}
 			}()
-			secrets, err := read(r, 200*time.Millisecond)
+			// A bound far from any time a read takes, as a hang guard; only
+			// the pipe never closed waits for it, and it fails the same
+			// however fast the machine is, so it gets a short one.
+			bound := 2 * time.Minute
+			if c.leaveOpen {
+				bound = 200 * time.Millisecond
+			}
+			secrets, err := read(r, bound)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("read: %v %v, want an error saying %q", secrets, err, c.want)
 			}

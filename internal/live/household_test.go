@@ -83,14 +83,13 @@ func TestLiveHousehold(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &keyRecorder{}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	inner := rp.Director
-	rp.Director = func(r *http.Request) {
+	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+		r := pr.In
 		rec.mu.Lock()
 		rec.seen = append(rec.seen, keyedRequest{r.Method, r.URL.Path, keyHash(bearerOf(r.Header.Get("Authorization")))})
 		rec.mu.Unlock()
-		inner(r)
-	}
+		pr.SetURL(target)
+	}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -5,11 +5,12 @@
 //
 // It exists so that tests (and the --demo mode) can exercise the MCP tools
 // against something that behaves like Audiobookshelf, including the traps a
-// user falls into on a real server (see
-// /work/shared/reference/audiobookshelf.md, "Measured on a real 2.36.0
-// server"). Every behaviour is written from the Audiobookshelf source
-// (advplyr/audiobookshelf, tag v2.36.0); the comment next to each one names the
-// upstream file and function it reproduces. No upstream code is copied: the Go
+// user falls into on a real server. Every behaviour is written from the
+// Audiobookshelf source (github.com/advplyr/audiobookshelf, tag v2.36.0:
+// server/controllers/, server/models/, server/routers/ApiRouter.js) and,
+// where the source does not settle it, measured on a real 2.36.0 server; the
+// comment next to each one names the upstream file and function it
+// reproduces. No upstream code is copied: the Go
 // here re-implements the behaviour.
 //
 // What belongs here: the route table, the state (Data and its types), the JSON

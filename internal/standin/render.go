@@ -121,15 +121,6 @@ func (s *Server) playlistIndex(id string) int {
 	return -1
 }
 
-func (s *Server) userByID(id string) *User {
-	for i := range s.data.Users {
-		if s.data.Users[i].ID == id {
-			return &s.data.Users[i]
-		}
-	}
-	return nil
-}
-
 // ---- small value helpers ----
 
 // ns renders a nullable string column.

@@ -176,9 +176,6 @@ type Param struct {
 	MaxLength int      `yaml:"max_length"`
 	MinItems  int      `yaml:"min_items"`
 	MaxItems  int      `yaml:"max_items"`
-
-	// set by resolution, not by the manifest
-	requiredSet bool
 }
 
 // Annotations are the four hints, each of which must be stated.

@@ -42,7 +42,7 @@ func (p Person) Has(n permission.Name) bool {
 }
 
 // ErrKeyRefused is returned by WhoIs when Audiobookshelf refuses the key.
-var ErrKeyRefused = errors.New("Audiobookshelf refused this API key")
+var ErrKeyRefused = errors.New("this API key is refused by Audiobookshelf")
 
 // maxMeBytes bounds the answer of GET /api/me read to learn who a key is
 // (it carries the user's progress and bookmarks).
@@ -65,24 +65,24 @@ func (d *Deps) WhoIs(ctx context.Context, key string) (*Person, error) {
 		case errors.Is(err, context.DeadlineExceeded):
 			reason = fmt.Sprintf("no answer within %s", d.Timeout)
 		default:
-			reason = "it could not be reached"
+			reason = "the server could not be reached"
 		}
-		return nil, fmt.Errorf("Audiobookshelf at %s could not check the key: %s", d.BaseURL, reason)
+		return nil, fmt.Errorf("the key could not be checked with the Audiobookshelf server at %s: %s", d.BaseURL, reason)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusUnauthorized {
 		return nil, ErrKeyRefused
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("Audiobookshelf at %s answered GET /api/me with HTTP %d while checking the key", d.BaseURL, resp.StatusCode)
+		return nil, fmt.Errorf("the Audiobookshelf server at %s answered GET /api/me with HTTP %d while checking the key", d.BaseURL, resp.StatusCode)
 	}
 	body, err := ReadLimited(resp.Body, resp.ContentLength, maxMeBytes)
 	if err != nil {
-		return nil, fmt.Errorf("Audiobookshelf at %s: the answer to GET /api/me could not be read while checking the key", d.BaseURL)
+		return nil, fmt.Errorf("the Audiobookshelf server at %s: its answer to GET /api/me could not be read while checking the key", d.BaseURL)
 	}
 	var me absdata.User
 	if err := absdata.Unmarshal(body, &me); err != nil || me.ID == "" {
-		return nil, fmt.Errorf("Audiobookshelf at %s answered GET /api/me without a user id while checking the key; is AUDIOBOOKSHELF_URL the Audiobookshelf server itself?", d.BaseURL)
+		return nil, fmt.Errorf("the Audiobookshelf server at %s answered GET /api/me without a user id while checking the key; is AUDIOBOOKSHELF_URL the Audiobookshelf server itself?", d.BaseURL)
 	}
 	if !me.Active() {
 		return nil, ErrKeyRefused

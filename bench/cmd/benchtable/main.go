@@ -37,15 +37,14 @@ import (
 )
 
 type params struct {
-	bin, out       string
-	startups       int
-	calls          int
-	level          time.Duration
-	memCalls       int
-	levels         []int
-	skipThroughput bool
-	readCalls      int
-	sections       map[string]bool
+	bin, out  string
+	startups  int
+	calls     int
+	level     time.Duration
+	memCalls  int
+	levels    []int
+	readCalls int
+	sections  map[string]bool
 	// real is the Audiobookshelf given by AUDIOBOOKSHELF_URL and
 	// AUDIOBOOKSHELF_API_KEY, when both are set.
 	real *bench.Target

@@ -3,7 +3,7 @@
 //
 // tools.yaml's `permission:` is the one home of which tool needs which:
 // cmd/toolgen accepts only the names here and emits each tool's into
-// gen/registry, whose handlers check it (tools.Deps.Permit) and from which
+// gen/registry, whose handlers check it (kit.Deps.Permit) and from which
 // per-person tools/list leaves out what a person may not run. A Name cannot
 // be made outside this package, and an AST test keeps hand-written code in
 // tools/, internal/app and guard/ from naming one, so a permission reaches a

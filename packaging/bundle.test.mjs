@@ -95,7 +95,7 @@ test("the manifest template validates and lists the tools of tools.yaml", () => 
   assert.match(manifest.long_description, /^Your \[Audiobookshelf\]/);
   // The count is of the default toolsets (what the bundle offers until a
   // toolset is added), and the whole is said apart.
-  assert.match(manifest.long_description, new RegExp(`\\*\\*${defaultTools} tools\\*\\* in the `));
+  assert.match(manifest.long_description, new RegExp(`\\*\\*${toolsOf(toolsets).length} tools\\*\\* in the `));
   assert.ok(manifest.long_description.includes(`(${names.length} in all)`), manifest.long_description);
   assert.ok(manifest.keywords.includes("audiobookshelf"));
   const icon = readFileSync(join(here, "mcpb", manifest.icon));

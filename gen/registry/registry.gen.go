@@ -449,7 +449,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "set_media_progress",
 			Title:       "Set progress",
-			Description: "Set the position, percent or finished state of a book or episode (a podcast needs episode_id); creates the record if none. Answers with the old values and the call putting them back; asks first if it would clear a finished date (that cannot be given back).",
+			Description: "Set the position, percent or finished state of a book or episode (a podcast needs episode_id); creates the record if none. Answers with the old values and their put-back; asks first before clearing a finished date (not restorable).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."},"current_time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction 0..1."},"is_finished":{"type":"boolean","description":"Finished or not."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from continue listening."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -506,11 +506,12 @@ var All = []Tool{
 		Reason:     "Overwrites a title somebody typed; the same title again changes nothing more.",
 		Operations: []string{"listItemBookmarks", "updateBookmark"},
 		NeedsAuth:  true,
+		Guard:      &Guard{Condition: "when effect replaces_unrestorable_text", WhenParams: nil, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"library_item_id", "time", "title"}, Kind: "bookmarks", TakesOut: "The title somebody typed for this position is replaced and cannot be given back from here.", Stays: "The item and its other bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_bookmark",
 			Title:       "Rename bookmark",
 			Description: "Rename the bookmark at a time (from list_bookmarks).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Bookmark time in seconds (list_bookmarks)."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"New title."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Bookmark time in seconds (list_bookmarks)."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"New title."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateBookmark,
@@ -586,7 +587,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_collection",
 			Title:       "Update collection",
-			Description: "Rename, re-describe or reorder a collection. library_item_ids lists all its books in the new order; it never adds or removes (add_books_to_collection, remove_books_from_collection). Answers with the old values whole and the call putting them back. Asks first to reorder, or to replace text it could not give back.",
+			Description: "Rename, re-describe or reorder a collection. library_item_ids lists all its books in the new order; never adds or removes (add_books_to_collection, remove_books_from_collection). Answers with the old values and their put-back. Asks first to reorder, or to replace text it can't put back.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id (list_collections)."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"All its books, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -695,7 +696,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_playlist",
 			Title:       "Update playlist",
-			Description: "Rename, re-describe or reorder a playlist. items lists all its entries in the new order; it never adds or removes (add_items_to_playlist, remove_items_from_playlist). Answers with the old values whole and the call putting them back. Asks first to reorder, or to replace text it could not give back.",
+			Description: "Rename, re-describe or reorder a playlist. items lists all its entries in the new order; never adds or removes (add_items_to_playlist, remove_items_from_playlist). Answers with the old values and their put-back. Asks first to reorder, or to replace text it can't put back.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id (list_playlists)."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"All its entries, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -896,11 +897,11 @@ var All = []Tool{
 		Operations: []string{"getMe", "getLibraryItem", "listLibraryItems", "getAuthor", "updateLibraryItemMedia"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "when effect deletes_author_or_series or effect reorders_authors_or_series", WhenParams: nil, WhenEffects: []string{"deletes_author_or_series", "reorders_authors_or_series"}, BindsTo: []string{"library_item_id", "fields"}, Kind: "book metadata", TakesOut: "What the change takes off the book cannot be given back exactly from here: an author or series left with no book is deleted (the name put back is a new record with a new id), and one put back is appended after those that stay.", Stays: "The book's other fields, its audio files, progress and bookmarks are not touched."},
+		Guard:      &Guard{Condition: "when effect deletes_author_or_series or effect reorders_authors_or_series or effect replaces_unrestorable_values", WhenParams: nil, WhenEffects: []string{"deletes_author_or_series", "reorders_authors_or_series", "replaces_unrestorable_values"}, BindsTo: []string{"library_item_id", "fields"}, Kind: "book metadata", TakesOut: "What the change replaces or takes off the book cannot be given back exactly from here: a value the put-back could not carry is lost, an author or series left with no book is deleted (the name put back is a new record with a new id), and one put back is appended after those that stay.", Stays: "The book's other fields, its audio files, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_item_metadata",
 			Title:       "Update item metadata",
-			Description: "Set a book's title, subtitle, authors, narrators, series (with sequence), genres, tags, description, publish year, publisher, language, ISBN, ASIN, or its explicit and abridged flags. Only the fields given change; a list replaces the whole list, [] or \"\" clears. The answer carries the old values and the call that puts them back. Taking an author or series off its last book (Audiobookshelf deletes it), or off ahead of one that stays (put back, it would go last), asks first.",
+			Description: "Set a book's title, subtitle, authors, narrators, series (with sequence), genres, tags, description, publish year, publisher, language, ISBN, ASIN, or its explicit and abridged flags. Only the fields given change; a list replaces the whole list, [] or \"\" clears. The answer carries the old values and the call that puts them back. Taking an author or series off its last book (Audiobookshelf deletes it), or off ahead of one that stays (put back, it would go last), or replacing text with a CR or other control character, asks first.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id of a book, from list_library_items or search_library."},"fields":{"type":"object","properties":{"title":{"type":"string","minLength":1,"maxLength":1000},"subtitle":{"type":"string","maxLength":1000},"authors":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"narrators":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"series":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":500},"sequence":{"type":"string","maxLength":50}},"required":["name"],"additionalProperties":false},"maxItems":100},"genres":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"tags":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"description":{"type":"string","maxLength":100000},"publish_year":{"type":"string","maxLength":20},"publisher":{"type":"string","maxLength":500},"language":{"type":"string","maxLength":500},"isbn":{"type":"string","maxLength":50},"asin":{"type":"string","maxLength":50},"explicit":{"type":"boolean"},"abridged":{"type":"boolean"}},"minProperties":1,"additionalProperties":false,"description":"The fields to set, e.g. {\"title\": \"Mort\", \"series\": [{\"name\": \"Discworld\", \"sequence\": \"4\"}]}."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","fields"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -1270,7 +1271,21 @@ func updateBookmark(d *kit.Deps) kit.Handler {
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
-		return bookmarks.UpdateBookmark(ctx, d, a)
+		plan, err := bookmarks.PlanUpdateBookmark(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if plan.Effect("replaces_unrestorable_text") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "update_bookmark", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				TakesOut: "The title somebody typed for this position is replaced and cannot be given back from here.",
+				Stays:    "The item and its other bookmarks are not touched.",
+			}); !ok {
+				return res, nil
+			}
+		}
+		return plan.Execute(ctx)
 	}
 }
 
@@ -1702,11 +1717,11 @@ func updateItemMetadata(d *kit.Deps) kit.Handler {
 		if err != nil {
 			return nil, err
 		}
-		if plan.Effect("deletes_author_or_series") || plan.Effect("reorders_authors_or_series") {
+		if plan.Effect("deletes_author_or_series") || plan.Effect("reorders_authors_or_series") || plan.Effect("replaces_unrestorable_values") {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "update_item_metadata", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
-				TakesOut: "What the change takes off the book cannot be given back exactly from here: an author or series left with no book is deleted (the name put back is a new record with a new id), and one put back is appended after those that stay.",
+				TakesOut: "What the change replaces or takes off the book cannot be given back exactly from here: a value the put-back could not carry is lost, an author or series left with no book is deleted (the name put back is a new record with a new id), and one put back is appended after those that stay.",
 				Stays:    "The book's other fields, its audio files, progress and bookmarks are not touched.",
 			}); !ok {
 				return res, nil

@@ -566,22 +566,25 @@ func DecodeCreateBookmark(raw json.RawMessage) (CreateBookmark, error) {
 }
 
 // UpdateBookmark holds the arguments of update_bookmark.
+// Its JSON form, without confirm_token, is what an approval is bound to.
 type UpdateBookmark struct {
 	LibraryItemID string  `json:"library_item_id"` // Library item id.
 	Time          float64 `json:"time"`            // Bookmark time in seconds (list_bookmarks).
 	Title         string  `json:"title"`           // New title.
+	ConfirmToken  string  `json:"-"`               // Token an earlier call gave; same arguments.
 }
 
 // DecodeUpdateBookmark reads and checks the arguments of update_bookmark.
 func DecodeUpdateBookmark(raw json.RawMessage) (UpdateBookmark, error) {
 	var a UpdateBookmark
-	d, err := argdec.New(raw, "library_item_id", "time", "title")
+	d, err := argdec.New(raw, "library_item_id", "time", "title", "confirm_token")
 	if err != nil {
 		return a, err
 	}
 	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
 	a.Time = argdec.Val(d.Number("time", argdec.NumRule{Required: true, Min: 0, Max: 1000000000}))
 	a.Title = argdec.Val(d.String("title", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 1000, Enum: nil}))
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
 }
 

@@ -154,8 +154,10 @@ func TestGuardedToolsMatchTheContract(t *testing.T) {
 		"delete_podcast":         "always",
 		// upkeep
 		"match_library_item":   "when effect overwrites_filled_fields",
-		"update_item_metadata": "when effect deletes_author_or_series or effect reorders_authors_or_series",
-		"remove_item_cover":    "always",
+		"update_item_metadata": "when effect deletes_author_or_series or effect reorders_authors_or_series or effect replaces_unrestorable_values",
+		// bookmarks: a title its put-back could not carry (a CR, say)
+		"update_bookmark":   "when effect replaces_unrestorable_text",
+		"remove_item_cover": "always",
 		// playlists: filling an empty playlist (its put-back would delete it)
 		"add_items_to_playlist": "when effect fills_empty_playlist",
 	}

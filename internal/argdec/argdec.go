@@ -181,6 +181,20 @@ func matches(pattern, s string) bool {
 	return re.(*regexp.Regexp).MatchString(s)
 }
 
+// RefusedControls counts the characters of s that a text argument refuses:
+// the control characters other than a line feed and a tab (CR, so any
+// CRLF, VT, FF, NUL, ESC, DEL and the C1 controls). A tool whose put-back
+// would carry such text cannot give it back through its own arguments.
+func RefusedControls(s string) int {
+	n := 0
+	for _, c := range s {
+		if c != '\n' && c != '\t' && unicode.IsControl(c) {
+			n++
+		}
+	}
+	return n
+}
+
 // String reads a string argument; nil when absent.
 func (d *Decoder) String(name string, r StringRule) *string {
 	v := d.raw(name, r.Required)
@@ -221,11 +235,9 @@ func (d *Decoder) String(name string, r StringRule) *string {
 		d.fail(name, "must be at most %d characters long, got %d", r.MaxLen, n)
 		return nil
 	}
-	for _, c := range s {
-		if c != '\n' && c != '\t' && unicode.IsControl(c) {
-			d.fail(name, "must not contain control characters")
-			return nil
-		}
+	if RefusedControls(s) > 0 {
+		d.fail(name, "must not contain control characters")
+		return nil
 	}
 	if r.HTTPURL {
 		if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -48,6 +48,10 @@ func describeAuthor(id string) func(s *sd.Server) {
 // on their asking paths and on the free paths that read author and series
 // counts (TestRequestsPerCall).
 var guardedRequestCases = []readCase{
+	// A title with a CR asks: the bookmarks, again when the answer comes,
+	// the rename.
+	{tool: "update_bookmark", setup: func(s *sd.Server) { s.Update(setStored("update_bookmark", "one\r\ntwo")) },
+		args: map[string]any{"library_item_id": sd.ItemColourOfMagic, "time": 3600, "title": "Twoflower arrives"}},
 	// Playlist, the item, again both when the answer comes, the addition.
 	{tool: "add_items_to_playlist", setup: addEmptyPlaylist, per: 1,
 		args: map[string]any{"playlist_id": emptyPlaylist, "items": []map[string]any{{"library_item_id": sd.ItemMort}}}},

@@ -412,6 +412,11 @@ var beyondTheContract = map[string]bool{
 	// (Audiobookshelf deletes the record; the name put back is a new one).
 	"add_items_to_playlist": true,
 	"update_item_metadata":  true,
+	// update_bookmark replacing a title its put-back could not carry (a
+	// control character its arguments refuse, as the CR of a CRLF; a blank
+	// or too long title): the contract's rule that a tool asks where its
+	// put-back cannot give the record back exactly.
+	"update_bookmark": true,
 	// remove_item_cover: Audiobookshelf forgets which file is the cover,
 	// and no tool here sets one.
 	"remove_item_cover": true,

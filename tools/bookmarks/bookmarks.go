@@ -11,6 +11,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
@@ -183,50 +184,77 @@ func blankTitle(title string) error {
 	return nil
 }
 
-// UpdateBookmark is update_bookmark.
-func UpdateBookmark(ctx context.Context, d *kit.Deps, a toolargs.UpdateBookmark) (*mcp.CallToolResult, error) {
+// PlanUpdateBookmark plans update_bookmark. The old title is read first:
+// the answer carries it and the call that gives it back (docs/guards.md).
+// A title that call could not give back (blank, longer than the tool
+// takes, or holding a control character its arguments refuse, as a CR)
+// makes it ask first.
+func PlanUpdateBookmark(ctx context.Context, d *kit.Deps, a toolargs.UpdateBookmark) (*kit.Plan, error) {
 	if err := blankTitle(a.Title); err != nil {
 		return nil, err
 	}
-	// The old title is read first: the answer carries it and the call that
-	// gives it back (docs/guards.md).
 	bms, err := itemBookmarks(ctx, d, a.LibraryItemID)
 	if err != nil {
 		return nil, err
 	}
 	old := bookmarkAt(bms, a.Time)
+	ts := strconv.FormatFloat(a.Time, 'f', -1, 64)
 	if old == nil {
-		return nil, kit.Errorf(kit.Unchanged, "Library item %s has no bookmark at %s s (list_bookmarks gives the times; create_bookmark adds one).", a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64))
+		return nil, kit.Errorf(kit.Unchanged, "Library item %s has no bookmark at %s s (list_bookmarks gives the times; create_bookmark adds one).", a.LibraryItemID, ts)
 	}
-	r, err := d.Send(ctx, true, func(ctx context.Context) (*http.Response, error) {
-		return d.API.UpdateBookmark(ctx, a.LibraryItemID, abs.UpdateBookmarkJSONRequestBody{Time: a.Time, Title: a.Title})
-	})
-	if err != nil {
-		return nil, err
+	plan := &kit.Plan{Targets: []string{a.LibraryItemID}}
+	var lostWhy string
+	switch n := argdec.RefusedControls(old.Title); {
+	case n > 0:
+		lostWhy = kit.ControlWhy("title", n)
+	case strings.TrimSpace(old.Title) == "":
+		lostWhy = "the title is blank, and the tool takes no blank title"
+	case utf8.RuneCountInString(old.Title) > maxTitleLen:
+		lostWhy = fmt.Sprintf("the title is longer than the %d characters the tool takes", maxTitleLen)
 	}
-	if r.Status == http.StatusNotFound {
-		return nil, kit.Errorf(kit.Unchanged, "Library item %s has no bookmark at %s s (list_bookmarks gives the times; create_bookmark adds one).", a.LibraryItemID, strconv.FormatFloat(a.Time, 'f', -1, 64))
+	if lostWhy != "" {
+		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
+		plan.Action = fmt.Sprintf("This will replace the title of the bookmark at %s s in library item %s.", ts, a.LibraryItemID)
+		plan.Consequences = []string{"The title it holds now could not be given back with update_bookmark: " + lostWhy + "."}
+		// The title and creation time, as delete_bookmark binds them; the
+		// title is part of the digest only, never of the question.
+		plan.Read = map[string]any{"title": old.Title, "createdAt": old.CreatedAt}
 	}
-	what := "the bookmark at " + strconv.FormatFloat(a.Time, 'f', -1, 64) + " s in library item " + a.LibraryItemID
-	if r.Status/100 != 2 {
-		return nil, kit.StatusError(r, what, true)
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		r, err := d.Send(ctx, true, func(ctx context.Context) (*http.Response, error) {
+			return d.API.UpdateBookmark(ctx, a.LibraryItemID, abs.UpdateBookmarkJSONRequestBody{Time: a.Time, Title: a.Title})
+		})
+		if err != nil {
+			return nil, err
+		}
+		if r.Status == http.StatusNotFound {
+			return nil, kit.Errorf(kit.Unchanged, "Library item %s has no bookmark at %s s (list_bookmarks gives the times; create_bookmark adds one).", a.LibraryItemID, ts)
+		}
+		what := "the bookmark at " + ts + " s in library item " + a.LibraryItemID
+		if r.Status/100 != 2 {
+			return nil, kit.StatusError(r, what, true)
+		}
+		if err := d.CheckWrite(r, what); err != nil {
+			return nil, err
+		}
+		var b absdata.Bookmark
+		if kit.Decode(r.Body, &b) != nil {
+			return kit.TextResult("Bookmark at %s s in library item %s renamed.", ts, a.LibraryItemID)
+		}
+		bm, _ := bookmarkOf(b)
+		out := map[string]any{"updated": true, "bookmark": bm, "previous": map[string]any{"title": old.Title}}
+		if lostWhy == "" {
+			out["put_back"] = &kit.PutBack{Tool: "update_bookmark", Arguments: map[string]any{"library_item_id": a.LibraryItemID, "time": a.Time, "title": old.Title}}
+		} else {
+			out["not_put_back"] = "The old title could not be given back with update_bookmark (" + lostWhy + "); it is in previous, whole."
+		}
+		return kit.JSONResult(out)
 	}
-	if err := d.CheckWrite(r, what); err != nil {
-		return nil, err
-	}
-	var b absdata.Bookmark
-	if kit.Decode(r.Body, &b) != nil {
-		return kit.TextResult("Bookmark at %s s in library item %s renamed.", strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID)
-	}
-	bm, _ := bookmarkOf(b)
-	out := map[string]any{"updated": true, "bookmark": bm, "previous": map[string]any{"title": old.Title}}
-	if strings.TrimSpace(old.Title) != "" && utf8.RuneCountInString(old.Title) <= 1000 {
-		out["put_back"] = &kit.PutBack{Tool: "update_bookmark", Arguments: map[string]any{"library_item_id": a.LibraryItemID, "time": a.Time, "title": old.Title}}
-	} else {
-		out["not_put_back"] = "The old title is blank or longer than update_bookmark takes; it is in previous."
-	}
-	return kit.JSONResult(out)
+	return plan, nil
 }
+
+// maxTitleLen is the longest title update_bookmark takes (tools.yaml).
+const maxTitleLen = 1000
 
 // PlanDeleteBookmark plans delete_bookmark: the bookmark must exist at that
 // exact time, so a wrong time removes nothing else.

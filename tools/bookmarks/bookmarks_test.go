@@ -63,7 +63,11 @@ func TestWriteAnswerNotAudiobookshelf(t *testing.T) {
 	}
 	ctx := context.Background()
 	rename := func() string {
-		res, err := UpdateBookmark(ctx, d, toolargs.UpdateBookmark{LibraryItemID: "li1", Time: 12, Title: "new"})
+		plan, err := PlanUpdateBookmark(ctx, d, toolargs.UpdateBookmark{LibraryItemID: "li1", Time: 12, Title: "new"})
+		if err != nil {
+			return err.Error()
+		}
+		res, err := plan.Execute(ctx)
 		if err == nil {
 			return "ok: " + resultText(res)
 		}

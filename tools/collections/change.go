@@ -9,6 +9,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,12 +28,12 @@ func PlanUpdateCollection(ctx context.Context, d *kit.Deps, a toolargs.UpdateCol
 	if err != nil {
 		return nil, err
 	}
-	prev, putBack, lost := collectionPutBack(c, a)
+	prev, putBack, lost, lostWhy := collectionPutBack(c, a)
 	if lost != "" {
 		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
 		plan.Read = readOf(c)
 		plan.Action = fmt.Sprintf("This will replace the %s of collection %s.", lost, a.CollectionID)
-		plan.Consequences = []string{"The text it holds now could not be given back with update_collection: " + kit.UnrestorableWhy(lost, c.Description == nil, false) + "."}
+		plan.Consequences = []string{"The text it holds now could not be given back with update_collection: " + lostWhy + "."}
 		plan.Consequences = append(plan.Consequences, sharedNote()...)
 	}
 	if a.LibraryItemIDs != nil {
@@ -60,7 +61,7 @@ func PlanUpdateCollection(ctx context.Context, d *kit.Deps, a toolargs.UpdateCol
 		plan.Action = fmt.Sprintf("This will reorder the %d book(s) of collection %s; %d of them change place.", len(books), a.CollectionID, moved)
 		plan.Consequences = []string{"New order: " + kit.ListIDs(books) + "."}
 		if lost != "" {
-			plan.Consequences = append(plan.Consequences, "The text it holds now could not be given back with update_collection: "+kit.UnrestorableWhy(lost, c.Description == nil, false)+".")
+			plan.Consequences = append(plan.Consequences, "The text it holds now could not be given back with update_collection: "+lostWhy+".")
 		} else if a.Name != nil || a.Description != nil {
 			plan.Consequences = append(plan.Consequences, "The name or description changes too.")
 		}
@@ -78,7 +79,9 @@ func PlanUpdateCollection(ctx context.Context, d *kit.Deps, a toolargs.UpdateCol
 			return nil, err
 		}
 		out := map[string]any{"updated": true, "collection": collectionDetail(&c), "previous": prev}
-		if putBack != nil {
+		if lost != "" {
+			out["not_put_back"] = "The old " + lost + " could not be given back with update_collection (" + lostWhy + "); it is in previous, whole."
+		} else if putBack != nil {
 			out["put_back"] = putBack
 		}
 		return kit.JSONResult(out)
@@ -88,23 +91,31 @@ func PlanUpdateCollection(ctx context.Context, d *kit.Deps, a toolargs.UpdateCol
 
 // collectionPutBack is what update_collection replaces and the call that
 // gives it back. lost names what could not be given back exactly ("" when
-// all can): then the tool asks first.
-func collectionPutBack(c *absdata.Collection, a toolargs.UpdateCollection) (prev map[string]any, pb *kit.PutBack, lost string) {
+// all can), and why says why: then the tool asks first.
+func collectionPutBack(c *absdata.Collection, a toolargs.UpdateCollection) (prev map[string]any, pb *kit.PutBack, lost, why string) {
 	prev = map[string]any{}
 	args := map[string]any{"collection_id": c.ID}
-	var lostParts []string
+	var lostParts, whys []string
 	if a.Name != nil {
 		prev["name"] = c.Name
 		args["name"] = c.Name
-		if utf8.RuneCountInString(c.Name) > kit.MaxNameLen || c.Name == "" {
+		if n := argdec.RefusedControls(c.Name); n > 0 {
 			lostParts = append(lostParts, "name")
+			whys = append(whys, kit.ControlWhy("name", n))
+		} else if utf8.RuneCountInString(c.Name) > kit.MaxNameLen || c.Name == "" {
+			lostParts = append(lostParts, "name")
+			whys = append(whys, kit.UnrestorableWhy("name", false, false))
 		}
 	}
 	if a.Description != nil {
 		prev["description"] = c.Description // whole; null when none
 		args["description"] = absdata.Str(c.Description)
-		if c.Description == nil || utf8.RuneCountInString(*c.Description) > kit.MaxDescriptionLen {
+		if n := argdec.RefusedControls(absdata.Str(c.Description)); n > 0 {
 			lostParts = append(lostParts, "description")
+			whys = append(whys, kit.ControlWhy("description", n))
+		} else if c.Description == nil || utf8.RuneCountInString(*c.Description) > kit.MaxDescriptionLen {
+			lostParts = append(lostParts, "description")
+			whys = append(whys, kit.UnrestorableWhy("description", c.Description == nil, false))
 		}
 	}
 	note := ""
@@ -113,7 +124,7 @@ func collectionPutBack(c *absdata.Collection, a toolargs.UpdateCollection) (prev
 		args["library_item_ids"] = c.BookIDs()
 		note = "Giving the old order back asks the person first, as every reorder does."
 	}
-	return prev, &kit.PutBack{Tool: "update_collection", Arguments: args, Note: note}, strings.Join(lostParts, " and ")
+	return prev, &kit.PutBack{Tool: "update_collection", Arguments: args, Note: note}, strings.Join(lostParts, " and "), strings.Join(whys, "; ")
 }
 
 // AddBooksToCollection is add_books_to_collection.

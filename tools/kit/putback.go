@@ -56,6 +56,13 @@ const (
 // name or description that the put-back could not give back exactly.
 const EffectUnrestorableText = "replaces_unrestorable_text"
 
+// ControlWhy says why a text holding n characters that the tools' text
+// arguments refuse (argdec.RefusedControls) could not be given back. The
+// question says the count, never the text.
+func ControlWhy(what string, n int) string {
+	return fmt.Sprintf("the %s holds %d control character(s) (a CR, as in a CRLF line end, or VT, FF, NUL, ESC, DEL or a C1 control) that the tool's arguments refuse, so a put-back carrying it would be refused", what, n)
+}
+
 // UnrestorableWhy says why the text named by lost ("description", "name",
 // "name and description") could not be given back.
 func UnrestorableWhy(lost string, nullDescription, playlist bool) string {

@@ -28,12 +28,12 @@ func PlanUpdatePlaylist(ctx context.Context, d *kit.Deps, a toolargs.UpdatePlayl
 	if err != nil {
 		return nil, err
 	}
-	prev, putBack, lost := playlistPutBack(p, a)
+	prev, putBack, lost, lostWhy := playlistPutBack(p, a)
 	if lost != "" {
 		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
 		plan.Read = readOf(p)
 		plan.Action = fmt.Sprintf("This will replace the %s of playlist %s.", lost, a.PlaylistID)
-		plan.Consequences = []string{"The text it holds now could not be given back with update_playlist: " + kit.UnrestorableWhy(lost, false, true) + "."}
+		plan.Consequences = []string{"The text it holds now could not be given back with update_playlist: " + lostWhy + "."}
 	}
 	if a.Items != nil {
 		if err := missingEpisodeIDs(p, a.Items); err != nil {
@@ -64,7 +64,7 @@ func PlanUpdatePlaylist(ctx context.Context, d *kit.Deps, a toolargs.UpdatePlayl
 		plan.Action = fmt.Sprintf("This will reorder the %d entries of playlist %s; %d of them change place.", len(a.Items), a.PlaylistID, moved)
 		plan.Consequences = []string{"New order: " + kit.ListIDs(entryIDs(a.Items)) + "."}
 		if lost != "" {
-			plan.Consequences = append(plan.Consequences, "The text it holds now could not be given back with update_playlist: "+kit.UnrestorableWhy(lost, false, true)+".")
+			plan.Consequences = append(plan.Consequences, "The text it holds now could not be given back with update_playlist: "+lostWhy+".")
 		} else if a.Name != nil || a.Description != nil {
 			plan.Consequences = append(plan.Consequences, "The name or description changes too.")
 		}
@@ -81,7 +81,9 @@ func PlanUpdatePlaylist(ctx context.Context, d *kit.Deps, a toolargs.UpdatePlayl
 			return nil, err
 		}
 		out := map[string]any{"updated": true, "playlist": playlistDetail(&p), "previous": prev}
-		if putBack != nil {
+		if lost != "" {
+			out["not_put_back"] = "The old " + lost + " could not be given back with update_playlist (" + lostWhy + "); it is in previous, whole."
+		} else if putBack != nil {
 			out["put_back"] = putBack
 		}
 		return kit.JSONResult(out)
@@ -94,22 +96,30 @@ func PlanUpdatePlaylist(ctx context.Context, d *kit.Deps, a toolargs.UpdatePlayl
 // can): then the tool asks first. Audiobookshelf ignores an empty name or
 // description on a playlist (PlaylistController.update), so a playlist
 // without a description cannot be given "none" back.
-func playlistPutBack(p *absdata.Playlist, a toolargs.UpdatePlaylist) (prev map[string]any, pb *kit.PutBack, lost string) {
+func playlistPutBack(p *absdata.Playlist, a toolargs.UpdatePlaylist) (prev map[string]any, pb *kit.PutBack, lost, why string) {
 	prev = map[string]any{}
 	args := map[string]any{"playlist_id": p.ID}
-	var lostParts []string
+	var lostParts, whys []string
 	if a.Name != nil {
 		prev["name"] = p.Name
 		args["name"] = p.Name
-		if utf8.RuneCountInString(p.Name) > kit.MaxNameLen || p.Name == "" {
+		if n := argdec.RefusedControls(p.Name); n > 0 {
 			lostParts = append(lostParts, "name")
+			whys = append(whys, kit.ControlWhy("name", n))
+		} else if utf8.RuneCountInString(p.Name) > kit.MaxNameLen || p.Name == "" {
+			lostParts = append(lostParts, "name")
+			whys = append(whys, kit.UnrestorableWhy("name", false, true))
 		}
 	}
 	if a.Description != nil {
 		prev["description"] = p.Description // whole; null when none
 		args["description"] = absdata.Str(p.Description)
-		if d := absdata.Str(p.Description); d == "" || utf8.RuneCountInString(d) > kit.MaxDescriptionLen {
+		if n := argdec.RefusedControls(absdata.Str(p.Description)); n > 0 {
 			lostParts = append(lostParts, "description")
+			whys = append(whys, kit.ControlWhy("description", n))
+		} else if d := absdata.Str(p.Description); d == "" || utf8.RuneCountInString(d) > kit.MaxDescriptionLen {
+			lostParts = append(lostParts, "description")
+			whys = append(whys, kit.UnrestorableWhy("description", false, true))
 		}
 	}
 	note := ""
@@ -127,7 +137,7 @@ func playlistPutBack(p *absdata.Playlist, a toolargs.UpdatePlaylist) (prev map[s
 		args["items"] = items
 		note = "Giving the old order back asks the person first, as every reorder does."
 	}
-	return prev, &kit.PutBack{Tool: "update_playlist", Arguments: args, Note: note}, strings.Join(lostParts, " and ")
+	return prev, &kit.PutBack{Tool: "update_playlist", Arguments: args, Note: note}, strings.Join(lostParts, " and "), strings.Join(whys, "; ")
 }
 
 // EffectFillsEmptyPlaylist is add_items_to_playlist's effect that makes it

@@ -87,6 +87,38 @@ const EffectDeletesAuthorOrSeries = "deletes_author_or_series"
 // not be given back.
 const EffectReordersAuthorsOrSeries = "reorders_authors_or_series"
 
+// EffectReplacesUnrestorableValues is update_item_metadata's effect that
+// makes it ask (tools.yaml) when the put-back could not carry a value the
+// change replaces: a text holding a control character the tool's arguments
+// refuse (a CR, as in a CRLF line end a desc.txt written on Windows gives
+// after a scan), one longer than the tool takes, or a null title.
+const EffectReplacesUnrestorableValues = "replaces_unrestorable_values"
+
+// unrestorable names the fields of prev whose old value the put-back
+// would be refused for, and counts the control characters among them that
+// the tool's arguments refuse.
+func unrestorable(id string, prev map[string]any, fields []string) (names []string, controls int) {
+	for _, k := range fields {
+		if pb, _ := putBackArgs(id, map[string]any{k: prev[k]}); pb != nil {
+			continue
+		}
+		names = append(names, k)
+		switch v := prev[k].(type) {
+		case string:
+			controls += argdec.RefusedControls(v)
+		case []string:
+			for _, s := range v {
+				controls += argdec.RefusedControls(s)
+			}
+		case []argdec.SeriesEntry:
+			for _, s := range v {
+				controls += argdec.RefusedControls(s.Name) + argdec.RefusedControls(s.Sequence)
+			}
+		}
+	}
+	return names, controls
+}
+
 // outOfPlace are the ids of removed that order lists before an id that
 // stays: put back, each would be appended after it.
 func outOfPlace(order, removed []string) []string {
@@ -244,6 +276,7 @@ type metadataRead struct {
 	Series       []string `json:"series"`
 	MovedAuthors []string `json:"movedAuthors,omitempty"`
 	MovedSeries  []string `json:"movedSeries,omitempty"`
+	Unrestorable []string `json:"unrestorable,omitempty"`
 }
 
 // authorsAndSeries names author and series ids with their counts, for a
@@ -321,8 +354,19 @@ func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateI
 		seriesOrder = append(seriesOrder, se.ID)
 	}
 	movedAuthors, movedSeries := outOfPlace(authorOrder, offAuthors), outOfPlace(seriesOrder, offSeries)
-	if len(delAuthors) > 0 || len(delSeries) > 0 || len(movedAuthors) > 0 || len(movedSeries) > 0 {
-		plan.Read = metadataRead{ID: b.ID, UpdatedAt: b.UpdatedAt, Authors: delAuthors, Series: delSeries, MovedAuthors: movedAuthors, MovedSeries: movedSeries}
+	lostFields, controls := unrestorable(a.LibraryItemID, prev, changing)
+	if len(delAuthors) > 0 || len(delSeries) > 0 || len(movedAuthors) > 0 || len(movedSeries) > 0 || len(lostFields) > 0 {
+		plan.Read = metadataRead{ID: b.ID, UpdatedAt: b.UpdatedAt, Authors: delAuthors, Series: delSeries, MovedAuthors: movedAuthors, MovedSeries: movedSeries, Unrestorable: lostFields}
+	}
+	if len(lostFields) > 0 {
+		plan.Effects = append(plan.Effects, EffectReplacesUnrestorableValues)
+		why := "a value longer than the tool takes, or a null title"
+		if controls > 0 {
+			why = fmt.Sprintf("%d control character(s) among them (a CR, as in a CRLF line end, or VT, FF, NUL, ESC, DEL or a C1 control) that the tool's arguments refuse", controls)
+		}
+		plan.Action = fmt.Sprintf("This will change %s of book %s.", countOf(len(changing), "field", "fields"), a.LibraryItemID)
+		plan.Consequences = append(plan.Consequences, fmt.Sprintf("What %s hold%s now could not be given back with update_item_metadata: the put-back would be refused (%s).",
+			strings.Join(lostFields, ", "), map[bool]string{true: "s", false: ""}[len(lostFields) == 1], why))
 	}
 	if len(movedAuthors) > 0 || len(movedSeries) > 0 {
 		plan.Effects = append(plan.Effects, EffectReordersAuthorsOrSeries)

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
@@ -28,11 +29,32 @@ func SameMembers(have, want []string) (missing, extra []string) {
 	return missing, extra
 }
 
+// ListIDs names ids for a sentence, each as ShowID shows it: at most 10,
+// then how many more.
 func ListIDs(ids []string) string {
+	more := ""
 	if len(ids) > 10 {
-		return strings.Join(ids[:10], ", ") + fmt.Sprintf(" and %d more", len(ids)-10)
+		ids, more = ids[:10], fmt.Sprintf(" and %d more", len(ids)-10)
 	}
-	return strings.Join(ids, ", ")
+	shown := make([]string, len(ids))
+	for i, id := range ids {
+		shown[i] = ShowID(id)
+	}
+	return strings.Join(shown, ", ") + more
+}
+
+// ShowID is an id as this server's own text shows it: a plain id (letters,
+// digits and _ . : - only, as guard.ValidID) as it is, anything else quoted
+// with every character outside printable ASCII escaped and clipped to 100
+// bytes. An id Audiobookshelf supplied is its text, not this server's: a
+// line break, a quote or instructions in it then show as what they are
+// (SECURITY.md, "Prompt injection"). Every id that reaches an error or an
+// answer's sentence from Audiobookshelf's answers goes through here.
+func ShowID(id string) string {
+	if guard.ValidID(id) {
+		return id
+	}
+	return strconv.QuoteToASCII(Clip(id, 100))
 }
 
 func PluralBe(n int) string {

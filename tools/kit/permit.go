@@ -79,9 +79,9 @@ func (d *Deps) logRefusal(tool string, p Person, need permission.Name) {
 func refuseFor(tool string, need permission.Name, p Person, who string) error {
 	text := fmt.Sprintf(
 		"%s did not run because it needs Audiobookshelf's %s permission (%s), and %s (%s, id %s) has it off; Audiobookshelf would refuse it (403). An Audiobookshelf admin can grant it under Settings → Users.",
-		tool, need, need.Field(), who, p.Username, p.UserID)
+		tool, need, need.Field(), who, Quote(Clip(p.Username, 100)), ShowID(p.UserID))
 	if need.ForAdmins() {
-		text = fmt.Sprintf("%s did not run because %s (%s, id %s) is of type %s, and Audiobookshelf lets only admin and root users do this.", tool, who, p.Username, p.UserID, p.Type)
+		text = fmt.Sprintf("%s did not run because %s (%s, id %s) is of type %s, and Audiobookshelf lets only admin and root users do this.", tool, who, Quote(Clip(p.Username, 100)), ShowID(p.UserID), ShowID(p.Type))
 	}
 	return &Error{Text: text, Outcome: NotAsked,
 		Structured: map[string]any{"status": "not_changed", "outcome": "no permission", "missing_permission": need.String()}}

@@ -263,14 +263,18 @@ func missingEpisodeIDs(p *absdata.Playlist, items []argdec.PlaylistItem) error {
 	var missing []string
 	for i, it := range items {
 		if it.EpisodeID == "" && podcasts[it.LibraryItemID] {
-			missing = append(missing, fmt.Sprintf("entry %d (library item %s)", i, it.LibraryItemID))
+			missing = append(missing, fmt.Sprintf("entry %d (library item %s)", i, kit.ShowID(it.LibraryItemID)))
 		}
 	}
 	if len(missing) == 0 {
 		return nil
 	}
-	return kit.Errorf(kit.Unchanged, `argument "items": %s %s no episode_id, and playlist %s holds episodes of that podcast: give each entry the episode_id of its episode (get_playlist lists them).`,
-		kit.ListIDs(missing), map[bool]string{true: "has", false: "have"}[len(missing) == 1], p.ID)
+	n, more := len(missing), ""
+	if n > 10 {
+		missing, more = missing[:10], fmt.Sprintf(" and %d more", n-10)
+	}
+	return kit.Errorf(kit.Unchanged, `argument "items": %s%s %s no episode_id, and playlist %s holds episodes of that podcast: give each entry the episode_id of its episode (get_playlist lists them).`,
+		strings.Join(missing, ", "), more, map[bool]string{true: "has", false: "have"}[n == 1], kit.ShowID(p.ID))
 }
 
 // PlanDeletePlaylist plans delete_playlist.

@@ -43,7 +43,7 @@ func checkEntries(ctx context.Context, d *kit.Deps, libraryID string, items []ar
 		}
 		it := got[j]
 		if libraryID != "" && it.LibraryID != libraryID {
-			return kit.Errorf(kit.Unchanged, `argument "%s": library item %s is in library %s, not in the playlist's library %s.`, at, e.LibraryItemID, it.LibraryID, libraryID)
+			return kit.Errorf(kit.Unchanged, `argument "%s": library item %s is in library %s, not in the playlist's library %s.`, at, e.LibraryItemID, kit.ShowID(it.LibraryID), kit.ShowID(libraryID))
 		}
 		switch {
 		case it.MediaType == "podcast" && e.EpisodeID == "":

@@ -40,7 +40,7 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.Delet
 		}
 	}
 	if ep == nil {
-		return nil, kit.Errorf(kit.Unchanged, `argument "episode_id": podcast %s has no episode %s (get_library_item lists its episodes).`, it.ID, a.EpisodeID)
+		return nil, kit.Errorf(kit.Unchanged, `argument "episode_id": podcast %s has no episode %s (get_library_item lists its episodes).`, kit.ShowID(it.ID), a.EpisodeID)
 	}
 	read := episodeRead{EpisodeID: ep.ID, Playlists: []string{}}
 	if ep.AudioFile != nil {
@@ -108,7 +108,7 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.Delet
 		if hard {
 			params = &abs.DeletePodcastEpisodeParams{Hard: kit.Ptr(abs.DeletePodcastEpisodeParamsHard(1))}
 		}
-		rb, err := podMutate(ctx, d, "episode "+ep.ID+" of podcast "+it.ID, func(ctx context.Context) (*http.Response, error) {
+		rb, err := podMutate(ctx, d, "episode "+kit.ShowID(ep.ID)+" of podcast "+kit.ShowID(it.ID), func(ctx context.Context) (*http.Response, error) {
 			return d.API.DeletePodcastEpisode(ctx, it.ID, ep.ID, params)
 		})
 		if err != nil {
@@ -174,7 +174,7 @@ func PlanDeletePodcast(ctx context.Context, d *kit.Deps, a toolargs.DeletePodcas
 		}
 	}
 	if pending > 0 {
-		return nil, kit.Errorf(kit.NotAsked, `Podcast %s has %d episode download(s) queued or running. Audiobookshelf does not cancel them when the podcast is deleted: a running one fails, and each queued one that starts makes the podcast's folder again; wait until list_podcast_downloads {"library_id": %q, "library_item_id": %q} shows none, then delete it.`, it.ID, pending, it.LibraryID, it.ID)
+		return nil, kit.Errorf(kit.NotAsked, `Podcast %s has %d episode download(s) queued or running. Audiobookshelf does not cancel them when the podcast is deleted: a running one fails, and each queued one that starts makes the podcast's folder again; wait until list_podcast_downloads {"library_id": %q, "library_item_id": %q} shows none, then delete it.`, kit.ShowID(it.ID), pending, it.LibraryID, it.ID)
 	}
 	read := podcastRead{ID: it.ID, UpdatedAt: it.UpdatedAt, Episodes: []string{}, Files: []string{}, Progress: []string{}, Playlists: []string{}}
 	eps := map[string]bool{}
@@ -258,7 +258,7 @@ func PlanDeletePodcast(ctx context.Context, d *kit.Deps, a toolargs.DeletePodcas
 		if hard {
 			params = &abs.DeleteLibraryItemParams{Hard: kit.Ptr(abs.DeleteLibraryItemParamsHard(1))}
 		}
-		if _, err := podMutate(ctx, d, "podcast "+it.ID, func(ctx context.Context) (*http.Response, error) {
+		if _, err := podMutate(ctx, d, "podcast "+kit.ShowID(it.ID), func(ctx context.Context) (*http.Response, error) {
 			return d.API.DeleteLibraryItem(ctx, it.ID, params)
 		}); err != nil {
 			return nil, err

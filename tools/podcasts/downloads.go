@@ -41,7 +41,7 @@ func CheckNewEpisodes(ctx context.Context, d *kit.Deps, a toolargs.CheckNewEpiso
 }
 
 func downloadQueue(ctx context.Context, d *kit.Deps, libraryID string) (current *absdata.Download, queue []absdata.Download, err error) {
-	body, err := d.Get(ctx, "the download queue of library "+libraryID, func(ctx context.Context) (*http.Response, error) {
+	body, err := d.Get(ctx, "the download queue of library "+kit.ShowID(libraryID), func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListEpisodeDownloads(ctx, libraryID)
 	})
 	if err != nil {
@@ -122,7 +122,7 @@ func DownloadPodcastEpisodes(ctx context.Context, d *kit.Deps, a toolargs.Downlo
 			}
 		}
 		if len(unknown) > 0 {
-			return nil, kit.Errorf(kit.Unchanged, `argument "episodes": %s %s not in the feed of podcast %s (check_new_episodes lists the keys of the episodes it lacks).`, kit.ListIDs(unknown), kit.PluralBe(len(unknown)), it.ID)
+			return nil, kit.Errorf(kit.Unchanged, `argument "episodes": %s %s not in the feed of podcast %s (check_new_episodes lists the keys of the episodes it lacks).`, kit.ListIDs(unknown), kit.PluralBe(len(unknown)), kit.ShowID(it.ID))
 		}
 		var have []string
 		for _, e := range pick {
@@ -131,7 +131,7 @@ func DownloadPodcastEpisodes(ctx context.Context, d *kit.Deps, a toolargs.Downlo
 			}
 		}
 		if len(have) > 0 {
-			return nil, kit.Errorf(kit.Unchanged, `argument "episodes": podcast %s already has %s; Audiobookshelf would download a second copy. Leave %s out.`, it.ID, kit.ListIDs(have), map[bool]string{true: "it", false: "them"}[len(have) == 1])
+			return nil, kit.Errorf(kit.Unchanged, `argument "episodes": podcast %s already has %s; Audiobookshelf would download a second copy. Leave %s out.`, kit.ShowID(it.ID), kit.ListIDs(have), map[bool]string{true: "it", false: "them"}[len(have) == 1])
 		}
 	} else {
 		for _, e := range f.Episodes {
@@ -178,7 +178,7 @@ func DownloadPodcastEpisodes(ctx context.Context, d *kit.Deps, a toolargs.Downlo
 		buf.Write(e.Raw)
 	}
 	buf.WriteByte(']')
-	if _, err := podMutate(ctx, d, "the download of episodes of podcast "+it.ID, func(ctx context.Context) (*http.Response, error) {
+	if _, err := podMutate(ctx, d, "the download of episodes of podcast "+kit.ShowID(it.ID), func(ctx context.Context) (*http.Response, error) {
 		return d.API.DownloadPodcastEpisodesWithBody(ctx, it.ID, "application/json", bytes.NewReader(buf.Bytes()))
 	}); err != nil {
 		return nil, err
@@ -301,7 +301,7 @@ func ListPodcastDownloads(ctx context.Context, d *kit.Deps, a toolargs.ListPodca
 			return nil, err
 		}
 		if it.LibraryID != a.LibraryID {
-			return nil, kit.Errorf(kit.Unchanged, `argument "library_item_id": podcast %s is in library %s, not in %s.`, it.ID, it.LibraryID, a.LibraryID)
+			return nil, kit.Errorf(kit.Unchanged, `argument "library_item_id": podcast %s is in library %s, not in %s.`, kit.ShowID(it.ID), kit.ShowID(it.LibraryID), a.LibraryID)
 		}
 		eps := append([]absdata.Episode{}, it.Media.Episodes...)
 		sort.SliceStable(eps, func(i, j int) bool { return eps[i].AddedAt > eps[j].AddedAt })

@@ -73,7 +73,7 @@ func PlanDeleteMediaProgress(ctx context.Context, d *kit.Deps, a toolargs.Delete
 			IsFinished  bool    `json:"isFinished"`
 		}{rec.ID, rec.LastUpdate, rec.CurrentTime, rec.IsFinished},
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
-			_, err := d.Mutate(ctx, "progress record "+rec.ID, func(ctx context.Context) (*http.Response, error) {
+			_, err := d.Mutate(ctx, "progress record "+kit.ShowID(rec.ID), func(ctx context.Context) (*http.Response, error) {
 				return d.API.DeleteMediaProgress(ctx, rec.ID)
 			})
 			if err != nil {

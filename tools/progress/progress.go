@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
@@ -25,14 +24,15 @@ func mediaTarget(ctx context.Context, d *kit.Deps, itemID string, episodeID *str
 	if it.MediaType == "podcast" {
 		if episodeID == nil {
 			ids := make([]string, 0, 5)
+			more := ""
 			for i, e := range it.Media.Episodes {
 				if i == 5 {
-					ids = append(ids, "…")
+					more = ", …"
 					break
 				}
 				ids = append(ids, e.ID)
 			}
-			return nil, 0, kit.Errorf(kit.NotSent, `argument "episode_id": library item %s is a podcast, so episode_id is required (for example %s; get_library_item lists them all).`, itemID, strings.Join(ids, ", "))
+			return nil, 0, kit.Errorf(kit.NotSent, `argument "episode_id": library item %s is a podcast, so episode_id is required (for example %s; get_library_item lists them all).`, itemID, kit.ListIDs(ids)+more)
 		}
 		for i := range it.Media.Episodes {
 			if e := &it.Media.Episodes[i]; e.ID == *episodeID {

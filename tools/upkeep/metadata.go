@@ -201,7 +201,7 @@ func deletedRecords(ctx context.Context, d *kit.Deps, b *absdata.Item, authors, 
 	kit.EachLimit(len(probes), recordReads, func(i int) {
 		pr := probes[i]
 		filter := pr.group + "." + base64.StdEncoding.EncodeToString([]byte(pr.id))
-		body, err := d.Get(ctx, "the books of "+strings.TrimSuffix(pr.group, "s")+" "+pr.id, func(ctx context.Context) (*http.Response, error) {
+		body, err := d.Get(ctx, "the books of "+strings.TrimSuffix(pr.group, "s")+" "+kit.ShowID(pr.id), func(ctx context.Context) (*http.Response, error) {
 			return d.API.ListLibraryItems(ctx, b.LibraryID, &abs.ListLibraryItemsParams{Limit: kit.Ptr(1), Page: kit.Ptr(0), Filter: &filter})
 		})
 		if err != nil {
@@ -216,7 +216,7 @@ func deletedRecords(ctx context.Context, d *kit.Deps, b *absdata.Item, authors, 
 			return
 		}
 		if v.Total == nil {
-			failed[i] = kit.Errorf(kit.Unchanged, "Audiobookshelf's item listing for %s %s carried no total, so whether the change deletes it cannot be told.", strings.TrimSuffix(pr.group, "s"), pr.id)
+			failed[i] = kit.Errorf(kit.Unchanged, "Audiobookshelf's item listing for %s %s carried no total, so whether the change deletes it cannot be told.", strings.TrimSuffix(pr.group, "s"), kit.ShowID(pr.id))
 			return
 		}
 		books[i] = *v.Total
@@ -240,7 +240,7 @@ func deletedRecords(ctx context.Context, d *kit.Deps, b *absdata.Item, authors, 
 	kept := make([]bool, len(lone))
 	failed = make([]error, len(lone))
 	kit.EachLimit(len(lone), recordReads, func(i int) {
-		body, err := d.Get(ctx, "author "+lone[i], func(ctx context.Context) (*http.Response, error) {
+		body, err := d.Get(ctx, "author "+kit.ShowID(lone[i]), func(ctx context.Context) (*http.Response, error) {
 			return d.API.GetAuthor(ctx, lone[i], nil)
 		})
 		if err != nil {

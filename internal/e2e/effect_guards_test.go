@@ -48,6 +48,10 @@ func describeAuthor(id string) func(s *sd.Server) {
 // on their asking paths and on the free paths that read author and series
 // counts (TestRequestsPerCall).
 var guardedRequestCases = []readCase{
+	// An override that asks, answered without the item: the user and the
+	// book, again when the answer comes, the match, the book read back.
+	{tool: "match_library_item", setup: func(s *sd.Server) { matchAnswering(s, `{"updated":true}`, false) },
+		args: map[string]any{"library_item_id": sd.ItemMort, "override": true}},
 	// A title with a CR asks: the bookmarks, again when the answer comes,
 	// the rename.
 	{tool: "update_bookmark", setup: func(s *sd.Server) { s.Update(setStored("update_bookmark", "one\r\ntwo")) },

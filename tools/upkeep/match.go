@@ -64,17 +64,24 @@ func PlanMatchLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.MatchLibr
 		if err := kit.Decode(rb, &v); err != nil {
 			return nil, err
 		}
-		if v.Warning != nil || v.LibraryItem == nil {
-			w := "no result"
-			if v.Warning != nil {
-				w = kit.Clip(kit.CleanText(*v.Warning), 200)
-			}
+		if v.Warning != nil && v.LibraryItem == nil {
 			return kit.JSONResult(map[string]any{"matched": false, "library_item_id": a.LibraryItemID, "provider": a.Provider,
-				"warning": w, "note": "The provider had no match; nothing was changed. Try another provider."})
+				"warning": kit.Clip(kit.CleanText(*v.Warning), 200), "note": "The provider had no match; nothing was changed. Try another provider."})
+		}
+		after := v.LibraryItem
+		readBack := after == nil
+		if readBack {
+			// Not an answer Audiobookshelf 2.36 gives ({updated,
+			// libraryItem} after a match, {warning} without one): the
+			// match may have changed the book all the same, so the book is
+			// read back and compared with what was read before.
+			after, err = d.ReadItemRecord(ctx, a.LibraryItemID)
+			if err != nil {
+				return nil, kit.Errorf(kit.MaybeChanged, `Audiobookshelf answered the quick match of library item %s without the item it matched (an answer of another shape than {updated, libraryItem} or {warning}), and reading the book back failed too, so whether the match changed it cannot be told. Look with get_library_item {"library_item_id": %q} and compare with what it held; update_item_metadata sets back a field.`, a.LibraryItemID, a.LibraryItemID)
+			}
 		}
 		prev := map[string]any{}
 		var changed []string
-		after := v.LibraryItem
 		for _, k := range append(append([]string{}, editableFields...), matchOnlyFields...) {
 			if !sameValue(valueOf(b, k), valueOf(after, k)) {
 				prev[k] = valueOf(b, k)
@@ -82,8 +89,17 @@ func PlanMatchLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.MatchLibr
 			}
 		}
 		out := map[string]any{"matched": true, "updated": v.Updated, "library_item_id": a.LibraryItemID, "provider": a.Provider, "changed": changed}
+		if readBack {
+			// What the book shows now is all that is known: the answer
+			// said neither whether there was a match nor what it set.
+			out["matched"] = len(changed) > 0
+			out["read_back"] = "Audiobookshelf's answer to the match did not carry the item; the book was read back and compared with what it held before the match (a change somebody else made in between would show here too)."
+		}
 		if len(changed) == 0 {
 			out["note"] = "The provider's first result had nothing to add or change."
+			if readBack {
+				out["note"] = "Read back, the book holds what it held before the match: nothing was changed."
+			}
 			return kit.JSONResult(out)
 		}
 		out["previous"] = prev

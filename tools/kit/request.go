@@ -35,6 +35,14 @@ type Sender func(ctx context.Context) (*http.Response, error)
 // mutating says whether the request changes something, so the error can say
 // honestly whether the change may have happened.
 func (d *Deps) Send(ctx context.Context, mutating bool, s Sender) (*Response, error) {
+	if mutating {
+		// One write at a time to a library item (itemlock.go).
+		release, err := d.lockItem(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	resp, err := s(ctx)

@@ -108,7 +108,7 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.Delet
 		if hard {
 			params = &abs.DeletePodcastEpisodeParams{Hard: kit.Ptr(abs.DeletePodcastEpisodeParamsHard(1))}
 		}
-		rb, err := podMutate(ctx, d, "episode "+kit.ShowID(ep.ID)+" of podcast "+kit.ShowID(it.ID), func(ctx context.Context) (*http.Response, error) {
+		rb, err := podMutate(kit.ForItem(ctx, it.ID), d, "episode "+kit.ShowID(ep.ID)+" of podcast "+kit.ShowID(it.ID), func(ctx context.Context) (*http.Response, error) {
 			return d.API.DeletePodcastEpisode(ctx, it.ID, ep.ID, params)
 		})
 		if err != nil {
@@ -258,7 +258,7 @@ func PlanDeletePodcast(ctx context.Context, d *kit.Deps, a toolargs.DeletePodcas
 		if hard {
 			params = &abs.DeleteLibraryItemParams{Hard: kit.Ptr(abs.DeleteLibraryItemParamsHard(1))}
 		}
-		if _, err := podMutate(ctx, d, "podcast "+kit.ShowID(it.ID), func(ctx context.Context) (*http.Response, error) {
+		if _, err := podMutate(kit.ForItem(ctx, it.ID), d, "podcast "+kit.ShowID(it.ID), func(ctx context.Context) (*http.Response, error) {
 			return d.API.DeleteLibraryItem(ctx, it.ID, params)
 		}); err != nil {
 			return nil, err

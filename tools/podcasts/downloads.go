@@ -178,7 +178,7 @@ func DownloadPodcastEpisodes(ctx context.Context, d *kit.Deps, a toolargs.Downlo
 		buf.Write(e.Raw)
 	}
 	buf.WriteByte(']')
-	if _, err := podMutate(ctx, d, "the download of episodes of podcast "+kit.ShowID(it.ID), func(ctx context.Context) (*http.Response, error) {
+	if _, err := podMutate(kit.ForItem(ctx, it.ID), d, "the download of episodes of podcast "+kit.ShowID(it.ID), func(ctx context.Context) (*http.Response, error) {
 		return d.API.DownloadPodcastEpisodesWithBody(ctx, it.ID, "application/json", bytes.NewReader(buf.Bytes()))
 	}); err != nil {
 		return nil, err

@@ -132,7 +132,7 @@ func getBook(ctx context.Context, d *kit.Deps, id, tool string) (*absdata.Item, 
 
 // changeItem sends a write to one item; a 403 names the permission.
 func changeItem(ctx context.Context, d *kit.Deps, id string, s kit.Sender) ([]byte, error) {
-	r, err := d.Send(ctx, true, s)
+	r, err := d.Send(kit.ForItem(ctx, id), true, s)
 	if err != nil {
 		return nil, err
 	}

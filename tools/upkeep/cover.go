@@ -88,7 +88,7 @@ func PlanRemoveItemCover(ctx context.Context, d *kit.Deps, a toolargs.RemoveItem
 		Action:  fmt.Sprintf("This will remove the cover of library item %s: Audiobookshelf forgets which image file is its cover.", id),
 		Read:    coverRead{ID: it.ID, UpdatedAt: it.UpdatedAt, HasCover: true},
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
-			r, err := d.Send(ctx, true, func(ctx context.Context) (*http.Response, error) {
+			r, err := d.Send(kit.ForItem(ctx, id), true, func(ctx context.Context) (*http.Response, error) {
 				return d.API.RemoveLibraryItemCover(ctx, id)
 			})
 			if err != nil {

@@ -103,6 +103,21 @@ func (e ListLibraryAuthorsParamsMinified) Valid() bool {
 	}
 }
 
+// Defines values for ListEpisodeDownloadsParamsSort.
+const (
+	Random ListEpisodeDownloadsParamsSort = "random"
+)
+
+// Valid indicates whether the value is a known member of the ListEpisodeDownloadsParamsSort enum.
+func (e ListEpisodeDownloadsParamsSort) Valid() bool {
+	switch e {
+	case Random:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListLibraryItemsParamsDesc.
 const (
 	ListLibraryItemsParamsDescN0 ListLibraryItemsParamsDesc = 0
@@ -496,6 +511,15 @@ type ListLibraryCollectionsParams struct {
 	// Page 0-based page number (with limit).
 	Page *int `form:"page,omitempty" json:"page,omitempty"`
 }
+
+// ListEpisodeDownloadsParams defines parameters for ListEpisodeDownloads.
+type ListEpisodeDownloadsParams struct {
+	// Sort Read by ApiCacheManager.middleware only: "random" makes it skip its cache, so the answer is the queue as it is now. The controller ignores it.
+	Sort *ListEpisodeDownloadsParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
+}
+
+// ListEpisodeDownloadsParamsSort defines parameters for ListEpisodeDownloads.
+type ListEpisodeDownloadsParamsSort string
 
 // ListLibraryItemsParams defines parameters for ListLibraryItems.
 type ListLibraryItemsParams struct {
@@ -1412,10 +1436,10 @@ type ClientInterface interface {
 
 	// ListEpisodeDownloads The library's episode download queue
 	//
-	// LibraryController.getEpisodeDownloadQueue (PodcastManager.getDownloadQueueDetails): the download running now (the key is absent when none runs in this library) and the queued ones. Finished downloads are not kept: they show as episodes of their item.
+	// LibraryController.getEpisodeDownloadQueue (PodcastManager.getDownloadQueueDetails): the download running now (the key is absent when none runs in this library) and the queued ones. Finished downloads are not kept: they show as episodes of their item. Measured trap: ApiRouter.js puts ApiCacheManager's middleware in front of every GET /api/libraries/* route, and it keeps an answer (keyed by user and URL) until the next database write; queuing a download writes nothing (PodcastManager keeps its queue in memory), so a second read answers the queue as it was at the first. The middleware does not cache a request with sort=random, which this route ignores otherwise.
 	//
 	// Corresponds with GET /api/libraries/{id}/episode-downloads (the `ListEpisodeDownloads` operationId).
-	ListEpisodeDownloads(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListEpisodeDownloads(ctx context.Context, id string, params *ListEpisodeDownloadsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetLibraryFilterData Values usable in the items filter
 	//
@@ -2308,11 +2332,11 @@ func (c *Client) ListLibraryCollections(ctx context.Context, id string, params *
 
 // ListEpisodeDownloads The library's episode download queue
 //
-// LibraryController.getEpisodeDownloadQueue (PodcastManager.getDownloadQueueDetails): the download running now (the key is absent when none runs in this library) and the queued ones. Finished downloads are not kept: they show as episodes of their item.
+// LibraryController.getEpisodeDownloadQueue (PodcastManager.getDownloadQueueDetails): the download running now (the key is absent when none runs in this library) and the queued ones. Finished downloads are not kept: they show as episodes of their item. Measured trap: ApiRouter.js puts ApiCacheManager's middleware in front of every GET /api/libraries/* route, and it keeps an answer (keyed by user and URL) until the next database write; queuing a download writes nothing (PodcastManager keeps its queue in memory), so a second read answers the queue as it was at the first. The middleware does not cache a request with sort=random, which this route ignores otherwise.
 //
 // Corresponds with GET /api/libraries/{id}/episode-downloads (the `ListEpisodeDownloads` operationId).
-func (c *Client) ListEpisodeDownloads(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListEpisodeDownloadsRequest(c.Server, id)
+func (c *Client) ListEpisodeDownloads(ctx context.Context, id string, params *ListEpisodeDownloadsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListEpisodeDownloadsRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4330,7 +4354,7 @@ func NewListLibraryCollectionsRequest(server string, id string, params *ListLibr
 }
 
 // NewListEpisodeDownloadsRequest constructs an http.Request for the ListEpisodeDownloads method
-func NewListEpisodeDownloadsRequest(server string, id string) (*http.Request, error) {
+func NewListEpisodeDownloadsRequest(server string, id string, params *ListEpisodeDownloadsParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4353,6 +4377,33 @@ func NewListEpisodeDownloadsRequest(server string, id string) (*http.Request, er
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)

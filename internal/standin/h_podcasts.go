@@ -416,6 +416,7 @@ func (s *Server) stepDownloads() {
 	}
 	d := st.current
 	st.current = nil
+	s.dbWrite() // the finished download's episode is created
 	if len(st.queue) > 0 {
 		next := st.queue[0]
 		st.queue = st.queue[1:]

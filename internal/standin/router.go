@@ -148,6 +148,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.WriteString(c.w, "Unauthorized")
 			return
 		}
+		answered, store := s.cached(c, method, rest)
+		if answered {
+			return
+		}
+		defer store()
 		for _, rt := range apiRoutes() {
 			if rt.method != method {
 				continue

@@ -73,6 +73,7 @@ type Server struct {
 	itemIdx, authorIdx index
 	pods               podState    // the episode download queue, guarded by mu
 	upkeep             upkeepState // scans, tasks, log, providers (h_upkeep.go)
+	cache              apiCache    // Audiobookshelf's API cache, when modelled (apicache.go)
 
 	recMu    sync.Mutex // guards requests, fault
 	requests []Request
@@ -249,6 +250,7 @@ func (s *Server) SnapshotJSON() []byte {
 func (s *Server) Update(f func(d *Data)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.dbWrite()
 	f(s.data)
 }
 

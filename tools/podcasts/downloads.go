@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
@@ -40,9 +41,17 @@ func CheckNewEpisodes(ctx context.Context, d *kit.Deps, a toolargs.CheckNewEpiso
 		kit.Extra("in_library", len(f.Episodes)-len(missing)))
 }
 
+// downloadQueue reads a library's episode download queue as it is now.
+// Audiobookshelf answers GET /api/libraries/* from a cache until its next
+// database write, and queuing a download writes nothing: a plain second
+// read would show the queue as the first saw it, so delete_podcast's read
+// at approval would miss a download requested after its question, and
+// list_podcast_downloads show none while downloads run. sort=random is the
+// one request the cache skips (ApiCacheManager.middleware); the route
+// ignores it otherwise.
 func downloadQueue(ctx context.Context, d *kit.Deps, libraryID string) (current *absdata.Download, queue []absdata.Download, err error) {
 	body, err := d.Get(ctx, "the download queue of library "+kit.ShowID(libraryID), func(ctx context.Context) (*http.Response, error) {
-		return d.API.ListEpisodeDownloads(ctx, libraryID)
+		return d.API.ListEpisodeDownloads(ctx, libraryID, &abs.ListEpisodeDownloadsParams{Sort: kit.Ptr(abs.Random)})
 	})
 	if err != nil {
 		return nil, nil, err

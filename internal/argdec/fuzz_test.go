@@ -43,6 +43,15 @@ func FuzzGuardedArguments(f *testing.F) {
 		if a, err := toolargs.DecodeDeleteMediaProgress(json.RawMessage(raw)); err == nil {
 			check(a.MediaProgressID)
 		}
+		if a, err := toolargs.DecodeUpdateBookmark(json.RawMessage(raw)); err == nil {
+			check(a.LibraryItemID)
+			if a.Time < 0 || a.Time > 1e9 || a.Time != a.Time {
+				t.Fatalf("accepted time %v from %s", a.Time, raw)
+			}
+			if argdec.RefusedControls(a.Title) > 0 {
+				t.Fatalf("accepted a title with a control character from %s", raw)
+			}
+		}
 		if a, err := toolargs.DecodeDeleteBookmark(json.RawMessage(raw)); err == nil {
 			check(a.LibraryItemID)
 			if a.Time < 0 || a.Time > 1e9 || a.Time != a.Time {

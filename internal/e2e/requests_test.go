@@ -19,7 +19,7 @@ import (
 var requestCases = func() []readCase {
 	var out []readCase
 	for _, c := range readCases {
-		out = append(out, readCase{tool: c.tool, args: c.args})
+		out = append(out, readCase{tool: c.tool, args: c.args, per: c.per})
 	}
 	out = append(out, guardedRequestCases...)
 	out = append(out, upkeepRequestCases...)

@@ -47,8 +47,8 @@ type NextInSeries struct {
 	// GapBefore is the sequence numbers missing from the library just
 	// before Next: the series has a gap there.
 	GapBefore []string `json:"gap_before,omitempty"`
-	Complete bool   `json:"complete,omitempty"`
-	Status   string `json:"status,omitempty"`
+	Complete  bool     `json:"complete,omitempty"`
+	Status    string   `json:"status,omitempty"`
 }
 
 // Finish is a recently finished book or episode.

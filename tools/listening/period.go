@@ -264,7 +264,9 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 	for id, t := range byLib {
 		libs = append(libs, Named{ID: id, TimeS: compact.Seconds(t)})
 	}
-	sort.Slice(libs, func(i, j int) bool { return libs[i].TimeS > libs[j].TimeS || libs[i].TimeS == libs[j].TimeS && libs[i].ID < libs[j].ID })
+	sort.Slice(libs, func(i, j int) bool {
+		return libs[i].TimeS > libs[j].TimeS || libs[i].TimeS == libs[j].TimeS && libs[i].ID < libs[j].ID
+	})
 	head = append(head, kit.Extra("by_library", libs),
 		kit.Extra("top_authors", top(authors)), kit.Extra("top_narrators", top(narrators)), kit.Extra("top_genres", top(genres)),
 		kit.Extra("finished", finished), kit.Extra("finished_count", nFinished))
@@ -285,7 +287,9 @@ func top(m map[string]float64) []Named {
 			out = append(out, Named{Name: k, TimeS: compact.Seconds(t)})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].TimeS > out[j].TimeS || out[i].TimeS == out[j].TimeS && out[i].Name < out[j].Name })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].TimeS > out[j].TimeS || out[i].TimeS == out[j].TimeS && out[i].Name < out[j].Name
+	})
 	if len(out) > topShown {
 		out = out[:topShown]
 	}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,6 +66,17 @@ func TestHouseholdListening(t *testing.T) {
 		if req.Credential != standin.PartnerAPIKey {
 			t.Errorf("%s %s was sent with another key than partner's", req.Method, req.Path)
 		}
+	}
+	// Resources and completions are the person's own too: partner is in
+	// the middle of Mort, root of Good Omens.
+	now, err := partner.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "audiobookshelf://me/listening-now"})
+	if err != nil || !strings.Contains(now.Contents[0].Text, standin.ItemMort) || strings.Contains(now.Contents[0].Text, standin.ItemGoodOmens) {
+		t.Errorf("partner's listening now: %v %v", now, err)
+	}
+	ids, err := root.Complete(t.Context(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "audiobookshelf://items/{id}"},
+		Argument: mcp.CompleteParamsArgument{Name: "id"}})
+	if err != nil || !slices.Contains(ids.Completion.Values, standin.ItemGoodOmens) || slices.Contains(ids.Completion.Values, standin.ItemMort) {
+		t.Errorf("root's items in progress: %v %v", ids, err)
 	}
 	// Root's own series, both of them, as before.
 	if n := len(decode("what_next", root, nil)["next_in_series"].([]any)); n != 2 {

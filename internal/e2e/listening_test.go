@@ -1,16 +1,23 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
 // calibansWarOutOfTheExpanse takes The Expanse's book 2 out of the series:
@@ -293,5 +300,171 @@ func TestContinueSeriesAbsentInReadOnlyMode(t *testing.T) {
 	}
 	if res := e.Call(t, "what_next", map[string]any{}); res.IsError {
 		t.Errorf("what_next in read-only mode: %s", apptest.Text(res))
+	}
+}
+
+// TestPromptsResourcesAndCompletions: with the listening toolset the server
+// declares prompts, resources and completions; the prompts turn names into
+// ids (and refuse one that is not there, naming what is), the completions
+// answer libraries, series, authors and item ids, and the resources are
+// the read tools' answers and a cover as a blob.
+func TestPromptsResourcesAndCompletions(t *testing.T) {
+	e := start(t, apptest.Options{})
+	ctx := context.Background()
+	caps := e.Session.InitializeResult().Capabilities
+	if caps.Prompts == nil || caps.Resources == nil || caps.Completions == nil || caps.Resources.Subscribe {
+		t.Fatalf("capabilities %+v", caps)
+	}
+	pl, err := e.Session.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range pl.Prompts {
+		names = append(names, p.Name)
+		if p.Description == "" || len(p.Arguments) == 0 {
+			t.Errorf("prompt %s: no description or arguments", p.Name)
+		}
+	}
+	slices.Sort(names)
+	if fmt.Sprint(names) != "[my_listening_in_a_year_or_month what_to_listen_to_next where_am_i_in_a_series]" {
+		t.Errorf("prompts %v", names)
+	}
+	get := func(name string, args map[string]string) (string, error) {
+		r, err := e.Session.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+		if err != nil {
+			return "", err
+		}
+		return r.Messages[0].Content.(*mcp.TextContent).Text, nil
+	}
+	for _, c := range []struct {
+		name string
+		args map[string]string
+		want []string
+	}{
+		{"what_to_listen_to_next", map[string]string{"library": "books", "max_hours": "2"}, []string{"what_next", sd.LibraryBooksID, `"max_hours":2`}},
+		{"my_listening_in_a_year_or_month", map[string]string{"year": "2024", "month": "2"}, []string{"get_listening_by_period", `"from":"2024-02-01"`, `"to":"2024-02-29"`, `"by":"day"`}},
+		{"my_listening_in_a_year_or_month", map[string]string{"year": "2025"}, []string{`"to":"2025-12-31"`, "get_year_stats"}},
+		{"where_am_i_in_a_series", map[string]string{"series": "the expanse"}, []string{"get_series_progress", sd.SeriesExpanse}},
+	} {
+		text, err := get(c.name, c.args)
+		if err != nil {
+			t.Errorf("%s %v: %v", c.name, c.args, err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s %v: %q lacks %q", c.name, c.args, text, w)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		args map[string]string
+		want string
+	}{
+		{"what_to_listen_to_next", map[string]string{"library": "Audiobooks"}, `"Books", "Podcasts"`},
+		{"my_listening_in_a_year_or_month", map[string]string{"year": "2025", "month": "13"}, `argument "month"`},
+		{"my_listening_in_a_year_or_month", map[string]string{}, `argument "year"`},
+		{"where_am_i_in_a_series", map[string]string{"series": "Disc"}, `"Discworld"`},
+	} {
+		if _, err := get(c.name, c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %v: error %v, want one with %s", c.name, c.args, err, c.want)
+		}
+	}
+
+	complete := func(ref *mcp.CompleteReference, arg, value string, context map[string]string) []string {
+		t.Helper()
+		p := &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: arg, Value: value}}
+		if context != nil {
+			p.Context = &mcp.CompleteContext{Arguments: context}
+		}
+		r, err := e.Session.Complete(ctx, p)
+		if err != nil {
+			t.Fatalf("complete %s %q: %v", arg, value, err)
+		}
+		return r.Completion.Values
+	}
+	prompt := func(n string) *mcp.CompleteReference { return &mcp.CompleteReference{Type: "ref/prompt", Name: n} }
+	if v := complete(prompt("what_to_listen_to_next"), "library", "po", nil); fmt.Sprint(v) != "[Podcasts]" {
+		t.Errorf("library po: %v", v)
+	}
+	if v := complete(prompt("where_am_i_in_a_series"), "series", "disc", nil); fmt.Sprint(v) != "[Discworld]" {
+		t.Errorf("series disc: %v", v)
+	}
+	if v := complete(prompt("where_am_i_in_a_series"), "series", "", map[string]string{"library": "Books"}); len(v) != 3 {
+		t.Errorf("every series of Books: %v", v)
+	}
+	if v := complete(prompt("what_to_listen_to_next"), "author", "prat", nil); !slices.Contains(v, "Terry Pratchett") {
+		t.Errorf("author prat: %v", v)
+	}
+	item := &mcp.CompleteReference{Type: "ref/resource", URI: "audiobookshelf://items/{id}"}
+	if v := complete(item, "id", "", nil); !slices.Contains(v, sd.ItemColourOfMagic) {
+		t.Errorf("item ids in progress: %v", v)
+	}
+	if v := complete(item, "id", "Mort", nil); !slices.Contains(v, sd.ItemMort) {
+		t.Errorf("item ids for Mort: %v", v)
+	}
+	if v := complete(prompt("no_such_prompt"), "x", "y", nil); v == nil || len(v) != 0 {
+		t.Errorf("an unknown prompt: %v", v)
+	}
+
+	rl, err := e.Session.ListResources(ctx, nil)
+	if err != nil || len(rl.Resources) != 1 || rl.Resources[0].URI != "audiobookshelf://me/listening-now" {
+		t.Fatalf("resources %v %v", rl, err)
+	}
+	tl, err := e.Session.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tl.ResourceTemplates) != 2 {
+		t.Fatalf("templates %v %v", tl, err)
+	}
+	read := func(uri string) (*mcp.ReadResourceResult, error) {
+		return e.Session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	}
+	r, err := read("audiobookshelf://me/listening-now")
+	if err != nil || !strings.Contains(r.Contents[0].Text, sd.ItemColourOfMagic) || r.Contents[0].MIMEType != "application/json" {
+		t.Errorf("listening now: %v %v", r, err)
+	}
+	r, err = read("audiobookshelf://items/" + sd.ItemMort)
+	if err != nil || !strings.Contains(r.Contents[0].Text, `"title":"Mort"`) {
+		t.Errorf("item: %v %v", r, err)
+	}
+	r, err = read("audiobookshelf://items/" + sd.ItemMort + "/cover")
+	if err != nil || r.Contents[0].MIMEType != "image/jpeg" || len(r.Contents[0].Blob) < 100 || r.Contents[0].Blob[0] != 0xFF {
+		t.Errorf("cover: %v", err)
+	}
+	for _, uri := range []string{"audiobookshelf://items/" + unknownID, "audiobookshelf://elsewhere"} {
+		_, err = read(uri)
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound {
+			t.Errorf("%s: %v, want resource not found", uri, err)
+		}
+	}
+}
+
+// TestResourcesHoldToTheBudget: a resource is held to the result budget
+// as the tool whose answer it is: a book of 3,000 tags read as a resource
+// stays within a budget of 10,000 characters.
+func TestResourcesHoldToTheBudget(t *testing.T) {
+	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = kit.MinMaxResultChars }})
+	e.Standin.Update(func(d *sd.Data) {
+		for i := range d.Items {
+			if d.Items[i].ID == sd.ItemMort {
+				d.Items[i].Book.Tags = nil
+				for k := range 3000 {
+					d.Items[i].Book.Tags = append(d.Items[i].Book.Tags, fmt.Sprintf("tag %d of a much tagged book", k+1))
+				}
+			}
+		}
+	})
+	uri := "audiobookshelf://items/" + sd.ItemMort
+	r, err := e.Session.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		if !strings.Contains(err.Error(), "AUDIOBOOKSHELF_MAX_RESULT_CHARS") {
+			t.Errorf("an error that does not say how to get less: %v", err)
+		}
+		return
+	}
+	if n := len([]rune(r.Contents[0].Text)); n > kit.MinMaxResultChars || !strings.Contains(r.Contents[0].Text, "tag 1 of") {
+		t.Errorf("%s: %d characters over a budget of %d", uri, n, kit.MinMaxResultChars)
 	}
 }

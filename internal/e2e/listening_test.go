@@ -435,7 +435,7 @@ func TestPromptsResourcesAndCompletions(t *testing.T) {
 	for _, uri := range []string{"audiobookshelf://items/" + unknownID, "audiobookshelf://elsewhere"} {
 		_, err = read(uri)
 		var je *jsonrpc.Error
-		if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound {
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("%s: %v, want resource not found", uri, err)
 		}
 	}

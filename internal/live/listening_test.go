@@ -245,7 +245,30 @@ func TestLiveListening(t *testing.T) {
 		t.Errorf("still hidden after the put-back: %v", me.SeriesHideFromContinueListening)
 	}
 
-	only := map[string]bool{"hideSeriesFromContinueListening": true, "readdSeriesToContinueListening": true,
+	// Prompts, resources and completions, as this user, on the real server.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var seriesName struct{ Name string }
+	root.get("/api/series/"+seriesID, &seriesName)
+	comp, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "where_am_i_in_a_series"},
+		Argument: mcp.CompleteParamsArgument{Name: "series", Value: seriesName.Name[:3]}})
+	if err != nil || !slices.Contains(comp.Completion.Values, seriesName.Name) {
+		t.Errorf("completion of %q: %v %v", seriesName.Name[:3], comp, err)
+	}
+	pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "where_am_i_in_a_series", Arguments: map[string]string{"series": strings.ToUpper(seriesName.Name)}})
+	if err != nil || !strings.Contains(pr.Messages[0].Content.(*mcp.TextContent).Text, seriesID) {
+		t.Errorf("prompt for %q: %v %v", seriesName.Name, pr, err)
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "audiobookshelf://me/listening-now"})
+	if err != nil || !strings.Contains(res.Contents[0].Text, others[0]) {
+		t.Errorf("listening now (the book of the synced sessions, %s): %v %v", others[0], res, err)
+	}
+	res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "audiobookshelf://items/" + second})
+	if err != nil || !strings.Contains(res.Contents[0].Text, second) {
+		t.Errorf("item %s: %v %v", second, res, err)
+	}
+
+	only := map[string]bool{"listLibraries": true, "searchLibrary": true, "hideSeriesFromContinueListening": true, "readdSeriesToContinueListening": true,
 		"getListeningStats": true, "listListeningSessions": true, "listMediaProgress": true, "listItemsInProgress": true,
 		"getLibraryItem": true, "listLibraryItems": true, "getSeries": true, "getMe": true}
 	report(t, spec, rec.all(), only)

@@ -222,6 +222,16 @@ func TestLiveListening(t *testing.T) {
 	if !onShelf() {
 		t.Fatalf("series %s is not on the user's Continue Series shelf to begin with", seriesID)
 	}
+	// The user's raw record before each write and after its put-back,
+	// field by field (lastSeen and updatedAt move on their own).
+	rawMe := func() map[string]any {
+		var m map[string]any
+		user.get("/api/me", &m)
+		delete(m, "lastSeen")
+		delete(m, "updatedAt")
+		return m
+	}
+	shown := rawMe()
 	v = call("hide_series_from_continue_series", map[string]any{"series_id": seriesID})
 	if onShelf() {
 		t.Errorf("series %s is still on Continue Series: %v", seriesID, v)
@@ -243,6 +253,30 @@ func TestLiveListening(t *testing.T) {
 	user.get("/api/me", &me)
 	if slices.Contains(me.SeriesHideFromContinueListening, seriesID) {
 		t.Errorf("still hidden after the put-back: %v", me.SeriesHideFromContinueListening)
+	}
+	if n := compareRaw(t, "the user after hide and its put-back", shown, rawMe()); n > 0 {
+		t.Errorf("%d field(s) of the user differ after hide_series_from_continue_series and its put-back", n)
+	}
+	// readd on a hidden series (hidden here through the API), and its put-back.
+	if st := user.do("GET", "/api/me/series/"+seriesID+"/remove-from-continue-listening", nil, nil); st != 200 {
+		t.Fatalf("hiding through the API: %d", st)
+	}
+	hidden := rawMe()
+	v = call("readd_series_to_continue_series", map[string]any{"series_id": seriesID})
+	if !onShelf() {
+		t.Errorf("readd did not bring series %s back: %v", seriesID, v)
+	}
+	pb, _ = v["put_back"].(map[string]any)
+	if pb == nil {
+		t.Fatalf("no put_back: %v", v)
+	}
+	args, _ = pb["arguments"].(map[string]any)
+	call(fmt.Sprint(pb["tool"]), args)
+	if n := compareRaw(t, "the user after readd and its put-back", hidden, rawMe()); n > 0 {
+		t.Errorf("%d field(s) of the user differ after readd_series_to_continue_series and its put-back", n)
+	}
+	if onShelf() {
+		t.Errorf("the put-back of readd left series %s on the shelf", seriesID)
 	}
 
 	// Prompts, resources and completions, as this user, on the real server.

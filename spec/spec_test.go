@@ -75,6 +75,10 @@ var operations = map[string]struct{ method, path string }{
 	"deletePodcastEpisode":    {http.MethodDelete, "/api/podcasts/{id}/episode/{episodeId}"},
 	"deleteLibraryItem":       {http.MethodDelete, "/api/items/{id}"},
 	"getFilesystemPaths":      {http.MethodGet, "/api/filesystem"},
+
+	// listening toolset: GETs that change data (x-abs-changes-data).
+	"hideSeriesFromContinueListening": {http.MethodGet, "/api/me/series/{id}/remove-from-continue-listening"},
+	"readdSeriesToContinueListening":  {http.MethodGet, "/api/me/series/{id}/readd-to-continue-listening"},
 }
 
 // quirks are sentences (or their core) that must stay on the named operation.

@@ -1660,6 +1660,20 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/me/progress/{libraryItemId}/{episodeId} (the `UpdateEpisodeMediaProgress` operationId).
 	UpdateEpisodeMediaProgress(ctx context.Context, libraryItemId string, episodeId string, body UpdateEpisodeMediaProgressJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ReaddSeriesToContinueListening Put a series back on the user's Continue Series shelf (a GET that changes data)
+	//
+	// MeController.readdSeriesFromContinueListening (User.removeSeriesFromHideFromContinueListening). Takes the series id out of the user's seriesHideFromContinueListening; a series not there is left as it is. 404 (plain "Not Found") when no series has the id. Answers the user (User.toOldJSONForBrowser), with its legacy token.
+	//
+	// Corresponds with GET /api/me/series/{id}/readd-to-continue-listening (the `ReaddSeriesToContinueListening` operationId).
+	ReaddSeriesToContinueListening(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HideSeriesFromContinueListening Take a series off the user's Continue Series shelf (a GET that changes data)
+	//
+	// MeController.removeSeriesFromContinueListening (User.addSeriesToHideFromContinueListening). Adds the series id to the user's seriesHideFromContinueListening; a series already there is left as it is. 404 (plain "Not Found") when no series has the id. Answers the user (User.toOldJSONForBrowser), with its legacy token: never hand the raw response to a model.
+	//
+	// Corresponds with GET /api/me/series/{id}/remove-from-continue-listening (the `HideSeriesFromContinueListening` operationId).
+	HideSeriesFromContinueListening(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetYearStats The user's listening summary for one year
 	//
 	// MeController.getStatsForYear (userStats.getStatsForYear). 400 "Invalid year" unless 2000 <= year <= 9999. Times are whole seconds. mostListenedMonth.month is 0-based (0 = January). longestAudiobookFinished.id is the book (media) id, not the library item id, and its finishedAt is an ISO 8601 string, not a millisecond timestamp. booksWithCovers and finishedBooksWithCovers are library item ids.
@@ -2846,6 +2860,40 @@ func (c *Client) UpdateEpisodeMediaProgressWithBody(ctx context.Context, library
 // Corresponds with PATCH /api/me/progress/{libraryItemId}/{episodeId} (the `UpdateEpisodeMediaProgress` operationId).
 func (c *Client) UpdateEpisodeMediaProgress(ctx context.Context, libraryItemId string, episodeId string, body UpdateEpisodeMediaProgressJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateEpisodeMediaProgressRequest(c.Server, libraryItemId, episodeId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReaddSeriesToContinueListening Put a series back on the user's Continue Series shelf (a GET that changes data)
+//
+// MeController.readdSeriesFromContinueListening (User.removeSeriesFromHideFromContinueListening). Takes the series id out of the user's seriesHideFromContinueListening; a series not there is left as it is. 404 (plain "Not Found") when no series has the id. Answers the user (User.toOldJSONForBrowser), with its legacy token.
+//
+// Corresponds with GET /api/me/series/{id}/readd-to-continue-listening (the `ReaddSeriesToContinueListening` operationId).
+func (c *Client) ReaddSeriesToContinueListening(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReaddSeriesToContinueListeningRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HideSeriesFromContinueListening Take a series off the user's Continue Series shelf (a GET that changes data)
+//
+// MeController.removeSeriesFromContinueListening (User.addSeriesToHideFromContinueListening). Adds the series id to the user's seriesHideFromContinueListening; a series already there is left as it is. 404 (plain "Not Found") when no series has the id. Answers the user (User.toOldJSONForBrowser), with its legacy token: never hand the raw response to a model.
+//
+// Corresponds with GET /api/me/series/{id}/remove-from-continue-listening (the `HideSeriesFromContinueListening` operationId).
+func (c *Client) HideSeriesFromContinueListening(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHideSeriesFromContinueListeningRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -5739,6 +5787,74 @@ func NewUpdateEpisodeMediaProgressRequestWithBody(server string, libraryItemId s
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewReaddSeriesToContinueListeningRequest constructs an http.Request for the ReaddSeriesToContinueListening method
+func NewReaddSeriesToContinueListeningRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/me/series/%s/readd-to-continue-listening", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewHideSeriesFromContinueListeningRequest constructs an http.Request for the HideSeriesFromContinueListening method
+func NewHideSeriesFromContinueListeningRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/me/series/%s/remove-from-continue-listening", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }

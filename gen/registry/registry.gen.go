@@ -23,6 +23,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/items"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/libraries"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/listening"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/me"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/playlists"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/podcasts"
@@ -99,6 +100,7 @@ var Toolsets = []Toolset{
 	{Name: "playlists", Description: "The user's playlists of books or podcast episodes.", Off: false},
 	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes.", Off: false},
 	{Name: "upkeep", Description: "Library upkeep, off unless AUDIOBOOKSHELF_TOOLSETS names it: scan a library, edit and match a book's metadata, see or remove a cover.", Off: true},
+	{Name: "listening", Description: "What a listener asks, off unless AUDIOBOOKSHELF_TOOLSETS names it: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf.", Off: true},
 }
 
 // All lists every tool in the manifest's order.
@@ -955,6 +957,78 @@ var All = []Tool{
 		},
 		Handler: removeItemCover,
 	},
+	{
+		Name: "what_next", Title: "What to listen to next", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listMediaProgress", "getMe", "listItemsInProgress", "getLibraryItem", "listLibraryItems"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "what_next",
+			Title:       "What to listen to next",
+			Description: "What to listen to next, for the person whose key it is: books and episodes in progress (where they are, what is left), the next unstarted book of each series they have started (by sequence, with any gap before it, or the series complete), and recently finished books; ids for the next call. Series are paged.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library (list_libraries)."},"media_type":{"type":"string","enum":["book","podcast"],"description":"Only books or only podcast episodes (podcasts have no series)."},"max_hours":{"type":"number","minimum":0.1,"maximum":10000,"description":"Only books and episodes with at most this many hours left."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}},"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: whatNext,
+	},
+	{
+		Name: "get_series_progress", Title: "Get series progress", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listMediaProgress", "getMe", "getSeries", "getLibraryItem", "listLibraryItems"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "get_series_progress",
+			Title:       "Get series progress",
+			Description: "Where the person is in one series, or in every series they have started (paged): each book by sequence as finished, in progress or not started, with missing sequence numbers (gaps) and sequence numbers two books share named.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"One series (list_series, what_next); leave out for every started series."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page (without series_id)."}},"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: getSeriesProgress,
+	},
+	{
+		Name: "get_listening_by_period", Title: "Get listening by period", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"getListeningStats", "listListeningSessions", "listMediaProgress", "getMe"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "get_listening_by_period",
+			Title:       "Get listening by period",
+			Description: "Time listened per day, week or month over a date range (the same totals as Audiobookshelf's own stats), per library, the books and episodes finished in it with finish dates and days taken, and the top authors, narrators and genres.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"from":{"type":"string","description":"First day, YYYY-MM-DD (the server's local dates, as Audiobookshelf records them)."},"to":{"type":"string","description":"Last day, YYYY-MM-DD, included."},"by":{"type":"string","enum":["day","week","month"],"default":"month","description":"Period: day, ISO week (starting Monday), or month."},"library_id":{"type":"string","description":"Only this library (list_libraries); the totals per period are then this library's."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":400,"default":100,"description":"Periods per page."}},"required":["from","to"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: getListeningByPeriod,
+	},
+	{
+		Name: "hide_series_from_continue_series", Title: "Hide series from Continue Series", Toolset: "listening",
+		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false,
+		Reason:     "Only hides the series from one shelf of this person; readd_series_to_continue_series puts it back, and hiding it again changes nothing.",
+		Operations: []string{"getMe", "hideSeriesFromContinueListening"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "hide_series_from_continue_series",
+			Title:       "Hide series from Continue Series",
+			Description: "Take a series off the person's Continue Series shelf (Audiobookshelf's home page). Answers with the call that puts it back.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id (list_series, what_next)."}},"required":["series_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: hideSeriesFromContinueSeries,
+	},
+	{
+		Name: "readd_series_to_continue_series", Title: "Put series back on Continue Series", Toolset: "listening",
+		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false,
+		Reason:     "Only shows the series again on one shelf of this person; hide_series_from_continue_series hides it again, and a second call changes nothing.",
+		Operations: []string{"getMe", "readdSeriesToContinueListening"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "readd_series_to_continue_series",
+			Title:       "Put series back on Continue Series",
+			Description: "Put a series hidden from the person's Continue Series shelf back on it. Answers with the call that hides it again.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id (list_series, what_next)."}},"required":["series_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: readdSeriesToContinueSeries,
+	},
 }
 
 func ptr(b bool) *bool { return &b }
@@ -1792,5 +1866,55 @@ func removeItemCover(d *kit.Deps) kit.Handler {
 			return res, nil
 		}
 		return plan.Execute(ctx)
+	}
+}
+
+func whatNext(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeWhatNext(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.WhatNext(ctx, d, a)
+	}
+}
+
+func getSeriesProgress(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeGetSeriesProgress(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.GetSeriesProgress(ctx, d, a)
+	}
+}
+
+func getListeningByPeriod(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeGetListeningByPeriod(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.GetListeningByPeriod(ctx, d, a)
+	}
+}
+
+func hideSeriesFromContinueSeries(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeHideSeriesFromContinueSeries(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.HideSeriesFromContinueSeries(ctx, d, a)
+	}
+}
+
+func readdSeriesToContinueSeries(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeReaddSeriesToContinueSeries(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.ReaddSeriesToContinueSeries(ctx, d, a)
 	}
 }

@@ -1175,3 +1175,105 @@ func DecodeRemoveItemCover(raw json.RawMessage) (RemoveItemCover, error) {
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
 }
+
+// WhatNext holds the arguments of what_next.
+type WhatNext struct {
+	LibraryID *string  `json:"library_id"` // Only this library (list_libraries).
+	MediaType *string  `json:"media_type"` // Only books or only podcast episodes (podcasts have no series).
+	MaxHours  *float64 `json:"max_hours"`  // Only books and episodes with at most this many hours left.
+	Page      int64    `json:"page"`       // 0-based page.
+	Limit     int64    `json:"limit"`      // Series per page.
+}
+
+// DecodeWhatNext reads and checks the arguments of what_next.
+func DecodeWhatNext(raw json.RawMessage) (WhatNext, error) {
+	var a WhatNext
+	d, err := argdec.New(raw, "library_id", "media_type", "max_hours", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryID = d.ID("library_id", false)
+	a.MediaType = d.String("media_type", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"book", "podcast"}})
+	a.MaxHours = d.Number("max_hours", argdec.NumRule{Required: false, Min: 0.1, Max: 10000})
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 25}), 10)
+	return a, d.Err()
+}
+
+// GetSeriesProgress holds the arguments of get_series_progress.
+type GetSeriesProgress struct {
+	SeriesID *string `json:"series_id"` // One series (list_series, what_next); leave out for every started series.
+	Page     int64   `json:"page"`      // 0-based page.
+	Limit    int64   `json:"limit"`     // Series per page (without series_id).
+}
+
+// DecodeGetSeriesProgress reads and checks the arguments of get_series_progress.
+func DecodeGetSeriesProgress(raw json.RawMessage) (GetSeriesProgress, error) {
+	var a GetSeriesProgress
+	d, err := argdec.New(raw, "series_id", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.SeriesID = d.ID("series_id", false)
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 25}), 10)
+	return a, d.Err()
+}
+
+// GetListeningByPeriod holds the arguments of get_listening_by_period.
+type GetListeningByPeriod struct {
+	From      string  `json:"from"`       // First day, YYYY-MM-DD (the server's local dates, as Audiobookshelf records them).
+	To        string  `json:"to"`         // Last day, YYYY-MM-DD, included.
+	By        string  `json:"by"`         // Period: day, ISO week (starting Monday), or month.
+	LibraryID *string `json:"library_id"` // Only this library (list_libraries); the totals per period are then this library's.
+	Page      int64   `json:"page"`       // 0-based page.
+	Limit     int64   `json:"limit"`      // Periods per page.
+}
+
+// DecodeGetListeningByPeriod reads and checks the arguments of get_listening_by_period.
+func DecodeGetListeningByPeriod(raw json.RawMessage) (GetListeningByPeriod, error) {
+	var a GetListeningByPeriod
+	d, err := argdec.New(raw, "from", "to", "by", "library_id", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.From = argdec.Val(d.String("from", argdec.StringRule{Required: true, MinLen: 0, MaxLen: 0, Enum: nil}))
+	a.To = argdec.Val(d.String("to", argdec.StringRule{Required: true, MinLen: 0, MaxLen: 0, Enum: nil}))
+	a.By = argdec.Or(d.String("by", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"day", "week", "month"}}), "month")
+	a.LibraryID = d.ID("library_id", false)
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 400}), 100)
+	return a, d.Err()
+}
+
+// HideSeriesFromContinueSeries holds the arguments of hide_series_from_continue_series.
+type HideSeriesFromContinueSeries struct {
+	SeriesID string `json:"series_id"` // Series id (list_series, what_next).
+}
+
+// DecodeHideSeriesFromContinueSeries reads and checks the arguments of hide_series_from_continue_series.
+func DecodeHideSeriesFromContinueSeries(raw json.RawMessage) (HideSeriesFromContinueSeries, error) {
+	var a HideSeriesFromContinueSeries
+	d, err := argdec.New(raw, "series_id")
+	if err != nil {
+		return a, err
+	}
+	a.SeriesID = argdec.Val(d.ID("series_id", true))
+	return a, d.Err()
+}
+
+// ReaddSeriesToContinueSeries holds the arguments of readd_series_to_continue_series.
+type ReaddSeriesToContinueSeries struct {
+	SeriesID string `json:"series_id"` // Series id (list_series, what_next).
+}
+
+// DecodeReaddSeriesToContinueSeries reads and checks the arguments of readd_series_to_continue_series.
+func DecodeReaddSeriesToContinueSeries(raw json.RawMessage) (ReaddSeriesToContinueSeries, error) {
+	var a ReaddSeriesToContinueSeries
+	d, err := argdec.New(raw, "series_id")
+	if err != nil {
+		return a, err
+	}
+	a.SeriesID = argdec.Val(d.ID("series_id", true))
+	return a, d.Err()
+}

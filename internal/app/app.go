@@ -149,8 +149,19 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	deps.Log = logger
+	selected := Select(cfg.ReadOnly, cfg.Toolsets)
+	// Tools only, unless the listening toolset brings prompts, resources
+	// and completions (features.go).
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
+	var feats *features
+	var complete func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
+	if offersFeatures(selected) {
+		feats = newFeatures(deps, logger)
+		caps.Prompts, caps.Resources, caps.Completions = &mcp.PromptCapabilities{}, &mcp.ResourceCapabilities{}, &mcp.CompletionCapabilities{}
+		complete = feats.complete
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: registry.ServerName, Title: registry.ServerTitle, Version: o.Version},
-		&mcp.ServerOptions{Instructions: registry.Instructions, Logger: sdkLogger(logger),
+		&mcp.ServerOptions{Instructions: registry.Instructions, Logger: sdkLogger(logger), CompletionHandler: complete,
 			// Declared, not inferred from registered tools: they are added in
 			// the background (register), and the list never changes. Tools
 			// only: the server sends no log messages to clients (its log is
@@ -158,10 +169,14 @@ func New(o Options) (*Server, error) {
 			// deprecates (SEP-2577). go-sdk still answers logging/setLevel
 			// from a client of an earlier revision with {}
 			// (TestNoLoggingCapability).
-			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
-	s.AddReceivingMiddleware(refuseSecondInitialize, refuseUnoffered, toolsForPerson(registry.All), g.Middleware(), clipToolName)
+			Capabilities: caps})
+	if feats == nil {
+		s.AddReceivingMiddleware(refuseSecondInitialize, refuseUnoffered, toolsForPerson(registry.All), g.Middleware(), clipToolName)
+	} else {
+		s.AddReceivingMiddleware(refuseSecondInitialize, refuseMethods(UnofferedWithFeatures, "this server sends no resource updates"), toolsForPerson(registry.All), g.Middleware(), clipToolName)
+		feats.add(s)
+	}
 	s.AddSendingMiddleware(g.SendingMiddleware())
-	selected := Select(cfg.ReadOnly, cfg.Toolsets)
 	registered := register(s, selected, deps, logger)
 	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered, guard: g, store: store}, nil
 }

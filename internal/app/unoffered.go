@@ -18,18 +18,31 @@ var Unoffered = []string{
 	"resources/subscribe", "resources/unsubscribe",
 }
 
+// UnofferedWithFeatures are the methods refused when the listening toolset
+// brings prompts and resources (features.go): subscriptions, which the
+// server does not declare (its resources change as a person listens, and
+// it sends no updates).
+var UnofferedWithFeatures = []string{"resources/subscribe", "resources/unsubscribe"}
+
 // refuseUnoffered answers the Unoffered methods as unknown (-32601), as the
 // capabilities declare: tools only.
 func refuseUnoffered(next mcp.MethodHandler) mcp.MethodHandler {
-	unoffered := map[string]bool{}
-	for _, m := range Unoffered {
-		unoffered[m] = true
+	return refuseMethods(Unoffered, "this server offers tools only, no prompts or resources")(next)
+}
+
+// refuseMethods answers methods as unknown (-32601), saying why.
+func refuseMethods(methods []string, why string) mcp.Middleware {
+	refused := map[string]bool{}
+	for _, m := range methods {
+		refused[m] = true
 	}
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if unoffered[method] {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-				Message: fmt.Sprintf("method not found: %q (this server offers tools only, no prompts or resources)", method)}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if refused[method] {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+					Message: fmt.Sprintf("method not found: %q (%s)", method, why)}
+			}
+			return next(ctx, method, req)
 		}
-		return next(ctx, method, req)
 	}
 }

@@ -438,7 +438,10 @@ func offText() string {
 	if off == "" {
 		return ""
 	}
-	return off + " is off unless named: AUDIOBOOKSHELF_TOOLSETS=default," + strings.ReplaceAll(off, ", ", ",") + " adds it to the default ones."
+	if !strings.Contains(off, ", ") {
+		return off + " is off unless named: AUDIOBOOKSHELF_TOOLSETS=default," + off + " adds it to the default ones."
+	}
+	return off + " are off unless named: AUDIOBOOKSHELF_TOOLSETS=default," + strings.ReplaceAll(off, ", ", ",") + " adds them to the default ones."
 }
 
 func clip(s string) string {

@@ -61,6 +61,11 @@ var putBackCases = map[string][]putBackCase{
 					}
 				}
 			}}},
+	"hide_series_from_continue_series": {{name: "a series on the shelf", args: map[string]any{"series_id": sd.SeriesExpanse}}},
+	"readd_series_to_continue_series": {{name: "a hidden series", args: map[string]any{"series_id": sd.SeriesExpanse},
+		setup: func(d *sd.Data) {
+			d.Users[0].SeriesHideFromContinueListening = []string{sd.SeriesDiscworld, sd.SeriesExpanse}
+		}}},
 	"create_bookmark": {{name: "a new time", args: map[string]any{"library_item_id": sd.ItemMort, "time": 95.5, "title": "Death takes an apprentice"}}},
 	"update_bookmark": {{name: "a rename", args: map[string]any{"library_item_id": sd.ItemColourOfMagic, "time": 3600, "title": "Twoflower arrives"}}},
 	"create_collection": {{name: "with books", args: map[string]any{"library_id": sd.LibraryBooksID, "name": "Throwaway", "description": "for a test",

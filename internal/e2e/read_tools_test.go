@@ -254,6 +254,29 @@ var readCases = []readCase{
 			}
 		},
 		fail: map[string]any{"playlist_id": unknownID}, failWant: []string{"404", "playlist " + unknownID}, failSends: true},
+	// listening toolset. per: what_next and get_series_progress read the 3
+	// books root has progress on (their series) and the 2 series they are in.
+	{tool: "what_next", args: map[string]any{}, route: "/items", per: 5,
+		check: func(t *testing.T, v any) {
+			next := map[string]string{}
+			for _, n := range at(t, v, "next_in_series").([]any) {
+				next[str(at(t, n, "series_id"))] = str(at(t, n, "next", "library_item_id"))
+			}
+			if next[sd.SeriesDiscworld] != sd.ItemLightFantastic || next[sd.SeriesExpanse] != sd.ItemCalibansWar || len(next) != 2 {
+				t.Errorf("next in series: %v", v)
+			}
+			if str(at(t, v, "in_progress", 1, "library_item_id")) != sd.ItemColourOfMagic || str(at(t, v, "recently_finished", 1, "title")) != "Leviathan Wakes" {
+				t.Errorf("in progress or finished: %v", v)
+			}
+		},
+		fail: map[string]any{"media_type": "ebook"}, failWant: []string{`"media_type"`, "book, podcast"}},
+	{tool: "get_series_progress", args: map[string]any{"series_id": sd.SeriesExpanse}, route: "/items",
+		check: func(t *testing.T, v any) {
+			if str(at(t, v, "books", 0, "state")) != "finished" || str(at(t, v, "books", 1, "state")) != "not_started" || at(t, v, "finished").(float64) != 1 {
+				t.Errorf("series progress: %v", v)
+			}
+		},
+		fail: map[string]any{"series_id": unknownID}, failWant: []string{"404", "series " + unknownID}, failSends: true},
 }
 
 func TestReadTools(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 var requestCases = func() []readCase {
 	var out []readCase
 	for _, c := range readCases {
-		out = append(out, readCase{tool: c.tool, args: c.args})
+		out = append(out, readCase{tool: c.tool, args: c.args, per: c.per})
 	}
 	out = append(out, guardedRequestCases...)
 	out = append(out, upkeepRequestCases...)
@@ -33,6 +33,10 @@ var requestCases = func() []readCase {
 	return append(out, []readCase{
 		{tool: "list_library_items", args: map[string]any{"library_id": sd.LibraryBooksID, "limit": 5, "detail": "full"}},
 		{tool: "list_items_in_progress", args: map[string]any{"detail": "full"}},
+		// Every started series: the progress records, then 3 books and 2 series (per).
+		{tool: "get_series_progress", args: map[string]any{}, per: 5},
+		// 1200 more sessions than the sample's: 2 more pages of 500 (per).
+		{tool: "get_listening_by_period", args: map[string]any{"from": "2020-01-01", "to": "2026-01-31"}, per: 2, setup: manySessions(1200)},
 		{tool: "get_media_progress", args: map[string]any{"library_item_id": sd.ItemMort}}, // never started
 		{tool: "get_media_progress", args: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings1}},
 		{tool: "set_media_progress", args: map[string]any{"library_item_id": sd.ItemMort, "current_time": 600}},

@@ -168,6 +168,8 @@ func validArgs(tool string, s toolSchema) map[string]any {
 			args[name] = sd.ItemColourOfMagic
 		case name == "year":
 			args[name] = 2025
+		case name == "from" || name == "to":
+			args[name] = "2025-01-01"
 		case name == "current_time":
 			args[name] = 60
 		case name == "feed_url":

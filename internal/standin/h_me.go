@@ -171,6 +171,48 @@ func hMeRemoveFromContinueListening(c *ctx) {
 	c.sendStatus(http.StatusNotFound)
 }
 
+// GET /api/me/series/:id/remove-from-continue-listening:
+// MeController.removeSeriesFromContinueListening. 404 when no series has the
+// id (Series.checkExistsById: any library); an id already hidden stays once
+// (User.addSeriesToHideFromContinueListening).
+func hMeHideSeries(c *ctx) {
+	if !c.seriesExists(c.params["id"]) {
+		c.sendStatus(http.StatusNotFound)
+		return
+	}
+	if !contains(c.user.SeriesHideFromContinueListening, c.params["id"]) {
+		c.user.SeriesHideFromContinueListening = append(c.user.SeriesHideFromContinueListening, c.params["id"])
+	}
+	c.sendJSON(userJSON(c.user))
+}
+
+// GET /api/me/series/:id/readd-to-continue-listening:
+// MeController.readdSeriesFromContinueListening
+// (User.removeSeriesFromHideFromContinueListening).
+func hMeReaddSeries(c *ctx) {
+	if !c.seriesExists(c.params["id"]) {
+		c.sendStatus(http.StatusNotFound)
+		return
+	}
+	kept := []string{}
+	for _, id := range c.user.SeriesHideFromContinueListening {
+		if id != c.params["id"] {
+			kept = append(kept, id)
+		}
+	}
+	c.user.SeriesHideFromContinueListening = kept
+	c.sendJSON(userJSON(c.user))
+}
+
+func (c *ctx) seriesExists(id string) bool {
+	for i := range c.s.data.Series {
+		if c.s.data.Series[i].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 // GET /api/me/progress/:id/:episodeId?: MeController.getMediaProgress.
 func hMeProgress(c *ctx) {
 	mp := c.oldProgress(c.params["id"], c.params["episodeId"])

@@ -332,6 +332,8 @@ var apiRoutes = sync.OnceValue(func() []route {
 		api(A, "/me/item/:id/bookmark", hBookmarkUpdate),
 		api(D, "/me/item/:id/bookmark/:time", hBookmarkDelete),
 		api(G, "/me/items-in-progress", hMeItemsInProgress),
+		api(G, "/me/series/:id/remove-from-continue-listening", hMeHideSeries),
+		api(G, "/me/series/:id/readd-to-continue-listening", hMeReaddSeries),
 		api(G, "/me/stats/year/:year", hMeYearStats),
 		// Author, series, podcast routes
 		api(G, "/authors/:id", hAuthor),

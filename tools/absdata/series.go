@@ -6,6 +6,7 @@ package absdata
 type Series struct {
 	ID          string          `json:"id"`
 	Name        string          `json:"name"`
+	LibraryID   string          `json:"libraryId"`
 	Description LazyText        `json:"description"`
 	AddedAt     int64           `json:"addedAt"`
 	Books       []Item          `json:"books"`

@@ -3,14 +3,21 @@ package absdata
 // Session is one listening session.
 type Session struct {
 	ID            string  `json:"id"`
+	LibraryID     string  `json:"libraryId"`
 	LibraryItemID string  `json:"libraryItemId"`
 	EpisodeID     *string `json:"episodeId"`
-	MediaType     string  `json:"mediaType"`
-	DisplayTitle  string  `json:"displayTitle"`
-	DisplayAuthor string  `json:"displayAuthor"`
-	Duration      float64 `json:"duration"`
-	PlayMethod    int     `json:"playMethod"`
-	MediaPlayer   string  `json:"mediaPlayer"`
+	// Date is the local day the session started (YYYY-MM-DD), the day
+	// Audiobookshelf's listening stats count it on.
+	Date string `json:"date"`
+	// MediaMetadata is the book's or podcast's metadata when the session
+	// started (authors, narrators, genres).
+	MediaMetadata *Metadata `json:"mediaMetadata"`
+	MediaType     string    `json:"mediaType"`
+	DisplayTitle  string    `json:"displayTitle"`
+	DisplayAuthor string    `json:"displayAuthor"`
+	Duration      float64   `json:"duration"`
+	PlayMethod    int       `json:"playMethod"`
+	MediaPlayer   string    `json:"mediaPlayer"`
 	DeviceInfo    *struct {
 		ClientName string `json:"clientName"`
 		DeviceName string `json:"deviceName"`

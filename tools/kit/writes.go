@@ -54,6 +54,9 @@ var writeAnswers = []writeAnswer{
 	{"downloadPodcastEpisodes", http.MethodPost, regexp.MustCompile(`/api/podcasts/[^/]+/download-episodes$`), true, nil, "list_podcast_downloads"},
 	{"deletePodcastEpisode", http.MethodDelete, regexp.MustCompile(`/api/podcasts/[^/]+/episode/[^/]+$`), false, itemFields, "get_library_item"},
 	{"deleteLibraryItem", http.MethodDelete, regexp.MustCompile(`/api/items/[^/]+$`), true, nil, "get_library_item"},
+	// listening toolset: GETs that change data (MeController)
+	{"hideSeriesFromContinueListening", http.MethodGet, regexp.MustCompile(`/api/me/series/[^/]+/remove-from-continue-listening$`), false, []string{"id", "username", "type"}, "what_next"},
+	{"readdSeriesToContinueListening", http.MethodGet, regexp.MustCompile(`/api/me/series/[^/]+/readd-to-continue-listening$`), false, []string{"id", "username", "type"}, "what_next"},
 	// upkeep toolset
 	{"scanLibrary", http.MethodPost, regexp.MustCompile(`/api/libraries/[^/]+/scan$`), true, nil, "get_library_stats"},
 	{"updateLibraryItemMedia", http.MethodPatch, regexp.MustCompile(`/api/items/[^/]+/media$`), false, []string{"updated", "libraryItem"}, "get_library_item"},

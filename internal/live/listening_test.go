@@ -1,0 +1,309 @@
+package live
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestLiveListening runs the listening toolset against a real
+// Audiobookshelf as a user made here (so nobody's progress or shelves are
+// touched): with book 1 of a series finished, what_next names book 2 and
+// get_series_progress says so; three listening sessions synced for that
+// user on known days give get_listening_by_period's totals by month and
+// day, held to Audiobookshelf's own listening stats; the series taken off
+// Continue Series leaves the shelf and comes back with the put-back of
+// the answer. Every answer goes through the validating proxy. The user,
+// its key and its sessions are deleted at the end.
+func TestLiveListening(t *testing.T) {
+	if os.Getenv("ABS_LIVE") != "1" {
+		t.Skip("run by `make test-live` (ABS_LIVE=1) with AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY (a root user's key) of a throwaway Audiobookshelf")
+	}
+	target, rootKey := liveServer(t)
+	proxyURL, rec, spec, _ := specProxy(t, target, rootKey)
+	hc := &http.Client{Timeout: 60 * time.Second}
+	root := &abs{t: t, base: target.String(), key: rootKey, hc: hc}
+
+	// A user of its own, with an API key.
+	pw := make([]byte, 16)
+	rand.Read(pw)
+	name := prefix + "listening-" + hex.EncodeToString(pw[:4])
+	var made struct{ User struct{ ID string } }
+	if st := root.do("POST", "/api/users", map[string]any{"username": name, "password": hex.EncodeToString(pw), "type": "user", "isActive": true,
+		"permissions": map[string]any{"download": true, "update": false, "delete": false, "upload": false}}, &made); st != 200 || made.User.ID == "" {
+		t.Fatalf("POST /api/users: %d", st)
+	}
+	t.Cleanup(func() { root.do("DELETE", "/api/users/"+made.User.ID, nil, nil) })
+	var key struct{ APIKey struct{ ID, APIKey string } }
+	if st := root.do("POST", "/api/api-keys", map[string]any{"name": name, "userId": made.User.ID, "isActive": true}, &key); st != 200 || key.APIKey.APIKey == "" {
+		t.Fatalf("POST /api/api-keys: %d", st)
+	}
+	t.Cleanup(func() { root.do("DELETE", "/api/api-keys/"+key.APIKey.ID, nil, nil) })
+	user := &abs{t: t, base: target.String(), key: key.APIKey.APIKey, hc: hc}
+	// Its sessions go when the test ends (before the user: cleanups run
+	// last first).
+	t.Cleanup(func() {
+		var page struct{ Sessions []struct{ ID string } }
+		if user.do("GET", "/api/me/listening-sessions?itemsPerPage=100", nil, &page) == 200 {
+			for _, s := range page.Sessions {
+				root.do("DELETE", "/api/sessions/"+s.ID, nil, nil)
+			}
+		}
+	})
+
+	// The series with the most books, its books in order.
+	lib := root.libraries()["book"]
+	var series struct {
+		Results []struct {
+			ID    string
+			Books []struct{ ID string }
+		}
+	}
+	root.get("/api/libraries/"+lib+"/series?limit=50", &series)
+	var seriesID string
+	most := 0
+	for _, s := range series.Results {
+		if len(s.Books) > most {
+			seriesID, most = s.ID, len(s.Books)
+		}
+	}
+	if most < 2 {
+		t.Fatalf("the book library needs a series of two books or more")
+	}
+	var inOrder struct{ Results []struct{ ID string } }
+	root.get("/api/libraries/"+lib+"/items?sort=sequence&minified=1&filter=series."+base64.StdEncoding.EncodeToString([]byte(seriesID)), &inOrder)
+	first, second := inOrder.Results[0].ID, inOrder.Results[1].ID
+	inSeries := map[string]bool{}
+	for _, b := range inOrder.Results {
+		inSeries[b.ID] = true
+	}
+	var all struct{ Results []struct{ ID string } }
+	root.get("/api/libraries/"+lib+"/items?limit=100&minified=1", &all)
+	var others []string
+	for _, it := range all.Results {
+		if !inSeries[it.ID] {
+			others = append(others, it.ID)
+		}
+	}
+	if len(others) < 2 {
+		t.Fatalf("the book library needs two books outside series %s", seriesID)
+	}
+
+	// Book 1 finished; three sessions on two other books, on known days.
+	if st := user.do("PATCH", "/api/me/progress/"+first, map[string]any{"isFinished": true}, nil); st != 200 {
+		t.Fatalf("PATCH progress: %d", st)
+	}
+	sessions := []struct {
+		item, day string
+		secs      float64
+	}{{others[0], "2025-03-10", 600}, {others[1], "2025-03-20", 900.5}, {others[0], "2025-04-02", 300}}
+	for _, s := range sessions {
+		at, _ := time.Parse("2006-01-02 15:04", s.day+" 12:00")
+		sid := make([]byte, 16)
+		rand.Read(sid)
+		body := map[string]any{"id": fmt.Sprintf("%x-%x-%x-%x-%x", sid[:4], sid[4:6], sid[6:8], sid[8:10], sid[10:]), "libraryItemId": s.item, "libraryId": lib, "mediaType": "book", "displayTitle": "",
+			"date": s.day, "dayOfWeek": at.Weekday().String(), "timeListening": s.secs, "startTime": 0, "currentTime": s.secs,
+			"startedAt": at.UnixMilli(), "updatedAt": at.Add(time.Duration(s.secs) * time.Second).UnixMilli()}
+		if st := user.do("POST", "/api/session/local", body, nil); st != 200 {
+			t.Fatalf("POST /api/session/local: %d", st)
+		}
+	}
+
+	cs := connectBinary(t, proxyURL, key.APIKey.APIKey, []string{"AUDIOBOOKSHELF_TOOLSETS=default,listening"}, nil)
+	call := func(tool string, args map[string]any) map[string]any {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if res.IsError {
+			t.Fatalf("%s %v: %s", tool, args, text)
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			t.Fatalf("%s: not JSON: %s", tool, text)
+		}
+		return v
+	}
+
+	// What next: book 2 of the series.
+	v := call("what_next", map[string]any{})
+	found := false
+	for _, n := range v["next_in_series"].([]any) {
+		n := n.(map[string]any)
+		if n["series_id"] != seriesID {
+			continue
+		}
+		found = true
+		next, _ := n["next"].(map[string]any)
+		if next == nil || next["library_item_id"] != second || n["finished"] != 1.0 {
+			t.Errorf("series %s: want the next book %s after 1 finished: %v", seriesID, second, n)
+		}
+	}
+	if !found {
+		t.Errorf("what_next does not name series %s: %v", seriesID, v)
+	}
+	sp := call("get_series_progress", map[string]any{"series_id": seriesID})
+	books := sp["books"].([]any)
+	if books[0].(map[string]any)["state"] != "finished" || books[1].(map[string]any)["state"] != "not_started" {
+		t.Errorf("series progress: %v", sp)
+	}
+
+	// Listening by period, against Audiobookshelf's own days.
+	var stats struct{ Days map[string]float64 }
+	user.get("/api/me/listening-stats", &stats)
+	want := map[string]float64{}
+	for d, s := range stats.Days {
+		if d >= "2025-03-01" && d <= "2025-04-30" {
+			want[d[:7]] += s
+		}
+	}
+	if want["2025-03"] != 1500.5 || want["2025-04"] != 300 {
+		t.Errorf("Audiobookshelf counts %v for the synced sessions", want)
+	}
+	v = call("get_listening_by_period", map[string]any{"from": "2025-03-01", "to": "2025-04-30", "by": "month"})
+	got := map[string]float64{}
+	for _, p := range v["periods"].([]any) {
+		p := p.(map[string]any)
+		got[p["period"].(string)] = p["time_s"].(float64)
+	}
+	for m, s := range want {
+		if got[m] != float64(int64(s+0.5)) {
+			t.Errorf("%s: the tool says %v s, Audiobookshelf %v s", m, got[m], s)
+		}
+	}
+	if v["total_s"] != float64(int64(1800.5+0.5)) {
+		t.Errorf("total %v, want 1801", v["total_s"])
+	}
+	v = call("get_listening_by_period", map[string]any{"from": "2025-03-10", "to": "2025-03-10", "by": "day"})
+	if v["total_s"] != float64(int64(stats.Days["2025-03-10"]+0.5)) {
+		t.Errorf("2025-03-10: %v, Audiobookshelf %v", v["total_s"], stats.Days["2025-03-10"])
+	}
+
+	// Continue Series: off the shelf, and back with the put-back.
+	onShelf := func() bool {
+		t.Helper()
+		var shelves []struct {
+			ID       string
+			Entities []struct {
+				Media struct {
+					Metadata struct{ Series any }
+				}
+				ID string
+			}
+		}
+		user.get("/api/libraries/"+lib+"/personalized", &shelves)
+		for _, sh := range shelves {
+			if sh.ID != "continue-series" {
+				continue
+			}
+			for _, e := range sh.Entities {
+				if strings.Contains(fmt.Sprint(e.Media.Metadata.Series), seriesID) || inSeries[e.ID] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if !onShelf() {
+		t.Fatalf("series %s is not on the user's Continue Series shelf to begin with", seriesID)
+	}
+	// The user's raw record before each write and after its put-back,
+	// field by field (lastSeen and updatedAt move on their own).
+	rawMe := func() map[string]any {
+		var m map[string]any
+		user.get("/api/me", &m)
+		delete(m, "lastSeen")
+		delete(m, "updatedAt")
+		return m
+	}
+	shown := rawMe()
+	v = call("hide_series_from_continue_series", map[string]any{"series_id": seriesID})
+	if onShelf() {
+		t.Errorf("series %s is still on Continue Series: %v", seriesID, v)
+	}
+	var me struct{ SeriesHideFromContinueListening []string }
+	user.get("/api/me", &me)
+	if !slices.Contains(me.SeriesHideFromContinueListening, seriesID) {
+		t.Errorf("Audiobookshelf does not hold the series hidden: %v", me.SeriesHideFromContinueListening)
+	}
+	pb, _ := v["put_back"].(map[string]any)
+	if pb == nil {
+		t.Fatalf("no put_back: %v", v)
+	}
+	args, _ := pb["arguments"].(map[string]any)
+	call(fmt.Sprint(pb["tool"]), args)
+	if !onShelf() {
+		t.Errorf("the put-back did not bring series %s back to Continue Series", seriesID)
+	}
+	user.get("/api/me", &me)
+	if slices.Contains(me.SeriesHideFromContinueListening, seriesID) {
+		t.Errorf("still hidden after the put-back: %v", me.SeriesHideFromContinueListening)
+	}
+	if n := compareRaw(t, "the user after hide and its put-back", shown, rawMe()); n > 0 {
+		t.Errorf("%d field(s) of the user differ after hide_series_from_continue_series and its put-back", n)
+	}
+	// readd on a hidden series (hidden here through the API), and its put-back.
+	if st := user.do("GET", "/api/me/series/"+seriesID+"/remove-from-continue-listening", nil, nil); st != 200 {
+		t.Fatalf("hiding through the API: %d", st)
+	}
+	hidden := rawMe()
+	v = call("readd_series_to_continue_series", map[string]any{"series_id": seriesID})
+	if !onShelf() {
+		t.Errorf("readd did not bring series %s back: %v", seriesID, v)
+	}
+	pb, _ = v["put_back"].(map[string]any)
+	if pb == nil {
+		t.Fatalf("no put_back: %v", v)
+	}
+	args, _ = pb["arguments"].(map[string]any)
+	call(fmt.Sprint(pb["tool"]), args)
+	if n := compareRaw(t, "the user after readd and its put-back", hidden, rawMe()); n > 0 {
+		t.Errorf("%d field(s) of the user differ after readd_series_to_continue_series and its put-back", n)
+	}
+	if onShelf() {
+		t.Errorf("the put-back of readd left series %s on the shelf", seriesID)
+	}
+
+	// Prompts, resources and completions, as this user, on the real server.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var seriesName struct{ Name string }
+	root.get("/api/series/"+seriesID, &seriesName)
+	comp, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "where_am_i_in_a_series"},
+		Argument: mcp.CompleteParamsArgument{Name: "series", Value: seriesName.Name[:3]}})
+	if err != nil || !slices.Contains(comp.Completion.Values, seriesName.Name) {
+		t.Errorf("completion of %q: %v %v", seriesName.Name[:3], comp, err)
+	}
+	pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "where_am_i_in_a_series", Arguments: map[string]string{"series": strings.ToUpper(seriesName.Name)}})
+	if err != nil || !strings.Contains(pr.Messages[0].Content.(*mcp.TextContent).Text, seriesID) {
+		t.Errorf("prompt for %q: %v %v", seriesName.Name, pr, err)
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "audiobookshelf://me/listening-now"})
+	if err != nil || !strings.Contains(res.Contents[0].Text, others[0]) {
+		t.Errorf("listening now (the book of the synced sessions, %s): %v %v", others[0], res, err)
+	}
+	res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "audiobookshelf://items/" + second})
+	if err != nil || !strings.Contains(res.Contents[0].Text, second) {
+		t.Errorf("item %s: %v %v", second, res, err)
+	}
+
+	only := map[string]bool{"listLibraries": true, "searchLibrary": true, "hideSeriesFromContinueListening": true, "readdSeriesToContinueListening": true,
+		"getListeningStats": true, "listListeningSessions": true, "listMediaProgress": true, "listItemsInProgress": true,
+		"getLibraryItem": true, "listLibraryItems": true, "getSeries": true, "getMe": true}
+	report(t, spec, rec.all(), only)
+}

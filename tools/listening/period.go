@@ -1,0 +1,297 @@
+package listening
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Sessions are read in pages of sessionPage, at most sessionPages of them.
+const (
+	sessionPage  = 500
+	sessionPages = 25
+	// finishedShown is how many finished books and episodes are listed.
+	finishedShown = 50
+	// topShown is how many authors, narrators and genres are listed.
+	topShown = 5
+)
+
+const day = "2006-01-02"
+
+// Period is the time listened in one day, week or month.
+type Period struct {
+	Period string `json:"period"`
+	TimeS  int64  `json:"time_s"`
+}
+
+// Named is an author, narrator, genre or library with the time listened.
+type Named struct {
+	Name  string `json:"name,omitempty"`
+	ID    string `json:"library_id,omitempty"`
+	TimeS int64  `json:"time_s"`
+}
+
+// FinishedIn is a book or episode finished in the range.
+type FinishedIn struct {
+	ID        string `json:"library_item_id"`
+	EpisodeID string `json:"episode_id,omitempty"`
+	Title     string `json:"title,omitempty"`
+	Finished  string `json:"finished"`
+	DaysTaken *int   `json:"days_taken,omitempty"`
+}
+
+// periodOf is the period a day (YYYY-MM-DD) falls in.
+func periodOf(t time.Time, by string) string {
+	switch by {
+	case "day":
+		return t.Format(day)
+	case "week":
+		y, w := t.ISOWeek()
+		return fmt.Sprintf("%04d-W%02d", y, w)
+	}
+	return t.Format("2006-01")
+}
+
+// parseRange checks from and to.
+func parseRange(a toolargs.GetListeningByPeriod) (from, to time.Time, err error) {
+	from, err = time.Parse(day, a.From)
+	if err != nil {
+		return from, to, kit.ArgumentError(fmt.Errorf(`argument "from": %q is not a date; give YYYY-MM-DD, for example 2026-01-01`, a.From))
+	}
+	to, err = time.Parse(day, a.To)
+	if err != nil {
+		return from, to, kit.ArgumentError(fmt.Errorf(`argument "to": %q is not a date; give YYYY-MM-DD, for example 2026-12-31`, a.To))
+	}
+	if to.Before(from) {
+		return from, to, kit.ArgumentError(errors.New(`argument "to": is before "from"; give a last day on or after the first`))
+	}
+	if to.Sub(from) > 100*366*24*time.Hour {
+		return from, to, kit.ArgumentError(errors.New(`argument "to": the range is longer than 100 years; give a shorter one`))
+	}
+	return from, to, nil
+}
+
+// GetListeningByPeriod is get_listening_by_period.
+func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListeningByPeriod) (*mcp.CallToolResult, error) {
+	from, to, err := parseRange(a)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := from.Format(day), to.Format(day)
+	inRange := func(date string) bool { return date >= lo && date <= hi }
+
+	recsP := kit.Alongside(ctx, func(ctx context.Context) recordsOrErr {
+		r, err := d.ProgressRecords(ctx)
+		return recordsOrErr{r, err}
+	})
+	type statsOrErr struct {
+		v   absdata.ListeningStats
+		err error
+	}
+	statsP := kit.Alongside(ctx, func(ctx context.Context) statsOrErr {
+		body, err := d.Get(ctx, "the listening stats", func(ctx context.Context) (*http.Response, error) { return d.API.GetListeningStats(ctx) })
+		if err != nil {
+			return statsOrErr{err: err}
+		}
+		var v absdata.ListeningStats
+		err = kit.Decode(body, &v)
+		return statsOrErr{v, err}
+	})
+	abandon := func() { recsP.Abandon(); statsP.Abandon() }
+
+	// Sessions, newest update first, until they are older than the range:
+	// a session is counted on the day it started, which is never after
+	// the day it was last updated (two days' margin for time zones).
+	stopBefore := from.Add(-48 * time.Hour).UnixMilli()
+	var sessions []absdata.Session
+	sessionsCut := false
+	for pg := 0; ; pg++ {
+		if pg == sessionPages {
+			sessionsCut = true
+			break
+		}
+		body, err := d.Get(ctx, "the listening sessions", func(ctx context.Context) (*http.Response, error) {
+			return d.API.ListListeningSessions(ctx, &abs.ListListeningSessionsParams{Page: kit.Ptr(pg), ItemsPerPage: kit.Ptr(sessionPage)})
+		})
+		if err != nil {
+			abandon()
+			return nil, err
+		}
+		var v struct {
+			Total    int               `json:"total"`
+			Sessions []absdata.Session `json:"sessions"`
+		}
+		if err := kit.Decode(body, &v); err != nil {
+			abandon()
+			return nil, err
+		}
+		sessions = append(sessions, v.Sessions...)
+		if len(v.Sessions) < sessionPage || (pg+1)*sessionPage >= v.Total || v.Sessions[len(v.Sessions)-1].UpdatedAt < stopBefore {
+			break
+		}
+	}
+	st := statsP.Wait()
+	if st.err != nil {
+		recsP.Abandon()
+		return nil, st.err
+	}
+	r := recsP.Wait()
+	if r.err != nil {
+		return nil, r.err
+	}
+
+	// Per period: Audiobookshelf's own days (getUserListeningStatsHelpers:
+	// a session with a date and time listened counts on its date); for one
+	// library, the same rule over its sessions.
+	perDay := map[string]float64{}
+	if a.LibraryID == nil {
+		for k, t := range st.v.Days {
+			if inRange(k) {
+				perDay[k] += t
+			}
+		}
+	}
+	byLib := map[string]float64{}
+	authors, narrators, genres := map[string]float64{}, map[string]float64{}, map[string]float64{}
+	type key [2]string
+	titles := map[key]string{}
+	libOf := map[string]string{}
+	for i := range sessions {
+		s := &sessions[i]
+		ep := ""
+		if s.EpisodeID != nil {
+			ep = *s.EpisodeID
+		}
+		if _, ok := titles[key{s.LibraryItemID, ep}]; !ok {
+			titles[key{s.LibraryItemID, ep}] = s.DisplayTitle
+		}
+		libOf[s.LibraryItemID] = s.LibraryID
+		t := s.TimeListening
+		if s.Date == "" || t <= 0 || !inRange(s.Date) {
+			continue
+		}
+		byLib[s.LibraryID] += t
+		if a.LibraryID != nil {
+			if s.LibraryID != *a.LibraryID {
+				continue
+			}
+			perDay[s.Date] += t
+		}
+		if m := s.MediaMetadata; m != nil {
+			for _, au := range m.Authors {
+				authors[au.Name] += t
+			}
+			if len(m.Authors) == 0 && m.Author != "" {
+				authors[m.Author] += t
+			}
+			for _, n := range m.Narrators {
+				narrators[n] += t
+			}
+			for _, g := range m.Genres {
+				genres[g] += t
+			}
+		}
+	}
+
+	// Every period of the range, in order, with nothing listened as 0.
+	sums := map[string]float64{}
+	total := 0.0
+	for k, t := range perDay {
+		dt, err := time.Parse(day, k)
+		if err != nil {
+			continue
+		}
+		sums[periodOf(dt, a.By)] += t
+		total += t
+	}
+	var periods []Period
+	for dt := from; !dt.After(to); dt = dt.AddDate(0, 0, 1) {
+		k := periodOf(dt, a.By)
+		if n := len(periods); n > 0 && periods[n-1].Period == k {
+			continue
+		}
+		periods = append(periods, Period{Period: k, TimeS: compact.Seconds(sums[k])})
+	}
+
+	// Finished in the range, by the person's records.
+	finished := []FinishedIn{}
+	nFinished := 0
+	var done []*absdata.Progress
+	for i := range r.recs {
+		p := &r.recs[i]
+		if !p.IsFinished || p.FinishedAt == nil || !inRange(compact.Date(*p.FinishedAt)) {
+			continue
+		}
+		if a.LibraryID != nil && libOf[p.LibraryItemID] != *a.LibraryID {
+			continue
+		}
+		done = append(done, p)
+	}
+	sort.Slice(done, func(i, j int) bool { return *done[i].FinishedAt > *done[j].FinishedAt })
+	nFinished = len(done)
+	for _, p := range done {
+		if len(finished) == finishedShown {
+			break
+		}
+		ep := ""
+		if p.EpisodeID != nil {
+			ep = *p.EpisodeID
+		}
+		f := FinishedIn{ID: p.LibraryItemID, EpisodeID: ep, Title: titles[key{p.LibraryItemID, ep}], Finished: compact.Date(*p.FinishedAt)}
+		if p.StartedAt > 0 && *p.FinishedAt >= p.StartedAt {
+			n := int(math.Ceil(float64(*p.FinishedAt-p.StartedAt) / float64(24*time.Hour/time.Millisecond)))
+			f.DaysTaken = &n
+		}
+		finished = append(finished, f)
+	}
+
+	head := []kit.Field{kit.Extra("from", lo), kit.Extra("to", hi), kit.Extra("by", a.By), kit.Extra("total_s", compact.Seconds(total))}
+	if a.LibraryID != nil {
+		head = append(head, kit.Extra("library_id", *a.LibraryID))
+	}
+	libs := make([]Named, 0, len(byLib))
+	for id, t := range byLib {
+		libs = append(libs, Named{ID: id, TimeS: compact.Seconds(t)})
+	}
+	sort.Slice(libs, func(i, j int) bool {
+		return libs[i].TimeS > libs[j].TimeS || libs[i].TimeS == libs[j].TimeS && libs[i].ID < libs[j].ID
+	})
+	head = append(head, kit.Extra("by_library", libs),
+		kit.Extra("top_authors", top(authors)), kit.Extra("top_narrators", top(narrators)), kit.Extra("top_genres", top(genres)),
+		kit.Extra("finished", finished), kit.Extra("finished_count", nFinished))
+	if nFinished > len(finished) {
+		head = append(head, kit.Extra("finished_more", fmt.Sprintf("the %d most recent of %d are listed; a shorter range lists the others", len(finished), nFinished)))
+	}
+	if sessionsCut {
+		head = append(head, kit.Extra("sessions_cut", fmt.Sprintf("only the %d most recent sessions were read: the per-library times and the top lists count those alone (the totals per period are Audiobookshelf's own)", len(sessions))))
+	}
+	return kit.Page(d, "periods", kit.PagingOf(a.Page, a.Limit), periods, nil, kit.AsIs[Period], head...)
+}
+
+// top is the topShown names with the most time.
+func top(m map[string]float64) []Named {
+	out := make([]Named, 0, len(m))
+	for k, t := range m {
+		if k != "" {
+			out = append(out, Named{Name: k, TimeS: compact.Seconds(t)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].TimeS > out[j].TimeS || out[i].TimeS == out[j].TimeS && out[i].Name < out[j].Name
+	})
+	if len(out) > topShown {
+		out = out[:topShown]
+	}
+	return out
+}

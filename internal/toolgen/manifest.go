@@ -176,6 +176,20 @@ type Param struct {
 	MaxLength int      `yaml:"max_length"`
 	MinItems  int      `yaml:"min_items"`
 	MaxItems  int      `yaml:"max_items"`
+	// Names is what a title or a name given in place of the id stands
+	// for (kit.NameKinds: item, podcast, series, author, library,
+	// book_library, podcast_library, collection, playlist): the generated
+	// handler turns it into the id before decoding (kit.Deps.ResolveNames).
+	// A required library parameter with names may be left out when the
+	// user has one library of the kind: the schema does not require it.
+	Names string `yaml:"names"`
+}
+
+// Omittable: a required library parameter that takes names may be left
+// out (the user's one library of the kind is used), so the schema does
+// not require it; the decoder still does, after the handler filled it.
+func (p *Param) Omittable() bool {
+	return p.Required && (p.Names == "library" || p.Names == "book_library" || p.Names == "podcast_library")
 }
 
 // Annotations are the four hints, each of which must be stated.
@@ -350,6 +364,9 @@ func Parse(b []byte) (*Manifest, error) {
 			}
 			if p.Required {
 				base.Required = true
+			}
+			if p.Names != "" {
+				base.Names = p.Names
 			}
 			base.Use = p.Use
 			t.Params[j] = base

@@ -154,7 +154,7 @@ func InputSchema(t *Tool) ([]byte, error) {
 		}
 		s.set("description", p.Description)
 		props.set(p.Name, s)
-		if p.Required {
+		if p.Required && !p.Omittable() {
 			required = append(required, p.Name)
 		}
 	}
@@ -514,9 +514,10 @@ func quotedList(ss []string) string {
 }
 
 // writeHandler writes one tool's handler, the path every call of it takes
-// (docs/architecture.md): its arguments decoded and checked; then, were
-// names accepted where ids are, their ids found (here, so that the
-// permission, the plan and the question see ids alone); the permission
+// (docs/architecture.md): the titles and names given where ids are turned
+// into ids (kit.Deps.ResolveNames, here, so that the decoder, the
+// permission, the plan and the question see ids alone); its arguments
+// decoded and checked; the permission
 // checked; for a guarded tool its plan, the question, and the change; else
 // the tool's function. Errors go back to internal/app's wrapper, the one
 // place they become results (kit.Result).
@@ -526,7 +527,27 @@ func writeHandler(b *bytes.Buffer, t *Tool) {
 	pkg := t.Toolset
 	fmt.Fprintf(b, "func %s(d *kit.Deps) kit.Handler {\n", fn)
 	b.WriteString("\treturn func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {\n")
-	fmt.Fprintf(b, "\t\ta, err := toolargs.Decode%s(req.Params.Arguments)\n", typ)
+	raw := "req.Params.Arguments"
+	var names []string
+	for _, p := range t.Params {
+		if p.Names == "" {
+			continue
+		}
+		n := fmt.Sprintf("kit.NameArg{Param: %q, Kind: %q", p.Name, p.Names)
+		if p.Type == "playlist_items" {
+			n += `, Field: "library_item_id"`
+		}
+		if p.Omittable() {
+			n += ", Omit: true"
+		}
+		names = append(names, n+"}")
+	}
+	if len(names) > 0 {
+		fmt.Fprintf(b, "\t\traw, err := d.ResolveNames(ctx, req.Params.Arguments,\n\t\t\t%s)\n", strings.Join(names, ",\n\t\t\t"))
+		b.WriteString("\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n")
+		raw = "raw"
+	}
+	fmt.Fprintf(b, "\t\ta, err := toolargs.Decode%s(%s)\n", typ, raw)
 	b.WriteString("\t\tif err != nil {\n\t\t\treturn nil, kit.ArgumentError(err)\n\t\t}\n")
 	if pm := t.Permission.Name; pm != "" {
 		fmt.Fprintf(b, "\t\tctx, err = d.Permit(ctx, %q, %s)\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n", t.Name, permissionExpr(pm))

@@ -255,7 +255,7 @@ func (r *resolver) one(a NameArg, arg, s string) (string, bool, error) {
 		return s, false, nil
 	}
 	if r.names++; r.names > MaxNames {
-		return "", false, Errorf(Unchanged, "%s: at most %d titles or names in one call (each is a search); give ids for the rest.", arg, MaxNames)
+		return "", false, Errorf(Unchanged, "argument %q: at most %d titles or names in one call (each is a search); give ids for the rest.", arg, MaxNames)
 	}
 	cands, err := r.candidates(a.Kind, name)
 	if err != nil {
@@ -266,10 +266,10 @@ func (r *resolver) one(a NameArg, arg, s string) (string, bool, error) {
 	case len(match) == 1:
 		return match[0].ID, true, nil
 	case len(match) == 0:
-		return "", false, Errorf(Unchanged, "%s: no %s is named %q. Give its id (%s lists them) or another name.", arg, a.Kind.noun(), clip(name, 80), a.Kind.lister())
+		return "", false, Errorf(Unchanged, "argument %q: no %s is named %q. Give its id (%s lists them) or another name.", arg, a.Kind.noun(), clip(name, 80), a.Kind.lister())
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %q names %d %ss; call again with one of these ids in %s:", arg, clip(name, 80), len(match), a.Kind.noun(), a.Param)
+	fmt.Fprintf(&b, "argument %q: %q names %d %ss; call again with one of these ids in %s:", arg, clip(name, 80), len(match), a.Kind.noun(), a.Param)
 	for i, c := range match {
 		if i == MaxCandidates {
 			fmt.Fprintf(&b, " … and %d more (a longer name narrows them)", len(match)-MaxCandidates)
@@ -415,10 +415,10 @@ func (r *resolver) onlyLibrary(a NameArg) (string, error) {
 		return fit[0].ID, nil
 	}
 	if len(fit) == 0 {
-		return "", Errorf(Unchanged, "%s is required: this user has no %s.", a.Param, a.Kind.noun())
+		return "", Errorf(Unchanged, "argument %q: is required: this user has no %s.", a.Param, a.Kind.noun())
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is required: this user has %d %ss; give one of these ids (or its name):", a.Param, len(fit), a.Kind.noun())
+	fmt.Fprintf(&b, "argument %q: is required: this user has %d %ss; give one of these ids (or its name):", a.Param, len(fit), a.Kind.noun())
 	for i, l := range fit {
 		if i == MaxCandidates {
 			fmt.Fprintf(&b, " … and %d more (list_libraries)", len(fit)-MaxCandidates)

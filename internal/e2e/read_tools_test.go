@@ -24,6 +24,9 @@ type readCase struct {
 	// per is how many requests the call adds under tools.yaml's
 	// requests.per (requestCases): its own count, by hand.
 	per int
+	// names: the call gives titles or names (or leaves a library out);
+	// how many of each of tools.yaml's name_requests it adds.
+	names *nameReads
 	// image: the result carries an image before its JSON text.
 	image bool
 	// check inspects the decoded result.

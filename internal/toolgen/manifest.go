@@ -30,7 +30,25 @@ type Manifest struct {
 	Toolsets        []Toolset        `yaml:"toolsets"`
 	SharedParams    map[string]Param `yaml:"shared_params"`
 	ReadAnnotations yaml.Node        `yaml:"read_annotations"` // a YAML anchor only
+	// NameRequests is what a title or a name given in place of an id
+	// adds to a call's requests (kit.Deps.ResolveNames), beyond each
+	// tool's own requests.
+	NameRequests NameRequests `yaml:"name_requests"`
 	Tools           []Tool           `yaml:"tools"`
+}
+
+// NameRequests are the requests names add to a call.
+type NameRequests struct {
+	// Libraries: GET /api/libraries, once a call that names a library,
+	// leaves one out, or searches the libraries for a name.
+	Libraries int `yaml:"libraries"`
+	// List: GET /api/collections or /api/playlists, once a call that
+	// names a collection or a playlist.
+	List int `yaml:"list"`
+	// Search: GET /api/libraries/{id}/search, for each name of an item,
+	// podcast, series or author and each library searched for it.
+	Search int    `yaml:"search"`
+	Note   string `yaml:"note"`
 }
 
 // Toolset is a named group of tools that can be switched on together.

@@ -143,3 +143,29 @@ func TestNamesInAGuardedCall(t *testing.T) {
 		}
 	})
 }
+
+// TestInProgressCarriesTheNextIDs: an entry of list_items_in_progress
+// carries its library's id and its series with id and place, so the next
+// book of the series is one call away.
+func TestInProgressCarriesTheNextIDs(t *testing.T) {
+	e := start(t, apptest.Options{})
+	v := decode(t, e.Call(t, "list_items_in_progress", nil))
+	found := false
+	for _, it := range at(t, v, "items").([]any) {
+		m := it.(map[string]any)
+		if m["id"] != sd.ItemColourOfMagic {
+			continue
+		}
+		found = true
+		if m["library_id"] != sd.LibraryBooksID {
+			t.Errorf("library_id: %v", m)
+		}
+		s := str(at(t, m, "series", 0))
+		if !strings.Contains(s, sd.SeriesDiscworld) || !strings.Contains(s, "sequence:1") || !strings.Contains(s, "Discworld") {
+			t.Errorf("series: %v", m["series"])
+		}
+	}
+	if !found {
+		t.Fatalf("The Colour of Magic is not in progress: %v", v)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sort"
+	"strings"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
@@ -64,6 +65,10 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 		records.Abandon()
 		return nil, err
 	}
+	// Minified entries name their series in one text ("Discworld #4"):
+	// the series' ids come from the filter data of each library with such
+	// a book, read while the progress records are on their way.
+	series := seriesIDs(ctx, d, v.LibraryItems)
 	recs := records.Wait()
 	byKey := make(map[[2]string]*absdata.Progress, len(recs))
 	inProgress := 0
@@ -80,8 +85,9 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 	}
 	type entry struct {
 		compact.ItemBrief
-		Episode  *compact.EpisodeBrief `json:"episode,omitempty"`
-		Progress *compact.Progress     `json:"progress,omitempty"`
+		LibraryID string                `json:"library_id"`
+		Episode   *compact.EpisodeBrief `json:"episode,omitempty"`
+		Progress  *compact.Progress     `json:"progress,omitempty"`
 	}
 	all := v.LibraryItems
 	total := len(all)
@@ -94,7 +100,10 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 	// sent, with the total counted above.
 	return kit.Page(d, "items", kit.Paging{Page: page, Limit: limit}, kit.PageOf(all, page, limit), &total, func(r *inProgressItem) entry {
 		it := &r.Item
-		e := entry{ItemBrief: compact.Brief(it, nil)}
+		e := entry{ItemBrief: compact.Brief(it, nil), LibraryID: it.LibraryID}
+		if refs := seriesRefsOf(it.Media.Metadata.SeriesName, series[it.LibraryID]); refs != nil {
+			e.Series, e.SeriesName = refs, ""
+		}
 		ep := ""
 		if it.RecentEpisode != nil {
 			b := compact.Episode(it.RecentEpisode, "")
@@ -107,6 +116,76 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 		}
 		return e
 	})
+}
+
+// seriesIDs reads the filter data of each library whose books among the
+// items are in a series (all at the same time): each library's series
+// ids by name, a name two series share left out. A failed read leaves the
+// names without ids.
+func seriesIDs(ctx context.Context, d *kit.Deps, items []inProgressItem) map[string]map[string]string {
+	var libs []string
+	seen := map[string]bool{}
+	for i := range items {
+		it := &items[i].Item
+		if it.MediaType != "podcast" && it.Media.Metadata.SeriesName != "" && len(it.Media.Metadata.Series) == 0 && !seen[it.LibraryID] {
+			seen[it.LibraryID] = true
+			libs = append(libs, it.LibraryID)
+		}
+	}
+	out := make(map[string]map[string]string, len(libs))
+	found := make([]map[string]string, len(libs))
+	kit.EachLimit(len(libs), 4, func(i int) {
+		body, err := d.Get(ctx, "library "+libs[i], func(ctx context.Context) (*http.Response, error) {
+			return d.API.GetLibraryFilterData(ctx, libs[i])
+		})
+		if err != nil {
+			return
+		}
+		var fd struct {
+			Series []absdata.Ref `json:"series"`
+		}
+		if kit.Decode(body, &fd) != nil {
+			return
+		}
+		m := make(map[string]string, len(fd.Series))
+		for _, s := range fd.Series {
+			k := strings.ToLower(s.Name)
+			if _, dup := m[k]; dup {
+				m[k] = ""
+				continue
+			}
+			m[k] = s.ID
+		}
+		found[i] = m
+	})
+	for i, l := range libs {
+		if found[i] != nil {
+			out[l] = found[i]
+		}
+	}
+	return out
+}
+
+// seriesRefsOf splits a minified book's seriesName ("Discworld #4, Other")
+// into its series with their ids, as Book.seriesName joins them; nil when
+// a series' id is not known.
+func seriesRefsOf(seriesName string, ids map[string]string) []compact.SeriesRef {
+	if seriesName == "" || ids == nil {
+		return nil
+	}
+	var refs []compact.SeriesRef
+	for _, part := range strings.Split(seriesName, ", ") {
+		name, seq := part, ""
+		if i := strings.LastIndex(part, " #"); i > 0 {
+			name, seq = part[:i], part[i+2:]
+		}
+		id := ids[strings.ToLower(name)]
+		if id == "" {
+			return nil
+		}
+		refs = append(refs, compact.SeriesRef{ID: id, Name: name, Sequence: seq})
+	}
+	return refs
 }
 
 // inProgressItem is an entry of the items in progress: an item, with when

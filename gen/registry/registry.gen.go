@@ -218,12 +218,12 @@ var All = []Tool{
 	{
 		Name: "get_series", Title: "Get series", Toolset: "libraries",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"getSeries"},
+		Operations: []string{"getSeries", "listLibraryItems"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "get_series",
 			Title:       "Get series",
-			Description: "One series (ids from list_series). Its books in order: list_library_items with a series filter.",
+			Description: "One series and its books in series order (id, title, sequence).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id or name."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["series_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},

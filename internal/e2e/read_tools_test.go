@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -105,10 +106,21 @@ var readCases = []readCase{
 			}
 		},
 		fail: map[string]any{"library_id": sd.LibraryBooksID, "sort": "popularity"}, failWant: []string{`"sort"`, "one of name"}},
-	{tool: "get_series", args: map[string]any{"series_id": sd.SeriesDiscworld}, route: "/api/series/" + sd.SeriesDiscworld,
+	{tool: "get_series", args: map[string]any{"series_id": sd.SeriesDiscworld}, route: "/api/libraries/" + sd.LibraryBooksID + "/items",
 		check: func(t *testing.T, v any) {
-			if str(at(t, v, "name")) != "Discworld" || !strings.Contains(str(at(t, v, "books_in_order")), sd.SeriesDiscworld) {
+			if str(at(t, v, "name")) != "Discworld" || str(at(t, v, "library_id")) != sd.LibraryBooksID {
 				t.Errorf("series: %v", v)
+			}
+			// Its books in series order, each with its place.
+			want := []string{sd.ItemColourOfMagic, sd.ItemLightFantastic, sd.ItemEqualRites, sd.ItemMort, sd.ItemSourcery, sd.ItemWyrdSisters}
+			books := at(t, v, "books").([]any)
+			if len(books) != len(want) {
+				t.Fatalf("books: %v", books)
+			}
+			for i, id := range want {
+				if str(at(t, books[i], "id")) != id || str(at(t, books[i], "sequence")) != fmt.Sprint(i+1) {
+					t.Errorf("book %d: %v, want %s at %d", i, books[i], id, i+1)
+				}
 			}
 		},
 		fail: map[string]any{"series_id": unknownID}, failWant: []string{"404", "series " + unknownID}, failSends: true},

@@ -5,6 +5,7 @@ package absdata
 // home shelf.
 type Series struct {
 	ID          string          `json:"id"`
+	LibraryID   string          `json:"libraryId"`
 	Name        string          `json:"name"`
 	Description LazyText        `json:"description"`
 	AddedAt     int64           `json:"addedAt"`

@@ -391,8 +391,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_listening_stats",
 			Title:       "Get listening stats",
-			Description: "Total listening time, per day and per item, and recent sessions.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
+			Description: "Listening totals: all time, today, the 5 items and 7 days most listened. Recent sessions: sessions N.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"sessions":{"type":"integer","minimum":0,"maximum":10,"default":0,"description":"Recent sessions to add (all, paged list_listening_sessions)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getListeningStats,

@@ -410,16 +410,18 @@ func DecodeListItemsInProgress(raw json.RawMessage) (ListItemsInProgress, error)
 
 // GetListeningStats holds the arguments of get_listening_stats.
 type GetListeningStats struct {
-	Detail string `json:"detail"` // full: the raw object.
+	Sessions int64  `json:"sessions"` // Recent sessions to add (all, paged list_listening_sessions).
+	Detail   string `json:"detail"`   // full: the raw object.
 }
 
 // DecodeGetListeningStats reads and checks the arguments of get_listening_stats.
 func DecodeGetListeningStats(raw json.RawMessage) (GetListeningStats, error) {
 	var a GetListeningStats
-	d, err := argdec.New(raw, "detail")
+	d, err := argdec.New(raw, "sessions", "detail")
 	if err != nil {
 		return a, err
 	}
+	a.Sessions = argdec.Or(d.Integer("sessions", argdec.IntRule{Required: false, Min: 0, Max: 10}), 0)
 	a.Detail = argdec.Or(d.String("detail", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"compact", "full"}}), "compact")
 	return a, d.Err()
 }

@@ -220,6 +220,10 @@ var readCases = []readCase{
 			if at(t, v, "total_time_s").(float64) <= 0 || len(at(t, v, "top_items").([]any)) == 0 {
 				t.Errorf("stats: %v", v)
 			}
+			// Sessions only when asked for; the answer says where they are.
+			if m := v.(map[string]any); m["recent_sessions"] != nil || !strings.Contains(str(m["more"]), "list_listening_sessions") {
+				t.Errorf("compact stats: %v", v)
+			}
 		},
 		fail: map[string]any{"detail": "full", "x": 1}, failWant: []string{"unknown argument"}},
 	{tool: "get_year_stats", args: map[string]any{"year": 2025}, route: "/api/me/stats/year/2025",

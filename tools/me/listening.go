@@ -3,6 +3,7 @@ package me
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -195,6 +196,12 @@ type inProgressItem struct {
 	ProgressLastUpdate int64 `json:"progressLastUpdate"`
 }
 
+// What the compact listening stats hold.
+const (
+	topItems   = 5
+	recentDays = 7
+)
+
 // GetListeningStats is get_listening_stats.
 func GetListeningStats(ctx context.Context, d *kit.Deps, a toolargs.GetListeningStats) (*mcp.CallToolResult, error) {
 	body, err := d.Get(ctx, "the listening stats", func(ctx context.Context) (*http.Response, error) { return d.API.GetListeningStats(ctx) })
@@ -227,30 +234,43 @@ func GetListeningStats(ctx context.Context, d *kit.Deps, a toolargs.GetListening
 		}
 		return tops[i].ID < tops[j].ID
 	})
-	if len(tops) > 10 {
-		tops = tops[:10]
+	// The compact answer: the totals, the topItems most listened and the
+	// recentDays; the sessions only when asked for (a.Sessions), every
+	// one a page of list_listening_sessions away.
+	itemsMore := 0
+	if len(tops) > topItems {
+		itemsMore = len(tops) - topItems
+		tops = tops[:topItems]
 	}
 	days := make([]string, 0, len(v.Days))
 	for k := range v.Days {
 		days = append(days, k)
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(days)))
-	if len(days) > 7 {
-		days = days[:7]
+	if len(days) > recentDays {
+		days = days[:recentDays]
 	}
-	recentDays := make([]map[string]any, 0, len(days))
+	byDay := make([]map[string]any, 0, len(days))
 	for _, k := range days {
-		recentDays = append(recentDays, map[string]any{"day": k, "time_s": compact.Seconds(v.Days[k])})
-	}
-	sessions := make([]SessionBrief, 0, 5)
-	for i := range v.RecentSessions {
-		if i == 5 {
-			break
-		}
-		sessions = append(sessions, sessionBrief(&v.RecentSessions[i]))
+		byDay = append(byDay, map[string]any{"day": k, "time_s": compact.Seconds(v.Days[k])})
 	}
 	out := map[string]any{"total_time_s": compact.Seconds(v.TotalTime), "today_s": compact.Seconds(v.Today), "items_listened": len(v.Items),
-		"top_items": tops, "recent_days": recentDays, "recent_sessions": sessions}
+		"top_items": tops, "recent_days": byDay}
+	if n := int(a.Sessions); n > 0 {
+		sessions := make([]SessionBrief, 0, n)
+		for i := range v.RecentSessions {
+			if i == n {
+				break
+			}
+			sessions = append(sessions, sessionBrief(&v.RecentSessions[i]))
+		}
+		out["recent_sessions"] = sessions
+	}
+	more := "sessions: list_listening_sessions (or sessions N here); a year: get_year_stats"
+	if itemsMore > 0 {
+		more = fmt.Sprintf("%d more items and every day: detail full; ", itemsMore) + more
+	}
+	out["more"] = more
 	return kit.JSONResult(out)
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/app"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
 
 // Encoding is the tokenizer the requests are counted with: OpenAI's
@@ -322,4 +323,26 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// MeasureOnStandin runs the requests of StandinSample, each on a fresh
+// sample library (the stand-in, in process) and a fresh server with the
+// toolsets given (nil: the default ones).
+func MeasureOnStandin(ctx context.Context, tok *Tokenizer, toolsets []string) ([]Tally, error) {
+	var ts []Tally
+	for _, r := range Requests(StandinSample) {
+		sd := standin.New(standin.Options{Now: standin.SampleNow})
+		url, err := sd.Listen("127.0.0.1:0")
+		if err != nil {
+			return ts, err
+		}
+		cfg := config.Config{URL: url, APIKey: standin.DefaultAPIKey, Elicitation: true, Toolsets: toolsets}
+		got, err := MeasureRequests(ctx, cfg, []Request{r}, tok, nil)
+		sd.Close()
+		ts = append(ts, got...)
+		if err != nil {
+			return ts, err
+		}
+	}
+	return ts, nil
 }

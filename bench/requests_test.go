@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
 
 // Targets of the everyday requests with default settings (issue 30).
@@ -42,7 +41,10 @@ func TestEverydayRequests(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
 			defer cancel()
-			ts := measureOnStandin(ctx, t, tok, c.toolsets)
+			ts, err := MeasureOnStandin(ctx, tok, c.toolsets)
+			if err != nil {
+				t.Fatal(err)
+			}
 			calls, list, call := Sums(ts)
 			t.Logf("AUDIOBOOKSHELF_TOOLSETS=%s (%s tokens):\n%s", c.name, Encoding, RequestsTable(ts))
 			if c.name != "default" {
@@ -61,25 +63,4 @@ func TestEverydayRequests(t *testing.T) {
 			}
 		})
 	}
-}
-
-// measureOnStandin runs the eight on a fresh sample library each.
-func measureOnStandin(ctx context.Context, t *testing.T, tok *Tokenizer, toolsets []string) []Tally {
-	t.Helper()
-	var ts []Tally
-	for _, r := range Requests(StandinSample) {
-		sd := standin.New(standin.Options{Now: standin.SampleNow})
-		url, err := sd.Listen("127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := config.Config{URL: url, APIKey: standin.DefaultAPIKey, Elicitation: true, Toolsets: toolsets}
-		got, err := MeasureRequests(ctx, cfg, []Request{r}, tok, nil)
-		sd.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ts = append(ts, got...)
-	}
-	return ts
 }

@@ -332,7 +332,7 @@ func DecodeGetItemChapters(raw json.RawMessage) (GetItemChapters, error) {
 
 // GetPodcastEpisode holds the arguments of get_podcast_episode.
 type GetPodcastEpisode struct {
-	LibraryItemID string `json:"library_item_id"` // Podcast library item id.
+	LibraryItemID string `json:"library_item_id"` // Podcast id or title.
 	EpisodeID     string `json:"episode_id"`      // Episode id (get_library_item, list_recent_episodes).
 	Detail        string `json:"detail"`          // full: the raw object.
 }
@@ -352,7 +352,7 @@ func DecodeGetPodcastEpisode(raw json.RawMessage) (GetPodcastEpisode, error) {
 
 // ListRecentEpisodes holds the arguments of list_recent_episodes.
 type ListRecentEpisodes struct {
-	LibraryID string `json:"library_id"` // Podcast library id.
+	LibraryID string `json:"library_id"` // Podcast library id or name; omit if you have one.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Episodes per page.
 	Detail    string `json:"detail"`     // full: the raw object.
@@ -949,7 +949,7 @@ func DecodeGetPodcastFeed(raw json.RawMessage) (GetPodcastFeed, error) {
 
 // CreatePodcast holds the arguments of create_podcast.
 type CreatePodcast struct {
-	LibraryID    string  `json:"library_id"`    // Podcast library id.
+	LibraryID    string  `json:"library_id"`    // Podcast library id or name; omit if you have one.
 	FeedUrl      string  `json:"feed_url"`      // Feed URL (http or https).
 	FolderID     *string `json:"folder_id"`     // Library folder if several (get_library).
 	AutoDownload bool    `json:"auto_download"` // Download new episodes on a schedule.
@@ -971,7 +971,7 @@ func DecodeCreatePodcast(raw json.RawMessage) (CreatePodcast, error) {
 
 // CheckNewEpisodes holds the arguments of check_new_episodes.
 type CheckNewEpisodes struct {
-	LibraryItemID string `json:"library_item_id"` // Podcast item id.
+	LibraryItemID string `json:"library_item_id"` // Podcast id or title.
 	Page          int64  `json:"page"`            // 0-based page.
 	Limit         int64  `json:"limit"`           // Episodes per page.
 }
@@ -991,7 +991,7 @@ func DecodeCheckNewEpisodes(raw json.RawMessage) (CheckNewEpisodes, error) {
 
 // DownloadPodcastEpisodes holds the arguments of download_podcast_episodes.
 type DownloadPodcastEpisodes struct {
-	LibraryItemID string   `json:"library_item_id"` // Podcast item id.
+	LibraryItemID string   `json:"library_item_id"` // Podcast id or title.
 	Episodes      []string `json:"episodes"`        // Keys from check_new_episodes.
 	Newest        *int64   `json:"newest"`          // Or this many of the newest missing.
 }
@@ -1012,8 +1012,8 @@ func DecodeDownloadPodcastEpisodes(raw json.RawMessage) (DownloadPodcastEpisodes
 
 // ListPodcastDownloads holds the arguments of list_podcast_downloads.
 type ListPodcastDownloads struct {
-	LibraryID     string   `json:"library_id"`      // Podcast library id.
-	LibraryItemID *string  `json:"library_item_id"` // A podcast.
+	LibraryID     string   `json:"library_id"`      // Podcast library id or name; omit if you have one.
+	LibraryItemID *string  `json:"library_item_id"` // A podcast (id or title).
 	Episodes      []string `json:"episodes"`        // Download keys, for their episode ids.
 	Page          int64    `json:"page"`            // 0-based page.
 	Limit         int64    `json:"limit"`           // Downloads per page.
@@ -1037,7 +1037,7 @@ func DecodeListPodcastDownloads(raw json.RawMessage) (ListPodcastDownloads, erro
 // DeletePodcastEpisode holds the arguments of delete_podcast_episode.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeletePodcastEpisode struct {
-	LibraryItemID string `json:"library_item_id"` // Podcast item id.
+	LibraryItemID string `json:"library_item_id"` // Podcast id or title.
 	EpisodeID     string `json:"episode_id"`      // Episode id (get_library_item).
 	DeleteFile    bool   `json:"delete_file"`     // Also delete the file from disk.
 	ConfirmToken  string `json:"-"`               // Token an earlier call gave; same arguments.
@@ -1060,7 +1060,7 @@ func DecodeDeletePodcastEpisode(raw json.RawMessage) (DeletePodcastEpisode, erro
 // DeletePodcast holds the arguments of delete_podcast.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeletePodcast struct {
-	LibraryItemID string `json:"library_item_id"` // Podcast item id.
+	LibraryItemID string `json:"library_item_id"` // Podcast id or title.
 	DeleteFiles   bool   `json:"delete_files"`    // Also its folder on disk.
 	ConfirmToken  string `json:"-"`               // Token an earlier call gave; same arguments.
 }

@@ -30,7 +30,7 @@ func DecodeListLibraries(raw json.RawMessage) (ListLibraries, error) {
 
 // GetLibrary holds the arguments of get_library.
 type GetLibrary struct {
-	LibraryID string `json:"library_id"` // Library id or name; omit if you have one.
+	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
 	Detail    string `json:"detail"`     // full: the raw object.
 }
 
@@ -48,7 +48,7 @@ func DecodeGetLibrary(raw json.RawMessage) (GetLibrary, error) {
 
 // GetLibraryStats holds the arguments of get_library_stats.
 type GetLibraryStats struct {
-	LibraryID string `json:"library_id"` // Library id or name; omit if you have one.
+	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
 }
 
 // DecodeGetLibraryStats reads and checks the arguments of get_library_stats.
@@ -64,7 +64,7 @@ func DecodeGetLibraryStats(raw json.RawMessage) (GetLibraryStats, error) {
 
 // GetLibraryFilterData holds the arguments of get_library_filter_data.
 type GetLibraryFilterData struct {
-	LibraryID string `json:"library_id"` // Library id or name; omit if you have one.
+	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
 }
 
 // DecodeGetLibraryFilterData reads and checks the arguments of get_library_filter_data.
@@ -80,7 +80,7 @@ func DecodeGetLibraryFilterData(raw json.RawMessage) (GetLibraryFilterData, erro
 
 // ListLibraryItems holds the arguments of list_library_items.
 type ListLibraryItems struct {
-	LibraryID      string  `json:"library_id"`      // Library id or name; omit if you have one.
+	LibraryID      string  `json:"library_id"`      // Library id or name; omit if only one.
 	Page           int64   `json:"page"`            // 0-based page.
 	Limit          int64   `json:"limit"`           // Items per page.
 	Sort           *string `json:"sort"`            // Sort key; sequence needs a series filter.
@@ -112,7 +112,7 @@ func DecodeListLibraryItems(raw json.RawMessage) (ListLibraryItems, error) {
 
 // SearchLibrary holds the arguments of search_library.
 type SearchLibrary struct {
-	LibraryID string `json:"library_id"` // Library id or name; omit if you have one.
+	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
 	Q         string `json:"q"`          // Search text.
 	Limit     int64  `json:"limit"`      // Results per kind, at most 100.
 	Detail    string `json:"detail"`     // full: the raw object.
@@ -134,7 +134,7 @@ func DecodeSearchLibrary(raw json.RawMessage) (SearchLibrary, error) {
 
 // GetPersonalizedShelves holds the arguments of get_personalized_shelves.
 type GetPersonalizedShelves struct {
-	LibraryID string `json:"library_id"` // Library id or name; omit if you have one.
+	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
 	Limit     int64  `json:"limit"`      // Entries per shelf.
 	Detail    string `json:"detail"`     // full: the raw object.
 }
@@ -154,7 +154,7 @@ func DecodeGetPersonalizedShelves(raw json.RawMessage) (GetPersonalizedShelves, 
 
 // ListSeries holds the arguments of list_series.
 type ListSeries struct {
-	LibraryID  string  `json:"library_id"` // Library id or name; omit if you have one.
+	LibraryID  string  `json:"library_id"` // Library id or name; omit if only one.
 	Page       int64   `json:"page"`       // 0-based page.
 	Limit      int64   `json:"limit"`      // Series per page.
 	Sort       *string `json:"sort"`       // Sort key.
@@ -198,7 +198,7 @@ func DecodeGetSeries(raw json.RawMessage) (GetSeries, error) {
 
 // ListAuthors holds the arguments of list_authors.
 type ListAuthors struct {
-	LibraryID string `json:"library_id"` // Library id or name; omit if you have one.
+	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Entries per page.
 	Sort      string `json:"sort"`       // Sort key.
@@ -352,7 +352,7 @@ func DecodeGetPodcastEpisode(raw json.RawMessage) (GetPodcastEpisode, error) {
 
 // ListRecentEpisodes holds the arguments of list_recent_episodes.
 type ListRecentEpisodes struct {
-	LibraryID string `json:"library_id"` // Podcast library id or name; omit if you have one.
+	LibraryID string `json:"library_id"` // Podcast library id or name.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Episodes per page.
 	Detail    string `json:"detail"`     // full: the raw object.
@@ -652,7 +652,7 @@ func DecodeGetCollection(raw json.RawMessage) (GetCollection, error) {
 
 // CreateCollection holds the arguments of create_collection.
 type CreateCollection struct {
-	LibraryID      string   `json:"library_id"`       // Library id or name; omit if you have one.
+	LibraryID      string   `json:"library_id"`       // Library id or name; omit if only one.
 	Name           string   `json:"name"`             // Collection name.
 	Description    *string  `json:"description"`      // Optional description.
 	LibraryItemIDs []string `json:"library_item_ids"` // Book ids or titles of that library, in order.
@@ -800,7 +800,7 @@ func DecodeGetPlaylist(raw json.RawMessage) (GetPlaylist, error) {
 
 // CreatePlaylist holds the arguments of create_playlist.
 type CreatePlaylist struct {
-	LibraryID   string                `json:"library_id"`  // Library id or name; omit if you have one.
+	LibraryID   string                `json:"library_id"`  // Library id or name; omit if only one.
 	Name        string                `json:"name"`        // Playlist name.
 	Description *string               `json:"description"` // Optional description.
 	Items       []argdec.PlaylistItem `json:"items"`       // Entries in order.
@@ -949,7 +949,7 @@ func DecodeGetPodcastFeed(raw json.RawMessage) (GetPodcastFeed, error) {
 
 // CreatePodcast holds the arguments of create_podcast.
 type CreatePodcast struct {
-	LibraryID    string  `json:"library_id"`    // Podcast library id or name; omit if you have one.
+	LibraryID    string  `json:"library_id"`    // Podcast library id or name.
 	FeedUrl      string  `json:"feed_url"`      // Feed URL (http or https).
 	FolderID     *string `json:"folder_id"`     // Library folder if several (get_library).
 	AutoDownload bool    `json:"auto_download"` // Download new episodes on a schedule.
@@ -1012,7 +1012,7 @@ func DecodeDownloadPodcastEpisodes(raw json.RawMessage) (DownloadPodcastEpisodes
 
 // ListPodcastDownloads holds the arguments of list_podcast_downloads.
 type ListPodcastDownloads struct {
-	LibraryID     string   `json:"library_id"`      // Podcast library id or name; omit if you have one.
+	LibraryID     string   `json:"library_id"`      // Podcast library id or name.
 	LibraryItemID *string  `json:"library_item_id"` // A podcast (id or title).
 	Episodes      []string `json:"episodes"`        // Download keys, for their episode ids.
 	Page          int64    `json:"page"`            // 0-based page.
@@ -1080,7 +1080,7 @@ func DecodeDeletePodcast(raw json.RawMessage) (DeletePodcast, error) {
 
 // ScanLibrary holds the arguments of scan_library.
 type ScanLibrary struct {
-	LibraryID string `json:"library_id"` // Library id or name; omit if you have one.
+	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
 }
 
 // DecodeScanLibrary reads and checks the arguments of scan_library.

@@ -176,7 +176,7 @@ var All = []Tool{
 	{
 		Name: "search_library", Title: "Search library", Toolset: "libraries",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"searchLibrary"},
+		Operations: []string{"searchLibrary", "listLibraryItems"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "search_library",

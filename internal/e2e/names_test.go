@@ -169,3 +169,15 @@ func TestInProgressCarriesTheNextIDs(t *testing.T) {
 		t.Fatalf("The Colour of Magic is not in progress: %v", v)
 	}
 }
+
+// TestSearchSeriesInOrder: a series a search matches lists its books in
+// series order, and says so.
+func TestSearchSeriesInOrder(t *testing.T) {
+	e := start(t, apptest.Options{})
+	v := decode(t, e.Call(t, "search_library", map[string]any{"library_id": "Books", "q": "discworld"}))
+	hit := at(t, v, "series", 0).(map[string]any)
+	want := []any{sd.ItemColourOfMagic, sd.ItemLightFantastic, sd.ItemEqualRites, sd.ItemMort, sd.ItemSourcery, sd.ItemWyrdSisters}
+	if hit["id"] != sd.SeriesDiscworld || hit["in_series_order"] != true || str(hit["book_ids"]) != str(want) {
+		t.Errorf("series hit: %v, want book_ids %v", hit, want)
+	}
+}

@@ -84,6 +84,9 @@ var nameCases = []readCase{
 	// question's run and the approved one, on either protocol revision).
 	{tool: "delete_collection", args: map[string]any{"collection_id": "Space Opera Picks"}, names: &nameReads{list: 2}},
 	{tool: "get_playlist", args: map[string]any{"playlist_id": "Commute"}, names: &nameReads{list: 1}},
+	// Three series match "s" (Discworld, The Expanse, Earthsea): each one's
+	// books in series order.
+	{tool: "search_library", args: map[string]any{"library_id": sd.LibraryBooksID, "q": "s"}},
 }
 
 // distinctItems counts the distinct library items in a list argument (ids,

@@ -34,7 +34,7 @@ type Manifest struct {
 	// adds to a call's requests (kit.Deps.ResolveNames), beyond each
 	// tool's own requests.
 	NameRequests NameRequests `yaml:"name_requests"`
-	Tools           []Tool           `yaml:"tools"`
+	Tools        []Tool       `yaml:"tools"`
 }
 
 // NameRequests are the requests names add to a call.

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
@@ -61,6 +62,25 @@ var (
 	legacyRE = regexp.MustCompile(`^[a-z]{2,4}_[a-z0-9]{6,}$`)
 )
 
+// nameLike: a value that can be a title or a name to look up. Text with
+// control or format characters, or longer than maxName bytes, is left to
+// the decoder, which refuses it as an id before anything is sent.
+func nameLike(s string) bool {
+	name := strings.TrimSpace(s)
+	if name == "" || len(name) > maxName || LooksLikeID(name) {
+		return false
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxName is the longest title or name looked up, in bytes.
+const maxName = 500
+
 // LooksLikeID is true for what Audiobookshelf makes ids of: a UUID
 // (2.3 and later), or a prefixed id of older servers (li_…, lib_…). Such a
 // value is used as it is, with no request; anything else is a name.
@@ -85,6 +105,13 @@ func (d *Deps) ResolveNames(ctx context.Context, raw json.RawMessage, args ...Na
 	if len(strings.TrimSpace(string(raw))) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 			return raw, nil
+		}
+	}
+	// Counted before anything is sent: each name costs a search.
+	n := 0
+	for _, a := range args {
+		if n += countNames(a, m[a.Param]); n > MaxNames {
+			return nil, Errorf(NotSent, "argument %q: at most %d titles or names in one call (each is a search), and it brings them to %d; give ids for the rest.", a.Param, MaxNames, n)
 		}
 	}
 	r := &resolver{d: d, ctx: ctx}
@@ -136,6 +163,43 @@ func (d *Deps) ResolveNames(ctx context.Context, raw json.RawMessage, args ...Na
 	return json.Marshal(m)
 }
 
+// countNames is how many titles or names v (an argument's value) holds.
+func countNames(a NameArg, v json.RawMessage) int {
+	if len(v) == 0 {
+		return 0
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		if nameLike(s) {
+			return 1
+		}
+		return 0
+	}
+	n := 0
+	if a.Field == "" {
+		var l []json.RawMessage
+		if json.Unmarshal(v, &l) != nil {
+			return 0
+		}
+		for _, e := range l {
+			if json.Unmarshal(e, &s) == nil && nameLike(s) {
+				n++
+			}
+		}
+		return n
+	}
+	var l []map[string]json.RawMessage
+	if json.Unmarshal(v, &l) != nil {
+		return 0
+	}
+	for _, e := range l {
+		if e != nil && json.Unmarshal(e[a.Field], &s) == nil && nameLike(s) {
+			n++
+		}
+	}
+	return n
+}
+
 func (k NameKind) isLibrary() bool {
 	return k == NameLibrary || k == NameBookLibrary || k == NamePodcastLibrary
 }
@@ -153,6 +217,18 @@ func (k NameKind) noun() string {
 		return "podcast library"
 	}
 	return string(k)
+}
+
+// plural is the noun of more than one.
+func (k NameKind) plural() string {
+	n := k.noun()
+	switch {
+	case strings.HasSuffix(n, "library"):
+		return strings.TrimSuffix(n, "y") + "ies"
+	case n == "series":
+		return n
+	}
+	return n + "s"
 }
 
 // lister is the tool that lists what a kind names, for an error.
@@ -176,7 +252,6 @@ type resolver struct {
 	d         *Deps
 	ctx       context.Context
 	libraryID string // the call's library, once known
-	names     int    // names resolved so far
 
 	libs        []absdata.Library
 	collections []absdata.Collection
@@ -250,13 +325,10 @@ type candidate struct {
 // one resolves one value: an id (or an empty value, left to the decoder)
 // as it is, else the one thing it names.
 func (r *resolver) one(a NameArg, arg, s string) (string, bool, error) {
-	name := strings.TrimSpace(s)
-	if name == "" || LooksLikeID(name) {
+	if !nameLike(s) {
 		return s, false, nil
 	}
-	if r.names++; r.names > MaxNames {
-		return "", false, Errorf(Unchanged, "argument %q: at most %d titles or names in one call (each is a search); give ids for the rest.", arg, MaxNames)
-	}
+	name := strings.TrimSpace(s)
 	cands, err := r.candidates(a.Kind, name)
 	if err != nil {
 		return "", false, err
@@ -269,7 +341,7 @@ func (r *resolver) one(a NameArg, arg, s string) (string, bool, error) {
 		return "", false, Errorf(Unchanged, "argument %q: no %s is named %q. Give its id (%s lists them) or another name.", arg, a.Kind.noun(), clip(name, 80), a.Kind.lister())
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "argument %q: %q names %d %ss; call again with one of these ids in %s:", arg, clip(name, 80), len(match), a.Kind.noun(), a.Param)
+	fmt.Fprintf(&b, "argument %q: %q names %d %s; call again with one of these ids in %s:", arg, clip(name, 80), len(match), a.Kind.plural(), a.Param)
 	for i, c := range match {
 		if i == MaxCandidates {
 			fmt.Fprintf(&b, " … and %d more (a longer name narrows them)", len(match)-MaxCandidates)
@@ -418,7 +490,7 @@ func (r *resolver) onlyLibrary(a NameArg) (string, error) {
 		return "", Errorf(Unchanged, "argument %q: is required: this user has no %s.", a.Param, a.Kind.noun())
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "argument %q: is required: this user has %d %ss; give one of these ids (or its name):", a.Param, len(fit), a.Kind.noun())
+	fmt.Fprintf(&b, "argument %q: is required: this user has %d %s; give one of these ids (or its name):", a.Param, len(fit), a.Kind.plural())
 	for i, l := range fit {
 		if i == MaxCandidates {
 			fmt.Fprintf(&b, " … and %d more (list_libraries)", len(fit)-MaxCandidates)

@@ -63,7 +63,7 @@ func SearchLibrary(ctx context.Context, d *kit.Deps, a toolargs.SearchLibrary) (
 	// (the library's items filtered to each, all at the same time).
 	ordered := min(len(series), orderedSeries)
 	kit.EachLimit(ordered, orderedSeries, func(i int) {
-		books, total, err := seriesBooks(ctx, d, a.LibraryID, series[i].ID, seriesBooksLimit)
+		books, total, err := seriesBooks(ctx, d, a.LibraryID, series[i].ID, SeriesBooksInOrder)
 		if err != nil || total != len(books) || len(books) < len(series[i].Books) {
 			return // left as Audiobookshelf sent it
 		}

@@ -92,16 +92,16 @@ func GetSeries(ctx context.Context, d *kit.Deps, a toolargs.GetSeries) (*mcp.Cal
 	out := map[string]any{"id": s.ID, "name": s.Name, "added": compact.Date(s.AddedAt)}
 	// Its books in series order: the library's items filtered to the
 	// series, sorted by sequence (the series' own answer lists them in no
-	// order), up to seriesBooksLimit; the rest are a page away.
+	// order), up to SeriesBooksInOrder; the rest are a page away.
 	if s.LibraryID != "" {
-		books, total, err := seriesBooks(ctx, d, s.LibraryID, s.ID, seriesBooksLimit)
+		books, total, err := seriesBooks(ctx, d, s.LibraryID, s.ID, SeriesBooksInOrder)
 		if err != nil {
 			return nil, err
 		}
 		out["library_id"] = s.LibraryID
 		out["books"] = books
 		if total > len(books) {
-			out["books_more"] = fmt.Sprintf("%d more: list_library_items with library_id %s, filter_group series, filter_value %s, sort sequence, page 1, limit %d", total-len(books), s.LibraryID, s.ID, seriesBooksLimit)
+			out["books_more"] = fmt.Sprintf("%d more: list_library_items with library_id %s, filter_group series, filter_value %s, sort sequence, page 1, limit %d", total-len(books), s.LibraryID, s.ID, SeriesBooksInOrder)
 		}
 	}
 	if desc, n := compact.Collapse(s.Description.String(), compact.DescriptionLimit); desc != "" {
@@ -124,8 +124,8 @@ func GetSeries(ctx context.Context, d *kit.Deps, a toolargs.GetSeries) (*mcp.Cal
 	return kit.JSONResult(out)
 }
 
-// seriesBooksLimit is how many of a series' books get_series lists.
-const seriesBooksLimit = 50
+// SeriesBooksInOrder is how many of a series' books get_series lists.
+const SeriesBooksInOrder = 50
 
 // seriesBook is a book of a series, with its place in it.
 type seriesBook struct {

@@ -128,7 +128,7 @@ var All = []Tool{
 			Name:        "get_library",
 			Title:       "Get library",
 			Description: "One library's settings and folders; contents via list_library_items.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit if only one."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibrary,
@@ -142,7 +142,7 @@ var All = []Tool{
 			Name:        "get_library_stats",
 			Title:       "Get library stats",
 			Description: "A library's totals (items, authors, genres, duration, size), largest and longest items.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit if only one."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibraryStats,
@@ -156,7 +156,7 @@ var All = []Tool{
 			Name:        "get_library_filter_data",
 			Title:       "Get library filter values",
 			Description: "Values to filter a library by (author and series ids, genres, tags, narrators, languages, publishers).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit if only one."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibraryFilterData,
@@ -170,7 +170,7 @@ var All = []Tool{
 			Name:        "list_library_items",
 			Title:       "List library items",
 			Description: "Browse a library's items, paged, sorted, filtered (a series in order: filter_group series, filter_value its id, sort sequence). Text queries: search_library.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Items per page."},"sort":{"type":"string","enum":["title","author","author_last_first","published_year","duration","added_at","size","sequence","progress"],"description":"Sort key; sequence needs a series filter."},"descending":{"type":"boolean","default":false,"description":"Sort descending."},"filter_group":{"type":"string","enum":["authors","series","genres","tags","narrators","publishers","languages","progress","publishedDecades","missing","tracks","ebooks","abridged","explicit","issues","feed-open"],"description":"authors/series take an id; genres/tags/narrators/publishers/languages a name; progress: finished, not-started, in-progress, not-finished; abridged, explicit, issues, feed-open none."},"filter_value":{"type":"string","maxLength":500,"description":"Value for filter_group (get_library_filter_data)."},"collapse_series":{"type":"boolean","default":false,"description":"Each series once, not its books."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Items per page."},"sort":{"type":"string","enum":["title","author","author_last_first","published_year","duration","added_at","size","sequence","progress"],"description":"Sort key; sequence needs a series filter."},"descending":{"type":"boolean","default":false,"description":"Sort descending."},"filter_group":{"type":"string","enum":["authors","series","genres","tags","narrators","publishers","languages","progress","publishedDecades","missing","tracks","ebooks","abridged","explicit","issues","feed-open"],"description":"authors/series take an id; genres/tags/narrators/publishers/languages a name; progress: finished, not-started, in-progress, not-finished; abridged, explicit, issues, feed-open none."},"filter_value":{"type":"string","maxLength":500,"description":"Value for filter_group (get_library_filter_data)."},"collapse_series":{"type":"boolean","default":false,"description":"Each series once, not its books."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listLibraryItems,
@@ -178,13 +178,13 @@ var All = []Tool{
 	{
 		Name: "search_library", Title: "Search library", Toolset: "libraries",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"searchLibrary"},
+		Operations: []string{"searchLibrary", "listLibraryItems"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "search_library",
 			Title:       "Search library",
 			Description: "Search a library by text across titles, authors, series, narrators, tags, genres.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"q":{"type":"string","minLength":1,"maxLength":500,"description":"Search text."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":12,"description":"Results per kind, at most 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id","q"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit if only one."},"q":{"type":"string","minLength":1,"maxLength":500,"description":"Search text."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":12,"description":"Results per kind, at most 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["q"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: searchLibrary,
@@ -198,7 +198,7 @@ var All = []Tool{
 			Name:        "get_personalized_shelves",
 			Title:       "Get home shelves",
 			Description: "The library's home shelves for this user (continue listening, continue series, recently added, ...).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Entries per shelf."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit if only one."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Entries per shelf."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPersonalizedShelves,
@@ -212,7 +212,7 @@ var All = []Tool{
 			Name:        "list_series",
 			Title:       "List series",
 			Description: "A book library's series, paged, with their books; ids for get_series or a series filter.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Series per page."},"sort":{"type":"string","enum":["name","num_books","total_duration","added_at","last_book_added","last_book_updated"],"description":"Sort key."},"descending":{"type":"boolean","default":false,"description":"Sort descending."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Series per page."},"sort":{"type":"string","enum":["name","num_books","total_duration","added_at","last_book_added","last_book_updated"],"description":"Sort key."},"descending":{"type":"boolean","default":false,"description":"Sort descending."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listSeries,
@@ -220,13 +220,13 @@ var All = []Tool{
 	{
 		Name: "get_series", Title: "Get series", Toolset: "libraries",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"getSeries"},
+		Operations: []string{"getSeries", "listLibraryItems"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "get_series",
 			Title:       "Get series",
-			Description: "One series (ids from list_series). Its books in order: list_library_items with a series filter.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["series_id"],"additionalProperties":false}`),
+			Description: "One series and its books in series order (id, title, sequence).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id or name."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["series_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getSeries,
@@ -240,7 +240,7 @@ var All = []Tool{
 			Name:        "list_authors",
 			Title:       "List authors",
 			Description: "A library's authors with book counts, paged; ids for get_author.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."},"sort":{"type":"string","enum":["name","last_first","added_at","updated_at","num_books"],"default":"name","description":"Sort key."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."},"sort":{"type":"string","enum":["name","last_first","added_at","updated_at","num_books"],"default":"name","description":"Sort key."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listAuthors,
@@ -254,7 +254,7 @@ var All = []Tool{
 			Name:        "get_author",
 			Title:       "Get author",
 			Description: "One author, optionally with their books and series in one library.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id, from list_authors or a book's authors."},"include_items":{"type":"boolean","default":false,"description":"Also the author's books and series."},"library_id":{"type":"string","description":"Books of this library only."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["author_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id or name."},"include_items":{"type":"boolean","default":false,"description":"Also the author's books and series."},"library_id":{"type":"string","description":"Books of this library only."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["author_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getAuthor,
@@ -310,7 +310,7 @@ var All = []Tool{
 			Name:        "get_library_item",
 			Title:       "Get library item",
 			Description: "One book or podcast: metadata, series, duration, this user's progress, a podcast's episodes.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id or title."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibraryItem,
@@ -324,7 +324,7 @@ var All = []Tool{
 			Name:        "get_item_chapters",
 			Title:       "Get chapters",
 			Description: "A book's chapters (title, start, end in seconds), e.g. to set progress to one.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id or title."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getItemChapters,
@@ -338,7 +338,7 @@ var All = []Tool{
 			Name:        "get_podcast_episode",
 			Title:       "Get podcast episode",
 			Description: "One episode of a podcast item.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast library item id."},"episode_id":{"type":"string","description":"Episode id (get_library_item, list_recent_episodes)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_item_id","episode_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episode_id":{"type":"string","description":"Episode id (get_library_item, list_recent_episodes)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_item_id","episode_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPodcastEpisode,
@@ -352,7 +352,7 @@ var All = []Tool{
 			Name:        "list_recent_episodes",
 			Title:       "List recent episodes",
 			Description: "The newest episodes across a podcast library, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Episodes per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Episodes per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listRecentEpisodes,
@@ -393,8 +393,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_listening_stats",
 			Title:       "Get listening stats",
-			Description: "Total listening time, per day and per item, and recent sessions.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
+			Description: "Listening totals: all time, today, the 5 items and 7 days most listened. Recent sessions: sessions N.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"sessions":{"type":"integer","minimum":0,"maximum":10,"default":0,"description":"Recent sessions to add (all, paged list_listening_sessions)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getListeningStats,
@@ -436,7 +436,7 @@ var All = []Tool{
 			Name:        "get_media_progress",
 			Title:       "Get progress",
 			Description: "The user's progress on one item (position, percent, finished) and its record id for delete_media_progress. A podcast needs episode_id.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id or title."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getMediaProgress,
@@ -452,7 +452,7 @@ var All = []Tool{
 			Name:        "set_media_progress",
 			Title:       "Set progress",
 			Description: "Set the position, percent or finished state of a book or episode (a podcast needs episode_id); creates the record if none. Answers with the old values and their put-back; asks first before clearing a finished date (not restorable).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."},"current_time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction 0..1."},"is_finished":{"type":"boolean","description":"Finished or not."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from continue listening."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id or title."},"episode_id":{"type":"string","description":"Episode id; required for a podcast."},"current_time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction 0..1."},"is_finished":{"type":"boolean","description":"Finished or not."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from continue listening."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: setMediaProgress,
@@ -497,7 +497,7 @@ var All = []Tool{
 			Name:        "create_bookmark",
 			Title:       "Create bookmark",
 			Description: "Add a bookmark at a time in an item; refused where one exists (rename it with update_bookmark).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"Bookmark title."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id or title."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"Bookmark title."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: createBookmark,
@@ -513,7 +513,7 @@ var All = []Tool{
 			Name:        "update_bookmark",
 			Title:       "Rename bookmark",
 			Description: "Rename the bookmark at a time (from list_bookmarks).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Bookmark time in seconds (list_bookmarks)."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"New title."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id or title."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Bookmark time in seconds (list_bookmarks)."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"New title."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateBookmark,
@@ -529,7 +529,7 @@ var All = []Tool{
 			Name:        "delete_bookmark",
 			Title:       "Delete bookmark",
 			Description: "Delete the bookmark at a time in an item (time from list_bookmarks). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Bookmark time in seconds (list_bookmarks)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","time"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id or title."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Bookmark time in seconds (list_bookmarks)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","time"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteBookmark,
@@ -557,7 +557,7 @@ var All = []Tool{
 			Name:        "get_collection",
 			Title:       "Get collection",
 			Description: "One collection, its books in order; the description as held (cut only past 10000 characters, saying so).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id (list_collections)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["collection_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id or name."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getCollection,
@@ -573,7 +573,7 @@ var All = []Tool{
 			Name:        "create_collection",
 			Title:       "Create collection",
 			Description: "Create a collection in a book library with at least one book, in the order given.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Collection name."},"description":{"type":"string","maxLength":5000,"description":"Optional description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids of that library, in order."}},"required":["library_id","name","library_item_ids"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit if only one."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Collection name."},"description":{"type":"string","maxLength":5000,"description":"Optional description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids or titles of that library, in order."}},"required":["name","library_item_ids"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: createCollection,
@@ -590,7 +590,7 @@ var All = []Tool{
 			Name:        "update_collection",
 			Title:       "Update collection",
 			Description: "Rename, re-describe or reorder a collection. library_item_ids lists all its books in the new order; never adds or removes (add_books_to_collection, remove_books_from_collection). Answers with the old values and their put-back. Asks first to reorder, or to replace text it can't put back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id (list_collections)."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"All its books, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id or name."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"All its books, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateCollection,
@@ -606,7 +606,7 @@ var All = []Tool{
 			Name:        "add_books_to_collection",
 			Title:       "Add books to collection",
 			Description: "Append books to a collection (at the end; books already in it stay in place).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id (list_collections)."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids of the collection's library."}},"required":["collection_id","library_item_ids"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id or name."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids or titles of the collection's library."}},"required":["collection_id","library_item_ids"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: addBooksToCollection,
@@ -623,7 +623,7 @@ var All = []Tool{
 			Name:        "remove_books_from_collection",
 			Title:       "Remove books from collection",
 			Description: "Take books out of a collection (the books stay in the library). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id (list_collections)."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id","library_item_ids"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id or name."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids or titles to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id","library_item_ids"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeBooksFromCollection,
@@ -640,7 +640,7 @@ var All = []Tool{
 			Name:        "delete_collection",
 			Title:       "Delete collection",
 			Description: "Delete a collection (the books stay in the library). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id (list_collections)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id or name."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteCollection,
@@ -668,7 +668,7 @@ var All = []Tool{
 			Name:        "get_playlist",
 			Title:       "Get playlist",
 			Description: "One playlist, its entries in order; the description as held (cut only past 10000 characters, saying so).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id (list_playlists)."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["playlist_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id or name."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPlaylist,
@@ -683,7 +683,7 @@ var All = []Tool{
 			Name:        "create_playlist",
 			Title:       "Create playlist",
 			Description: "Create a playlist in a library, optionally with entries (all books, or all episodes with episode_id).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Playlist name."},"description":{"type":"string","maxLength":5000,"description":"Optional description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"maxItems":1000,"description":"Entries in order."}},"required":["library_id","name"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit if only one."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Playlist name."},"description":{"type":"string","maxLength":5000,"description":"Optional description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"maxItems":1000,"description":"Entries in order."}},"required":["name"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: createPlaylist,
@@ -699,7 +699,7 @@ var All = []Tool{
 			Name:        "update_playlist",
 			Title:       "Update playlist",
 			Description: "Rename, re-describe or reorder a playlist. items lists all its entries in the new order; never adds or removes (add_items_to_playlist, remove_items_from_playlist). Answers with the old values and their put-back. Asks first to reorder, or to replace text it can't put back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id (list_playlists)."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"All its entries, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id or name."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"All its entries, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updatePlaylist,
@@ -715,7 +715,7 @@ var All = []Tool{
 			Name:        "add_items_to_playlist",
 			Title:       "Add to playlist",
 			Description: "Append entries to a playlist (books, or podcast episodes with episode_id). Asks first if the playlist is empty.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id (list_playlists)."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to append."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id","items"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id or name."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to append."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id","items"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: addItemsToPlaylist,
@@ -731,7 +731,7 @@ var All = []Tool{
 			Name:        "remove_items_from_playlist",
 			Title:       "Remove from playlist",
 			Description: "Take entries out of a playlist; removing the last ones deletes it (Audiobookshelf does). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id (list_playlists)."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id","items"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id or name."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id","items"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeItemsFromPlaylist,
@@ -747,7 +747,7 @@ var All = []Tool{
 			Name:        "delete_playlist",
 			Title:       "Delete playlist",
 			Description: "Delete a playlist (the media stays). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id (list_playlists)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Playlist id or name."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["playlist_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePlaylist,
@@ -792,7 +792,7 @@ var All = []Tool{
 			Name:        "create_podcast",
 			Title:       "Subscribe to podcast",
 			Description: "Subscribe a podcast library to a feed (no episodes yet). Admins only.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id."},"feed_url":{"type":"string","minLength":8,"maxLength":2000,"description":"Feed URL (http or https)."},"folder_id":{"type":"string","description":"Library folder if several (get_library)."},"auto_download":{"type":"boolean","default":false,"description":"Download new episodes on a schedule."}},"required":["library_id","feed_url"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"feed_url":{"type":"string","minLength":8,"maxLength":2000,"description":"Feed URL (http or https)."},"folder_id":{"type":"string","description":"Library folder if several (get_library)."},"auto_download":{"type":"boolean","default":false,"description":"Download new episodes on a schedule."}},"required":["feed_url"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)},
 		},
 		Handler: createPodcast,
@@ -807,7 +807,7 @@ var All = []Tool{
 			Name:        "check_new_episodes",
 			Title:       "Check for new episodes",
 			Description: "Feed episodes the podcast lacks, newest first, with download keys. Admins only.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast item id."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Episodes per page."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Episodes per page."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: checkNewEpisodes,
@@ -823,7 +823,7 @@ var All = []Tool{
 			Name:        "download_podcast_episodes",
 			Title:       "Download episodes",
 			Description: "Queue feed episodes for download by key, or the newest missing ones. Admins only.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast item id."},"episodes":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Keys from check_new_episodes."},"newest":{"type":"integer","minimum":1,"maximum":50,"description":"Or this many of the newest missing."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episodes":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Keys from check_new_episodes."},"newest":{"type":"integer","minimum":1,"maximum":50,"description":"Or this many of the newest missing."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: downloadPodcastEpisodes,
@@ -837,7 +837,7 @@ var All = []Tool{
 			Name:        "list_podcast_downloads",
 			Title:       "List episode downloads",
 			Description: "Episode downloads running and queued; with library_item_id, its newest episodes and ids of downloaded keys.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id."},"library_item_id":{"type":"string","description":"A podcast."},"episodes":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Download keys, for their episode ids."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Downloads per page."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"library_item_id":{"type":"string","description":"A podcast (id or title)."},"episodes":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Download keys, for their episode ids."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Downloads per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listPodcastDownloads,
@@ -854,7 +854,7 @@ var All = []Tool{
 			Name:        "delete_podcast_episode",
 			Title:       "Delete podcast episode",
 			Description: "Remove an episode, its progress and playlist entries; delete_file deletes its file. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast item id."},"episode_id":{"type":"string","description":"Episode id (get_library_item)."},"delete_file":{"type":"boolean","default":false,"description":"Also delete the file from disk."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","episode_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episode_id":{"type":"string","description":"Episode id (get_library_item)."},"delete_file":{"type":"boolean","default":false,"description":"Also delete the file from disk."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id","episode_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePodcastEpisode,
@@ -871,7 +871,7 @@ var All = []Tool{
 			Name:        "delete_podcast",
 			Title:       "Delete podcast",
 			Description: "Remove a podcast, its episodes, their progress and playlist entries; delete_files its folder too. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast item id."},"delete_files":{"type":"boolean","default":false,"description":"Also its folder on disk."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"delete_files":{"type":"boolean","default":false,"description":"Also its folder on disk."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePodcast,
@@ -887,7 +887,7 @@ var All = []Tool{
 			Name:        "scan_library",
 			Title:       "Scan library",
 			Description: "Scan a library's folders for new, changed and missing files (Audiobookshelf's own scan; admins only). Reports progress while it runs when the client asked for it, then how many items were added, updated and missing, with the ids of the added and missing ones. Waits at most 2 minutes; a scan still running then goes on, and the answer says so.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id (list_libraries)."}},"required":["library_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit if only one."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: scanLibrary,
@@ -935,7 +935,7 @@ var All = []Tool{
 			Name:        "get_item_cover",
 			Title:       "Get item cover",
 			Description: "A library item's cover as an image (JPEG), resized by Audiobookshelf to width pixels. An answer over 2 MB is refused with its size; ask for a smaller width.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"width":{"type":"integer","minimum":32,"maximum":2048,"default":400,"description":"Width in pixels; the height follows the cover's shape."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id or title."},"width":{"type":"integer","minimum":32,"maximum":2048,"default":400,"description":"Width in pixels; the height follows the cover's shape."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getItemCover,
@@ -952,7 +952,7 @@ var All = []Tool{
 			Name:        "remove_item_cover",
 			Title:       "Remove item cover",
 			Description: "Take a library item's cover off: Audiobookshelf forgets which file is its cover; the image file stays on the server's disk. Puts back a cover match_library_item fetched for a book that had none. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id or title."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeItemCover,
@@ -1045,7 +1045,12 @@ func listLibraries(d *kit.Deps) kit.Handler {
 
 func getLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetLibrary(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetLibrary(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1055,7 +1060,12 @@ func getLibrary(d *kit.Deps) kit.Handler {
 
 func getLibraryStats(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetLibraryStats(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetLibraryStats(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1065,7 +1075,12 @@ func getLibraryStats(d *kit.Deps) kit.Handler {
 
 func getLibraryFilterData(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetLibraryFilterData(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetLibraryFilterData(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1075,7 +1090,12 @@ func getLibraryFilterData(d *kit.Deps) kit.Handler {
 
 func listLibraryItems(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeListLibraryItems(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeListLibraryItems(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1085,7 +1105,12 @@ func listLibraryItems(d *kit.Deps) kit.Handler {
 
 func searchLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeSearchLibrary(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeSearchLibrary(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1095,7 +1120,12 @@ func searchLibrary(d *kit.Deps) kit.Handler {
 
 func getPersonalizedShelves(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetPersonalizedShelves(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetPersonalizedShelves(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1105,7 +1135,12 @@ func getPersonalizedShelves(d *kit.Deps) kit.Handler {
 
 func listSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeListSeries(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeListSeries(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1115,7 +1150,12 @@ func listSeries(d *kit.Deps) kit.Handler {
 
 func getSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetSeries(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "series_id", Kind: "series"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetSeries(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1125,7 +1165,12 @@ func getSeries(d *kit.Deps) kit.Handler {
 
 func listAuthors(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeListAuthors(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeListAuthors(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1135,7 +1180,13 @@ func listAuthors(d *kit.Deps) kit.Handler {
 
 func getAuthor(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetAuthor(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "author_id", Kind: "author"},
+			kit.NameArg{Param: "library_id", Kind: "book_library"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetAuthor(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1175,7 +1226,12 @@ func getServerStatus(d *kit.Deps) kit.Handler {
 
 func getLibraryItem(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetLibraryItem(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetLibraryItem(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1185,7 +1241,12 @@ func getLibraryItem(d *kit.Deps) kit.Handler {
 
 func getItemChapters(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetItemChapters(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetItemChapters(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1195,7 +1256,12 @@ func getItemChapters(d *kit.Deps) kit.Handler {
 
 func getPodcastEpisode(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetPodcastEpisode(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetPodcastEpisode(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1205,7 +1271,12 @@ func getPodcastEpisode(d *kit.Deps) kit.Handler {
 
 func listRecentEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeListRecentEpisodes(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeListRecentEpisodes(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1265,7 +1336,12 @@ func listListeningSessions(d *kit.Deps) kit.Handler {
 
 func getMediaProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetMediaProgress(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetMediaProgress(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1275,7 +1351,12 @@ func getMediaProgress(d *kit.Deps) kit.Handler {
 
 func setMediaProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeSetMediaProgress(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeSetMediaProgress(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1321,7 +1402,12 @@ func deleteMediaProgress(d *kit.Deps) kit.Handler {
 
 func listBookmarks(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeListBookmarks(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeListBookmarks(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1331,7 +1417,12 @@ func listBookmarks(d *kit.Deps) kit.Handler {
 
 func createBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeCreateBookmark(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeCreateBookmark(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1341,7 +1432,12 @@ func createBookmark(d *kit.Deps) kit.Handler {
 
 func updateBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeUpdateBookmark(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeUpdateBookmark(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1365,7 +1461,12 @@ func updateBookmark(d *kit.Deps) kit.Handler {
 
 func deleteBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeDeleteBookmark(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeDeleteBookmark(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1387,7 +1488,12 @@ func deleteBookmark(d *kit.Deps) kit.Handler {
 
 func listCollections(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeListCollections(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeListCollections(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1397,7 +1503,12 @@ func listCollections(d *kit.Deps) kit.Handler {
 
 func getCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetCollection(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "collection_id", Kind: "collection"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetCollection(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1407,7 +1518,13 @@ func getCollection(d *kit.Deps) kit.Handler {
 
 func createCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeCreateCollection(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true},
+			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeCreateCollection(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1421,7 +1538,13 @@ func createCollection(d *kit.Deps) kit.Handler {
 
 func updateCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeUpdateCollection(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "collection_id", Kind: "collection"},
+			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeUpdateCollection(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1449,7 +1572,13 @@ func updateCollection(d *kit.Deps) kit.Handler {
 
 func addBooksToCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeAddBooksToCollection(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "collection_id", Kind: "collection"},
+			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeAddBooksToCollection(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1463,7 +1592,13 @@ func addBooksToCollection(d *kit.Deps) kit.Handler {
 
 func removeBooksFromCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeRemoveBooksFromCollection(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "collection_id", Kind: "collection"},
+			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeRemoveBooksFromCollection(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1489,7 +1624,12 @@ func removeBooksFromCollection(d *kit.Deps) kit.Handler {
 
 func deleteCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeDeleteCollection(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "collection_id", Kind: "collection"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeDeleteCollection(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1515,7 +1655,12 @@ func deleteCollection(d *kit.Deps) kit.Handler {
 
 func listPlaylists(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeListPlaylists(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeListPlaylists(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1525,7 +1670,12 @@ func listPlaylists(d *kit.Deps) kit.Handler {
 
 func getPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetPlaylist(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "playlist_id", Kind: "playlist"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetPlaylist(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1535,7 +1685,13 @@ func getPlaylist(d *kit.Deps) kit.Handler {
 
 func createPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeCreatePlaylist(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true},
+			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeCreatePlaylist(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1545,7 +1701,13 @@ func createPlaylist(d *kit.Deps) kit.Handler {
 
 func updatePlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeUpdatePlaylist(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "playlist_id", Kind: "playlist"},
+			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeUpdatePlaylist(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1569,7 +1731,13 @@ func updatePlaylist(d *kit.Deps) kit.Handler {
 
 func addItemsToPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeAddItemsToPlaylist(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "playlist_id", Kind: "playlist"},
+			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeAddItemsToPlaylist(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1593,7 +1761,13 @@ func addItemsToPlaylist(d *kit.Deps) kit.Handler {
 
 func removeItemsFromPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeRemoveItemsFromPlaylist(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "playlist_id", Kind: "playlist"},
+			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeRemoveItemsFromPlaylist(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1615,7 +1789,12 @@ func removeItemsFromPlaylist(d *kit.Deps) kit.Handler {
 
 func deletePlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeDeletePlaylist(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "playlist_id", Kind: "playlist"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeDeletePlaylist(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1661,7 +1840,12 @@ func getPodcastFeed(d *kit.Deps) kit.Handler {
 
 func createPodcast(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeCreatePodcast(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeCreatePodcast(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1675,7 +1859,12 @@ func createPodcast(d *kit.Deps) kit.Handler {
 
 func checkNewEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeCheckNewEpisodes(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeCheckNewEpisodes(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1689,7 +1878,12 @@ func checkNewEpisodes(d *kit.Deps) kit.Handler {
 
 func downloadPodcastEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeDownloadPodcastEpisodes(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeDownloadPodcastEpisodes(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1703,7 +1897,13 @@ func downloadPodcastEpisodes(d *kit.Deps) kit.Handler {
 
 func listPodcastDownloads(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeListPodcastDownloads(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true},
+			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeListPodcastDownloads(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1713,7 +1913,12 @@ func listPodcastDownloads(d *kit.Deps) kit.Handler {
 
 func deletePodcastEpisode(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeDeletePodcastEpisode(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeDeletePodcastEpisode(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1739,7 +1944,12 @@ func deletePodcastEpisode(d *kit.Deps) kit.Handler {
 
 func deletePodcast(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeDeletePodcast(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeDeletePodcast(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1765,7 +1975,12 @@ func deletePodcast(d *kit.Deps) kit.Handler {
 
 func scanLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeScanLibrary(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeScanLibrary(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1779,7 +1994,12 @@ func scanLibrary(d *kit.Deps) kit.Handler {
 
 func updateItemMetadata(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeUpdateItemMetadata(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeUpdateItemMetadata(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1807,7 +2027,12 @@ func updateItemMetadata(d *kit.Deps) kit.Handler {
 
 func matchLibraryItem(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeMatchLibraryItem(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeMatchLibraryItem(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1835,7 +2060,12 @@ func matchLibraryItem(d *kit.Deps) kit.Handler {
 
 func getItemCover(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetItemCover(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetItemCover(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -1845,7 +2075,12 @@ func getItemCover(d *kit.Deps) kit.Handler {
 
 func removeItemCover(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeRemoveItemCover(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeRemoveItemCover(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}

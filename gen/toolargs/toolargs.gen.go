@@ -30,7 +30,7 @@ func DecodeListLibraries(raw json.RawMessage) (ListLibraries, error) {
 
 // GetLibrary holds the arguments of get_library.
 type GetLibrary struct {
-	LibraryID string `json:"library_id"` // Library id (list_libraries).
+	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
 	Detail    string `json:"detail"`     // full: the raw object.
 }
 
@@ -48,7 +48,7 @@ func DecodeGetLibrary(raw json.RawMessage) (GetLibrary, error) {
 
 // GetLibraryStats holds the arguments of get_library_stats.
 type GetLibraryStats struct {
-	LibraryID string `json:"library_id"` // Library id (list_libraries).
+	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
 }
 
 // DecodeGetLibraryStats reads and checks the arguments of get_library_stats.
@@ -64,7 +64,7 @@ func DecodeGetLibraryStats(raw json.RawMessage) (GetLibraryStats, error) {
 
 // GetLibraryFilterData holds the arguments of get_library_filter_data.
 type GetLibraryFilterData struct {
-	LibraryID string `json:"library_id"` // Library id (list_libraries).
+	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
 }
 
 // DecodeGetLibraryFilterData reads and checks the arguments of get_library_filter_data.
@@ -80,7 +80,7 @@ func DecodeGetLibraryFilterData(raw json.RawMessage) (GetLibraryFilterData, erro
 
 // ListLibraryItems holds the arguments of list_library_items.
 type ListLibraryItems struct {
-	LibraryID      string  `json:"library_id"`      // Library id (list_libraries).
+	LibraryID      string  `json:"library_id"`      // Library id or name; omit if only one.
 	Page           int64   `json:"page"`            // 0-based page.
 	Limit          int64   `json:"limit"`           // Items per page.
 	Sort           *string `json:"sort"`            // Sort key; sequence needs a series filter.
@@ -112,7 +112,7 @@ func DecodeListLibraryItems(raw json.RawMessage) (ListLibraryItems, error) {
 
 // SearchLibrary holds the arguments of search_library.
 type SearchLibrary struct {
-	LibraryID string `json:"library_id"` // Library id (list_libraries).
+	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
 	Q         string `json:"q"`          // Search text.
 	Limit     int64  `json:"limit"`      // Results per kind, at most 100.
 	Detail    string `json:"detail"`     // full: the raw object.
@@ -134,7 +134,7 @@ func DecodeSearchLibrary(raw json.RawMessage) (SearchLibrary, error) {
 
 // GetPersonalizedShelves holds the arguments of get_personalized_shelves.
 type GetPersonalizedShelves struct {
-	LibraryID string `json:"library_id"` // Library id (list_libraries).
+	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
 	Limit     int64  `json:"limit"`      // Entries per shelf.
 	Detail    string `json:"detail"`     // full: the raw object.
 }
@@ -154,7 +154,7 @@ func DecodeGetPersonalizedShelves(raw json.RawMessage) (GetPersonalizedShelves, 
 
 // ListSeries holds the arguments of list_series.
 type ListSeries struct {
-	LibraryID  string  `json:"library_id"` // Library id (list_libraries).
+	LibraryID  string  `json:"library_id"` // Library id or name; omit if only one.
 	Page       int64   `json:"page"`       // 0-based page.
 	Limit      int64   `json:"limit"`      // Series per page.
 	Sort       *string `json:"sort"`       // Sort key.
@@ -180,7 +180,7 @@ func DecodeListSeries(raw json.RawMessage) (ListSeries, error) {
 
 // GetSeries holds the arguments of get_series.
 type GetSeries struct {
-	SeriesID string `json:"series_id"` // Series id.
+	SeriesID string `json:"series_id"` // Series id or name.
 	Detail   string `json:"detail"`    // full: the raw object.
 }
 
@@ -198,7 +198,7 @@ func DecodeGetSeries(raw json.RawMessage) (GetSeries, error) {
 
 // ListAuthors holds the arguments of list_authors.
 type ListAuthors struct {
-	LibraryID string `json:"library_id"` // Library id (list_libraries).
+	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Entries per page.
 	Sort      string `json:"sort"`       // Sort key.
@@ -222,7 +222,7 @@ func DecodeListAuthors(raw json.RawMessage) (ListAuthors, error) {
 
 // GetAuthor holds the arguments of get_author.
 type GetAuthor struct {
-	AuthorID     string  `json:"author_id"`     // Author id, from list_authors or a book's authors.
+	AuthorID     string  `json:"author_id"`     // Author id or name.
 	IncludeItems bool    `json:"include_items"` // Also the author's books and series.
 	LibraryID    *string `json:"library_id"`    // Books of this library only.
 	Detail       string  `json:"detail"`        // full: the raw object.
@@ -294,7 +294,7 @@ func DecodeGetServerStatus(raw json.RawMessage) (GetServerStatus, error) {
 
 // GetLibraryItem holds the arguments of get_library_item.
 type GetLibraryItem struct {
-	LibraryItemID string `json:"library_item_id"` // Library item id.
+	LibraryItemID string `json:"library_item_id"` // Library item id or title.
 	Detail        string `json:"detail"`          // full: the raw object.
 }
 
@@ -312,7 +312,7 @@ func DecodeGetLibraryItem(raw json.RawMessage) (GetLibraryItem, error) {
 
 // GetItemChapters holds the arguments of get_item_chapters.
 type GetItemChapters struct {
-	LibraryItemID string `json:"library_item_id"` // Library item id.
+	LibraryItemID string `json:"library_item_id"` // Library item id or title.
 	Page          int64  `json:"page"`            // 0-based page.
 	Limit         int64  `json:"limit"`           // Entries per page.
 }
@@ -332,7 +332,7 @@ func DecodeGetItemChapters(raw json.RawMessage) (GetItemChapters, error) {
 
 // GetPodcastEpisode holds the arguments of get_podcast_episode.
 type GetPodcastEpisode struct {
-	LibraryItemID string `json:"library_item_id"` // Podcast library item id.
+	LibraryItemID string `json:"library_item_id"` // Podcast id or title.
 	EpisodeID     string `json:"episode_id"`      // Episode id (get_library_item, list_recent_episodes).
 	Detail        string `json:"detail"`          // full: the raw object.
 }
@@ -352,7 +352,7 @@ func DecodeGetPodcastEpisode(raw json.RawMessage) (GetPodcastEpisode, error) {
 
 // ListRecentEpisodes holds the arguments of list_recent_episodes.
 type ListRecentEpisodes struct {
-	LibraryID string `json:"library_id"` // Podcast library id.
+	LibraryID string `json:"library_id"` // Podcast library id or name.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Episodes per page.
 	Detail    string `json:"detail"`     // full: the raw object.
@@ -410,16 +410,18 @@ func DecodeListItemsInProgress(raw json.RawMessage) (ListItemsInProgress, error)
 
 // GetListeningStats holds the arguments of get_listening_stats.
 type GetListeningStats struct {
-	Detail string `json:"detail"` // full: the raw object.
+	Sessions int64  `json:"sessions"` // Recent sessions to add (all, paged list_listening_sessions).
+	Detail   string `json:"detail"`   // full: the raw object.
 }
 
 // DecodeGetListeningStats reads and checks the arguments of get_listening_stats.
 func DecodeGetListeningStats(raw json.RawMessage) (GetListeningStats, error) {
 	var a GetListeningStats
-	d, err := argdec.New(raw, "detail")
+	d, err := argdec.New(raw, "sessions", "detail")
 	if err != nil {
 		return a, err
 	}
+	a.Sessions = argdec.Or(d.Integer("sessions", argdec.IntRule{Required: false, Min: 0, Max: 10}), 0)
 	a.Detail = argdec.Or(d.String("detail", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"compact", "full"}}), "compact")
 	return a, d.Err()
 }
@@ -460,7 +462,7 @@ func DecodeListListeningSessions(raw json.RawMessage) (ListListeningSessions, er
 
 // GetMediaProgress holds the arguments of get_media_progress.
 type GetMediaProgress struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id.
+	LibraryItemID string  `json:"library_item_id"` // Library item id or title.
 	EpisodeID     *string `json:"episode_id"`      // Episode id; required for a podcast.
 }
 
@@ -479,7 +481,7 @@ func DecodeGetMediaProgress(raw json.RawMessage) (GetMediaProgress, error) {
 // SetMediaProgress holds the arguments of set_media_progress.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type SetMediaProgress struct {
-	LibraryItemID             string   `json:"library_item_id"`              // Library item id.
+	LibraryItemID             string   `json:"library_item_id"`              // Library item id or title.
 	EpisodeID                 *string  `json:"episode_id"`                   // Episode id; required for a podcast.
 	CurrentTime               *float64 `json:"current_time"`                 // Position in seconds.
 	Progress                  *float64 `json:"progress"`                     // Fraction 0..1.
@@ -547,7 +549,7 @@ func DecodeListBookmarks(raw json.RawMessage) (ListBookmarks, error) {
 
 // CreateBookmark holds the arguments of create_bookmark.
 type CreateBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id.
+	LibraryItemID string  `json:"library_item_id"` // Library item id or title.
 	Time          float64 `json:"time"`            // Position in seconds.
 	Title         string  `json:"title"`           // Bookmark title.
 }
@@ -568,7 +570,7 @@ func DecodeCreateBookmark(raw json.RawMessage) (CreateBookmark, error) {
 // UpdateBookmark holds the arguments of update_bookmark.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type UpdateBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id.
+	LibraryItemID string  `json:"library_item_id"` // Library item id or title.
 	Time          float64 `json:"time"`            // Bookmark time in seconds (list_bookmarks).
 	Title         string  `json:"title"`           // New title.
 	ConfirmToken  string  `json:"-"`               // Token an earlier call gave; same arguments.
@@ -591,7 +593,7 @@ func DecodeUpdateBookmark(raw json.RawMessage) (UpdateBookmark, error) {
 // DeleteBookmark holds the arguments of delete_bookmark.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id.
+	LibraryItemID string  `json:"library_item_id"` // Library item id or title.
 	Time          float64 `json:"time"`            // Bookmark time in seconds (list_bookmarks).
 	ConfirmToken  string  `json:"-"`               // Token an earlier call gave; same arguments.
 }
@@ -631,7 +633,7 @@ func DecodeListCollections(raw json.RawMessage) (ListCollections, error) {
 
 // GetCollection holds the arguments of get_collection.
 type GetCollection struct {
-	CollectionID string `json:"collection_id"` // Collection id (list_collections).
+	CollectionID string `json:"collection_id"` // Collection id or name.
 	Detail       string `json:"detail"`        // full: the raw object.
 	Page         int64  `json:"page"`          // 0-based page.
 	Limit        int64  `json:"limit"`         // Entries per page.
@@ -653,10 +655,10 @@ func DecodeGetCollection(raw json.RawMessage) (GetCollection, error) {
 
 // CreateCollection holds the arguments of create_collection.
 type CreateCollection struct {
-	LibraryID      string   `json:"library_id"`       // Library id (list_libraries).
+	LibraryID      string   `json:"library_id"`       // Library id or name; omit if only one.
 	Name           string   `json:"name"`             // Collection name.
 	Description    *string  `json:"description"`      // Optional description.
-	LibraryItemIDs []string `json:"library_item_ids"` // Book ids of that library, in order.
+	LibraryItemIDs []string `json:"library_item_ids"` // Book ids or titles of that library, in order.
 }
 
 // DecodeCreateCollection reads and checks the arguments of create_collection.
@@ -676,7 +678,7 @@ func DecodeCreateCollection(raw json.RawMessage) (CreateCollection, error) {
 // UpdateCollection holds the arguments of update_collection.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type UpdateCollection struct {
-	CollectionID   string   `json:"collection_id"`    // Collection id (list_collections).
+	CollectionID   string   `json:"collection_id"`    // Collection id or name.
 	Name           *string  `json:"name"`             // New name.
 	Description    *string  `json:"description"`      // New description.
 	LibraryItemIDs []string `json:"library_item_ids"` // All its books, once each, in the new order.
@@ -701,8 +703,8 @@ func DecodeUpdateCollection(raw json.RawMessage) (UpdateCollection, error) {
 
 // AddBooksToCollection holds the arguments of add_books_to_collection.
 type AddBooksToCollection struct {
-	CollectionID   string   `json:"collection_id"`    // Collection id (list_collections).
-	LibraryItemIDs []string `json:"library_item_ids"` // Book ids of the collection's library.
+	CollectionID   string   `json:"collection_id"`    // Collection id or name.
+	LibraryItemIDs []string `json:"library_item_ids"` // Book ids or titles of the collection's library.
 }
 
 // DecodeAddBooksToCollection reads and checks the arguments of add_books_to_collection.
@@ -720,8 +722,8 @@ func DecodeAddBooksToCollection(raw json.RawMessage) (AddBooksToCollection, erro
 // RemoveBooksFromCollection holds the arguments of remove_books_from_collection.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type RemoveBooksFromCollection struct {
-	CollectionID   string   `json:"collection_id"`    // Collection id (list_collections).
-	LibraryItemIDs []string `json:"library_item_ids"` // Book ids to take out.
+	CollectionID   string   `json:"collection_id"`    // Collection id or name.
+	LibraryItemIDs []string `json:"library_item_ids"` // Book ids or titles to take out.
 	ConfirmToken   string   `json:"-"`                // Token an earlier call gave; same arguments.
 }
 
@@ -741,7 +743,7 @@ func DecodeRemoveBooksFromCollection(raw json.RawMessage) (RemoveBooksFromCollec
 // DeleteCollection holds the arguments of delete_collection.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteCollection struct {
-	CollectionID string `json:"collection_id"` // Collection id (list_collections).
+	CollectionID string `json:"collection_id"` // Collection id or name.
 	ConfirmToken string `json:"-"`             // Token an earlier call gave; same arguments.
 }
 
@@ -779,7 +781,7 @@ func DecodeListPlaylists(raw json.RawMessage) (ListPlaylists, error) {
 
 // GetPlaylist holds the arguments of get_playlist.
 type GetPlaylist struct {
-	PlaylistID string `json:"playlist_id"` // Playlist id (list_playlists).
+	PlaylistID string `json:"playlist_id"` // Playlist id or name.
 	Detail     string `json:"detail"`      // full: the raw object.
 	Page       int64  `json:"page"`        // 0-based page.
 	Limit      int64  `json:"limit"`       // Entries per page.
@@ -801,7 +803,7 @@ func DecodeGetPlaylist(raw json.RawMessage) (GetPlaylist, error) {
 
 // CreatePlaylist holds the arguments of create_playlist.
 type CreatePlaylist struct {
-	LibraryID   string                `json:"library_id"`  // Library id (list_libraries).
+	LibraryID   string                `json:"library_id"`  // Library id or name; omit if only one.
 	Name        string                `json:"name"`        // Playlist name.
 	Description *string               `json:"description"` // Optional description.
 	Items       []argdec.PlaylistItem `json:"items"`       // Entries in order.
@@ -824,7 +826,7 @@ func DecodeCreatePlaylist(raw json.RawMessage) (CreatePlaylist, error) {
 // UpdatePlaylist holds the arguments of update_playlist.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type UpdatePlaylist struct {
-	PlaylistID   string                `json:"playlist_id"` // Playlist id (list_playlists).
+	PlaylistID   string                `json:"playlist_id"` // Playlist id or name.
 	Name         *string               `json:"name"`        // New name.
 	Description  *string               `json:"description"` // New description.
 	Items        []argdec.PlaylistItem `json:"items"`       // All its entries, once each, in the new order.
@@ -850,7 +852,7 @@ func DecodeUpdatePlaylist(raw json.RawMessage) (UpdatePlaylist, error) {
 // AddItemsToPlaylist holds the arguments of add_items_to_playlist.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type AddItemsToPlaylist struct {
-	PlaylistID   string                `json:"playlist_id"` // Playlist id (list_playlists).
+	PlaylistID   string                `json:"playlist_id"` // Playlist id or name.
 	Items        []argdec.PlaylistItem `json:"items"`       // Entries to append.
 	ConfirmToken string                `json:"-"`           // Token an earlier call gave; same arguments.
 }
@@ -871,7 +873,7 @@ func DecodeAddItemsToPlaylist(raw json.RawMessage) (AddItemsToPlaylist, error) {
 // RemoveItemsFromPlaylist holds the arguments of remove_items_from_playlist.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type RemoveItemsFromPlaylist struct {
-	PlaylistID   string                `json:"playlist_id"` // Playlist id (list_playlists).
+	PlaylistID   string                `json:"playlist_id"` // Playlist id or name.
 	Items        []argdec.PlaylistItem `json:"items"`       // Entries to take out.
 	ConfirmToken string                `json:"-"`           // Token an earlier call gave; same arguments.
 }
@@ -892,7 +894,7 @@ func DecodeRemoveItemsFromPlaylist(raw json.RawMessage) (RemoveItemsFromPlaylist
 // DeletePlaylist holds the arguments of delete_playlist.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeletePlaylist struct {
-	PlaylistID   string `json:"playlist_id"` // Playlist id (list_playlists).
+	PlaylistID   string `json:"playlist_id"` // Playlist id or name.
 	ConfirmToken string `json:"-"`           // Token an earlier call gave; same arguments.
 }
 
@@ -950,7 +952,7 @@ func DecodeGetPodcastFeed(raw json.RawMessage) (GetPodcastFeed, error) {
 
 // CreatePodcast holds the arguments of create_podcast.
 type CreatePodcast struct {
-	LibraryID    string  `json:"library_id"`    // Podcast library id.
+	LibraryID    string  `json:"library_id"`    // Podcast library id or name.
 	FeedUrl      string  `json:"feed_url"`      // Feed URL (http or https).
 	FolderID     *string `json:"folder_id"`     // Library folder if several (get_library).
 	AutoDownload bool    `json:"auto_download"` // Download new episodes on a schedule.
@@ -972,7 +974,7 @@ func DecodeCreatePodcast(raw json.RawMessage) (CreatePodcast, error) {
 
 // CheckNewEpisodes holds the arguments of check_new_episodes.
 type CheckNewEpisodes struct {
-	LibraryItemID string `json:"library_item_id"` // Podcast item id.
+	LibraryItemID string `json:"library_item_id"` // Podcast id or title.
 	Page          int64  `json:"page"`            // 0-based page.
 	Limit         int64  `json:"limit"`           // Episodes per page.
 }
@@ -992,7 +994,7 @@ func DecodeCheckNewEpisodes(raw json.RawMessage) (CheckNewEpisodes, error) {
 
 // DownloadPodcastEpisodes holds the arguments of download_podcast_episodes.
 type DownloadPodcastEpisodes struct {
-	LibraryItemID string   `json:"library_item_id"` // Podcast item id.
+	LibraryItemID string   `json:"library_item_id"` // Podcast id or title.
 	Episodes      []string `json:"episodes"`        // Keys from check_new_episodes.
 	Newest        *int64   `json:"newest"`          // Or this many of the newest missing.
 }
@@ -1013,8 +1015,8 @@ func DecodeDownloadPodcastEpisodes(raw json.RawMessage) (DownloadPodcastEpisodes
 
 // ListPodcastDownloads holds the arguments of list_podcast_downloads.
 type ListPodcastDownloads struct {
-	LibraryID     string   `json:"library_id"`      // Podcast library id.
-	LibraryItemID *string  `json:"library_item_id"` // A podcast.
+	LibraryID     string   `json:"library_id"`      // Podcast library id or name.
+	LibraryItemID *string  `json:"library_item_id"` // A podcast (id or title).
 	Episodes      []string `json:"episodes"`        // Download keys, for their episode ids.
 	Page          int64    `json:"page"`            // 0-based page.
 	Limit         int64    `json:"limit"`           // Downloads per page.
@@ -1038,7 +1040,7 @@ func DecodeListPodcastDownloads(raw json.RawMessage) (ListPodcastDownloads, erro
 // DeletePodcastEpisode holds the arguments of delete_podcast_episode.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeletePodcastEpisode struct {
-	LibraryItemID string `json:"library_item_id"` // Podcast item id.
+	LibraryItemID string `json:"library_item_id"` // Podcast id or title.
 	EpisodeID     string `json:"episode_id"`      // Episode id (get_library_item).
 	DeleteFile    bool   `json:"delete_file"`     // Also delete the file from disk.
 	ConfirmToken  string `json:"-"`               // Token an earlier call gave; same arguments.
@@ -1061,7 +1063,7 @@ func DecodeDeletePodcastEpisode(raw json.RawMessage) (DeletePodcastEpisode, erro
 // DeletePodcast holds the arguments of delete_podcast.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeletePodcast struct {
-	LibraryItemID string `json:"library_item_id"` // Podcast item id.
+	LibraryItemID string `json:"library_item_id"` // Podcast id or title.
 	DeleteFiles   bool   `json:"delete_files"`    // Also its folder on disk.
 	ConfirmToken  string `json:"-"`               // Token an earlier call gave; same arguments.
 }
@@ -1081,7 +1083,7 @@ func DecodeDeletePodcast(raw json.RawMessage) (DeletePodcast, error) {
 
 // ScanLibrary holds the arguments of scan_library.
 type ScanLibrary struct {
-	LibraryID string `json:"library_id"` // Library id (list_libraries).
+	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
 }
 
 // DecodeScanLibrary reads and checks the arguments of scan_library.
@@ -1141,7 +1143,7 @@ func DecodeMatchLibraryItem(raw json.RawMessage) (MatchLibraryItem, error) {
 
 // GetItemCover holds the arguments of get_item_cover.
 type GetItemCover struct {
-	LibraryItemID string `json:"library_item_id"` // Library item id.
+	LibraryItemID string `json:"library_item_id"` // Library item id or title.
 	Width         int64  `json:"width"`           // Width in pixels; the height follows the cover's shape.
 }
 
@@ -1160,7 +1162,7 @@ func DecodeGetItemCover(raw json.RawMessage) (GetItemCover, error) {
 // RemoveItemCover holds the arguments of remove_item_cover.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type RemoveItemCover struct {
-	LibraryItemID string `json:"library_item_id"` // Library item id.
+	LibraryItemID string `json:"library_item_id"` // Library item id or title.
 	ConfirmToken  string `json:"-"`               // Token an earlier call gave; same arguments.
 }
 

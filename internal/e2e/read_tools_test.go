@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -24,6 +25,9 @@ type readCase struct {
 	// per is how many requests the call adds under tools.yaml's
 	// requests.per (requestCases): its own count, by hand.
 	per int
+	// names: the call gives titles or names (or leaves a library out);
+	// how many of each of tools.yaml's name_requests it adds.
+	names *nameReads
 	// image: the result carries an image before its JSON text.
 	image bool
 	// check inspects the decoded result.
@@ -61,14 +65,16 @@ var readCases = []readCase{
 				t.Errorf("stats: totalItems %v", at(t, v, "totalItems"))
 			}
 		},
-		fail: map[string]any{}, failWant: []string{`"library_id"`, "is required"}},
+		// Left out with two libraries: which one is not guessed; they are listed.
+		fail: map[string]any{}, failWant: []string{`"library_id"`, "is required", sd.LibraryBooksID, sd.LibraryPodcastsID}, failSends: true},
 	{tool: "get_library_filter_data", args: map[string]any{"library_id": sd.LibraryBooksID}, route: "/filterdata",
 		check: func(t *testing.T, v any) {
 			if !strings.Contains(str(at(t, v, "authors")), "Terry Pratchett") {
 				t.Errorf("filter data authors: %v", at(t, v, "authors"))
 			}
 		},
-		fail: map[string]any{"library_id": "../../status"}, failWant: []string{`"library_id"`, "letters, digits"}},
+		// Not an id, so a name: no library has it, and the path is never sent.
+		fail: map[string]any{"library_id": "../../status"}, failWant: []string{`"library_id"`, "no library is named"}, failSends: true},
 	{tool: "list_library_items", args: map[string]any{"library_id": sd.LibraryBooksID, "limit": 5}, route: "/items",
 		check: func(t *testing.T, v any) {
 			if at(t, v, "total").(float64) != 16 || at(t, v, "returned").(float64) != 5 || at(t, v, "next", "page").(float64) != 1 {
@@ -100,10 +106,21 @@ var readCases = []readCase{
 			}
 		},
 		fail: map[string]any{"library_id": sd.LibraryBooksID, "sort": "popularity"}, failWant: []string{`"sort"`, "one of name"}},
-	{tool: "get_series", args: map[string]any{"series_id": sd.SeriesDiscworld}, route: "/api/series/" + sd.SeriesDiscworld,
+	{tool: "get_series", args: map[string]any{"series_id": sd.SeriesDiscworld}, route: "/api/libraries/" + sd.LibraryBooksID + "/items",
 		check: func(t *testing.T, v any) {
-			if str(at(t, v, "name")) != "Discworld" || !strings.Contains(str(at(t, v, "books_in_order")), sd.SeriesDiscworld) {
+			if str(at(t, v, "name")) != "Discworld" || str(at(t, v, "library_id")) != sd.LibraryBooksID {
 				t.Errorf("series: %v", v)
+			}
+			// Its books in series order, each with its place.
+			want := []string{sd.ItemColourOfMagic, sd.ItemLightFantastic, sd.ItemEqualRites, sd.ItemMort, sd.ItemSourcery, sd.ItemWyrdSisters}
+			books := at(t, v, "books").([]any)
+			if len(books) != len(want) {
+				t.Fatalf("books: %v", books)
+			}
+			for i, id := range want {
+				if str(at(t, books[i], "id")) != id || str(at(t, books[i], "sequence")) != fmt.Sprint(i+1) {
+					t.Errorf("book %d: %v, want %s at %d", i, books[i], id, i+1)
+				}
 			}
 		},
 		fail: map[string]any{"series_id": unknownID}, failWant: []string{"404", "series " + unknownID}, failSends: true},
@@ -203,6 +220,10 @@ var readCases = []readCase{
 			if at(t, v, "total_time_s").(float64) <= 0 || len(at(t, v, "top_items").([]any)) == 0 {
 				t.Errorf("stats: %v", v)
 			}
+			// Sessions only when asked for; the answer says where they are.
+			if m := v.(map[string]any); m["recent_sessions"] != nil || !strings.Contains(str(m["more"]), "list_listening_sessions") {
+				t.Errorf("compact stats: %v", v)
+			}
 		},
 		fail: map[string]any{"detail": "full", "x": 1}, failWant: []string{"unknown argument"}},
 	{tool: "get_year_stats", args: map[string]any{"year": 2025}, route: "/api/me/stats/year/2025",
@@ -225,7 +246,7 @@ var readCases = []readCase{
 				t.Errorf("bookmarks: %v", v)
 			}
 		},
-		fail: map[string]any{"library_item_id": "a b"}, failWant: []string{`"library_item_id"`}},
+		fail: map[string]any{"library_item_id": "a b"}, failWant: []string{`"library_item_id"`, "no item is named"}, failSends: true},
 	{tool: "list_collections", route: "/api/collections",
 		check: func(t *testing.T, v any) {
 			if at(t, v, "total").(float64) != 2 || str(at(t, v, "collections", 0, "id")) != sd.CollectionDiscworldInOrder || at(t, v, "collections", 0, "books").(float64) != 4 {

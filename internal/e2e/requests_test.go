@@ -23,6 +23,7 @@ var requestCases = func() []readCase {
 	}
 	out = append(out, guardedRequestCases...)
 	out = append(out, upkeepRequestCases...)
+	out = append(out, nameCases...)
 	entry := func(item string, episode ...string) map[string]any {
 		e := map[string]any{"library_item_id": item}
 		if len(episode) > 0 {
@@ -66,6 +67,31 @@ var requestCases = func() []readCase {
 		{tool: "delete_playlist", args: map[string]any{"playlist_id": sd.PlaylistCommute}},
 	}...)
 }()
+
+// nameReads are how many of each of tools.yaml's name_requests a call by
+// name adds: the libraries read, a collections or playlists list read, and
+// the searches (names times libraries searched).
+type nameReads struct{ libraries, list, search int }
+
+// nameCases are calls by name: each adds what name_requests says.
+var nameCases = []readCase{
+	// Two libraries (books, podcasts) searched for a title: 1 + 2.
+	{tool: "get_library_item", args: map[string]any{"library_item_id": "Mort"}, names: &nameReads{libraries: 1, search: 2}},
+	// The call's library named: read once; the title searched there alone.
+	{tool: "create_bookmark", args: map[string]any{"library_item_id": "Equal Rites", "time": 60, "title": "start"}, names: &nameReads{libraries: 1, search: 2}},
+	{tool: "create_collection", args: map[string]any{"library_id": "Books", "name": "Two", "library_item_ids": []string{"Mort", "Sourcery"}}, names: &nameReads{libraries: 1, search: 2}},
+	// A series is in book libraries only: 1 + 1.
+	{tool: "get_series", args: map[string]any{"series_id": "Discworld"}, names: &nameReads{libraries: 1, search: 1}},
+	// The one book library filled in.
+	{tool: "list_series", args: map[string]any{}, names: &nameReads{libraries: 1}},
+	// A guarded call by name: resolved on each run of the handler (the
+	// question's run and the approved one, on either protocol revision).
+	{tool: "delete_collection", args: map[string]any{"collection_id": "Space Opera Picks"}, names: &nameReads{list: 2}},
+	{tool: "get_playlist", args: map[string]any{"playlist_id": "Commute"}, names: &nameReads{list: 1}},
+	// Three series match "s" (Discworld, The Expanse, Earthsea): each one's
+	// books in series order.
+	{tool: "search_library", args: map[string]any{"library_id": sd.LibraryBooksID, "q": "s"}},
+}
 
 // distinctItems counts the distinct library items in a list argument (ids,
 // or entries with library_item_id).
@@ -131,6 +157,10 @@ func TestRequestsPerCall(t *testing.T) {
 			extra := 0
 			if rq.PerItem != "" {
 				extra = distinctItems(c.args[rq.PerItem])
+			}
+			if c.names != nil {
+				nr := m.NameRequests
+				extra += c.names.libraries*nr.Libraries + c.names.list*nr.List + c.names.search*nr.Search
 			}
 			n := len(reqs) - extra - c.per
 			if c.per > 0 && rq.Per == "" {

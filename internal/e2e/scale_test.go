@@ -66,9 +66,11 @@ func TestEveryReadToolFitsTheBudgetAtScale(t *testing.T) {
 		len(at(t, series, "results", 0, "books").([]any)) != libraries.SeriesBooksCap || !strings.Contains(more, "filter_group series") {
 		t.Errorf("list_series: the longest series shows %d books and more %q", len(at(t, series, "results", 0, "books").([]any)), more)
 	}
+	// A long series: the first books in series order, and where the rest are.
 	one := decode(t, e.Call(t, "get_series", map[string]any{"series_id": sd.ScaleSeriesID}))
-	if n := len(at(t, one, "book_ids").([]any)); n != 105 {
-		t.Errorf("get_series: %d book ids, want all 105 (they fit)", n)
+	if n, more := len(at(t, one, "books").([]any)), str(at(t, one, "books_more")); n != libraries.SeriesBooksInOrder ||
+		!strings.Contains(more, fmt.Sprintf("%d more", 105-libraries.SeriesBooksInOrder)) || !strings.Contains(more, "page 1") {
+		t.Errorf("get_series: %d books, more %q; want the first %d of 105 and where the rest are", n, more, libraries.SeriesBooksInOrder)
 	}
 }
 

@@ -51,7 +51,7 @@ func TestVersionGatesCurrentServer(t *testing.T) {
 	if m, _ := v.(map[string]any); m["lacks"] != nil || m["note"] != nil {
 		t.Errorf("2.36.0 lacks something: %v", v)
 	}
-	res := e.Call(t, "list_bookmarks", map[string]any{"library_item_id": "no-such-item"})
+	res := e.Call(t, "list_bookmarks", map[string]any{"library_item_id": unknownID})
 	if !res.IsError || strings.Contains(apptest.Text(res), "came in") || !strings.Contains(apptest.Text(res), "404") {
 		t.Errorf("unknown item on 2.36.0: %s", apptest.Text(res))
 	}

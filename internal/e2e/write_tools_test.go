@@ -333,7 +333,10 @@ func TestAddBooksToCollection(t *testing.T) {
 	if !slices.Equal(got.Books[4:], []string{sd.ItemSourcery, sd.ItemWyrdSisters}) {
 		t.Errorf("stand-in books: %v", got.Books)
 	}
-	failsWith(t, e, "add_books_to_collection", map[string]any{"collection_id": c, "library_item_ids": []string{"a/b"}}, `"library_item_ids[0]"`, "letters, digits")
+	// Text no title can be (a control character) is refused as an id; a
+	// printable one is a title, and no book has it.
+	failsWith(t, e, "add_books_to_collection", map[string]any{"collection_id": c, "library_item_ids": []string{"a\x00b"}}, `"library_item_ids[0]"`, "letters, digits")
+	failsWith(t, e, "add_books_to_collection", map[string]any{"collection_id": c, "library_item_ids": []string{"a/b"}}, `"library_item_ids[0]"`, "no item is named")
 	// An unknown collection: the POST is the lookup; Audiobookshelf answers
 	// 404 and the tool says so.
 	e.Standin.ResetRequests()

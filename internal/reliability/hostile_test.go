@@ -20,6 +20,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/toolgen"
 )
 
 // hostileIDs are ids that would change a request's path or query, or hide
@@ -164,6 +165,8 @@ func validArgs(tool string, s toolSchema) map[string]any {
 			args[name] = []any{map[string]any{"library_item_id": sd.ItemColourOfMagic}}
 		case name == "fields":
 			args[name] = map[string]any{"title": "x"}
+		case name == "library_id":
+			args[name] = sd.LibraryBooksID
 		case strings.HasSuffix(name, "_id"):
 			args[name] = sd.ItemColourOfMagic
 		case name == "year":
@@ -184,6 +187,11 @@ func validArgs(tool string, s toolSchema) map[string]any {
 	}
 	for _, r := range s.Required {
 		set(r)
+	}
+	// A library_id the schema lets a user with one library leave out is
+	// given (the sample has two).
+	if _, ok := s.Properties["library_id"]; ok {
+		set("library_id")
 	}
 	// Something to change.
 	switch {
@@ -251,13 +259,47 @@ func hostileCases(t *testing.T) []hostileCase {
 	return cases
 }
 
+// nameReads are the only requests a title or a name given where an id is
+// may cause (tools/kit/resolve.go): the lists it is looked up in, and the
+// searches that carry it in their query, never in a path.
+func nameReads(reqs []sd.Request) bool {
+	for _, r := range reqs {
+		if r.Method != http.MethodGet {
+			return false
+		}
+		switch rest, search := strings.CutSuffix(r.RawPath, "/search"); {
+		case r.RawPath == "/api/libraries", r.RawPath == "/api/collections", r.RawPath == "/api/playlists":
+		case search && strings.HasPrefix(rest, "/api/libraries/") && argdec.IsID(strings.TrimPrefix(rest, "/api/libraries/")):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // TestHostileArguments: every tool refuses every bad value of every
 // argument with an error that names the argument, and sends nothing to
-// Audiobookshelf.
+// Audiobookshelf. An argument that takes a title or a name where an id is
+// (tools.yaml's names:) looks up a printable value that is no id: it is
+// refused naming the argument with nothing changed, having sent only the
+// reads that look names up (the value in a search's query, in no path).
 func TestHostileArguments(t *testing.T) {
 	e := apptest.Start(t, apptest.Options{})
 	cases := hostileCases(t)
 	perTool := map[string]int{}
+	m, err := toolgen.Load("../../tools.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	takesNames := map[[2]string]bool{}
+	for _, tool := range m.Tools {
+		for _, p := range tool.Params {
+			if p.Names != "" {
+				takesNames[[2]string{tool.Name, p.Name}] = true
+			}
+		}
+	}
+	looked := 0
 
 	// The valid arguments are accepted (so each refusal below is about the
 	// one argument changed).
@@ -278,14 +320,22 @@ func TestHostileArguments(t *testing.T) {
 		// The argument itself, an entry of a list (items[2]) or a field of
 		// an object (fields.title).
 		named := strings.Contains(text, strconv.Quote(c.arg)) || strings.Contains(text, `"`+c.arg+`[`) || strings.Contains(text, `"`+c.arg+`.`)
-		if !res.IsError || !named || !strings.Contains(text, argumentRefusal) {
+		reqs := e.Standin.Requests()
+		lookedUp := len(reqs) > 0 && takesNames[[2]string{c.tool, c.arg}] && nameReads(reqs)
+		refusal := argumentRefusal
+		if lookedUp {
+			refusal = "Nothing was changed."
+			looked++
+		}
+		if !res.IsError || !named || !strings.Contains(text, refusal) {
 			if failed++; failed <= 20 {
 				t.Errorf("%s %s=%s: %s", c.tool, c.arg, clipArgs(c.args[c.arg]), clipText(text))
 			}
 		}
-		if reqs := e.Standin.Requests(); len(reqs) > 0 {
+		if len(reqs) > 0 && !lookedUp {
 			t.Fatalf("%s %s=%s sent %s %s", c.tool, c.arg, clipArgs(c.args[c.arg]), reqs[0].Method, reqs[0].RawPath)
 		}
+		e.Standin.ResetRequests()
 		perTool[c.tool]++
 	}
 	if failed > 20 {
@@ -296,7 +346,7 @@ func TestHostileArguments(t *testing.T) {
 			t.Errorf("%s has no hostile case", tool.Name)
 		}
 	}
-	t.Logf("%d bad inputs over %d tools", len(cases), len(perTool))
+	t.Logf("%d bad inputs over %d tools (%d of them looked up as titles or names)", len(cases), len(perTool), looked)
 	if failed == 0 {
 		figure(t, "bad inputs tried", len(cases))
 	}

@@ -30,7 +30,25 @@ type Manifest struct {
 	Toolsets        []Toolset        `yaml:"toolsets"`
 	SharedParams    map[string]Param `yaml:"shared_params"`
 	ReadAnnotations yaml.Node        `yaml:"read_annotations"` // a YAML anchor only
-	Tools           []Tool           `yaml:"tools"`
+	// NameRequests is what a title or a name given in place of an id
+	// adds to a call's requests (kit.Deps.ResolveNames), beyond each
+	// tool's own requests.
+	NameRequests NameRequests `yaml:"name_requests"`
+	Tools        []Tool       `yaml:"tools"`
+}
+
+// NameRequests are the requests names add to a call.
+type NameRequests struct {
+	// Libraries: GET /api/libraries, once a call that names a library,
+	// leaves one out, or searches the libraries for a name.
+	Libraries int `yaml:"libraries"`
+	// List: GET /api/collections or /api/playlists, once a call that
+	// names a collection or a playlist.
+	List int `yaml:"list"`
+	// Search: GET /api/libraries/{id}/search, for each name of an item,
+	// podcast, series or author and each library searched for it.
+	Search int    `yaml:"search"`
+	Note   string `yaml:"note"`
 }
 
 // Toolset is a named group of tools that can be switched on together.
@@ -176,6 +194,20 @@ type Param struct {
 	MaxLength int      `yaml:"max_length"`
 	MinItems  int      `yaml:"min_items"`
 	MaxItems  int      `yaml:"max_items"`
+	// Names is what a title or a name given in place of the id stands
+	// for (kit.NameKinds: item, podcast, series, author, library,
+	// book_library, podcast_library, collection, playlist): the generated
+	// handler turns it into the id before decoding (kit.Deps.ResolveNames).
+	// A required library parameter with names may be left out when the
+	// user has one library of the kind: the schema does not require it.
+	Names string `yaml:"names"`
+}
+
+// Omittable: a required library parameter that takes names may be left
+// out (the user's one library of the kind is used), so the schema does
+// not require it; the decoder still does, after the handler filled it.
+func (p *Param) Omittable() bool {
+	return p.Required && (p.Names == "library" || p.Names == "book_library" || p.Names == "podcast_library")
 }
 
 // Annotations are the four hints, each of which must be stated.
@@ -350,6 +382,9 @@ func Parse(b []byte) (*Manifest, error) {
 			}
 			if p.Required {
 				base.Required = true
+			}
+			if p.Names != "" {
+				base.Names = p.Names
 			}
 			base.Use = p.Use
 			t.Params[j] = base

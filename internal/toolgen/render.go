@@ -154,7 +154,7 @@ func InputSchema(t *Tool) ([]byte, error) {
 		}
 		s.set("description", p.Description)
 		props.set(p.Name, s)
-		if p.Required {
+		if p.Required && !p.Omittable() {
 			required = append(required, p.Name)
 		}
 	}
@@ -514,9 +514,10 @@ func quotedList(ss []string) string {
 }
 
 // writeHandler writes one tool's handler, the path every call of it takes
-// (docs/architecture.md): its arguments decoded and checked; then, were
-// names accepted where ids are, their ids found (here, so that the
-// permission, the plan and the question see ids alone); the permission
+// (docs/architecture.md): the titles and names given where ids are turned
+// into ids (kit.Deps.ResolveNames, here, so that the decoder, the
+// permission, the plan and the question see ids alone); its arguments
+// decoded and checked; the permission
 // checked; for a guarded tool its plan, the question, and the change; else
 // the tool's function. Errors go back to internal/app's wrapper, the one
 // place they become results (kit.Result).
@@ -526,7 +527,27 @@ func writeHandler(b *bytes.Buffer, t *Tool) {
 	pkg := t.Toolset
 	fmt.Fprintf(b, "func %s(d *kit.Deps) kit.Handler {\n", fn)
 	b.WriteString("\treturn func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {\n")
-	fmt.Fprintf(b, "\t\ta, err := toolargs.Decode%s(req.Params.Arguments)\n", typ)
+	raw := "req.Params.Arguments"
+	var names []string
+	for _, p := range t.Params {
+		if p.Names == "" {
+			continue
+		}
+		n := fmt.Sprintf("kit.NameArg{Param: %q, Kind: %q", p.Name, p.Names)
+		if p.Type == "playlist_items" {
+			n += `, Field: "library_item_id"`
+		}
+		if p.Omittable() {
+			n += ", Omit: true"
+		}
+		names = append(names, n+"}")
+	}
+	if len(names) > 0 {
+		fmt.Fprintf(b, "\t\traw, err := d.ResolveNames(ctx, req.Params.Arguments,\n\t\t\t%s)\n", strings.Join(names, ",\n\t\t\t"))
+		b.WriteString("\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n")
+		raw = "raw"
+	}
+	fmt.Fprintf(b, "\t\ta, err := toolargs.Decode%s(%s)\n", typ, raw)
 	b.WriteString("\t\tif err != nil {\n\t\t\treturn nil, kit.ArgumentError(err)\n\t\t}\n")
 	if pm := t.Permission.Name; pm != "" {
 		fmt.Fprintf(b, "\t\tctx, err = d.Permit(ctx, %q, %s)\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n", t.Name, permissionExpr(pm))
@@ -654,6 +675,11 @@ func renderToolsDoc(m *Manifest) []byte {
 	fmt.Fprintf(&b, "# Tools\n\n%d tools: %d read, %d write, %d of them guarded (a person approves first; see [guards.md](guards.md)). ", len(m.Tools), reads, writes, guarded)
 	b.WriteString("Every tool declares all four annotations. Tools that return media take `detail`: `compact` (default) or `full` (Audiobookshelf's raw object).\n\n")
 	b.WriteString("**requests** is how many requests one call sends to Audiobookshelf when it succeeds (a guarded tool: when approved). Requests that do not depend on each other go at the same time; the note under a tool says which. A guarded tool reads what it would take out to ask the question, and reads it again when the answer comes, so that the change is checked against what is there then; the count is for the approved call, both rounds. Arguments that do not check out send none; a refused approval, or the first call of the two-call `confirm_token`, sends only the reads before the question. Nothing read is kept from one call to the next: progress and bookmarks are always as Audiobookshelf has them at the time of the call. A test (internal/e2e) holds every count to what the stand-in receives.\n\n")
+	b.WriteString("**Titles and names.** Wherever a tool takes an item, podcast, series, author, library, collection or playlist id, the same argument takes a title or a name (case and spaces aside; an exact name before a part of one). A value that looks like an id (a UUID, or an older server's prefixed id) is used as it is. A name that matches one thing is turned into its id before anything else happens, so the permission check, the plan and a guarded tool's question see ids alone; one that matches none or several is refused, naming the argument and listing up to 10 candidates with their ids, and nothing is changed. A required `library_id` may be left out when the user has exactly one library of the kind the tool needs.")
+	if n := m.NameRequests.Note; n != "" {
+		b.WriteString(" What names add to a call's requests: " + oneLine(n))
+	}
+	b.WriteString("\n\n")
 	for _, ts := range m.Toolsets {
 		fmt.Fprintf(&b, "## %s\n\n%s\n\n| tool | hints | permission | guard | route(s) | requests |\n|---|---|---|---|---|---|\n", ts.Name, oneLine(ts.Description))
 		for i := range m.Tools {
@@ -709,6 +735,9 @@ func renderToolsDoc(m *Manifest) []byte {
 				req := ""
 				if p.Required {
 					req = "yes"
+				}
+				if p.Omittable() {
+					req = "unless the user has one such library"
 				}
 				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", p.Name, paramType(p), req, paramBounds(p), oneLine(p.Description))
 			}

@@ -129,6 +129,8 @@ func TestRefusals(t *testing.T) {
 		{"at_least_one_of names no parameter", "    guard:\n      kind", "    at_least_one_of: [name, nope]\n    guard:\n      kind", []string{"tool update_thing", "at_least_one_of", "nope is not a parameter"}},
 		{"at_least_one_of names a required parameter", "    guard:\n      kind", "    at_least_one_of: [name, thing_id]\n    guard:\n      kind", []string{"tool update_thing", "at_least_one_of", "thing_id is always given"}},
 		{"exactly_one_of of one", "    guard:\n      kind", "    exactly_one_of: [name]\n    guard:\n      kind", []string{"tool update_thing", "exactly_one_of", "needs at least 2"}},
+		{"unknown kind of names", "{name: thing_id, type: id, required: true,", "{name: thing_id, names: thing, type: id, required: true,", []string{"tool get_thing", "params.thing_id.names", `"thing"`, "item, podcast"}},
+		{"names on a string", "{name: name, type: string, maps:", "{name: name, names: item, type: string, maps:", []string{"tool update_thing", "params.name.names", "not a string"}},
 		{"unknown format", "{name: name, type: string, maps:", "{name: name, type: string, format: url, maps:", []string{"tool update_thing", "params.name.format", `"url"`, "http_url"}},
 		{"format on a list", "{name: book_ids, type: id_list,", "{name: book_ids, type: id_list, format: http_url,", []string{"tool update_thing", "params.book_ids.format", "string parameter"}},
 		{"unknown permission", "operations: [getThing, updateThing]\n", "operations: [getMe, getThing, updateThing]\n    permission: canDelete\n",

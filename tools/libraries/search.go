@@ -14,6 +14,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// orderedSeries is how many series hits of a search get their books in
+// series order.
+const orderedSeries = 3
+
 // SearchLibrary is search_library.
 func SearchLibrary(ctx context.Context, d *kit.Deps, a toolargs.SearchLibrary) (*mcp.CallToolResult, error) {
 	params := &abs.SearchLibraryParams{Q: a.Q, Limit: kit.Ptr(int(a.Limit))}
@@ -41,9 +45,10 @@ func SearchLibrary(ctx context.Context, d *kit.Deps, a toolargs.SearchLibrary) (
 	}
 	out["items"] = nonNil(items)
 	type seriesHit struct {
-		ID    string   `json:"id"`
-		Name  string   `json:"name"`
-		Books []string `json:"book_ids,omitempty"`
+		ID      string   `json:"id"`
+		Name    string   `json:"name"`
+		Books   []string `json:"book_ids,omitempty"`
+		InOrder bool     `json:"in_series_order,omitempty"`
 	}
 	var series []seriesHit
 	for _, s := range v.Series {
@@ -53,6 +58,22 @@ func SearchLibrary(ctx context.Context, d *kit.Deps, a toolargs.SearchLibrary) (
 		}
 		series = append(series, h)
 	}
+	// Audiobookshelf lists a series' books in no order, and without their
+	// sequence: the first orderedSeries hits get theirs in series order
+	// (the library's items filtered to each, all at the same time).
+	ordered := min(len(series), orderedSeries)
+	kit.EachLimit(ordered, orderedSeries, func(i int) {
+		books, total, err := seriesBooks(ctx, d, a.LibraryID, series[i].ID, SeriesBooksInOrder)
+		if err != nil || total != len(books) || len(books) < len(series[i].Books) {
+			return // left as Audiobookshelf sent it
+		}
+		ids := make([]string, len(books))
+		for j, b := range books {
+			ids[j] = b.ID
+		}
+		series[i].Books = ids
+		series[i].InOrder = true
+	})
 	if len(series) > 0 {
 		out["series"] = series
 	}

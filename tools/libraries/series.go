@@ -89,8 +89,21 @@ func GetSeries(ctx context.Context, d *kit.Deps, a toolargs.GetSeries) (*mcp.Cal
 	if err := kit.Decode(body, &s); err != nil {
 		return nil, err
 	}
-	out := map[string]any{"id": s.ID, "name": s.Name, "added": compact.Date(s.AddedAt),
-		"books_in_order": "list_library_items with filter_group series, filter_value " + s.ID + ", sort sequence"}
+	out := map[string]any{"id": s.ID, "name": s.Name, "added": compact.Date(s.AddedAt)}
+	// Its books in series order: the library's items filtered to the
+	// series, sorted by sequence (the series' own answer lists them in no
+	// order), up to SeriesBooksInOrder; the rest are a page away.
+	if s.LibraryID != "" {
+		books, total, err := seriesBooks(ctx, d, s.LibraryID, s.ID, SeriesBooksInOrder)
+		if err != nil {
+			return nil, err
+		}
+		out["library_id"] = s.LibraryID
+		out["books"] = books
+		if total > len(books) {
+			out["books_more"] = fmt.Sprintf("%d more: list_library_items with library_id %s, filter_group series, filter_value %s, sort sequence, page 1, limit %d", total-len(books), s.LibraryID, s.ID, SeriesBooksInOrder)
+		}
+	}
 	if desc, n := compact.Collapse(s.Description.String(), compact.DescriptionLimit); desc != "" {
 		out["description"] = desc
 		if n > 0 {
@@ -98,16 +111,64 @@ func GetSeries(ctx context.Context, d *kit.Deps, a toolargs.GetSeries) (*mcp.Cal
 		}
 	}
 	if s.Progress != nil {
-		out["book_ids"] = s.Progress.LibraryItemIDs
 		out["finished_book_ids"] = nonNil(s.Progress.LibraryItemIDsFinished)
 		out["finished"] = s.Progress.IsFinished
 		// A long series' ids are cut evenly to fit the budget.
 		books := "list_library_items with filter_group series, filter_value " + s.ID + ", sort sequence (paged)"
 		cuts := map[string]kit.Cut{}
-		d.FitLists(out, map[string]string{"book_ids": books, "finished_book_ids": books}, cuts)
+		d.FitLists(out, map[string]string{"finished_book_ids": books}, cuts)
 		if len(cuts) > 0 {
 			out["cut"] = cuts
 		}
 	}
 	return kit.JSONResult(out)
+}
+
+// SeriesBooksInOrder is how many of a series' books get_series lists.
+const SeriesBooksInOrder = 50
+
+// seriesBook is a book of a series, with its place in it.
+type seriesBook struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Sequence string `json:"sequence,omitempty"`
+}
+
+// seriesBooks reads the first limit books of a series in series order
+// (the library's items filtered to it, sorted by sequence), and how many
+// it has.
+func seriesBooks(ctx context.Context, d *kit.Deps, libraryID, seriesID string, limit int) ([]seriesBook, int, error) {
+	filter, err := EncodeFilter("series", &seriesID)
+	if err != nil {
+		return nil, 0, err
+	}
+	params := &abs.ListLibraryItemsParams{Limit: kit.Ptr(limit), Page: kit.Ptr(0), Sort: kit.Ptr(itemSorts["sequence"]), Filter: &filter,
+		Minified: kit.Ptr(abs.ListLibraryItemsParamsMinifiedN1)}
+	body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.ListLibraryItems(ctx, libraryID, params)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	var v absdata.Listing[absdata.Item]
+	if err := kit.Decode(body, &v); err != nil {
+		return nil, 0, err
+	}
+	rows, total := v.Rows()
+	out := make([]seriesBook, 0, len(rows))
+	for i := range rows {
+		it := &rows[i]
+		b := seriesBook{ID: it.ID, Title: it.Media.Metadata.Title.Value}
+		for _, sr := range it.Media.Metadata.Series {
+			if sr.ID == seriesID || len(it.Media.Metadata.Series) == 1 {
+				b.Sequence = sr.Sequence.Value
+			}
+		}
+		out = append(out, b)
+	}
+	n := len(out)
+	if total != nil {
+		n = *total
+	}
+	return out, n, nil
 }

@@ -3,8 +3,10 @@ package me
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sort"
+	"strings"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
@@ -64,6 +66,10 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 		records.Abandon()
 		return nil, err
 	}
+	// Minified entries name their series in one text ("Discworld #4"):
+	// the series' ids come from the filter data of each library with such
+	// a book, read while the progress records are on their way.
+	series := seriesIDs(ctx, d, v.LibraryItems)
 	recs := records.Wait()
 	byKey := make(map[[2]string]*absdata.Progress, len(recs))
 	inProgress := 0
@@ -80,8 +86,9 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 	}
 	type entry struct {
 		compact.ItemBrief
-		Episode  *compact.EpisodeBrief `json:"episode,omitempty"`
-		Progress *compact.Progress     `json:"progress,omitempty"`
+		LibraryID string                `json:"library_id"`
+		Episode   *compact.EpisodeBrief `json:"episode,omitempty"`
+		Progress  *compact.Progress     `json:"progress,omitempty"`
 	}
 	all := v.LibraryItems
 	total := len(all)
@@ -94,7 +101,10 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 	// sent, with the total counted above.
 	return kit.Page(d, "items", kit.Paging{Page: page, Limit: limit}, kit.PageOf(all, page, limit), &total, func(r *inProgressItem) entry {
 		it := &r.Item
-		e := entry{ItemBrief: compact.Brief(it, nil)}
+		e := entry{ItemBrief: compact.Brief(it, nil), LibraryID: it.LibraryID}
+		if refs := seriesRefsOf(it.Media.Metadata.SeriesName, series[it.LibraryID]); refs != nil {
+			e.Series, e.SeriesName = refs, ""
+		}
 		ep := ""
 		if it.RecentEpisode != nil {
 			b := compact.Episode(it.RecentEpisode, "")
@@ -109,12 +119,88 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 	})
 }
 
+// seriesIDs reads the filter data of each library whose books among the
+// items are in a series (all at the same time): each library's series
+// ids by name, a name two series share left out. A failed read leaves the
+// names without ids.
+func seriesIDs(ctx context.Context, d *kit.Deps, items []inProgressItem) map[string]map[string]string {
+	var libs []string
+	seen := map[string]bool{}
+	for i := range items {
+		it := &items[i].Item
+		if it.MediaType != "podcast" && it.Media.Metadata.SeriesName != "" && len(it.Media.Metadata.Series) == 0 && !seen[it.LibraryID] {
+			seen[it.LibraryID] = true
+			libs = append(libs, it.LibraryID)
+		}
+	}
+	out := make(map[string]map[string]string, len(libs))
+	found := make([]map[string]string, len(libs))
+	kit.EachLimit(len(libs), 4, func(i int) {
+		body, err := d.Get(ctx, "library "+libs[i], func(ctx context.Context) (*http.Response, error) {
+			return d.API.GetLibraryFilterData(ctx, libs[i])
+		})
+		if err != nil {
+			return
+		}
+		var fd struct {
+			Series []absdata.Ref `json:"series"`
+		}
+		if kit.Decode(body, &fd) != nil {
+			return
+		}
+		m := make(map[string]string, len(fd.Series))
+		for _, s := range fd.Series {
+			k := strings.ToLower(s.Name)
+			if _, dup := m[k]; dup {
+				m[k] = ""
+				continue
+			}
+			m[k] = s.ID
+		}
+		found[i] = m
+	})
+	for i, l := range libs {
+		if found[i] != nil {
+			out[l] = found[i]
+		}
+	}
+	return out
+}
+
+// seriesRefsOf splits a minified book's seriesName ("Discworld #4, Other")
+// into its series with their ids, as Book.seriesName joins them; nil when
+// a series' id is not known.
+func seriesRefsOf(seriesName string, ids map[string]string) []compact.SeriesRef {
+	if seriesName == "" || ids == nil {
+		return nil
+	}
+	var refs []compact.SeriesRef
+	for _, part := range strings.Split(seriesName, ", ") {
+		name, seq := part, ""
+		if i := strings.LastIndex(part, " #"); i > 0 {
+			name, seq = part[:i], part[i+2:]
+		}
+		id := ids[strings.ToLower(name)]
+		if id == "" {
+			return nil
+		}
+		refs = append(refs, compact.SeriesRef{ID: id, Name: name, Sequence: seq})
+	}
+	return refs
+}
+
 // inProgressItem is an entry of the items in progress: an item, with when
 // the user's progress of it last moved.
 type inProgressItem struct {
 	absdata.Item
 	ProgressLastUpdate int64 `json:"progressLastUpdate"`
 }
+
+// What the compact listening stats hold.
+const (
+	topItems   = 5
+	recentDays = 7
+)
 
 // GetListeningStats is get_listening_stats.
 func GetListeningStats(ctx context.Context, d *kit.Deps, a toolargs.GetListeningStats) (*mcp.CallToolResult, error) {
@@ -148,30 +234,43 @@ func GetListeningStats(ctx context.Context, d *kit.Deps, a toolargs.GetListening
 		}
 		return tops[i].ID < tops[j].ID
 	})
-	if len(tops) > 10 {
-		tops = tops[:10]
+	// The compact answer: the totals, the topItems most listened and the
+	// recentDays; the sessions only when asked for (a.Sessions), every
+	// one a page of list_listening_sessions away.
+	itemsMore := 0
+	if len(tops) > topItems {
+		itemsMore = len(tops) - topItems
+		tops = tops[:topItems]
 	}
 	days := make([]string, 0, len(v.Days))
 	for k := range v.Days {
 		days = append(days, k)
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(days)))
-	if len(days) > 7 {
-		days = days[:7]
+	if len(days) > recentDays {
+		days = days[:recentDays]
 	}
-	recentDays := make([]map[string]any, 0, len(days))
+	byDay := make([]map[string]any, 0, len(days))
 	for _, k := range days {
-		recentDays = append(recentDays, map[string]any{"day": k, "time_s": compact.Seconds(v.Days[k])})
-	}
-	sessions := make([]SessionBrief, 0, 5)
-	for i := range v.RecentSessions {
-		if i == 5 {
-			break
-		}
-		sessions = append(sessions, sessionBrief(&v.RecentSessions[i]))
+		byDay = append(byDay, map[string]any{"day": k, "time_s": compact.Seconds(v.Days[k])})
 	}
 	out := map[string]any{"total_time_s": compact.Seconds(v.TotalTime), "today_s": compact.Seconds(v.Today), "items_listened": len(v.Items),
-		"top_items": tops, "recent_days": recentDays, "recent_sessions": sessions}
+		"top_items": tops, "recent_days": byDay}
+	if n := int(a.Sessions); n > 0 {
+		sessions := make([]SessionBrief, 0, n)
+		for i := range v.RecentSessions {
+			if i == n {
+				break
+			}
+			sessions = append(sessions, sessionBrief(&v.RecentSessions[i]))
+		}
+		out["recent_sessions"] = sessions
+	}
+	more := "sessions: list_listening_sessions (or sessions N here); a year: get_year_stats"
+	if itemsMore > 0 {
+		more = fmt.Sprintf("%d more items and every day: detail full; ", itemsMore) + more
+	}
+	out["more"] = more
 	return kit.JSONResult(out)
 }
 

@@ -60,7 +60,7 @@ func main() {
 	flag.DurationVar(&p.level, "level", 5*time.Second, "how long each throughput level runs")
 	flag.IntVar(&p.memCalls, "memcalls", 10000, "calls made before the second RSS reading")
 	flag.IntVar(&p.readCalls, "readcalls", 600, "calls measured per path for each read tool's overhead")
-	sections := flag.String("sections", "startup,sizes,overhead,readtools,throughput,scale", "the parts to run, comma-separated")
+	sections := flag.String("sections", "startup,sizes,requests,overhead,readtools,throughput,scale", "the parts to run, comma-separated")
 	flag.Parse()
 	// First of all, before any process is started from here: the key goes
 	// out of this process's environment.
@@ -75,10 +75,10 @@ func main() {
 	p.sections = map[string]bool{}
 	for _, s := range strings.Split(*sections, ",") {
 		switch s = strings.TrimSpace(s); s {
-		case "startup", "sizes", "overhead", "readtools", "throughput", "scale":
+		case "startup", "sizes", "requests", "overhead", "readtools", "throughput", "scale":
 			p.sections[s] = true
 		default:
-			fmt.Fprintf(os.Stderr, "benchtable: -sections: %q is not one of startup, sizes, overhead, readtools, throughput, scale\n", s)
+			fmt.Fprintf(os.Stderr, "benchtable: -sections: %q is not one of startup, sizes, requests, overhead, readtools, throughput, scale\n", s)
 			os.Exit(2)
 		}
 	}
@@ -166,6 +166,7 @@ func run(p params) error {
 	steps := []step{
 		{"startup", "start-up and tools/list", func() error { return startUp(t, p, floor) }},
 		{"sizes", "result sizes", func() error { return resultSizes(t) }},
+		{"requests", "the everyday requests", func() error { return everydayRequests(t) }},
 		{"overhead", "overhead per call", func() error { return overhead(t, p) }},
 		{"readtools", "read tools on the stand-in", func() error {
 			target, stop, err := startStandin(root, dir)

@@ -1,0 +1,348 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/app"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+)
+
+// Encoding is the tokenizer the requests are counted with: OpenAI's
+// o200k_base, its BPE ranks embedded (tiktoken-go-loader), so nothing is
+// fetched.
+const Encoding = "o200k_base"
+
+// Tokenizer counts tokens with Encoding.
+type Tokenizer struct{ enc *tiktoken.Tiktoken }
+
+var loaderOnce sync.Once
+
+// NewTokenizer loads Encoding from the embedded ranks.
+func NewTokenizer() (*Tokenizer, error) {
+	loaderOnce.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
+	enc, err := tiktoken.GetEncoding(Encoding)
+	if err != nil {
+		return nil, err
+	}
+	return &Tokenizer{enc: enc}, nil
+}
+
+// Count is the number of tokens of s.
+func (t *Tokenizer) Count(s string) int { return len(t.enc.Encode(s, nil, nil)) }
+
+// Sample names what the everyday requests speak of, as a person would:
+// titles and names of the library they run against.
+type Sample struct {
+	Series       string // a series whose books go into a new collection (T2)
+	FinishTitle  string // a book marked finished (T3)
+	Author       string // an author whose books are asked for (T6)
+	BookmarkItem string // a book given a bookmark (T8)
+	BookmarkAt   float64
+	Year         int // the year of T5
+}
+
+// StandinSample is Sample for the stand-in's sample library.
+var StandinSample = Sample{Series: "Discworld", FinishTitle: "Equal Rites", Author: "Terry Pratchett",
+	BookmarkItem: "The Colour of Magic", BookmarkAt: 720, Year: 2026}
+
+// Step is one call: its tool, and its arguments from what the earlier
+// calls of the same request answered (decoded JSON).
+type Step struct {
+	Tool string
+	Args func(prev []any) (map[string]any, error)
+}
+
+// Request is one everyday request, as the shortest call sequence a model
+// that reads every answer could make with this server's tools.
+type Request struct {
+	ID, Text string
+	Steps    []Step
+}
+
+func fixed(args map[string]any) func([]any) (map[string]any, error) {
+	return func([]any) (map[string]any, error) { return args, nil }
+}
+
+// Requests are the eight everyday requests of the benchmark (T1-T8), over
+// the titles and names of s.
+func Requests(s Sample) []Request {
+	return []Request{
+		{"T1", "what am I listening to, and how far am I", []Step{
+			{"list_items_in_progress", fixed(map[string]any{})}}},
+		{"T2", "put the books of a series in order into a new collection", []Step{
+			{"get_series", fixed(map[string]any{"series_id": s.Series})},
+			{"create_collection", func(prev []any) (map[string]any, error) {
+				ids, err := bookIDs(prev[0])
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"name": s.Series + " in order", "library_item_ids": ids}, nil
+			}}}},
+		{"T3", "mark a book (by its title) finished", []Step{
+			{"set_media_progress", fixed(map[string]any{"library_item_id": s.FinishTitle, "is_finished": true})}}},
+		{"T4", "the next book in the series I'm in", []Step{
+			{"list_items_in_progress", fixed(map[string]any{})},
+			{"get_series", func(prev []any) (map[string]any, error) {
+				id, err := firstSeriesID(prev[0])
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"series_id": id}, nil
+			}}}},
+		{"T5", "how much did I listen this year", []Step{
+			{"get_year_stats", fixed(map[string]any{"year": s.Year})}}},
+		{"T6", "books by an author (by name)", []Step{
+			{"get_author", fixed(map[string]any{"author_id": s.Author, "include_items": true})}}},
+		{"T7", "podcast episodes I haven't heard", []Step{
+			{"list_recent_episodes", fixed(map[string]any{})}}},
+		{"T8", "a bookmark 12 minutes into a book (by title), with a note", []Step{
+			{"create_bookmark", fixed(map[string]any{"library_item_id": s.BookmarkItem, "time": s.BookmarkAt, "title": "Where the wizard meets the tourist"})}}},
+	}
+}
+
+// bookIDs are the ids of get_series' books, in series order.
+func bookIDs(v any) ([]string, error) {
+	m, _ := v.(map[string]any)
+	books, _ := m["books"].([]any)
+	var ids []string
+	for _, b := range books {
+		if bm, ok := b.(map[string]any); ok {
+			if id, ok := bm["id"].(string); ok {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("get_series answered no books: %v", v)
+	}
+	return ids, nil
+}
+
+// firstSeriesID is the series id of the first entry in progress that is in
+// a series.
+func firstSeriesID(v any) (string, error) {
+	m, _ := v.(map[string]any)
+	items, _ := m["items"].([]any)
+	for _, it := range items {
+		im, _ := it.(map[string]any)
+		series, _ := im["series"].([]any)
+		for _, s := range series {
+			if sm, ok := s.(map[string]any); ok {
+				if id, ok := sm["id"].(string); ok && id != "" {
+					return id, nil
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("no entry in progress carries a series id: %v", v)
+}
+
+// Tally is what one request cost: its calls, and the tokens of tools/list
+// (the answer as the server sent it, read once per request) and of every
+// call (request and answer as sent).
+type Tally struct {
+	ID, Text   string
+	Calls      int
+	ListBytes  int
+	ListTokens int
+	CallTokens int
+}
+
+// Total is tools/list and the calls.
+func (t Tally) Total() int { return t.ListTokens + t.CallTokens }
+
+// lines records the JSON-RPC messages of a session as sent, one a line
+// (go-sdk's LoggingTransport: "read: {…}" and "write: {…}").
+type lines struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// take returns the messages recorded since the last take; read only: the
+// messages the client read (the server's).
+func (l *lines) take(readOnly ...bool) []string {
+	l.mu.Lock()
+	s := l.b.String()
+	l.b.Reset()
+	l.mu.Unlock()
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(s))
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		for _, p := range []string{"read: ", "write: "} {
+			if len(readOnly) > 0 && readOnly[0] && p == "write: " {
+				continue
+			}
+			if strings.HasPrefix(line, p) {
+				out = append(out, strings.TrimPrefix(line, p))
+			}
+		}
+	}
+	return out
+}
+
+// Setup prepares the Audiobookshelf a request runs against (before it,
+// not counted) and returns what puts it back after (nil: nothing).
+type Setup func(ctx context.Context, id string) (func(), error)
+
+// MeasureRequests runs each request on a fresh server over cfg (a copy
+// per request), counting its calls and tokens. The server is the one
+// app.New builds, in process; the client declares elicitation and
+// approves (none of the eight asks).
+func MeasureRequests(ctx context.Context, cfg config.Config, reqs []Request, tok *Tokenizer, setup Setup) ([]Tally, error) {
+	var out []Tally
+	for _, r := range reqs {
+		t, err := measureOne(ctx, cfg, r, tok, setup)
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", r.ID, err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func measureOne(ctx context.Context, cfg config.Config, r Request, tok *Tokenizer, setup Setup) (Tally, error) {
+	if setup != nil {
+		undo, err := setup(ctx, r.ID)
+		if err != nil {
+			return Tally{}, err
+		}
+		if undo != nil {
+			defer undo()
+		}
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	srv, err := app.New(app.Options{Config: &cfg, Version: "bench", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return Tally{}, err
+	}
+	defer srv.Close()
+	<-srv.Registered()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP.Connect(ctx, st, nil)
+	if err != nil {
+		return Tally{}, err
+	}
+	defer ss.Close()
+	rec := &lines{}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		},
+	}).Connect(ctx, &mcp.LoggingTransport{Transport: ct, Writer: rec}, nil)
+	if err != nil {
+		return Tally{}, err
+	}
+	defer cs.Close()
+	rec.take() // the handshake: not part of what a model reads
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		return Tally{}, err
+	}
+	t := Tally{ID: r.ID, Text: r.Text}
+	// The answer alone, as the server sent it: what the model is given.
+	for _, m := range rec.take(true) {
+		t.ListBytes += len(m)
+		t.ListTokens += tok.Count(m)
+	}
+	if t.ListBytes == 0 {
+		return t, fmt.Errorf("no tools/list answer was recorded")
+	}
+	var prev []any
+	for _, s := range r.Steps {
+		args, err := s.Args(prev)
+		if err != nil {
+			return t, err
+		}
+		text, err := Call(ctx, cs, s.Tool, args)
+		if err != nil {
+			return t, err
+		}
+		var v any
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			return t, fmt.Errorf("%s: the answer is not JSON: %v", s.Tool, err)
+		}
+		prev = append(prev, v)
+		t.Calls++
+		for _, m := range rec.take() {
+			t.CallTokens += tok.Count(m)
+		}
+	}
+	return t, nil
+}
+
+// RequestsTable is the markdown table of tallies, with the total.
+func RequestsTable(ts []Tally) string {
+	var b strings.Builder
+	b.WriteString("| request | calls | tokens: tools/list + calls = total |\n|---|---|---|\n")
+	var calls, list, call int
+	for _, t := range ts {
+		fmt.Fprintf(&b, "| %s %s | %d | %s + %s = %s |\n", t.ID, t.Text, t.Calls, thousands(t.ListTokens), thousands(t.CallTokens), thousands(t.Total()))
+		calls += t.Calls
+		list += t.ListTokens
+		call += t.CallTokens
+	}
+	fmt.Fprintf(&b, "| **all %d** | **%d** | **%s + %s = %s** |\n", len(ts), calls, thousands(list), thousands(call), thousands(list+call))
+	return b.String()
+}
+
+// Sums are the calls and tokens of all the tallies.
+func Sums(ts []Tally) (calls, listTokens, callTokens int) {
+	for _, t := range ts {
+		calls += t.Calls
+		listTokens += t.ListTokens
+		callTokens += t.CallTokens
+	}
+	return
+}
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// MeasureOnStandin runs the requests of StandinSample, each on a fresh
+// sample library (the stand-in, in process) and a fresh server with the
+// toolsets given (nil: the default ones).
+func MeasureOnStandin(ctx context.Context, tok *Tokenizer, toolsets []string) ([]Tally, error) {
+	var ts []Tally
+	for _, r := range Requests(StandinSample) {
+		sd := standin.New(standin.Options{Now: standin.SampleNow})
+		url, err := sd.Listen("127.0.0.1:0")
+		if err != nil {
+			return ts, err
+		}
+		cfg := config.Config{URL: url, APIKey: standin.DefaultAPIKey, Elicitation: true, Toolsets: toolsets}
+		got, err := MeasureRequests(ctx, cfg, []Request{r}, tok, nil)
+		sd.Close()
+		ts = append(ts, got...)
+		if err != nil {
+			return ts, err
+		}
+	}
+	return ts, nil
+}

@@ -1,0 +1,183 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
+	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+)
+
+// TestNamesWhereIDsAre: every kind of id a tool takes also takes what a
+// person would say. A unique name is used; the answer is the one the id
+// gives.
+func TestNamesWhereIDsAre(t *testing.T) {
+	for _, c := range []struct {
+		kind, tool string
+		args       map[string]any
+		want       string // in the answer: the id the name stands for
+	}{
+		{"item (exact title, any case)", "get_library_item", map[string]any{"library_item_id": "  mort "}, sd.ItemMort},
+		{"item (part of a title)", "get_library_item", map[string]any{"library_item_id": "Hail Mary"}, sd.ItemProjectHailMary},
+		{"series", "list_library_items", map[string]any{"library_id": "Books", "filter_group": "series", "filter_value": sd.SeriesDiscworld, "sort": "sequence"}, sd.ItemMort},
+		{"series (get_series)", "get_series", map[string]any{"series_id": "the expanse"}, sd.SeriesExpanse},
+		{"author", "get_author", map[string]any{"author_id": "Terry Pratchett"}, sd.AuthorPratchett},
+		{"library", "get_library", map[string]any{"library_id": "podcasts"}, sd.LibraryPodcastsID},
+		{"collection", "get_collection", map[string]any{"collection_id": "Space Opera Picks"}, sd.CollectionSpaceOpera},
+		{"playlist", "get_playlist", map[string]any{"playlist_id": "commute"}, sd.PlaylistCommute},
+		{"podcast, and its one library left out", "list_podcast_downloads", map[string]any{"library_item_id": "Orbital Mechanics Weekly"}, sd.ItemPodcastOrbital},
+		{"library left out of a series list (one book library)", "list_series", map[string]any{}, sd.SeriesDiscworld},
+		{"titles in a list", "get_collection", map[string]any{"collection_id": "Discworld in order"}, sd.ItemColourOfMagic},
+	} {
+		t.Run(c.kind, func(t *testing.T) {
+			e := start(t, apptest.Options{})
+			res := e.Call(t, c.tool, c.args)
+			if res.IsError || !strings.Contains(apptest.Text(res), c.want) {
+				t.Errorf("%s %v: want %s in the answer: %s", c.tool, c.args, c.want, apptest.Text(res))
+			}
+		})
+	}
+}
+
+// TestNamesAmbiguousOrUnknown: a name that matches several things lists
+// them with their ids, one that matches nothing names the argument; either
+// way nothing is changed.
+func TestNamesAmbiguousOrUnknown(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tool string
+		args map[string]any
+		want []string
+	}{
+		{"ambiguous item in a write", "add_books_to_collection",
+			map[string]any{"collection_id": "Space Opera Picks", "library_item_ids": []string{"Mort", "the"}},
+			[]string{`argument "library_item_ids[1]"`, `"the" names`, sd.ItemColourOfMagic, sd.ItemLightFantastic, "Nothing was changed"}},
+		{"ambiguous collection", "update_collection", map[string]any{"collection_id": "o", "name": "x"},
+			[]string{`argument "collection_id"`, sd.CollectionDiscworldInOrder, sd.CollectionSpaceOpera, "Nothing was changed"}},
+		{"unknown playlist", "delete_playlist", map[string]any{"playlist_id": "Gym mix"},
+			[]string{`argument "playlist_id"`, `no playlist is named "Gym mix"`, "list_playlists", "Nothing was changed"}},
+		{"unknown series", "get_series", map[string]any{"series_id": "Foundation"},
+			[]string{`argument "series_id"`, `no series is named "Foundation"`}},
+		{"unknown author", "get_author", map[string]any{"author_id": "Asimov"},
+			[]string{`argument "author_id"`, `no author is named "Asimov"`}},
+		{"ambiguous library left out", "get_library_stats", map[string]any{},
+			[]string{`argument "library_id"`, "is required", sd.LibraryBooksID, sd.LibraryPodcastsID}},
+		{"a podcast's title in a book-only argument's kind", "check_new_episodes", map[string]any{"library_item_id": "Mort"},
+			[]string{`argument "library_item_id"`, `no podcast is named "Mort"`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := start(t, apptest.Options{Elicit: approve})
+			e.Standin.ResetRequests()
+			res := e.Call(t, c.tool, c.args)
+			if !res.IsError {
+				t.Fatalf("accepted: %s", apptest.Text(res))
+			}
+			for _, w := range c.want {
+				if !strings.Contains(apptest.Text(res), w) {
+					t.Errorf("%q not in %s", w, apptest.Text(res))
+				}
+			}
+			if m := e.Standin.Mutations(); len(m) != 0 {
+				t.Errorf("changed: %v", m)
+			}
+		})
+	}
+}
+
+// TestNamesInAGuardedCall: a guarded tool given a name asks about the ids
+// it stands for, never the name; the approval is bound to the resolved
+// ids, so a call by id carries an approval obtained by name, and one for
+// another collection does not.
+func TestNamesInAGuardedCall(t *testing.T) {
+	t.Run("the question", func(t *testing.T) {
+		var mu sync.Mutex
+		var asked []string
+		e := start(t, apptest.Options{Elicit: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			asked = append(asked, r.Params.Message)
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		}})
+		res := e.Call(t, "remove_books_from_collection", map[string]any{"collection_id": "discworld in order", "library_item_ids": []string{"Equal Rites"}})
+		if res.IsError {
+			t.Fatalf("%s", apptest.Text(res))
+		}
+		if len(asked) != 1 {
+			t.Fatalf("asked %d times", len(asked))
+		}
+		q := asked[0]
+		if !strings.Contains(q, sd.CollectionDiscworldInOrder) {
+			t.Errorf("the question does not name the collection's id: %s", q)
+		}
+		for _, name := range []string{"Discworld", "discworld", "Equal Rites"} {
+			if strings.Contains(q, name) {
+				t.Errorf("the question shows the name %q: %s", name, q)
+			}
+		}
+		if got := lastRequest(t, e.Standin, "POST", "/batch/remove"); !strings.Contains(string(got.Body), sd.ItemEqualRites) {
+			t.Errorf("removed %s", got.Body)
+		}
+	})
+	t.Run("the token is bound to the ids", func(t *testing.T) {
+		// A token is spent once presented, so each half has its own.
+		e := start(t, apptest.Options{})
+		tok := tokenOf(t, e.Call(t, "delete_collection", map[string]any{"collection_id": "Space Opera Picks"}))
+		other := e.Call(t, "delete_collection", map[string]any{"collection_id": "Discworld in order", "confirm_token": tok})
+		if !other.IsError || len(e.Standin.Mutations()) != 0 {
+			t.Fatalf("a token for one collection deleted another: %s", apptest.Text(other))
+		}
+		tok = tokenOf(t, e.Call(t, "delete_collection", map[string]any{"collection_id": "Space Opera Picks"}))
+		if len(e.Standin.Mutations()) != 0 {
+			t.Fatal("changed before the second call")
+		}
+		res := e.Call(t, "delete_collection", map[string]any{"collection_id": sd.CollectionSpaceOpera, "confirm_token": tok})
+		if res.IsError {
+			t.Fatalf("the id of the collection named did not carry its token: %s", apptest.Text(res))
+		}
+		if m := e.Standin.Mutations(); len(m) != 1 || !strings.Contains(m[0].Path, sd.CollectionSpaceOpera) {
+			t.Errorf("mutations %v", m)
+		}
+	})
+}
+
+// TestInProgressCarriesTheNextIDs: an entry of list_items_in_progress
+// carries its library's id and its series with id and place, so the next
+// book of the series is one call away.
+func TestInProgressCarriesTheNextIDs(t *testing.T) {
+	e := start(t, apptest.Options{})
+	v := decode(t, e.Call(t, "list_items_in_progress", nil))
+	found := false
+	for _, it := range at(t, v, "items").([]any) {
+		m := it.(map[string]any)
+		if m["id"] != sd.ItemColourOfMagic {
+			continue
+		}
+		found = true
+		if m["library_id"] != sd.LibraryBooksID {
+			t.Errorf("library_id: %v", m)
+		}
+		s := str(at(t, m, "series", 0))
+		if !strings.Contains(s, sd.SeriesDiscworld) || !strings.Contains(s, "sequence:1") || !strings.Contains(s, "Discworld") {
+			t.Errorf("series: %v", m["series"])
+		}
+	}
+	if !found {
+		t.Fatalf("The Colour of Magic is not in progress: %v", v)
+	}
+}
+
+// TestSearchSeriesInOrder: a series a search matches lists its books in
+// series order, and says so.
+func TestSearchSeriesInOrder(t *testing.T) {
+	e := start(t, apptest.Options{})
+	v := decode(t, e.Call(t, "search_library", map[string]any{"library_id": "Books", "q": "discworld"}))
+	hit := at(t, v, "series", 0).(map[string]any)
+	want := []any{sd.ItemColourOfMagic, sd.ItemLightFantastic, sd.ItemEqualRites, sd.ItemMort, sd.ItemSourcery, sd.ItemWyrdSisters}
+	if hit["id"] != sd.SeriesDiscworld || hit["in_series_order"] != true || str(hit["book_ids"]) != str(want) {
+		t.Errorf("series hit: %v, want book_ids %v", hit, want)
+	}
+}

@@ -966,7 +966,7 @@ var All = []Tool{
 			Name:        "what_next",
 			Title:       "What to listen to next",
 			Description: "What to listen to next, for the person whose key it is: books and episodes in progress (where they are, what is left), the next unstarted book of each series they have started (by sequence, with any gap before it, or the series complete), and recently finished books; ids for the next call. Series are paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library (list_libraries)."},"media_type":{"type":"string","enum":["book","podcast"],"description":"Only books or only podcast episodes (podcasts have no series)."},"max_hours":{"type":"number","minimum":0.1,"maximum":10000,"description":"Only books and episodes with at most this many hours left."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library (id or name)."},"media_type":{"type":"string","enum":["book","podcast"],"description":"Only books or only podcast episodes (podcasts have no series)."},"max_hours":{"type":"number","minimum":0.1,"maximum":10000,"description":"Only books and episodes with at most this many hours left."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: whatNext,
@@ -980,7 +980,7 @@ var All = []Tool{
 			Name:        "get_series_progress",
 			Title:       "Get series progress",
 			Description: "Where the person is in one series, or in every series they have started (paged): each book by sequence as finished, in progress or not started, with missing sequence numbers (gaps) and sequence numbers two books share named.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"One series (list_series, what_next); leave out for every started series."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page (without series_id)."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"One series (id or name); leave out for every started series."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page (without series_id)."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getSeriesProgress,
@@ -994,7 +994,7 @@ var All = []Tool{
 			Name:        "get_listening_by_period",
 			Title:       "Get listening by period",
 			Description: "Time listened per day, week or month over a date range (the same totals as Audiobookshelf's own stats), per library, the books and episodes finished in it with finish dates and days taken, and the top authors, narrators and genres.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"from":{"type":"string","description":"First day, YYYY-MM-DD (the server's local dates, as Audiobookshelf records them)."},"to":{"type":"string","description":"Last day, YYYY-MM-DD, included."},"by":{"type":"string","enum":["day","week","month"],"default":"month","description":"Period: day, ISO week (starting Monday), or month."},"library_id":{"type":"string","description":"Only this library (list_libraries); the totals per period are then this library's."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":400,"default":100,"description":"Periods per page."}},"required":["from","to"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"from":{"type":"string","description":"First day, YYYY-MM-DD (the server's local dates, as Audiobookshelf records them)."},"to":{"type":"string","description":"Last day, YYYY-MM-DD, included."},"by":{"type":"string","enum":["day","week","month"],"default":"month","description":"Period: day, ISO week (starting Monday), or month."},"library_id":{"type":"string","description":"Only this library (id or name); the totals per period are then this library's."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":400,"default":100,"description":"Periods per page."}},"required":["from","to"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getListeningByPeriod,
@@ -1009,7 +1009,7 @@ var All = []Tool{
 			Name:        "hide_series_from_continue_series",
 			Title:       "Hide series from Continue Series",
 			Description: "Take a series off the person's Continue Series shelf (Audiobookshelf's home page). Answers with the call that puts it back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id (list_series, what_next)."}},"required":["series_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id or name."}},"required":["series_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: hideSeriesFromContinueSeries,
@@ -1024,7 +1024,7 @@ var All = []Tool{
 			Name:        "readd_series_to_continue_series",
 			Title:       "Put series back on Continue Series",
 			Description: "Put a series hidden from the person's Continue Series shelf back on it. Answers with the call that hides it again.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id (list_series, what_next)."}},"required":["series_id"],"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id or name."}},"required":["series_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: readdSeriesToContinueSeries,
@@ -2106,7 +2106,12 @@ func removeItemCover(d *kit.Deps) kit.Handler {
 
 func whatNext(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeWhatNext(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeWhatNext(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -2116,7 +2121,12 @@ func whatNext(d *kit.Deps) kit.Handler {
 
 func getSeriesProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetSeriesProgress(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "series_id", Kind: "series"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetSeriesProgress(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -2126,7 +2136,12 @@ func getSeriesProgress(d *kit.Deps) kit.Handler {
 
 func getListeningByPeriod(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeGetListeningByPeriod(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetListeningByPeriod(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -2136,7 +2151,12 @@ func getListeningByPeriod(d *kit.Deps) kit.Handler {
 
 func hideSeriesFromContinueSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeHideSeriesFromContinueSeries(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "series_id", Kind: "series"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeHideSeriesFromContinueSeries(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
@@ -2146,7 +2166,12 @@ func hideSeriesFromContinueSeries(d *kit.Deps) kit.Handler {
 
 func readdSeriesToContinueSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeReaddSeriesToContinueSeries(req.Params.Arguments)
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "series_id", Kind: "series"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeReaddSeriesToContinueSeries(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}

@@ -1180,7 +1180,7 @@ func DecodeRemoveItemCover(raw json.RawMessage) (RemoveItemCover, error) {
 
 // WhatNext holds the arguments of what_next.
 type WhatNext struct {
-	LibraryID *string  `json:"library_id"` // Only this library (list_libraries).
+	LibraryID *string  `json:"library_id"` // Only this library (id or name).
 	MediaType *string  `json:"media_type"` // Only books or only podcast episodes (podcasts have no series).
 	MaxHours  *float64 `json:"max_hours"`  // Only books and episodes with at most this many hours left.
 	Page      int64    `json:"page"`       // 0-based page.
@@ -1204,7 +1204,7 @@ func DecodeWhatNext(raw json.RawMessage) (WhatNext, error) {
 
 // GetSeriesProgress holds the arguments of get_series_progress.
 type GetSeriesProgress struct {
-	SeriesID *string `json:"series_id"` // One series (list_series, what_next); leave out for every started series.
+	SeriesID *string `json:"series_id"` // One series (id or name); leave out for every started series.
 	Page     int64   `json:"page"`      // 0-based page.
 	Limit    int64   `json:"limit"`     // Series per page (without series_id).
 }
@@ -1227,7 +1227,7 @@ type GetListeningByPeriod struct {
 	From      string  `json:"from"`       // First day, YYYY-MM-DD (the server's local dates, as Audiobookshelf records them).
 	To        string  `json:"to"`         // Last day, YYYY-MM-DD, included.
 	By        string  `json:"by"`         // Period: day, ISO week (starting Monday), or month.
-	LibraryID *string `json:"library_id"` // Only this library (list_libraries); the totals per period are then this library's.
+	LibraryID *string `json:"library_id"` // Only this library (id or name); the totals per period are then this library's.
 	Page      int64   `json:"page"`       // 0-based page.
 	Limit     int64   `json:"limit"`      // Periods per page.
 }
@@ -1250,7 +1250,7 @@ func DecodeGetListeningByPeriod(raw json.RawMessage) (GetListeningByPeriod, erro
 
 // HideSeriesFromContinueSeries holds the arguments of hide_series_from_continue_series.
 type HideSeriesFromContinueSeries struct {
-	SeriesID string `json:"series_id"` // Series id (list_series, what_next).
+	SeriesID string `json:"series_id"` // Series id or name.
 }
 
 // DecodeHideSeriesFromContinueSeries reads and checks the arguments of hide_series_from_continue_series.
@@ -1266,7 +1266,7 @@ func DecodeHideSeriesFromContinueSeries(raw json.RawMessage) (HideSeriesFromCont
 
 // ReaddSeriesToContinueSeries holds the arguments of readd_series_to_continue_series.
 type ReaddSeriesToContinueSeries struct {
-	SeriesID string `json:"series_id"` // Series id (list_series, what_next).
+	SeriesID string `json:"series_id"` // Series id or name.
 }
 
 // DecodeReaddSeriesToContinueSeries reads and checks the arguments of readd_series_to_continue_series.

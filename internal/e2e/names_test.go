@@ -25,6 +25,8 @@ func TestNamesWhereIDsAre(t *testing.T) {
 		{"item (part of a title)", "get_library_item", map[string]any{"library_item_id": "Hail Mary"}, sd.ItemProjectHailMary},
 		{"series", "list_library_items", map[string]any{"library_id": "Books", "filter_group": "series", "filter_value": sd.SeriesDiscworld, "sort": "sequence"}, sd.ItemMort},
 		{"series (get_series)", "get_series", map[string]any{"series_id": "the expanse"}, sd.SeriesExpanse},
+		{"series (get_series_progress, listening)", "get_series_progress", map[string]any{"series_id": "discworld"}, sd.SeriesDiscworld},
+		{"library (get_listening_by_period, listening)", "get_listening_by_period", map[string]any{"library_id": "books", "by": "month", "from": "2026-01-01", "to": "2026-12-31"}, sd.LibraryBooksID},
 		{"author", "get_author", map[string]any{"author_id": "Terry Pratchett"}, sd.AuthorPratchett},
 		{"library", "get_library", map[string]any{"library_id": "podcasts"}, sd.LibraryPodcastsID},
 		{"collection", "get_collection", map[string]any{"collection_id": "Space Opera Picks"}, sd.CollectionSpaceOpera},

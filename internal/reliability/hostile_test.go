@@ -349,6 +349,7 @@ func TestHostileArguments(t *testing.T) {
 	t.Logf("%d bad inputs over %d tools (%d of them looked up as titles or names)", len(cases), len(perTool), looked)
 	if failed == 0 {
 		figure(t, "bad inputs tried", len(cases))
+		figure(t, "of those, looked up as titles or names", looked)
 	}
 }
 

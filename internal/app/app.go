@@ -57,6 +57,7 @@ type Server struct {
 	registered <-chan struct{}
 	guard      *guard.Guard
 	store      *guard.RedisStore // nil: spent approvals in memory
+	toolsets   *toolsets
 }
 
 // ApprovalStoreLine is the line printed at start about where spent
@@ -152,18 +153,21 @@ func New(o Options) (*Server, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: registry.ServerName, Title: registry.ServerTitle, Version: o.Version},
 		&mcp.ServerOptions{Instructions: registry.Instructions, Logger: sdkLogger(logger),
 			// Declared, not inferred from registered tools: they are added in
-			// the background (register), and the list never changes. Tools
-			// only: the server sends no log messages to clients (its log is
-			// stderr), so it does not declare logging, which 2026-07-28
+			// the background (register). listChanged: a session's list
+			// changes when enable_toolset turns a toolset on in it (toolsets).
+			// Tools only: the server sends no log messages to clients (its log
+			// is stderr), so it does not declare logging, which 2026-07-28
 			// deprecates (SEP-2577). go-sdk still answers logging/setLevel
 			// from a client of an earlier revision with {}
 			// (TestNoLoggingCapability).
-			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}})
 	s.AddReceivingMiddleware(refuseSecondInitialize, refuseUnoffered, toolsForPerson(registry.All), g.Middleware(), clipToolName)
-	s.AddSendingMiddleware(g.SendingMiddleware())
+	s.AddSendingMiddleware(g.SendingMiddleware(), sendListChanged)
 	selected := Select(cfg.ReadOnly, cfg.Toolsets)
-	registered := register(s, selected, deps, logger)
-	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered, guard: g, store: store}, nil
+	registrable := Select(cfg.ReadOnly, config.AllToolsets())
+	view := newToolsets(registrable, selected, deps, logger)
+	registered := register(s, view, registrable)
+	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered, guard: g, store: store, toolsets: view}, nil
 }
 
 // maxToolName is longer than any tool name here; a longer name is unknown.
@@ -197,18 +201,20 @@ func clipUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// Select returns the tools that read-only mode and the toolsets allow; nil
-// toolsets means those on by default.
+// Select returns the tools that read-only mode and the toolsets allow, as
+// tools/list starts with them; nil toolsets means the default tools
+// (config.Default in the list stands for them).
 func Select(readOnly bool, toolsets []string) []registry.Tool {
 	if toolsets == nil {
 		toolsets = config.DefaultToolsets()
 	}
+	byDefault := slices.Contains(toolsets, config.Default)
 	var out []registry.Tool
 	for _, t := range registry.All {
 		if readOnly && !t.ReadOnly {
 			continue
 		}
-		if !slices.Contains(toolsets, t.Toolset) {
+		if !slices.Contains(toolsets, t.Toolset) && !(byDefault && t.Default) {
 			continue
 		}
 		out = append(out, t)

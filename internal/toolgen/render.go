@@ -362,6 +362,8 @@ import (
 // Tool is one tool as tools.yaml declares it.
 type Tool struct {
 	Name, Title, Toolset string
+	// Default is true for a tool of the default tools/list.
+	Default bool
 	// The four hints, as in Definition.Annotations.
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
 	// Reason is tools.yaml's one-line reason for a write tool's hints.
@@ -401,7 +403,7 @@ type Guard struct {
 }
 
 // Toolset is a group of tools that can be switched on together. Off is
-// true for one that is registered only when AUDIOBOOKSHELF_TOOLSETS names it.
+// true for one that holds no tool of the default tools/list.
 type Toolset struct {
 	Name, Description string
 	Off               bool
@@ -434,6 +436,9 @@ const ServerName = `)
 			ops[j] = strconv.Quote(o)
 		}
 		fmt.Fprintf(&b, "\t{\n\t\tName: %q, Title: %q, Toolset: %q,\n", t.Name, t.Title, t.Toolset)
+		if t.Default {
+			b.WriteString("\t\tDefault: true,\n")
+		}
 		fmt.Fprintf(&b, "\t\tReadOnly: %t, Destructive: %t, Idempotent: %t, OpenWorld: %t,\n", *a.ReadOnly, *a.Destructive, *a.Idempotent, *a.OpenWorld)
 		if a.Reason != "" {
 			fmt.Fprintf(&b, "\t\tReason: %q,\n", oneLine(a.Reason))
@@ -456,6 +461,19 @@ const ServerName = `)
 		fmt.Fprintf(&b, "\t\t\tAnnotations: &mcp.ToolAnnotations{ReadOnlyHint: %t, DestructiveHint: ptr(%t), IdempotentHint: %t, OpenWorldHint: ptr(%t)},\n\t\t},\n",
 			*a.ReadOnly, *a.Destructive, *a.Idempotent, *a.OpenWorld)
 		fmt.Fprintf(&b, "\t\tHandler: %s,\n\t},\n", lowerFirst(GoName(t.Name)))
+	}
+	b.WriteString("}\n\n// Discovery are the tools through which a model reaches the other\n// toolsets in the same conversation, as tools/list shows them; internal/app\n// serves them.\nvar Discovery = []*mcp.Tool{\n")
+	for i := range m.Discovery {
+		t := &m.Discovery[i]
+		schema, err := marshalNoEscape(t.InputSchema)
+		if err != nil {
+			return nil, err
+		}
+		a := t.Annotations
+		fmt.Fprintf(&b, "\t{\n\t\tName: %q,\n\t\tTitle: %q,\n\t\tDescription: %q,\n", t.Name, t.Title, oneLine(t.Description))
+		fmt.Fprintf(&b, "\t\tInputSchema: json.RawMessage(%s),\n", "`"+string(schema)+"`")
+		fmt.Fprintf(&b, "\t\tAnnotations: &mcp.ToolAnnotations{ReadOnlyHint: %t, DestructiveHint: ptr(%t), IdempotentHint: %t, OpenWorldHint: ptr(%t)},\n\t},\n",
+			*a.ReadOnly, *a.Destructive, *a.Idempotent, *a.OpenWorld)
 	}
 	b.WriteString("}\n\nfunc ptr(b bool) *bool { return &b }\n\n")
 	for i := range m.Tools {

@@ -59,9 +59,9 @@ type Toolset struct {
 
 // Tool is one tool's declaration.
 type Tool struct {
-	Name        string      `yaml:"name"`
-	Title       string      `yaml:"title"`
-	Toolset     string      `yaml:"toolset"`
+	Name    string `yaml:"name"`
+	Title   string `yaml:"title"`
+	Toolset string `yaml:"toolset"`
 	// Default puts the tool in the default tools/list (no
 	// AUDIOBOOKSHELF_TOOLSETS, or its "default").
 	Default     bool        `yaml:"default"`

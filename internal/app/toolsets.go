@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
@@ -413,4 +414,26 @@ func sendListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// Discovers reports whether tools/list holds the discovery tools with
+// these settings: some tool that read-only mode allows is not listed from
+// the start.
+func Discovers(readOnly bool, toolsets []string) bool {
+	return len(Select(readOnly, toolsets)) < len(Select(readOnly, config.AllToolsets()))
+}
+
+// Listed are the names tools/list starts with, with these settings: the
+// selected tools and, when some are left, the discovery tools.
+func Listed(readOnly bool, toolsets []string) []string {
+	var out []string
+	for _, t := range Select(readOnly, toolsets) {
+		out = append(out, t.Name)
+	}
+	if Discovers(readOnly, toolsets) {
+		for _, d := range registry.Discovery {
+			out = append(out, d.Name)
+		}
+	}
+	return out
 }

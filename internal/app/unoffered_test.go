@@ -52,7 +52,7 @@ func checkUnoffered(t *testing.T, version string) {
 		}
 	}
 	res, err := cs.ListTools(ctx, nil)
-	if err != nil || len(res.Tools) != len(Select(false, nil)) {
+	if err != nil || len(res.Tools) != len(Listed(false, nil)) {
 		t.Fatalf("tools/list: %v, %v", err, res)
 	}
 }

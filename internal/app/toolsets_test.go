@@ -1,0 +1,100 @@
+package app
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
+)
+
+// waitHeld waits until srv holds what n sessions turned on; the wait ends
+// by itself in well under a second, hangGuard only keeps a hang from
+// holding the run.
+func waitHeld(t *testing.T, srv *Server, n int) {
+	t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for srv.toolsets.held() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server holds the toolsets of %d sessions, want %d", srv.toolsets.held(), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func enable(t *testing.T, cs *mcp.ClientSession, toolset string) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "enable_toolset", Arguments: map[string]any{"toolset": toolset}})
+	if err != nil || res.IsError {
+		t.Fatalf("enable_toolset: %v %+v", err, res)
+	}
+}
+
+// TestEnabledToolsetsEndWithTheSession: what a session turned on is
+// dropped when it ends, over a transport like stdio (one session) and
+// over HTTP (each MCP session, ended by the client's DELETE); a request
+// without a session holds nothing.
+func TestEnabledToolsetsEndWithTheSession(t *testing.T) {
+	srv, err := New(Options{Config: &config.Config{Elicitation: true}, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enable(t, cs, "collections")
+	enable(t, cs, "playlists")
+	waitHeld(t, srv, 1)
+	cs.Close()
+	ss.Wait()
+	waitHeld(t, srv, 0)
+
+	for _, stateless := range []bool{false, true} {
+		srv, err := New(Options{Config: &config.Config{Elicitation: true}, Version: "test", Stateless: stateless, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{}))
+		connect := func(version string) *mcp.ClientSession {
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx,
+				&mcp.StreamableClientTransport{Endpoint: ts.URL + MCPPath, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return cs
+		}
+		a, b, modern := connect("2025-11-25"), connect("2025-11-25"), connect("2026-07-28")
+		enable(t, modern, "collections")
+		if stateless {
+			enable(t, a, "collections")
+			waitHeld(t, srv, 0)
+			a.Close()
+			b.Close()
+			modern.Close()
+			ts.Close()
+			continue
+		}
+		waitHeld(t, srv, 0)
+		enable(t, a, "collections")
+		enable(t, b, "me")
+		waitHeld(t, srv, 2)
+		a.Close()
+		waitHeld(t, srv, 1)
+		b.Close()
+		waitHeld(t, srv, 0)
+		modern.Close()
+		ts.Close()
+	}
+}

@@ -834,8 +834,6 @@ func renderPermissionsDoc(m *Manifest) []byte {
 			defOff = append(defOff, "`"+ts.Name+"`")
 		}
 	}
-	fmt.Fprintf(&b, "Counted over the toolsets on by default; those of %s (off by default) are named after them.\n\n", strings.Join(defOff, ", "))
-	b.WriteString("| a user | cannot run (toolsets on by default) | and with the toolsets off by default |\n|---|---|---|\n")
 	row := func(who string, ts []*Tool) {
 		var on, more []string
 		for _, t := range ts {
@@ -845,10 +843,21 @@ func renderPermissionsDoc(m *Manifest) []byte {
 				on = append(on, "`"+t.Name+"`")
 			}
 		}
+		if len(defOff) == 0 {
+			fmt.Fprintf(&b, "| %s | %d: %s |\n", who, len(on), strings.Join(on, ", "))
+			return
+		}
 		if len(more) == 0 {
 			more = []string{"—"}
 		}
 		fmt.Fprintf(&b, "| %s | %d: %s | %s |\n", who, len(on), strings.Join(on, ", "), strings.Join(more, ", "))
+	}
+	if len(defOff) == 0 {
+		b.WriteString("Counted over every toolset (a per-person tools/list, and list_toolsets, leave these out; call_tool refuses them as a direct call does).\n\n")
+		b.WriteString("| a user | cannot run |\n|---|---|\n")
+	} else {
+		fmt.Fprintf(&b, "Counted over the toolsets on by default; those of %s (off by default) are named after them.\n\n", strings.Join(defOff, ", "))
+		b.WriteString("| a user | cannot run (toolsets on by default) | and with the toolsets off by default |\n|---|---|---|\n")
 	}
 	for _, n := range names {
 		who := fmt.Sprintf("without `%s` (`%s`)", n, n.Field())

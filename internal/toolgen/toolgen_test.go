@@ -282,7 +282,7 @@ func TestRenderedPermission(t *testing.T) {
 	for file, want := range map[string]string{
 		ToolsDocFile: "Needs Audiobookshelf's `delete` permission (`canDelete`): Things are shared. A user without it is refused",
 		GuardDocFile: "`delete` (`canDelete`) for `update_thing`.",
-		PermsDocFile: "| without `delete` (`canDelete`) | 1: `update_thing` | — |",
+		PermsDocFile: "| without `delete` (`canDelete`) | 1: `update_thing` |\n",
 	} {
 		if !strings.Contains(string(files[file]), want) {
 			t.Errorf("%s lacks %q:\n%s", file, want, files[file])

@@ -391,7 +391,14 @@ type listChangedKey struct{}
 // through the session's own send path, as sendListChanged rewrites it.
 // It travels with the enable_toolset call (on its stream, over HTTP), so
 // the client has it before the call's answer.
+//
+// A session of 2026-07-28 or newer is not told: that revision delivers
+// list changes only on a subscriptions/listen stream; its next tools/list
+// shows the toolset.
 func (v *toolsets) notifyListChanged(ctx context.Context, ss *mcp.ServerSession) {
+	if p := ss.InitializeParams(); p != nil && p.ProtocolVersion >= statelessOnly {
+		return
+	}
 	if err := ss.NotifyProgress(context.WithValue(ctx, listChangedKey{}, true), &mcp.ProgressNotificationParams{}); err != nil {
 		v.logger.Warn("could not send notifications/tools/list_changed", "error", err)
 	}

@@ -166,7 +166,7 @@ func New(o Options) (*Server, error) {
 	selected := Select(cfg.ReadOnly, cfg.Toolsets)
 	registrable := Select(cfg.ReadOnly, config.AllToolsets())
 	view := newToolsets(registrable, selected, deps, logger)
-	registered := register(s, view, registrable)
+	registered := register(s, view, registrable, deps)
 	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered, guard: g, store: store, toolsets: view}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
 // registrationSchema is the input schema go-sdk holds for every tool; what
@@ -40,7 +41,7 @@ var registrationSchema = &jsonschema.Schema{Type: "object"}
 // (notifications/tools/list_changed to every session) is not sent: a
 // session's list changes only when it turns a toolset on, and then that
 // session alone is told (sendListChanged).
-func register(s *mcp.Server, v *toolsets, order []registry.Tool) <-chan struct{} {
+func register(s *mcp.Server, v *toolsets, order []registry.Tool, deps *kit.Deps) <-chan struct{} {
 	defs := make(map[string]*mcp.Tool, len(v.tools)+len(registry.Discovery))
 	for _, t := range v.tools {
 		defs[t.Name] = t.Definition
@@ -57,7 +58,7 @@ func register(s *mcp.Server, v *toolsets, order []registry.Tool) <-chan struct{}
 			held.InputSchema = registrationSchema
 			s.AddTool(&held, v.handlers[t.Name])
 		}
-		v.register(s)
+		v.register(s, deps)
 	}()
 	return ready
 }

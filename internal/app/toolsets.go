@@ -146,7 +146,7 @@ func (v *toolsets) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // register adds the discovery tools to s, unless every toolset is on.
-func (v *toolsets) register(s *mcp.Server) {
+func (v *toolsets) register(s *mcp.Server, deps *kit.Deps) {
 	if !v.discovery {
 		return
 	}
@@ -159,12 +159,16 @@ func (v *toolsets) register(s *mcp.Server) {
 		held := *d
 		held.InputSchema = registrationSchema
 		h := handlers[d.Name]
+		shape := kit.ShapeOf(d.Name, d.Annotations.ReadOnlyHint, d.InputSchema)
 		s.AddTool(&held, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			res, err := h(ctx, req)
 			if err != nil {
 				res = kit.Result(err)
 			}
-			return res, nil
+			if d.Name == callToolTool {
+				return res, nil // the tool it ran held its answer to the budget
+			}
+			return kit.Budget(res, deps.MaxChars(), shape, req.Params.Arguments), nil
 		})
 	}
 }
@@ -309,6 +313,8 @@ func (v *toolsets) enableToolset(ctx context.Context, req *mcp.CallToolRequest) 
 		answer["note"] = "This server keeps no session, so nothing stays turned on: run these tools with call_tool {name, arguments}."
 	case len(tools) == 0:
 		answer["note"] = "None of its tools can be used here."
+	case !slices.ContainsFunc(tools, func(t registry.Tool) bool { return !v.listed(ss, t.Name) }):
+		answer["note"] = "Already on in this conversation. If these tools do not appear in your tool list, run them with call_tool {name, arguments}."
 	default:
 		if v.enable(ss, name) {
 			answer["note"] = "On in this conversation. If these tools do not appear in your tool list, run them with call_tool {name, arguments}."

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
 // waitHeld waits until srv holds what n sessions turned on; the wait ends
@@ -96,5 +97,31 @@ func TestEnabledToolsetsEndWithTheSession(t *testing.T) {
 		waitHeld(t, srv, 0)
 		modern.Close()
 		ts.Close()
+	}
+}
+
+// TestDiscoveryAnswersFitTheSmallestBudget: list_toolsets and
+// enable_toolset of every toolset answer within the smallest result budget
+// a server may be given (AUDIOBOOKSHELF_MAX_RESULT_CHARS), whole, so that
+// no setting cuts a toolset's definitions.
+func TestDiscoveryAnswersFitTheSmallestBudget(t *testing.T) {
+	cs := connectInMemory(t, &config.Config{Elicitation: true, MaxResultChars: kit.MinMaxResultChars}, nil)
+	call := func(name string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s %v: %v %+v", name, args, err, res)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	most := len(call("list_toolsets", nil))
+	t.Logf("list_toolsets: %d characters", most)
+	for _, ts := range config.AllToolsets() {
+		n := len(call("enable_toolset", map[string]any{"toolset": ts}))
+		t.Logf("enable_toolset %s: %d characters", ts, n)
+		most = max(most, n)
+	}
+	if most > kit.MinMaxResultChars {
+		t.Errorf("a discovery answer of %d characters passes the smallest budget, %d", most, kit.MinMaxResultChars)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,5 +124,62 @@ func TestDiscoveryAnswersFitTheSmallestBudget(t *testing.T) {
 	}
 	if most > kit.MinMaxResultChars {
 		t.Errorf("a discovery answer of %d characters passes the smallest budget, %d", most, kit.MinMaxResultChars)
+	}
+}
+
+// TestListChangedByRevision: over one lasting connection (as stdio) a
+// session of 2025-11-25 is told its list changed, once per toolset turned
+// on; one of 2026-07-28, whose revision delivers list changes only on a
+// subscriptions/listen stream, is not, and lists the toolset all the same.
+func TestListChangedByRevision(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		told    int32
+	}{{"2025-11-25", 1}, {"2026-07-28", 0}} {
+		srv, err := New(Options{Config: &config.Config{Elicitation: true}, Version: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.MCP.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var told atomic.Int32
+		changed := make(chan struct{}, 4)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { told.Add(1); changed <- struct{}{} },
+		}).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: c.version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		enable(t, cs, "collections")
+		enable(t, cs, "collections") // already on: nobody is told again
+		if c.told > 0 {
+			select {
+			case <-changed:
+			case <-time.After(hangGuard):
+				t.Fatalf("%s: not told", c.version)
+			}
+		}
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := false
+		for _, tl := range res.Tools {
+			listed = listed || tl.Name == "delete_collection"
+		}
+		// A ping after the calls: a notification sent before their answers
+		// has arrived by now.
+		if err := cs.Ping(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !listed || told.Load() != c.told {
+			t.Errorf("%s: delete_collection listed %v, told %d times, want %d", c.version, listed, told.Load(), c.told)
+		}
+		cs.Close()
+		ss.Wait()
 	}
 }

@@ -154,6 +154,7 @@ func TestListChangedByRevision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Logf("%s: negotiated %s", c.version, cs.InitializeResult().ProtocolVersion)
 		enable(t, cs, "collections")
 		enable(t, cs, "collections") // already on: nobody is told again
 		if c.told > 0 {

@@ -139,7 +139,7 @@ func startInProcess(data *standin.Data, rt http.RoundTripper) (*InProcess, error
 	if err != nil {
 		return nil, err
 	}
-	cfg := &config.Config{URL: url, APIKey: standin.DefaultAPIKey, Elicitation: true, Timeout: 30 * time.Second}
+	cfg := &config.Config{URL: url, APIKey: standin.DefaultAPIKey, Elicitation: true, Timeout: 30 * time.Second, Toolsets: config.AllToolsets()}
 	srv, err := app.New(app.Options{Config: cfg, Version: "bench", Transport: rt, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		sd.Close()

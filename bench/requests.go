@@ -15,6 +15,7 @@ import (
 	tiktoken "github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/app"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
@@ -83,9 +84,9 @@ func Requests(s Sample) []Request {
 		{"T1", "what am I listening to, and how far am I", []Step{
 			{"list_items_in_progress", fixed(map[string]any{})}}},
 		{"T2", "put the books of a series in order into a new collection", []Step{
-			{"get_series", fixed(map[string]any{"series_id": s.Series})},
+			{"search_library", fixed(map[string]any{"query": s.Series})},
 			{"create_collection", func(prev []any) (map[string]any, error) {
-				ids, err := bookIDs(prev[0])
+				ids, err := seriesBookIDs(prev[0], s.Series)
 				if err != nil {
 					return nil, err
 				}
@@ -95,12 +96,12 @@ func Requests(s Sample) []Request {
 			{"set_media_progress", fixed(map[string]any{"library_item_id": s.FinishTitle, "is_finished": true})}}},
 		{"T4", "the next book in the series I'm in", []Step{
 			{"list_items_in_progress", fixed(map[string]any{})},
-			{"get_series", func(prev []any) (map[string]any, error) {
-				id, err := firstSeriesID(prev[0])
+			{"search_library", func(prev []any) (map[string]any, error) {
+				name, library, err := firstSeries(prev[0])
 				if err != nil {
 					return nil, err
 				}
-				return map[string]any{"series_id": id}, nil
+				return map[string]any{"library_id": library, "query": name}, nil
 			}}}},
 		{"T5", "how much did I listen this year", []Step{
 			{"get_year_stats", fixed(map[string]any{"year": s.Year})}}},
@@ -113,27 +114,33 @@ func Requests(s Sample) []Request {
 	}
 }
 
-// bookIDs are the ids of get_series' books, in series order.
-func bookIDs(v any) ([]string, error) {
+// seriesBookIDs are the book ids, in series order, of the series named
+// name among search_library's series hits.
+func seriesBookIDs(v any, name string) ([]string, error) {
 	m, _ := v.(map[string]any)
-	books, _ := m["books"].([]any)
-	var ids []string
-	for _, b := range books {
-		if bm, ok := b.(map[string]any); ok {
-			if id, ok := bm["id"].(string); ok {
-				ids = append(ids, id)
+	hits, _ := m["series"].([]any)
+	for _, h := range hits {
+		hm, _ := h.(map[string]any)
+		if !strings.EqualFold(fmt.Sprint(hm["name"]), name) || hm["in_series_order"] != true {
+			continue
+		}
+		raw, _ := hm["book_ids"].([]any)
+		var ids []string
+		for _, id := range raw {
+			if s, ok := id.(string); ok {
+				ids = append(ids, s)
 			}
 		}
+		if len(ids) > 0 {
+			return ids, nil
+		}
 	}
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("get_series answered no books: %v", v)
-	}
-	return ids, nil
+	return nil, fmt.Errorf("search_library answered no series %q with its books in order: %v", name, v)
 }
 
-// firstSeriesID is the series id of the first entry in progress that is in
-// a series.
-func firstSeriesID(v any) (string, error) {
+// firstSeries is the series name and library id of the first entry in
+// progress that is in a series.
+func firstSeries(v any) (name, library string, err error) {
 	m, _ := v.(map[string]any)
 	items, _ := m["items"].([]any)
 	for _, it := range items {
@@ -141,13 +148,24 @@ func firstSeriesID(v any) (string, error) {
 		series, _ := im["series"].([]any)
 		for _, s := range series {
 			if sm, ok := s.(map[string]any); ok {
-				if id, ok := sm["id"].(string); ok && id != "" {
-					return id, nil
+				if n, ok := sm["name"].(string); ok && n != "" {
+					lib, _ := im["library_id"].(string)
+					return n, lib, nil
 				}
 			}
 		}
 	}
-	return "", fmt.Errorf("no entry in progress carries a series id: %v", v)
+	return "", "", fmt.Errorf("no entry in progress carries a series: %v", v)
+}
+
+// toolsetOf is the toolset of a tool of the registry, or "".
+func toolsetOf(name string) string {
+	for _, tl := range registry.All {
+		if tl.Name == name {
+			return tl.Toolset
+		}
+	}
+	return ""
 }
 
 // Tally is what one request cost: its calls, and the tokens of tools/list
@@ -257,7 +275,8 @@ func measureOne(ctx context.Context, cfg config.Config, r Request, tok *Tokenize
 	}
 	defer cs.Close()
 	rec.take() // the handshake: not part of what a model reads
-	if _, err := cs.ListTools(ctx, nil); err != nil {
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
 		return Tally{}, err
 	}
 	t := Tally{ID: r.ID, Text: r.Text}
@@ -269,11 +288,36 @@ func measureOne(ctx context.Context, cfg config.Config, r Request, tok *Tokenize
 	if t.ListBytes == 0 {
 		return t, fmt.Errorf("no tools/list answer was recorded")
 	}
+	listed := map[string]bool{}
+	for _, tl := range tools.Tools {
+		listed[tl.Name] = true
+	}
 	var prev []any
 	for _, s := range r.Steps {
 		args, err := s.Args(prev)
 		if err != nil {
 			return t, err
+		}
+		// A tool the list does not hold is one enable_toolset away: the
+		// call a model makes first (its answer, with the toolset's
+		// definitions, counted like any other).
+		if !listed[s.Tool] {
+			ts := toolsetOf(s.Tool)
+			if ts == "" || !listed["enable_toolset"] {
+				return t, fmt.Errorf("%s is not listed, and cannot be turned on", s.Tool)
+			}
+			if _, err := Call(ctx, cs, "enable_toolset", map[string]any{"toolset": ts}); err != nil {
+				return t, err
+			}
+			t.Calls++
+			for _, m := range rec.take() {
+				t.CallTokens += tok.Count(m)
+			}
+			for _, tl := range registry.All {
+				if tl.Toolset == ts {
+					listed[tl.Name] = true
+				}
+			}
 		}
 		text, err := Call(ctx, cs, s.Tool, args)
 		if err != nil {

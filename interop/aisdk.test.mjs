@@ -10,15 +10,17 @@ import assert from "node:assert/strict";
 import { createMCPClient, ElicitationRequestSchema } from "@ai-sdk/mcp";
 import { StdioMCPTransport } from "@ai-sdk/mcp/mcp-stdio";
 import { binary, startHTTP, text } from "./clients.mjs";
-import { DEFAULT_TOOLS, PLAYLIST, limit } from "./suite.mjs";
+import { ALL, DEFAULT_TOOLS, PLAYLIST, limit } from "./suite.mjs";
 
-async function connect(transport, { elicit } = {}) {
+// env: extra environment for the server (ALL for the guarded calls, which
+// call delete_playlist directly).
+async function connect(transport, { elicit, env = {} } = {}) {
   let server;
   let tr;
   if (transport === "stdio") {
-    tr = new StdioMCPTransport({ command: binary, args: ["--demo"], env: { PATH: process.env.PATH }, stderr: "pipe" });
+    tr = new StdioMCPTransport({ command: binary, args: ["--demo"], env: { PATH: process.env.PATH, ...env }, stderr: "pipe" });
   } else {
-    server = await startHTTP({ stateless: transport === "http-stateless" });
+    server = await startHTTP({ stateless: transport === "http-stateless", env });
     tr = { type: "http", url: server.url };
   }
   let client;
@@ -65,6 +67,7 @@ for (const transport of ["stdio", "http", "http-stateless"]) {
   test(`${name}: a guarded call the person approves happens`, limit, async () => {
     let asked = 0;
     const { client, close } = await connect(transport, {
+      env: ALL,
       elicit: async (params) => {
         asked++;
         assert.match(params.message, new RegExp(PLAYLIST));
@@ -84,7 +87,7 @@ for (const transport of ["stdio", "http", "http-stateless"]) {
 
   test(`${name}: a guarded call the person declines changes nothing`, limit, async () => {
     let asked = 0;
-    const { client, close } = await connect(transport, { elicit: async () => { asked++; return { action: "decline" }; } });
+    const { client, close } = await connect(transport, { env: ALL, elicit: async () => { asked++; return { action: "decline" }; } });
     try {
       const res = await client.callTool({ name: "delete_playlist", arguments: { playlist_id: PLAYLIST } });
       assert.equal(asked, 1);
@@ -97,7 +100,7 @@ for (const transport of ["stdio", "http", "http-stateless"]) {
   });
 
   test(`${name}: without an elicitation handler, the two-call token, naming the client`, limit, async () => {
-    const { client, close } = await connect(transport);
+    const { client, close } = await connect(transport, { env: ALL });
     try {
       const first = await client.callTool({ name: "delete_playlist", arguments: { playlist_id: PLAYLIST } });
       const token = first.structuredContent?.confirm_token;

@@ -1,8 +1,8 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance,
 // pinned in package-lock.json) against the binary over streamable HTTP, with
-// sessions and stateless: each scenario that applies to a server of tools
-// only, and with the listening toolset those of prompts, resources and
-// completions (see docs/testing.md, "Conformance"), one run of the suite's
+// sessions and stateless: each scenario that applies to a server of tools,
+// prompts, resources and completions without the suite's own fixtures (see
+// docs/testing.md, "Conformance"), one run of the suite's
 // `server` command each. A scenario passes when the suite exits 0: every check
 // succeeded, or failed as expected-failures.yaml says, and none listed there
 // passed. Each must also have run at least one check that succeeded.
@@ -35,6 +35,10 @@ export const scenarios = {
     "server-sse-polling",
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
+    "prompts-list",
+    "resources-list",
+    "completion-complete",
+    "sep-2164-resource-not-found",
   ],
   "http-stateless": [
     "server-stateless",
@@ -45,17 +49,12 @@ export const scenarios = {
     "caching",
     "http-header-validation",
     "dns-rebinding-protection",
+    "prompts-list",
+    "resources-list",
+    "completion-complete",
+    "sep-2164-resource-not-found",
   ],
-  // With the listening toolset the server declares prompts, resources and
-  // completions: the scenarios of those that need no fixture of the
-  // suite's own reference server (test_simple_prompt, test://static-text).
-  // Not "caching" here: its prompts and resources checks pass in this
-  // mode, and expected-failures.yaml lists them for the modes above.
-  "http-listening": ["prompts-list", "resources-list", "completion-complete", "sep-2164-resource-not-found"],
-  "http-stateless-listening": ["prompts-list", "resources-list", "completion-complete", "sep-2164-resource-not-found"],
 };
-
-const listening = { AUDIOBOOKSHELF_TOOLSETS: "default,listening" };
 
 function runSuite(url, scenario, outDir) {
   return new Promise((resolve) => {
@@ -77,7 +76,7 @@ async function checksOf(outDir) {
 
 for (const [mode, list] of Object.entries(scenarios)) {
   test(`conformance suite over ${mode}: ${list.join(", ")}`, { timeout: 600_000 }, async (t) => {
-    const server = await startHTTP({ stateless: mode.startsWith("http-stateless"), env: mode.endsWith("-listening") ? listening : {} });
+    const server = await startHTTP({ stateless: mode === "http-stateless" });
     const outRoot = await mkdtemp(path.join(tmpdir(), "abs-mcp-conformance-"));
     try {
       for (const scenario of list) {

@@ -20,7 +20,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { binary, startHTTP, text } from "./clients.mjs";
-import { DEFAULT_TOOLS, PLAYLIST } from "./suite.mjs";
+import { ALL, ALL_TOOLS, DEFAULT_TOOLS, PLAYLIST } from "./suite.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const mcpRemote = path.join(here, "node_modules", "mcp-remote", "dist", "proxy.js");
@@ -72,7 +72,7 @@ async function dialogEndToEnd(client, asked, setAnswer) {
 
 // mcp-remote started by the client over stdio, as a desktop app starts it.
 async function throughMcpRemote(serverOpts, extraArgs) {
-  const server = await startHTTP(serverOpts);
+  const server = await startHTTP({ ...serverOpts, env: ALL });
   const configDir = await mkdtemp(path.join(tmpdir(), "abs-mcp-remote-"));
   const asked = [];
   let answer;
@@ -85,7 +85,7 @@ async function throughMcpRemote(serverOpts, extraArgs) {
       stderr: "pipe",
     }));
     const { tools } = await client.listTools();
-    assert.equal(tools.length, DEFAULT_TOOLS);
+    assert.equal(tools.length, ALL_TOOLS);
     await dialogEndToEnd(client, asked, (a) => { answer = a; });
   } finally {
     await client.close();
@@ -170,14 +170,14 @@ async function startSupergateway({ stateful, env, serverArgs = [] }) {
 }
 
 test("supergateway --stateful: the dialog end to end", limit, async () => {
-  const gw = await startSupergateway({ stateful: true, serverArgs: ["--demo"] });
+  const gw = await startSupergateway({ stateful: true, env: ALL, serverArgs: ["--demo"] });
   const asked = [];
   let answer;
   const client = dialogClient(() => answer, asked);
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(gw.url)));
     const { tools } = await client.listTools();
-    assert.equal(tools.length, DEFAULT_TOOLS);
+    assert.equal(tools.length, ALL_TOOLS);
     await dialogEndToEnd(client, asked, (a) => { answer = a; });
   } finally {
     await client.close();
@@ -192,7 +192,9 @@ async function sharedStandin() {
   const demo = await startHTTP();
   const m = demo.stderr().match(/served from memory at (http:\/\/\S+?);/);
   assert.ok(m, demo.stderr());
-  return { demo, env: { AUDIOBOOKSHELF_URL: m[1], AUDIOBOOKSHELF_API_KEY: "standin-api-key" } };
+  // A process per request keeps nothing enable_toolset turned on: every
+  // toolset is on from the start (README: behind such a gateway).
+  return { demo, env: { AUDIOBOOKSHELF_URL: m[1], AUDIOBOOKSHELF_API_KEY: "standin-api-key", ...ALL } };
 }
 
 for (const fixedKey of [true, false]) {

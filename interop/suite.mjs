@@ -8,26 +8,34 @@ import { readFileSync } from "node:fs";
 import { connect, dialogOf, flavors, protocolOf, text } from "./clients.mjs";
 
 // defaultTools counts the tools a client of the default configuration is
-// offered: those of docs/tools.md under the toolsets on by default (the
-// bundle manifest's toolsets setting), both generated from tools.yaml, so
-// that a tool added there needs no change here. internal/app's
+// offered: those docs/tools.md (generated from tools.yaml) marks "In the
+// default tools/list.", the default tools and the discovery tools, so that a
+// tool added there needs no change here. internal/app's
 // TestInteropKnowsTheDefaultTools holds the same reading to what the server
-// registers.
+// lists. allTools counts every tool of docs/tools.md's toolsets (what
+// AUDIOBOOKSHELF_TOOLSETS=all lists: no discovery tool).
+const readDoc = () => readFileSync(new URL("../docs/tools.md", import.meta.url), "utf8").split("\n");
 function defaultTools() {
-  const read = (p) => readFileSync(new URL(`../${p}`, import.meta.url), "utf8");
-  const on = JSON.parse(read("packaging/mcpb/manifest.json")).user_config.toolsets.default.split(",");
+  return readDoc().filter((line) => line.startsWith("In the default tools/list.")).length;
+}
+function allTools() {
   let current = "";
   let n = 0;
-  for (const line of read("docs/tools.md").split("\n")) {
+  for (const line of readDoc()) {
     const ts = /^## (\w+)$/.exec(line);
     if (ts) current = ts[1];
-    if (/^### (\w+)$/.test(line) && on.includes(current)) n++;
+    if (/^### (\w+)$/.test(line) && current !== "discovery") n++;
   }
   return n;
 }
 
 // How many tools a client of the default configuration is offered.
 export const DEFAULT_TOOLS = defaultTools();
+// Every tool: AUDIOBOOKSHELF_TOOLSETS=all, which the scenarios with a
+// guarded call set, so that they call it directly (discovery.test.mjs
+// reaches tools outside the default through enable_toolset and call_tool).
+export const ALL_TOOLS = allTools();
+export const ALL = { AUDIOBOOKSHELF_TOOLSETS: "all" };
 export const PLAYLIST = "ee7d2eab-52a8-4724-92db-bd7266926ced"; // the demo's "Commute" playlist
 // No scenario may hang a CI run.
 export const limit = { timeout: 30_000 };
@@ -54,7 +62,9 @@ export function defineSuite(transport) {
         for (const tool of tools) {
           for (const h of HINTS) assert.equal(typeof tool.annotations?.[h], "boolean", `${tool.name}: ${h}`);
         }
-        assert.equal(tools.filter((t) => t.annotations.readOnlyHint).length, 33);
+        // list_libraries, search_library, list_items_in_progress,
+        // list_toolsets, enable_toolset.
+        assert.equal(tools.filter((t) => t.annotations.readOnlyHint).length, 5);
         const res = await client.callTool({ name: "list_libraries", arguments: {} });
         assert.ok(!res.isError, text(res));
         assert.match(text(res), /"name":"Books"/);
@@ -68,6 +78,7 @@ export function defineSuite(transport) {
         let asked = 0;
         const client = await connect(flavor, {
           transport,
+          env: ALL,
           elicit: async (params) => {
             asked++;
             assert.match(params.message, new RegExp(PLAYLIST));
@@ -87,7 +98,7 @@ export function defineSuite(transport) {
 
       test(`${name}: a guarded call the person declines changes nothing`, limit, async () => {
         let asked = 0;
-        const client = await connect(flavor, { transport, elicit: async () => { asked++; return { action: "decline" }; } });
+        const client = await connect(flavor, { transport, env: ALL, elicit: async () => { asked++; return { action: "decline" }; } });
         try {
           const res = await client.callTool({ name: "delete_playlist", arguments: { playlist_id: PLAYLIST } });
           assert.equal(asked, 1);
@@ -101,7 +112,7 @@ export function defineSuite(transport) {
     } else {
       test(`${name}: a client that could answer a dialog gets the token, and is told why`, limit, async () => {
         let asked = 0;
-        const client = await connect(flavor, { transport, elicit: async () => { asked++; return { action: "accept", content: { approve: true } }; } });
+        const client = await connect(flavor, { transport, env: ALL, elicit: async () => { asked++; return { action: "accept", content: { approve: true } }; } });
         try {
           const res = await client.callTool({ name: "delete_playlist", arguments: { playlist_id: PLAYLIST } });
           assert.equal(asked, 0, "a stateless server cannot push a question to this client");
@@ -118,7 +129,7 @@ export function defineSuite(transport) {
     }
 
     test(`${name}: a client without elicitation gets the two-call token`, limit, async () => {
-      const client = await connect(flavor, { transport });
+      const client = await connect(flavor, { transport, env: ALL });
       try {
         const first = await client.callTool({ name: "delete_playlist", arguments: { playlist_id: PLAYLIST } });
         const token = first.structuredContent?.confirm_token;

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/app"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
@@ -82,8 +82,10 @@ func TestEveryVariableIsTested(t *testing.T) {
 }
 
 // standinEnv is the environment that points the binary at sd.
+// Every toolset is on (AUDIOBOOKSHELF_TOOLSETS=all), so that every tool can
+// be called directly; extra can set it otherwise (the last value counts).
 func standinEnv(sd *standin.Server, extra ...string) []string {
-	return baseEnv(append([]string{"AUDIOBOOKSHELF_URL=" + sd.URL(), "AUDIOBOOKSHELF_API_KEY=" + standin.DefaultAPIKey}, extra...)...)
+	return baseEnv(append([]string{"AUDIOBOOKSHELF_URL=" + sd.URL(), "AUDIOBOOKSHELF_API_KEY=" + standin.DefaultAPIKey, "AUDIOBOOKSHELF_TOOLSETS=all"}, extra...)...)
 }
 
 // callOverStdio starts the binary, calls one tool and returns the result's
@@ -176,12 +178,7 @@ func TestToolsetsVariable(t *testing.T) {
 		t.Errorf("an unknown toolset: exit %d: %s", code, errOut)
 	}
 	want := func(readOnly bool, sets ...string) []string {
-		var out []string
-		for _, tool := range registry.All {
-			if slices.Contains(sets, tool.Toolset) && (!readOnly || tool.ReadOnly) {
-				out = append(out, tool.Name)
-			}
-		}
+		out := app.Listed(readOnly, sets)
 		slices.Sort(out)
 		return out
 	}
@@ -195,6 +192,9 @@ func TestToolsetsVariable(t *testing.T) {
 		{[]string{"AUDIOBOOKSHELF_TOOLSETS=collections,playlists", "AUDIOBOOKSHELF_READ_ONLY=true"}, true, []string{"collections", "playlists"}},
 		{[]string{"AUDIOBOOKSHELF_TOOLSETS=libraries,items,me,progress,bookmarks,collections,playlists"}, false,
 			[]string{"libraries", "items", "me", "progress", "bookmarks", "collections", "playlists"}},
+		{[]string{"AUDIOBOOKSHELF_TOOLSETS=default,collections"}, false, []string{config.Default, "collections"}},
+		{nil, false, nil},
+		{[]string{"AUDIOBOOKSHELF_TOOLSETS=all"}, false, config.AllToolsets()},
 	} {
 		got, exp := toolNames(t, baseEnv(c.env...)), want(c.readOnly, c.sets...)
 		if !slices.Equal(got, exp) || len(got) == 0 {
@@ -204,7 +204,7 @@ func TestToolsetsVariable(t *testing.T) {
 }
 
 func TestElicitationFalseTakesTheTokenPath(t *testing.T) {
-	s := start(t, baseEnv("ELICITATION=false"), "--demo")
+	s := start(t, baseEnv("ELICITATION=false", "AUDIOBOOKSHELF_TOOLSETS=all"), "--demo")
 	s.send("initialize", map[string]any{"protocolVersion": "2025-11-25",
 		"capabilities": map[string]any{"elicitation": map[string]any{"form": map[string]any{}}},
 		"clientInfo":   map[string]any{"name": "raw", "version": "1"}})

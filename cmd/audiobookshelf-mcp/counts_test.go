@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 )
 
 // TestToolCountsAgree: every tool count the program prints, and the
 // bundle's manifest, comes from the registry and says what it counts:
-// the toolsets on by default (what tools/list offers with no settings) or
-// every toolset. (Before, tools/list offered 52 while --help and the
-// manifest said 57, neither saying of what.)
+// what tools/list holds with no settings (the default tools and the
+// discovery tools) or every toolset. (Before, tools/list offered 52 while
+// --help and the manifest said 57, neither saying of what.)
 func TestToolCountsAgree(t *testing.T) {
 	byDefault, all := ToolCounts()
 	if byDefault >= all || byDefault == 0 {
@@ -44,19 +46,19 @@ func TestToolCountsAgree(t *testing.T) {
 	if n != byDefault {
 		t.Errorf("tools/list with no settings: %d tools, ToolCounts says %d by default", n, byDefault)
 	}
-	if want := fmt.Sprintf(": %d tools offered (of %d in every toolset;", byDefault, all); !strings.Contains(stderr, want) {
+	if want := fmt.Sprintf(": %d tools listed (of %d in every toolset; the others one enable_toolset away;", byDefault, all); !strings.Contains(stderr, want) {
 		t.Errorf("the start-up line does not say %q:\n%s", want, stderr)
 	}
 	n, stderr = listed(baseEnv("AUDIOBOOKSHELF_TOOLSETS=all"))
 	if n != all {
 		t.Errorf("tools/list with every toolset: %d tools, ToolCounts says %d", n, all)
 	}
-	if want := fmt.Sprintf(": %d tools offered (of %d in every toolset;", all, all); !strings.Contains(stderr, want) {
+	if want := fmt.Sprintf(": %d tools listed (of %d in every toolset; every toolset is on;", all, all); !strings.Contains(stderr, want) {
 		t.Errorf("the start-up line with every toolset does not say %q:\n%s", want, stderr)
 	}
 
 	_, _, help := runQuick(t, baseEnv(), "--help")
-	if want := fmt.Sprintf("Tools: %d in the toolsets on by default, %d with every toolset", byDefault, all); !strings.Contains(help, want) {
+	if want := fmt.Sprintf("Tools: %d listed by default (", byDefault); !strings.Contains(help, want) {
 		t.Errorf("--help does not say %q:\n%s", want, help)
 	}
 
@@ -70,15 +72,18 @@ func TestToolCountsAgree(t *testing.T) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{fmt.Sprintf("**%d tools** in the ", byDefault), fmt.Sprintf("(%d in all)", all)} {
+	if !strings.Contains(help, fmt.Sprintf("), %d with every toolset", all)) {
+		t.Errorf("--help does not count every tool, %d:\n%s", all, help)
+	}
+	for _, want := range []string{fmt.Sprintf("**%d tools** in ", all), fmt.Sprintf("Listed from the start: %d everyday tools and %d that", len(config.DefaultTools()), byDefault-len(config.DefaultTools()))} {
 		if !strings.Contains(m.LongDescription, want) {
 			t.Errorf("the bundle's long description does not say %q: %s", want, m.LongDescription)
 		}
 	}
 }
 
-// defaultTools is how many tools a server with no settings offers: the
-// toolsets on by default (ToolCounts, from the registry).
+// defaultTools is how many tools a server with no settings lists: the
+// default tools and the discovery tools (ToolCounts, from the registry).
 func defaultTools() int {
 	n, _ := ToolCounts()
 	return n

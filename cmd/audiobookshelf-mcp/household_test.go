@@ -19,7 +19,7 @@ func TestMCPAuthVariable(t *testing.T) {
 	url := "AUDIOBOOKSHELF_URL=" + sd.URL()
 
 	// auto: a URL, no key, no token, --http: per person.
-	p := startHTTP(t, baseEnv(url), "--http", "127.0.0.1:0", "--stateless")
+	p := startHTTP(t, baseEnv(url, "AUDIOBOOKSHELF_TOOLSETS=all"), "--http", "127.0.0.1:0", "--stateless")
 	if !strings.Contains(p.stderr.String(), "per person: each request must bring its person's own Audiobookshelf API key") {
 		t.Errorf("auto did not choose per person: %s", p.stderr)
 	}
@@ -46,14 +46,14 @@ func TestMCPAuthVariable(t *testing.T) {
 
 	// per-person on every interface starts: each request brings a key
 	// that Audiobookshelf checks.
-	p = startHTTP(t, baseEnv(url, "AUDIOBOOKSHELF_MCP_AUTH=per-person"), "--http", "0.0.0.0:0", "--stateless")
+	p = startHTTP(t, baseEnv(url, "AUDIOBOOKSHELF_TOOLSETS=all", "AUDIOBOOKSHELF_MCP_AUTH=per-person"), "--http", "0.0.0.0:0", "--stateless")
 	if errOut := p.stderr.String(); strings.Contains(errOut, "Not starting") || !strings.Contains(errOut, "per person") {
 		t.Errorf("per-person on 0.0.0.0: %s", errOut)
 	}
 	p.stop()
 
 	// The demo, per person: the sample's people with their keys.
-	p = startHTTP(t, baseEnv("AUDIOBOOKSHELF_MCP_AUTH=per-person"), "--http", "127.0.0.1:0", "--demo")
+	p = startHTTP(t, baseEnv("AUDIOBOOKSHELF_MCP_AUTH=per-person", "AUDIOBOOKSHELF_TOOLSETS=all"), "--http", "127.0.0.1:0", "--demo")
 	cs, err := p.client("2025-11-25", &http.Client{Transport: bearerClient{standin.ListenerAPIKey}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ func TestMCPAuthVariable(t *testing.T) {
 
 	// server-key: one key for everyone, as before; without one, calls
 	// explain the setup.
-	p = startHTTP(t, baseEnv(url, "AUDIOBOOKSHELF_MCP_AUTH=server-key"), "--http", "127.0.0.1:0", "--stateless")
+	p = startHTTP(t, baseEnv(url, "AUDIOBOOKSHELF_TOOLSETS=all", "AUDIOBOOKSHELF_MCP_AUTH=server-key"), "--http", "127.0.0.1:0", "--stateless")
 	if errOut := p.stderr.String(); strings.Contains(errOut, "per person") || !strings.Contains(errOut, "no AUDIOBOOKSHELF_API_KEY") {
 		t.Errorf("server-key: %s", errOut)
 	}

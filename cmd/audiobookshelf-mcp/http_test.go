@@ -371,7 +371,7 @@ func TestGracefulShutdown(t *testing.T) {
 			if stateless {
 				args = append(args, "--stateless")
 			}
-			p := startHTTP(t, baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+standin.DefaultAPIKey), args...)
+			p := startHTTP(t, standinEnv(sd), args...)
 			cs, err := p.client("2025-11-25", nil, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -455,7 +455,7 @@ func TestStateKeyAcrossInstances(t *testing.T) {
 	const key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
 	for _, shared := range []bool{true, false} {
 		sd := standin.Start(t, standin.Options{})
-		env := baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+standin.DefaultAPIKey)
+		env := standinEnv(sd)
 		if shared {
 			env = append(env, "AUDIOBOOKSHELF_STATE_KEY="+key)
 		}
@@ -500,7 +500,7 @@ func TestStateKeyAcrossInstances(t *testing.T) {
 // the process up until SIGKILL.)
 func TestShutdownWithAQuestionPending(t *testing.T) {
 	sd := standin.Start(t, standin.Options{})
-	p := startHTTP(t, baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+standin.DefaultAPIKey), "--http", "127.0.0.1:0")
+	p := startHTTP(t, standinEnv(sd), "--http", "127.0.0.1:0")
 	asked := make(chan struct{}, 1)
 	cs, err := p.client("2025-11-25", nil, &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked <- struct{}{}
@@ -546,7 +546,7 @@ func TestShutdownWithAQuestionPending(t *testing.T) {
 // that the call was cut off.
 func TestShutdownWithACallStuck(t *testing.T) {
 	sd, arrived, _ := slowStandin(t)
-	p := startHTTP(t, baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+standin.DefaultAPIKey, "AUDIOBOOKSHELF_TIMEOUT=2m"), "--http", "127.0.0.1:0")
+	p := startHTTP(t, standinEnv(sd, "AUDIOBOOKSHELF_TIMEOUT=2m"), "--http", "127.0.0.1:0")
 	cs, err := p.client("2025-11-25", nil, nil)
 	if err != nil {
 		t.Fatal(err)

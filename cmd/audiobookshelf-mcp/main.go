@@ -107,24 +107,15 @@ Flags:
 		fmt.Fprintf(w, "  %-28s default %s; %s\n", v.Name, v.Default, v.Allowed)
 	}
 	def, all := ToolCounts()
-	fmt.Fprintf(w, "\nTools: %d in the toolsets on by default, %d with every toolset (AUDIOBOOKSHELF_TOOLSETS=all) (audiobookshelf-mcp tools); guarded tools ask the person first (audiobookshelf-mcp guards).\n", def, all)
+	fmt.Fprintf(w, "\nTools: %d listed by default (%s; list_toolsets, enable_toolset and call_tool reach the rest in the same conversation), %d with every toolset (AUDIOBOOKSHELF_TOOLSETS=all) (audiobookshelf-mcp tools); guarded tools ask the person first (audiobookshelf-mcp guards).\n", def, strings.Join(config.DefaultTools(), ", "), all)
 }
 
-// ToolCounts counts the registry: the tools of the toolsets on by default
-// (what tools/list offers with no AUDIOBOOKSHELF_TOOLSETS), and all of
-// them. Every count the program prints comes from here or from the tools
-// a server registered.
+// ToolCounts counts the registry: what tools/list holds with no
+// AUDIOBOOKSHELF_TOOLSETS (the default tools and the discovery tools), and
+// every tool. Every count the program prints comes from here or from the
+// tools a server lists.
 func ToolCounts() (byDefault, all int) {
-	off := map[string]bool{}
-	for _, ts := range registry.Toolsets {
-		off[ts.Name] = ts.Off
-	}
-	for _, t := range registry.All {
-		if !off[t.Toolset] {
-			byDefault++
-		}
-	}
-	return byDefault, len(registry.All)
+	return len(app.Listed(false, nil)), len(registry.All)
 }
 
 // options are the parsed command line.
@@ -270,7 +261,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	_, all := ToolCounts()
-	fmt.Fprintf(stderr, "audiobookshelf-mcp %s: %d tools offered (of %d in every toolset; AUDIOBOOKSHELF_TOOLSETS and AUDIOBOOKSHELF_READ_ONLY choose), %s; Audiobookshelf: %s\n", version, len(srv.Tools), all, mode, target)
+	rest := "every toolset is on"
+	if app.Discovers(cfg.ReadOnly, cfg.Toolsets) {
+		rest = "the others one enable_toolset away"
+	}
+	fmt.Fprintf(stderr, "audiobookshelf-mcp %s: %d tools listed (of %d in every toolset; %s; AUDIOBOOKSHELF_TOOLSETS and AUDIOBOOKSHELF_READ_ONLY choose), %s; Audiobookshelf: %s\n", version, len(app.Listed(cfg.ReadOnly, cfg.Toolsets)), all, rest, mode, target)
 	defer srv.Close()
 	if !cfg.ReadOnly {
 		fmt.Fprintln(stderr, "audiobookshelf-mcp:", srv.KeyLine(len(cfg.StateKey) > 0))

@@ -325,8 +325,8 @@ func TestReadOnlyModeOverStdio(t *testing.T) {
 		Tools []json.RawMessage `json:"tools"`
 	}
 	json.Unmarshal(s.recv()["result"], &res)
-	if len(res.Tools) != len(app.Select(true, nil)) {
-		t.Errorf("read-only mode lists %d tools, want %d", len(res.Tools), len(app.Select(true, nil)))
+	if want := len(app.Listed(true, nil)); len(res.Tools) != want {
+		t.Errorf("read-only mode lists %d tools, want %d", len(res.Tools), want)
 	}
 	if !strings.Contains(s.stderr.String(), "read-only") {
 		t.Errorf("the startup line must say read-only mode: %s", s.stderr)
@@ -347,7 +347,7 @@ func TestPipedRequestsAreAnswered(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"list_items_in_progress","arguments":{}}}`,
-		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_library_item","arguments":{"library_item_id":"no-such-item"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search_library","arguments":{"library_id":"no-such-library","q":"x"}}}`,
 	}, "\n") + "\n")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

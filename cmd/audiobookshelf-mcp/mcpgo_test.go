@@ -19,8 +19,10 @@ import (
 
 // mcp-go (github.com/mark3labs/mcp-go), a client written elsewhere, with its
 // default settings and an elicitation handler, against the binary over the
-// three transports: it lists the tools and completes a guarded call through
-// the dialog, and nothing is deleted until the person approves.
+// three transports, with no toolsets set: it lists the default tools, turns
+// the collections toolset on and completes a guarded call of it through
+// call_tool and the dialog, and nothing is deleted until the person
+// approves.
 
 // mcpgoAsker answers the dialog: decline first, then approve.
 type mcpgoAsker struct {
@@ -47,7 +49,7 @@ func TestMCPGoClient(t *testing.T) {
 
 func checkMCPGo(t *testing.T, tr string) {
 	sd := standin.Start(t, standin.Options{})
-	env := standinEnv(sd)
+	env := standinEnv(sd, "AUDIOBOOKSHELF_TOOLSETS=default")
 	var trans transport.Interface
 	switch tr {
 	case "stdio":
@@ -99,12 +101,19 @@ func checkMCPGo(t *testing.T, tr string) {
 		t.Fatalf("tools/list: %d tools, want %d", len(tools.Tools), defaultTools())
 	}
 
+	// Over stdio the one session keeps the toolset on; over HTTP at
+	// 2026-07-28 there is no session, and call_tool runs it anyway.
+	on, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{
+		Name: "enable_toolset", Arguments: map[string]any{"toolset": "collections"}}})
+	if err != nil || on.IsError || !strings.Contains(text(on), `"name":"delete_collection"`) {
+		t.Fatalf("enable_toolset: %v %s", err, text(on))
+	}
 	call := func() *mcp.CallToolResult {
 		t.Helper()
 		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{
-			Name: "delete_collection", Arguments: map[string]any{"collection_id": standin.CollectionSpaceOpera}}})
+			Name: "call_tool", Arguments: map[string]any{"name": "delete_collection", "arguments": map[string]any{"collection_id": standin.CollectionSpaceOpera}}}})
 		if err != nil {
-			t.Fatalf("delete_collection: %v", err)
+			t.Fatalf("call_tool delete_collection: %v", err)
 		}
 		return res
 	}

@@ -52,7 +52,7 @@ func reordered(sd *standin.Server) bool {
 // one and brings it to the other: accepted once, refused after at both.
 func TestTokenAcrossProcesses(t *testing.T) {
 	sd := standin.Start(t, standin.Options{})
-	env := baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+standin.DefaultAPIKey, "AUDIOBOOKSHELF_STATE_KEY="+sharedKey)
+	env := standinEnv(sd, "AUDIOBOOKSHELF_STATE_KEY="+sharedKey)
 	a := startHTTP(t, env, "--http", "127.0.0.1:0", "--stateless")
 	b := startHTTP(t, env, "--http", "127.0.0.1:0", "--stateless")
 	ca, err := a.client("2025-11-25", nil, nil)
@@ -91,7 +91,7 @@ func TestTokenAcrossProcesses(t *testing.T) {
 func TestTokenSurvivesRestart(t *testing.T) {
 	for _, fixed := range []bool{true, false} {
 		sd := standin.Start(t, standin.Options{})
-		env := baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+standin.DefaultAPIKey)
+		env := standinEnv(sd)
 		if fixed {
 			env = append(env, "AUDIOBOOKSHELF_STATE_KEY="+sharedKey)
 		}
@@ -175,7 +175,7 @@ func TestTokenLoopEndsAcrossProcesses(t *testing.T) {
 	scOf := func(res map[string]any) map[string]any { m, _ := res["structuredContent"].(map[string]any); return m }
 	textOf := func(res map[string]any) string { b, _ := json.Marshal(res["content"]); return string(b) }
 
-	env := baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+standin.DefaultAPIKey)
+	env := standinEnv(sd)
 	res := oneRequest(env, reorder)
 	refusals := 0
 	for range 6 {

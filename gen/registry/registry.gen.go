@@ -34,6 +34,8 @@ import (
 // Tool is one tool as tools.yaml declares it.
 type Tool struct {
 	Name, Title, Toolset string
+	// Default is true for a tool of the default tools/list.
+	Default bool
 	// The four hints, as in Definition.Annotations.
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
 	// Reason is tools.yaml's one-line reason for a write tool's hints.
@@ -73,7 +75,7 @@ type Guard struct {
 }
 
 // Toolset is a group of tools that can be switched on together. Off is
-// true for one that is registered only when AUDIOBOOKSHELF_TOOLSETS names it.
+// true for one that holds no tool of the default tools/list.
 type Toolset struct {
 	Name, Description string
 	Off               bool
@@ -87,7 +89,7 @@ const ServerTitle = "Audiobookshelf"
 
 // Instructions are initialize's instructions: how the tools fit together,
 // and the kinds of what the guarded tools take out.
-const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again."
+const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again. More tools (series, authors, collections, playlists, podcasts, listening, upkeep): list_toolsets, then enable_toolset; if they do not appear in your tool list, run them with call_tool."
 
 // Toolsets lists the toolsets in the manifest's order.
 var Toolsets = []Toolset{
@@ -99,14 +101,15 @@ var Toolsets = []Toolset{
 	{Name: "collections", Description: "Server-wide collections of books, with their order.", Off: false},
 	{Name: "playlists", Description: "The user's playlists of books or podcast episodes.", Off: false},
 	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes.", Off: false},
-	{Name: "upkeep", Description: "Library upkeep, off unless AUDIOBOOKSHELF_TOOLSETS names it: scan a library, edit and match a book's metadata, see or remove a cover.", Off: true},
-	{Name: "listening", Description: "What a listener asks, off unless AUDIOBOOKSHELF_TOOLSETS names it: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf.", Off: true},
+	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata, see or remove a cover.", Off: false},
+	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf.", Off: false},
 }
 
 // All lists every tool in the manifest's order.
 var All = []Tool{
 	{
 		Name: "list_libraries", Title: "List libraries", Toolset: "libraries",
+		Default:  true,
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibraries"},
 		NeedsAuth:  true,
@@ -177,6 +180,7 @@ var All = []Tool{
 	},
 	{
 		Name: "search_library", Title: "Search library", Toolset: "libraries",
+		Default:  true,
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"searchLibrary", "listLibraryItems"},
 		NeedsAuth:  true,
@@ -373,6 +377,7 @@ var All = []Tool{
 	},
 	{
 		Name: "list_items_in_progress", Title: "List items in progress", Toolset: "me",
+		Default:  true,
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listItemsInProgress", "listMediaProgress", "getMe"},
 		NeedsAuth:  true,
@@ -443,6 +448,7 @@ var All = []Tool{
 	},
 	{
 		Name: "set_media_progress", Title: "Set progress", Toolset: "progress",
+		Default:  true,
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
 		Reason:     "Overwrites the stored position and finished state; setting the same values again changes nothing more.",
 		Operations: []string{"getLibraryItem", "updateMediaProgress", "updateEpisodeMediaProgress"},
@@ -489,6 +495,7 @@ var All = []Tool{
 	},
 	{
 		Name: "create_bookmark", Title: "Create bookmark", Toolset: "bookmarks",
+		Default:  true,
 		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false,
 		Reason:     "Adds a bookmark and takes nothing away (it refuses an occupied time); a second call is refused, not repeated.",
 		Operations: []string{"listItemBookmarks", "createBookmark"},
@@ -1028,6 +1035,33 @@ var All = []Tool{
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: readdSeriesToContinueSeries,
+	},
+}
+
+// Discovery are the tools through which a model reaches the other
+// toolsets in the same conversation, as tools/list shows them; internal/app
+// serves them.
+var Discovery = []*mcp.Tool{
+	{
+		Name:        "list_toolsets",
+		Title:       "List toolsets",
+		Description: "The toolsets beyond the tools listed, each on or off here, with its tools and what they do.",
+		InputSchema: json.RawMessage(`{"additionalProperties":false,"type":"object"}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	},
+	{
+		Name:        "enable_toolset",
+		Title:       "Enable toolset",
+		Description: "Turn a toolset on for this conversation; answers with its tools' definitions. A client that does not reload its tool list runs them through call_tool.",
+		InputSchema: json.RawMessage(`{"additionalProperties":false,"properties":{"toolset":{"description":"Its name (list_toolsets).","type":"string"}},"required":["toolset"],"type":"object"}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	},
+	{
+		Name:        "call_tool",
+		Title:       "Call tool",
+		Description: "Run a tool of an enabled toolset by name, with its arguments (what enable_toolset answers). Asks first, and is refused, as calling it directly would.",
+		InputSchema: json.RawMessage(`{"additionalProperties":false,"properties":{"arguments":{"description":"Its arguments.","type":"object"},"name":{"description":"The tool's name.","type":"string"}},"required":["name"],"type":"object"}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 	},
 }
 

@@ -57,6 +57,7 @@ type Server struct {
 	registered <-chan struct{}
 	guard      *guard.Guard
 	store      *guard.RedisStore // nil: spent approvals in memory
+	toolsets   *toolsets
 }
 
 // ApprovalStoreLine is the line printed at start about where spent
@@ -150,35 +151,29 @@ func New(o Options) (*Server, error) {
 	}
 	deps.Log = logger
 	selected := Select(cfg.ReadOnly, cfg.Toolsets)
-	// Tools only, unless the listening toolset brings prompts, resources
-	// and completions (features.go).
-	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
-	var feats *features
-	var complete func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
-	if offersFeatures(selected) {
-		feats = newFeatures(deps, logger)
-		caps.Prompts, caps.Resources, caps.Completions = &mcp.PromptCapabilities{}, &mcp.ResourceCapabilities{}, &mcp.CompletionCapabilities{}
-		complete = feats.complete
-	}
+	registrable := Select(cfg.ReadOnly, config.AllToolsets())
+	// Prompts, resources and completions come with the listening toolset,
+	// which is always one step away (features.go).
+	feats := newFeatures(deps, logger)
 	s := mcp.NewServer(&mcp.Implementation{Name: registry.ServerName, Title: registry.ServerTitle, Version: o.Version},
-		&mcp.ServerOptions{Instructions: registry.Instructions, Logger: sdkLogger(logger), CompletionHandler: complete,
+		&mcp.ServerOptions{Instructions: registry.Instructions, Logger: sdkLogger(logger), CompletionHandler: feats.complete,
 			// Declared, not inferred from registered tools: they are added in
-			// the background (register), and the list never changes. Tools
-			// only: the server sends no log messages to clients (its log is
-			// stderr), so it does not declare logging, which 2026-07-28
-			// deprecates (SEP-2577). go-sdk still answers logging/setLevel
-			// from a client of an earlier revision with {}
-			// (TestNoLoggingCapability).
-			Capabilities: caps})
-	if feats == nil {
-		s.AddReceivingMiddleware(refuseSecondInitialize, refuseUnoffered, toolsForPerson(registry.All), g.Middleware(), clipToolName)
-	} else {
-		s.AddReceivingMiddleware(refuseSecondInitialize, refuseMethods(UnofferedWithFeatures, "this server sends no resource updates"), toolsForPerson(registry.All), g.Middleware(), clipToolName)
-		feats.add(s)
-	}
-	s.AddSendingMiddleware(g.SendingMiddleware())
-	registered := register(s, selected, deps, logger)
-	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered, guard: g, store: store}, nil
+			// the background (register). listChanged: a session's list
+			// changes when enable_toolset turns a toolset on in it (toolsets).
+			// No logging: the server sends no log messages to clients (its
+			// log is stderr), and 2026-07-28 deprecates it (SEP-2577). go-sdk
+			// still answers logging/setLevel from a client of an earlier
+			// revision with {} (TestNoLoggingCapability).
+			Capabilities: &mcp.ServerCapabilities{
+				Tools:   &mcp.ToolCapabilities{ListChanged: true},
+				Prompts: &mcp.PromptCapabilities{}, Resources: &mcp.ResourceCapabilities{}, Completions: &mcp.CompletionCapabilities{},
+			}})
+	s.AddReceivingMiddleware(refuseSecondInitialize, refuseMethods(Unoffered, "this server sends no resource updates"), toolsForPerson(registry.All), g.Middleware(), clipToolName)
+	feats.add(s)
+	s.AddSendingMiddleware(g.SendingMiddleware(), sendListChanged)
+	view := newToolsets(registrable, selected, deps, logger)
+	registered := register(s, view, registrable, deps)
+	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered, guard: g, store: store, toolsets: view}, nil
 }
 
 // maxToolName is longer than any tool name here; a longer name is unknown.
@@ -212,18 +207,20 @@ func clipUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// Select returns the tools that read-only mode and the toolsets allow; nil
-// toolsets means those on by default.
+// Select returns the tools that read-only mode and the toolsets allow, as
+// tools/list starts with them; nil toolsets means the default tools
+// (config.Default in the list stands for them).
 func Select(readOnly bool, toolsets []string) []registry.Tool {
 	if toolsets == nil {
 		toolsets = config.DefaultToolsets()
 	}
+	byDefault := slices.Contains(toolsets, config.Default)
 	var out []registry.Tool
 	for _, t := range registry.All {
 		if readOnly && !t.ReadOnly {
 			continue
 		}
-		if !slices.Contains(toolsets, t.Toolset) {
+		if !slices.Contains(toolsets, t.Toolset) && !(byDefault && t.Default) {
 			continue
 		}
 		out = append(out, t)

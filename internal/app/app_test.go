@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -28,56 +29,78 @@ func listTools(t *testing.T, cfg *config.Config) []*mcp.Tool {
 	return res.Tools
 }
 
-func TestToolsListHasAll44WithAllAnnotations(t *testing.T) {
-	tools := listTools(t, &config.Config{Elicitation: true})
-	// The toolsets on by default: the 44 and the podcasts toolset's 8 when
-	// this was written; counted from the registry, so that a tool added to
-	// tools.yaml needs no change here.
-	if want := len(Select(false, nil)); len(tools) != want {
-		t.Fatalf("tools/list returned %d tools, want %d", len(tools), want)
-	}
-	reads := 0
-	for _, tool := range tools {
-		b, err := json.Marshal(tool)
-		if err != nil {
-			t.Fatal(err)
+// TestToolsListAnnotations: with no settings tools/list holds the default
+// tools and the discovery tools, with every toolset on (all) every tool and
+// no discovery tool; each states all four hints.
+func TestToolsListAnnotations(t *testing.T) {
+	for _, toolsets := range [][]string{nil, config.AllToolsets()} {
+		tools := listTools(t, &config.Config{Elicitation: true, Toolsets: toolsets})
+		var names []string
+		for _, tool := range tools {
+			names = append(names, tool.Name)
 		}
-		var raw struct {
-			Annotations map[string]any `json:"annotations"`
+		want := Listed(false, toolsets)
+		slices.Sort(names)
+		slices.Sort(want)
+		if !slices.Equal(names, want) || len(want) == 0 {
+			t.Fatalf("toolsets %v: tools/list returned %v, want %v", toolsets, names, want)
 		}
-		if err := json.Unmarshal(b, &raw); err != nil {
-			t.Fatal(err)
+		if toolsets != nil && len(tools) != len(registry.All) {
+			t.Errorf("every toolset: %d tools listed, want all %d", len(tools), len(registry.All))
 		}
-		for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
-			if _, ok := raw.Annotations[k].(bool); !ok {
-				t.Errorf("%s: annotation %s is not present as a boolean: %s", tool.Name, k, b)
+		reads := 0
+		for _, tool := range tools {
+			b, err := json.Marshal(tool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var raw struct {
+				Annotations map[string]any `json:"annotations"`
+			}
+			if err := json.Unmarshal(b, &raw); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+				if _, ok := raw.Annotations[k].(bool); !ok {
+					t.Errorf("%s: annotation %s is not present as a boolean: %s", tool.Name, k, b)
+				}
+			}
+			if tool.Annotations.ReadOnlyHint {
+				reads++
+			}
+			if tool.Annotations.OpenWorldHint == nil || *tool.Annotations.OpenWorldHint != reachesOut[tool.Name] {
+				t.Errorf("%s: openWorldHint must be %v (one Audiobookshelf server is a closed domain; only tools that have it fetch feeds or ask iTunes reach beyond)", tool.Name, reachesOut[tool.Name])
 			}
 		}
-		if tool.Annotations.ReadOnlyHint {
-			reads++
+		// call_tool is listed in read-only mode too, for the read tools
+		// of the other toolsets, and is no read tool itself.
+		if want := len(slices.DeleteFunc(Listed(true, toolsets), func(n string) bool { return n == "call_tool" })); reads != want {
+			t.Errorf("toolsets %v: %d read-only tools, want %d", toolsets, reads, want)
 		}
-		if tool.Annotations.OpenWorldHint == nil || *tool.Annotations.OpenWorldHint != reachesOut[tool.Name] {
-			t.Errorf("%s: openWorldHint must be %v (one Audiobookshelf server is a closed domain; only tools that have it fetch feeds or ask iTunes reach beyond)", tool.Name, reachesOut[tool.Name])
-		}
-	}
-	if want := len(Select(true, nil)); reads != want {
-		t.Errorf("%d read-only tools, want %d", reads, want)
 	}
 }
 
 // reachesOut are the tools through which Audiobookshelf fetches a feed or
 // asks iTunes: the open-world ones.
 var reachesOut = map[string]bool{"search_podcasts": true, "get_podcast_feed": true, "create_podcast": true,
-	"check_new_episodes": true, "download_podcast_episodes": true}
+	"check_new_episodes": true, "download_podcast_episodes": true,
+	// upkeep: Audiobookshelf asks a metadata provider over the internet
+	"match_library_item": true,
+	// it runs any of them
+	"call_tool": true}
 
 func TestReadOnlyModeRegistersOnlyReadTools(t *testing.T) {
-	tools := listTools(t, &config.Config{Elicitation: true, ReadOnly: true})
-	if want := len(Select(true, nil)); len(tools) != want || want == 0 {
-		t.Fatalf("read-only mode lists %d tools, want %d", len(tools), want)
-	}
-	for _, tool := range tools {
-		if !tool.Annotations.ReadOnlyHint {
-			t.Errorf("read-only mode lists the write tool %s", tool.Name)
+	for _, toolsets := range [][]string{nil, config.AllToolsets()} {
+		tools := listTools(t, &config.Config{Elicitation: true, ReadOnly: true, Toolsets: toolsets})
+		if want := len(Listed(true, toolsets)); len(tools) != want || want == 0 {
+			t.Fatalf("read-only mode lists %d tools, want %d", len(tools), want)
+		}
+		for _, tool := range tools {
+			// call_tool stays, for the read tools of the other toolsets; it
+			// refuses a write tool (TestCallToolMatrix).
+			if !tool.Annotations.ReadOnlyHint && tool.Name != "call_tool" {
+				t.Errorf("read-only mode lists the write tool %s", tool.Name)
+			}
 		}
 	}
 }
@@ -89,7 +112,7 @@ func TestToolsetsSelectTools(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	sort.Strings(names)
-	if got := strings.Join(names, ","); got != "get_collection,list_collections" {
+	if got := strings.Join(names, ","); got != "call_tool,enable_toolset,get_collection,list_collections,list_toolsets" {
 		t.Errorf("collections toolset in read-only mode lists %s", got)
 	}
 }
@@ -101,7 +124,14 @@ func TestToolSnapshots(t *testing.T) {
 	update := os.Getenv("UPDATE_TOOLSNAPS") == "1"
 	dir := filepath.Join("testdata", "toolsnaps")
 	seen := map[string]bool{}
+	// Every tool (all toolsets), and the discovery tools (the default list).
+	tools := listTools(t, &config.Config{Elicitation: true, Toolsets: config.AllToolsets()})
 	for _, tool := range listTools(t, &config.Config{Elicitation: true}) {
+		if !slices.ContainsFunc(tools, func(o *mcp.Tool) bool { return o.Name == tool.Name }) {
+			tools = append(tools, tool)
+		}
+	}
+	for _, tool := range tools {
 		b, err := json.MarshalIndent(tool, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -188,7 +218,7 @@ func TestGuardedToolsMatchTheContract(t *testing.T) {
 }
 
 func TestCallsWithoutSetupExplainIt(t *testing.T) {
-	srv, err := New(Options{Config: &config.Config{Elicitation: true}, Version: "test"})
+	srv, err := New(Options{Config: &config.Config{Elicitation: true, Toolsets: config.AllToolsets()}, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -30,29 +29,36 @@ import (
 // and the generated definitions stay the only ones a client sees.
 var registrationSchema = &jsonschema.Schema{Type: "object"}
 
-// register adds the selected tools to s: go-sdk routes tools/call by name to
-// each tool's handler, and tools/list answers with the generated definitions.
+// register adds every tool read-only mode allows to s, and the discovery
+// tools: go-sdk routes tools/call by name to each tool's handler, and
+// tools/list answers with the generated definitions of those the session
+// lists (toolsets).
 //
 // The AddTool calls run in the background, on the other core while the
 // transport starts and initialize is answered; the returned channel closes
 // when they are done. A tools/* request waits for them (about a millisecond,
-// once); every other method does not. tools/list cannot change afterwards,
-// which is why New declares the tools capability itself, without
-// listChanged.
-func register(s *mcp.Server, selected []registry.Tool, deps *kit.Deps, logger *slog.Logger) <-chan struct{} {
-	defs := make(map[string]*mcp.Tool, len(selected))
-	for _, t := range selected {
+// once); every other method does not. What go-sdk would announce of them
+// (notifications/tools/list_changed to every session) is not sent: a
+// session's list changes only when it turns a toolset on, and then that
+// session alone is told (sendListChanged).
+func register(s *mcp.Server, v *toolsets, order []registry.Tool, deps *kit.Deps) <-chan struct{} {
+	defs := make(map[string]*mcp.Tool, len(v.tools)+len(registry.Discovery))
+	for _, t := range v.tools {
 		defs[t.Name] = t.Definition
 	}
+	for _, d := range registry.Discovery {
+		defs[d.Name] = d
+	}
 	ready := make(chan struct{})
-	s.AddReceivingMiddleware(awaitTools(ready), listDefinitions(defs))
+	s.AddReceivingMiddleware(v.middleware, awaitTools(ready), listDefinitions(defs))
 	go func() {
 		defer close(ready)
-		for _, t := range selected {
+		for _, t := range order {
 			held := *t.Definition
 			held.InputSchema = registrationSchema
-			s.AddTool(&held, wrap(t, deps, logger))
+			s.AddTool(&held, v.handlers[t.Name])
 		}
+		v.register(s, deps)
 	}()
 	return ready
 }

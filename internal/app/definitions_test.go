@@ -23,15 +23,21 @@ func TestToolsListSendsTheGeneratedDefinitions(t *testing.T) {
 		{Elicitation: true},
 		{Elicitation: true, ReadOnly: true},
 		{Elicitation: true, Toolsets: []string{"bookmarks"}},
+		{Elicitation: true, Toolsets: config.AllToolsets()},
 	} {
 		listed := listTools(t, cfg)
 		want := Select(cfg.ReadOnly, cfg.Toolsets)
-		if len(listed) != len(want) {
-			t.Fatalf("%+v: %d tools listed, want %d", cfg, len(listed), len(want))
-		}
-		byName := map[string]registry.Tool{}
+		byName := map[string]*mcp.Tool{}
 		for _, w := range want {
-			byName[w.Name] = w
+			byName[w.Name] = w.Definition
+		}
+		if Discovers(cfg.ReadOnly, cfg.Toolsets) {
+			for _, d := range registry.Discovery {
+				byName[d.Name] = d
+			}
+		}
+		if len(listed) != len(byName) {
+			t.Fatalf("%+v: %d tools listed, want %d", cfg, len(listed), len(byName))
 		}
 		for _, got := range listed {
 			w, ok := byName[got.Name]
@@ -41,7 +47,7 @@ func TestToolsListSendsTheGeneratedDefinitions(t *testing.T) {
 			}
 			// The client decodes the schema into a map, so compare the two
 			// with their keys in one order.
-			gotJSON, wantJSON := canonical(t, got), canonical(t, w.Definition)
+			gotJSON, wantJSON := canonical(t, got), canonical(t, w)
 			if gotJSON != wantJSON {
 				t.Errorf("%s: listed definition is not the generated one\n got: %s\nwant: %s", got.Name, gotJSON, wantJSON)
 			}

@@ -17,29 +17,16 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/listening"
 )
 
-// Prompts, resources and completions come with the listening toolset (off
-// by default): a server without it declares tools alone, and answers the
-// methods of prompts and resources as unknown (unoffered.go).
+// Prompts, resources and completions come with the listening toolset,
+// whose tools are always reachable (in the list when
+// AUDIOBOOKSHELF_TOOLSETS names it, else one enable_toolset or call_tool
+// away), so they are always offered.
 //
 // A prompt is text that asks the model to call the listening tools; a
 // resource is a read tool's answer (or a cover), got through the same
 // wrap as a tool call, so per-person mode, the result budget and the
 // error edge hold as they do for tools. Completions look libraries,
 // series, authors and items up with the key of the person asking.
-
-// featuresToolset is the toolset that brings prompts, resources and
-// completions.
-const featuresToolset = "listening"
-
-// offersFeatures reports whether the selected tools bring them.
-func offersFeatures(selected []registry.Tool) bool {
-	for _, t := range selected {
-		if t.Toolset == featuresToolset {
-			return true
-		}
-	}
-	return false
-}
 
 // Resource URIs.
 const (
@@ -216,6 +203,9 @@ func (f *features) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*m
 	default:
 		return nil, promptError("unknown prompt %q: prompts/list names them", req.Params.Name)
 	}
+	// The listening tools may not be in the session's tool list (the toolset
+	// is not among the default tools): the way to them is one step.
+	text += " If these tools are not in your tool list: enable_toolset {\"toolset\": \"listening\"}, or run them with call_tool."
 	return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}, nil
 }
 

@@ -38,7 +38,7 @@ type household struct {
 func startHousehold(t *testing.T, stateless bool) *household {
 	t.Helper()
 	sd := standin.Start(t, standin.Options{Now: standin.SampleNow})
-	cfg := &config.Config{URL: sd.URL(), Elicitation: true, Timeout: 10 * time.Second, Auth: config.AuthAuto}
+	cfg := &config.Config{URL: sd.URL(), Elicitation: true, Timeout: 10 * time.Second, Auth: config.AuthAuto, Toolsets: config.AllToolsets()}
 	if err := cfg.ResolveAuth(true); err != nil || !cfg.PerPerson {
 		t.Fatalf("auto with a URL and no key is not per-person: %v %v", cfg.PerPerson, err)
 	}
@@ -133,8 +133,8 @@ func TestHouseholdTwoPeople(t *testing.T) {
 
 			// tools/list follows the person's permissions.
 			rootTools, partnerTools, listenerTools := toolNames(t, root), toolNames(t, partner), toolNames(t, listener)
-			all, noDelete := len(app.Select(false, nil)), 0
-			for _, tool := range app.Select(false, nil) {
+			all, noDelete := len(app.Select(false, config.AllToolsets())), 0
+			for _, tool := range app.Select(false, config.AllToolsets()) {
 				if !tool.Permission.HeldBy(permission.User{Type: "user", Update: true, Download: true, Upload: true}) {
 					continue // delete_collection, delete_podcast_episode, delete_podcast and the admin-only podcast tools
 				}

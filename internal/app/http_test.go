@@ -29,7 +29,7 @@ type httpEnv struct {
 func startHTTP(t *testing.T, stateless bool, o app.HTTPOptions, edit func(*config.Config)) *httpEnv {
 	t.Helper()
 	sd := standin.Start(t, standin.Options{})
-	cfg := &config.Config{URL: sd.URL(), APIKey: standin.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second}
+	cfg := &config.Config{URL: sd.URL(), APIKey: standin.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second, Toolsets: config.AllToolsets()}
 	if edit != nil {
 		edit(cfg)
 	}

@@ -28,7 +28,7 @@ import (
 func startLimited(t *testing.T, stateless bool, o app.HTTPOptions) (*httptest.Server, *app.Server) {
 	t.Helper()
 	sd := standin.Start(t, standin.Options{})
-	cfg := &config.Config{URL: sd.URL(), APIKey: standin.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second}
+	cfg := &config.Config{URL: sd.URL(), APIKey: standin.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second, Toolsets: config.AllToolsets()}
 	srv, err := app.New(app.Options{Config: cfg, Version: "test", Stateless: stateless,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {

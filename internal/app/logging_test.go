@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// TestNoLoggingCapability: the server declares tools and nothing else (it
-// sends no log messages to clients; logging is deprecated in 2026-07-28),
+// TestNoLoggingCapability: the server declares tools, prompts, resources
+// and completions, and no logging (it sends no log messages to clients;
+// logging is deprecated in 2026-07-28),
 // and a client of an earlier revision that calls logging/setLevel all the
 // same gets its empty result, and the session goes on.
 func TestNoLoggingCapability(t *testing.T) {
@@ -19,8 +20,9 @@ func TestNoLoggingCapability(t *testing.T) {
 	if err := json.Unmarshal(m["result"], &init); err != nil || string(m["id"]) != `"init"` {
 		t.Fatalf("initialize: %v (%v)", m, err)
 	}
-	if len(init.Capabilities) != 1 || init.Capabilities["tools"] == nil {
-		t.Errorf("capabilities %s, want tools alone", m["result"])
+	if init.Capabilities["logging"] != nil || len(init.Capabilities) != 4 || init.Capabilities["tools"] == nil ||
+		init.Capabilities["prompts"] == nil || init.Capabilities["resources"] == nil || init.Capabilities["completions"] == nil {
+		t.Errorf("capabilities %s, want tools, prompts, resources and completions, and no logging", m["result"])
 	}
 	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 

@@ -21,7 +21,7 @@ import (
 // everyone). The shared cap still bounds the whole.
 func TestSessionsCappedPerPerson(t *testing.T) {
 	sd := standin.Start(t, standin.Options{Now: standin.SampleNow})
-	cfg := &config.Config{URL: sd.URL(), Elicitation: true, Timeout: 10 * time.Second, Auth: config.AuthAuto}
+	cfg := &config.Config{URL: sd.URL(), Elicitation: true, Timeout: 10 * time.Second, Auth: config.AuthAuto, Toolsets: config.AllToolsets()}
 	if err := cfg.ResolveAuth(true); err != nil || !cfg.PerPerson {
 		t.Fatalf("not per-person: %v", err)
 	}

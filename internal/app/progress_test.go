@@ -27,7 +27,7 @@ import (
 // until the test's limit and fail.
 func TestProgressWhileAQuestionWaits(t *testing.T) {
 	sd := standin.Start(t, standin.Options{})
-	cfg := &config.Config{URL: sd.URL(), APIKey: standin.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second}
+	cfg := &config.Config{URL: sd.URL(), APIKey: standin.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second, Toolsets: config.AllToolsets()}
 	srv, err := app.New(app.Options{Config: cfg, Version: "test", ProgressEvery: 20 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {

@@ -28,7 +28,7 @@ import (
 func loggedServer(t *testing.T, stateless bool, level slog.Level, rt http.RoundTripper) (string, *apptest.SyncBuffer) {
 	t.Helper()
 	sd := standin.Start(t, standin.Options{})
-	cfg := &config.Config{URL: sd.URL(), APIKey: standin.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second, LogLevel: level}
+	cfg := &config.Config{URL: sd.URL(), APIKey: standin.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second, Toolsets: config.AllToolsets(), LogLevel: level}
 	var log apptest.SyncBuffer
 	srv, err := app.New(app.Options{Config: cfg, Version: "test", Stateless: stateless, Transport: rt,
 		Logger: slog.New(slog.NewJSONHandler(&log, &slog.HandlerOptions{Level: level}))})

@@ -15,7 +15,7 @@ import (
 func guardedStdio(t *testing.T, ttl time.Duration) (*stdioSession, *standin.Server) {
 	t.Helper()
 	sd := standin.Start(t, standin.Options{})
-	cfg := &config.Config{URL: sd.URL(), APIKey: standin.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second}
+	cfg := &config.Config{URL: sd.URL(), APIKey: standin.DefaultAPIKey, Elicitation: true, Timeout: 10 * time.Second, Toolsets: config.AllToolsets()}
 	return startStdioWith(t, Options{Config: cfg, Version: "test", StateTTL: ttl}), sd
 }
 

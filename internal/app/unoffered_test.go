@@ -11,38 +11,23 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 )
 
-// TestPromptsAndResourcesAreUnknownMethods: the server declares tools
-// only, so every prompts/* and resources/* method is an unknown method
-// (-32601) rather than an empty list, while tools/list still works.
-func TestPromptsAndResourcesAreUnknownMethods(t *testing.T) {
-	for _, version := range []string{"2025-11-25", "2026-07-28"} {
-		t.Run(version, func(t *testing.T) { checkUnoffered(t, version) })
-	}
-}
-
-func checkUnoffered(t *testing.T, version string) {
+// TestSubscriptionsAreUnknownMethods: the server declares resources
+// without subscriptions, so resources/subscribe and unsubscribe (2025-11-25;
+// removed in 2026-07-28) are unknown methods (-32601) rather than a
+// success that promises updates, while prompts, resources and tools work.
+func TestSubscriptionsAreUnknownMethods(t *testing.T) {
 	ctx := context.Background()
-	cs := connectInMemory(t, &config.Config{Elicitation: true}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	cs := connectInMemory(t, &config.Config{Elicitation: true}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	caps := cs.InitializeResult().Capabilities
-	if caps.Prompts != nil || caps.Resources != nil {
-		t.Errorf("capabilities declare prompts %v or resources %v", caps.Prompts, caps.Resources)
+	if caps.Prompts == nil || caps.Resources == nil || caps.Resources.Subscribe {
+		t.Errorf("capabilities: prompts %v, resources %v; want both, without subscribe", caps.Prompts, caps.Resources)
 	}
 	calls := map[string]func() error{
-		"prompts/list":   func() error { _, err := cs.ListPrompts(ctx, nil); return err },
-		"prompts/get":    func() error { _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "x"}); return err },
-		"resources/list": func() error { _, err := cs.ListResources(ctx, nil); return err },
-		"resources/read": func() error { _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///x"}); return err },
-		"resources/templates/list": func() error {
-			_, err := cs.ListResourceTemplates(ctx, nil)
-			return err
-		},
+		"resources/subscribe":   func() error { return cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///x"}) },
+		"resources/unsubscribe": func() error { return cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "file:///x"}) },
 	}
-	if version < "2026-07-28" { // removed in 2026-07-28 (subscriptions/listen replaces them)
-		calls["resources/subscribe"] = func() error { return cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///x"}) }
-		calls["resources/unsubscribe"] = func() error { return cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "file:///x"}) }
-		if len(calls) != len(Unoffered) {
-			t.Errorf("tested %d methods, Unoffered has %d", len(calls), len(Unoffered))
-		}
+	if len(calls) != len(Unoffered) {
+		t.Errorf("tested %d methods, Unoffered has %d", len(calls), len(Unoffered))
 	}
 	for method, call := range calls {
 		err := call()
@@ -51,8 +36,14 @@ func checkUnoffered(t *testing.T, version string) {
 			t.Errorf("%s: got %v, want a JSON-RPC error %d", method, err, jsonrpc.CodeMethodNotFound)
 		}
 	}
+	if _, err := cs.ListPrompts(ctx, nil); err != nil {
+		t.Errorf("prompts/list: %v", err)
+	}
+	if _, err := cs.ListResourceTemplates(ctx, nil); err != nil {
+		t.Errorf("resources/templates/list: %v", err)
+	}
 	res, err := cs.ListTools(ctx, nil)
-	if err != nil || len(res.Tools) != len(Select(false, nil)) {
+	if err != nil || len(res.Tools) != len(Listed(false, nil)) {
 		t.Fatalf("tools/list: %v, %v", err, res)
 	}
 }

@@ -36,7 +36,7 @@ var Vars = []Var{
 	{"AUDIOBOOKSHELF_URL", "(none)", "http:// or https:// URL, no user:password@, no query", stops, "Base URL of the Audiobookshelf server, e.g. https://abs.example.org or http://127.0.0.1:13378. Trailing slashes are dropped. Plain http to a host other than loopback works but warns: the API key would travel unencrypted. Unset: the server starts, lists its tools, and every call explains the setup."},
 	{"AUDIOBOOKSHELF_API_KEY", "(none)", "an Audiobookshelf API key", "(any value is taken) a key Audiobookshelf refuses makes each call say so and how to make one", "Sent as a bearer token. An admin creates one in Audiobookshelf under Settings → API Keys, choosing the user it acts for. Read once at start and removed from the environment; never logged or shown."},
 	{"AUDIOBOOKSHELF_READ_ONLY", "false", "true or false", stops, "true registers only the read tools (those marked read-only in tools.yaml), of every toolset that is on."},
-	{"AUDIOBOOKSHELF_TOOLSETS", "default: " + toolsetsText(false), "comma-separated toolset names; default stands for the toolsets on by default, all for every toolset", stops + ", listing the valid toolsets", "Only these toolsets' tools are registered (combined with read-only mode). " + offText()},
+	{"AUDIOBOOKSHELF_TOOLSETS", "default: " + DefaultText(), "comma-separated toolset names (" + toolsetsText() + "); default stands for the default tools, all for every toolset", stops + ", listing the valid toolsets", "tools/list starts with these toolsets' tools (combined with read-only mode), and with list_toolsets, enable_toolset and call_tool, through which a model turns another toolset on in the same conversation (unless all are on). AUDIOBOOKSHELF_TOOLSETS=default,collections adds a toolset to the default tools; all lists every tool from the start."},
 	{"ELICITATION", "true", "true or false", stops, "true: guarded tools ask through a dialog where the client can show one. false: they take the two-call confirm_token path, and the server says so on stderr at start. Not prefixed, on purpose: one export reaches every MCP server in that environment."},
 	{"AUDIOBOOKSHELF_STATE_KEY", "(random per process)", "base64 of exactly 32 bytes", stops, "Key that seals pending questions and confirm_tokens (HMAC-SHA256). Set the same key on every instance behind a load balancer so any of them accepts what another issued; a fixed key also keeps them good across a restart. Unset: a restart refuses them, and the person is asked afresh."},
 	{"AUDIOBOOKSHELF_APPROVAL_STORE", "memory", "memory, or a redis://, rediss:// or unix:// URL of a Redis or Valkey server", stops, "Where spent approvals are recorded: the answered questions (declined ones too) and the used confirm_tokens, each until it expires. memory: in this process only, so each approval works once here, but another instance, or a new process with the same AUDIOBOOKSHELF_STATE_KEY, cannot tell that it was spent. A Redis or Valkey URL: shared by every instance that names it, so an approval works once across all of them and across restarts (SET NX with the approval's remaining life). When the store cannot be reached, approved calls are refused and nothing is sent; the answer says why. The URL's password is never logged or shown."},
@@ -356,9 +356,15 @@ func ParseAllowedHosts(v string) ([]string, error) {
 	return out, nil
 }
 
+// Default is the name AUDIOBOOKSHELF_TOOLSETS gives the default tools: the
+// tools of tools.yaml marked default, whatever their toolset. In a parsed
+// list it stands for them.
+const Default = "default"
+
 // ParseToolsets checks a comma-separated list against the manifest's
-// toolsets. "default" stands for the toolsets on by default, "all" for
-// every toolset; the result is in the manifest's order, each once.
+// toolsets. "default" stands for the default tools (kept in the list as
+// Default), "all" for every toolset; the result is in the manifest's order,
+// each once, Default first.
 func ParseToolsets(v string) ([]string, error) {
 	valid := map[string]bool{}
 	var names []string
@@ -372,11 +378,11 @@ func ParseToolsets(v string) ([]string, error) {
 		part = strings.TrimSpace(part)
 		switch {
 		case part == "":
-		case part == "default" || part == "all":
+		case part == Default:
+			chosen[Default] = true
+		case part == "all":
 			for _, ts := range registry.Toolsets {
-				if part == "all" || !ts.Off {
-					chosen[ts.Name] = true
-				}
+				chosen[ts.Name] = true
 			}
 		case !valid[part]:
 			bad = append(bad, clip(part))
@@ -388,9 +394,12 @@ func ParseToolsets(v string) ([]string, error) {
 		return nil, fmt.Errorf("AUDIOBOOKSHELF_TOOLSETS=%q: unknown toolset %s; valid toolsets: %s (or default, all)", clip(v), strings.Join(bad, ", "), strings.Join(names, ", "))
 	}
 	if len(chosen) == 0 {
-		return nil, fmt.Errorf("AUDIOBOOKSHELF_TOOLSETS=%q names no toolset; valid toolsets: %s (or default, all; leave it unset for the default ones)", clip(v), strings.Join(names, ", "))
+		return nil, fmt.Errorf("AUDIOBOOKSHELF_TOOLSETS=%q names no toolset; valid toolsets: %s (or default, all; leave it unset for the default tools)", clip(v), strings.Join(names, ", "))
 	}
 	var out []string
+	if chosen[Default] && !allOf(chosen, names) {
+		out = append(out, Default)
+	}
 	for _, n := range names {
 		if chosen[n] {
 			out = append(out, n)
@@ -399,17 +408,18 @@ func ParseToolsets(v string) ([]string, error) {
 	return out, nil
 }
 
-// DefaultToolsets are the toolsets registered when AUDIOBOOKSHELF_TOOLSETS
-// is unset: all but those the manifest declares off.
-func DefaultToolsets() []string {
-	var out []string
-	for _, ts := range registry.Toolsets {
-		if !ts.Off {
-			out = append(out, ts.Name)
+func allOf(chosen map[string]bool, names []string) bool {
+	for _, n := range names {
+		if !chosen[n] {
+			return false
 		}
 	}
-	return out
+	return true
 }
+
+// DefaultToolsets is what an unset AUDIOBOOKSHELF_TOOLSETS stands for: the
+// default tools.
+func DefaultToolsets() []string { return []string{Default} }
 
 // AllToolsets is every toolset of the manifest.
 func AllToolsets() []string {
@@ -420,29 +430,24 @@ func AllToolsets() []string {
 	return out
 }
 
-// toolsetsText lists the toolsets that are on by default (off false) or
-// off by default (off true).
-func toolsetsText(off bool) string {
+// DefaultTools are the names of the default tools, in the manifest's order.
+func DefaultTools() []string {
 	var out []string
-	for _, ts := range registry.Toolsets {
-		if ts.Off == off {
-			out = append(out, ts.Name)
+	for _, t := range registry.All {
+		if t.Default {
+			out = append(out, t.Name)
 		}
 	}
-	return strings.Join(out, ", ")
+	return out
 }
 
-// offText says which toolsets are off unless named, and how to add them.
-func offText() string {
-	off := toolsetsText(true)
-	if off == "" {
-		return ""
-	}
-	if !strings.Contains(off, ", ") {
-		return off + " is off unless named: AUDIOBOOKSHELF_TOOLSETS=default," + off + " adds it to the default ones."
-	}
-	return off + " are off unless named: AUDIOBOOKSHELF_TOOLSETS=default," + strings.ReplaceAll(off, ", ", ",") + " adds them to the default ones."
+// DefaultText says what the default tools are, for the reference.
+func DefaultText() string {
+	return "the tools " + strings.Join(DefaultTools(), ", ") + ", and the discovery tools"
 }
+
+// toolsetsText lists every toolset.
+func toolsetsText() string { return strings.Join(AllToolsets(), ", ") }
 
 func clip(s string) string {
 	if len(s) > 80 {

@@ -17,7 +17,8 @@ import (
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
 
-// The upkeep toolset against the stand-in: off by default, scans with
+// The upkeep toolset against the stand-in: not listed by default, one
+// enable_toolset away, scans with
 // progress, metadata edits that can be put back, quick match, covers.
 
 var upkeepTools = []string{"scan_library", "update_item_metadata", "match_library_item", "get_item_cover", "remove_item_cover"}
@@ -35,7 +36,7 @@ func listedTools(t *testing.T, e *apptest.Env) []string {
 	return names
 }
 
-func TestUpkeepIsOffByDefault(t *testing.T) {
+func TestUpkeepIsOneStepAway(t *testing.T) {
 	def := start(t, apptest.Options{Config: func(c *config.Config) { c.Toolsets = nil }})
 	names := listedTools(t, def)
 	for _, n := range upkeepTools {
@@ -56,9 +57,22 @@ func TestUpkeepIsOffByDefault(t *testing.T) {
 	}
 	on := start(t, apptest.Options{Config: func(c *config.Config) { c.Toolsets = sets }})
 	names = listedTools(t, on)
-	for _, n := range append(upkeepTools, "list_libraries", "delete_collection") {
+	for _, n := range append(upkeepTools, "list_libraries", "enable_toolset") {
 		if !slices.Contains(names, n) {
 			t.Errorf("default,upkeep does not list %s", n)
+		}
+	}
+	if slices.Contains(names, "delete_collection") {
+		t.Errorf("default,upkeep lists delete_collection, of a toolset it does not name")
+	}
+	// In the session with no settings: one enable_toolset away.
+	if res := def.Call(t, "enable_toolset", map[string]any{"toolset": "upkeep"}); res.IsError {
+		t.Fatalf("enable_toolset upkeep: %s", apptest.Text(res))
+	}
+	names = listedTools(t, def)
+	for _, n := range upkeepTools {
+		if !slices.Contains(names, n) {
+			t.Errorf("after enable_toolset upkeep, %s is not listed", n)
 		}
 	}
 }

@@ -83,7 +83,7 @@ func TestLoadOverStreamableHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log apptest.SyncBuffer
-	srv, err := app.New(app.Options{Config: &config.Config{URL: absURL, APIKey: sd.DefaultAPIKey, Elicitation: true, Timeout: 30 * time.Second},
+	srv, err := app.New(app.Options{Config: &config.Config{URL: absURL, APIKey: sd.DefaultAPIKey, Elicitation: true, Timeout: 30 * time.Second, Toolsets: config.AllToolsets()},
 		Version: "test", Logger: slog.New(slog.NewJSONHandler(&log, nil))})
 	if err != nil {
 		t.Fatal(err)

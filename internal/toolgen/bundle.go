@@ -49,20 +49,9 @@ type UserConfig struct {
 // passes an unanswered setting without a default as the literal
 // ${user_config.KEY}.
 func BundleUserConfig(m *Manifest) []UserConfig {
-	var toolsets, on, off []string
+	var toolsets []string
 	for _, ts := range m.Toolsets {
 		toolsets = append(toolsets, ts.Name)
-		if ts.Default == "off" {
-			off = append(off, ts.Name)
-		} else {
-			on = append(on, ts.Name)
-		}
-	}
-	// The setting starts as the toolsets the server turns on by default;
-	// the ones off by default are named, for a person to add.
-	offNote := ""
-	if len(off) > 0 {
-		offNote = " Off unless added here: " + strings.Join(off, ", ") + "."
 	}
 	return []UserConfig{
 		{Key: "audiobookshelf_url", Type: "string", Title: "Audiobookshelf URL",
@@ -75,8 +64,8 @@ func BundleUserConfig(m *Manifest) []UserConfig {
 			Description: "Offer only the tools that read; nothing in your library can be changed.",
 			Env:         "AUDIOBOOKSHELF_READ_ONLY", Default: false},
 		{Key: "toolsets", Type: "string", Title: "Toolsets",
-			Description: "The groups of tools offered, separated by commas; remove those you do not want. All of them: " + strings.Join(toolsets, ", ") + "." + offNote,
-			Env:         "AUDIOBOOKSHELF_TOOLSETS", Default: strings.Join(on, ",")},
+			Description: "The tools listed from the start, separated by commas: default (a few everyday tools; Claude turns the other toolsets on when it needs them), all (every tool), or toolsets among " + strings.Join(toolsets, ", ") + ", with or without default.",
+			Env:         "AUDIOBOOKSHELF_TOOLSETS", Default: "default"},
 		{Key: "timeout_seconds", Type: "number", Title: "Request timeout (seconds)",
 			Description: "How long one request to Audiobookshelf may take before the call fails with a clear error: 1 to 600 seconds.",
 			Env:         "AUDIOBOOKSHELF_TIMEOUT", Default: 30, Min: 1, Max: 600, EnvValue: "%ss"},
@@ -90,50 +79,36 @@ func BundleUserConfig(m *Manifest) []UserConfig {
 }
 
 // bundleLongDescription is the bundle's long description (Markdown), from
-// tools.yaml's counts. The counts are of the toolsets on by default, which
-// is what the bundle offers until a person adds another (its toolsets
-// setting starts as them); the tools of the others are counted apart.
+// tools.yaml's counts: every tool, and the default ones the bundle lists
+// until Claude turns a toolset on (its toolsets setting starts as
+// default).
 func bundleLongDescription(m *Manifest, repo string) string {
-	off := map[string]bool{}
-	var offNames []string
-	for _, ts := range m.Toolsets {
-		if ts.Default == "off" {
-			off[ts.Name] = true
-			offNames = append(offNames, ts.Name)
-		}
-	}
-	read, guarded, total, more, onSets := 0, 0, 0, 0, len(m.Toolsets)-len(offNames)
+	read, guarded, defaults := 0, 0, 0
 	for _, t := range m.Tools {
-		if off[t.Toolset] {
-			more++
-			continue
-		}
-		total++
 		if t.Annotations.ReadOnly != nil && *t.Annotations.ReadOnly {
 			read++
 		}
 		if !t.Guard.None {
 			guarded++
 		}
+		if t.Default {
+			defaults++
+		}
 	}
 	var ts []string
 	for _, t := range m.Toolsets {
 		ts = append(ts, "**"+t.Name+"** ("+strings.TrimSuffix(t.Description, ".")+")")
 	}
-	more1 := ""
-	if more > 0 {
-		more1 = fmt.Sprintf(" %d more in %s, off unless added (%d in all)", more, strings.Join(offNames, ", "), total+more)
-	}
 	return fmt.Sprintf(`Your [Audiobookshelf](https://www.audiobookshelf.org) library in Claude: ask what you are listening to, find books and podcast episodes, set progress and bookmarks, put a series in order in a collection.
 
-- **%d tools** in the %d toolsets on by default, %d that read and %d that write;%s. The toolsets: %s.
-- **Nothing you curated is taken away without you being asked**: %d of the default tools ask you first, in a dialog showing ids and counts, before they take out something that cannot be put back from here.
+- **%d tools** in %d toolsets, %d that read and %d that write. Listed from the start: %d everyday tools and %d that let Claude turn any other toolset on when a request needs it, so a conversation pays only for what it uses. The toolsets: %s.
+- **Nothing you curated is taken away without you being asked**: %d tools ask you first, in a dialog showing ids and counts, before they take out something that cannot be put back from here.
 - Compact answers by default; the raw Audiobookshelf object on request.
 
-You need your Audiobookshelf's URL and an API key (Audiobookshelf 2.26 or newer: Settings → API Keys, made by an admin for your user). Optional: read-only mode, fewer toolsets, the request timeout, a self-signed certificate.
+You need your Audiobookshelf's URL and an API key (Audiobookshelf 2.26 or newer: Settings → API Keys, made by an admin for your user). Optional: read-only mode, the toolsets listed from the start (all: every tool), the request timeout, a self-signed certificate.
 
 Documentation: %s#readme. MIT license.`,
-		total, onSets, read, total-read, more1, strings.Join(ts, "; "), guarded, repo)
+		len(m.Tools), len(m.Toolsets), read, len(m.Tools)-read, defaults, len(m.Discovery), strings.Join(ts, "; "), guarded, repo)
 }
 
 // renderBundleManifest is the MCP Bundle manifest (manifest_version 0.3 of

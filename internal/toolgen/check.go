@@ -370,6 +370,45 @@ func Check(m *Manifest, spec Spec) error {
 			}
 		}
 	}
+	off := map[string]bool{}
+	for _, ts := range m.Toolsets {
+		off[ts.Name] = ts.Default == "off"
+	}
+	defaults := 0
+	for _, t := range m.Tools {
+		if t.Default {
+			defaults++
+			if off[t.Toolset] {
+				fail(t.Name, "default", "its toolset %s is off by default, so it holds no default tool", t.Toolset)
+			}
+		}
+	}
+	if defaults == 0 {
+		errs = append(errs, errors.New("tools.yaml: no tool has default: true; the default tools/list would hold the discovery tools alone"))
+	}
+	for i := range m.Discovery {
+		t := &m.Discovery[i]
+		name := t.Name
+		if !toolNameRE.MatchString(t.Name) {
+			fail("#"+fmt.Sprint(i+1)+" of discovery", "name", "must be snake_case letters and digits")
+		}
+		if seen[t.Name] {
+			fail(name, "name", "declared twice")
+		}
+		seen[t.Name] = true
+		if t.Title == "" || strings.TrimSpace(t.Description) == "" {
+			fail(name, "title, description", "are required")
+		}
+		a := t.Annotations
+		if a.ReadOnly == nil || a.Destructive == nil || a.Idempotent == nil || a.OpenWorld == nil {
+			fail(name, "annotations", "state all four hints explicitly")
+		} else if !*a.ReadOnly && strings.TrimSpace(a.Reason) == "" {
+			fail(name, "annotations.reason", "a write tool must give a one-line reason for its hints")
+		}
+		if t.InputSchema["type"] != "object" {
+			fail(name, "input_schema", "must be a JSON schema of type object")
+		}
+	}
 	return errors.Join(errs...)
 }
 

@@ -35,6 +35,10 @@ type Manifest struct {
 	// tool's own requests.
 	NameRequests NameRequests `yaml:"name_requests"`
 	Tools        []Tool       `yaml:"tools"`
+	// Discovery are the tools through which a model reaches the toolsets
+	// beyond the default ones in the same conversation; internal/app
+	// serves them.
+	Discovery []DiscoveryTool `yaml:"discovery"`
 }
 
 // NameRequests are the requests names add to a call.
@@ -51,20 +55,34 @@ type NameRequests struct {
 	Note   string `yaml:"note"`
 }
 
+// DiscoveryTool is one discovery tool's declaration: what tools/list shows
+// of it. It reads this server's registry and the session, never
+// Audiobookshelf.
+type DiscoveryTool struct {
+	Name        string         `yaml:"name"`
+	Title       string         `yaml:"title"`
+	Description string         `yaml:"description"`
+	Annotations Annotations    `yaml:"annotations"`
+	InputSchema map[string]any `yaml:"input_schema"`
+}
+
 // Toolset is a named group of tools that can be switched on together.
 type Toolset struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
-	// Default is "on" (or absent) or "off": an off toolset is registered
-	// only when AUDIOBOOKSHELF_TOOLSETS names it.
+	// Default is "on" (or absent) or "off": an off toolset holds no tool
+	// of the default set (a tool's `default: true`).
 	Default string `yaml:"default"`
 }
 
 // Tool is one tool's declaration.
 type Tool struct {
-	Name        string      `yaml:"name"`
-	Title       string      `yaml:"title"`
-	Toolset     string      `yaml:"toolset"`
+	Name    string `yaml:"name"`
+	Title   string `yaml:"title"`
+	Toolset string `yaml:"toolset"`
+	// Default puts the tool in the default tools/list (no
+	// AUDIOBOOKSHELF_TOOLSETS, or its "default").
+	Default     bool        `yaml:"default"`
 	Description string      `yaml:"description"`
 	Operations  []string    `yaml:"operations"`
 	Params      []Param     `yaml:"params"`

@@ -38,6 +38,7 @@ tools:
     requests: 1
   - name: update_thing
     title: Update thing
+    default: true
     toolset: things
     operations: [getThing, updateThing]
     description: Rename or reorder a thing.
@@ -143,6 +144,13 @@ func TestRefusals(t *testing.T) {
 		{"guard kind with punctuation", "kind: thing orders", "kind: things, orders", []string{"tool update_thing", "guard.kind", "short plural noun"}},
 		{"instructions without the placeholder", "({guarded}) ask first", "ask first", []string{"server.instructions", "{guarded} 0 times"}},
 		{"instructions missing", `, instructions: "Things. Tools that take out ({guarded}) ask first."}`, "}", []string{"server.instructions is missing"}},
+		{"no default tool", "    title: Update thing\n    default: true\n", "    title: Update thing\n", []string{"no tool has default: true"}},
+		{"default tool in a toolset off by default", "  - {name: things, description: Things.}\n", "  - {name: things, description: Things., default: \"off\"}\n",
+			[]string{"tool update_thing", "default", "off by default"}},
+		{"discovery tool without hints", "tools:\n", "discovery:\n  - {name: list_things, title: List things, description: The things., input_schema: {type: object}, annotations: {readOnly: true}}\ntools:\n",
+			[]string{"tool list_things", "annotations", "all four hints"}},
+		{"discovery tool named as a tool", "tools:\n", "discovery:\n  - {name: get_thing, title: Get, description: Again., input_schema: {type: object}, annotations: {readOnly: true, destructive: false, idempotent: true, openWorld: false}}\ntools:\n",
+			[]string{"tool get_thing", "declared twice"}},
 		{"per without a note", "{count: 1, max: 2, per_item: book_ids, note: A new order reads the thing first.}", "{count: 1, per: 1 per book}", []string{"tool update_thing", "requests.note", "needs a note"}},
 	}
 	for _, c := range cases {
@@ -276,7 +284,7 @@ func TestRenderedPermission(t *testing.T) {
 	for file, want := range map[string]string{
 		ToolsDocFile: "Needs Audiobookshelf's `delete` permission (`canDelete`): Things are shared. A user without it is refused",
 		GuardDocFile: "`delete` (`canDelete`) for `update_thing`.",
-		PermsDocFile: "| without `delete` (`canDelete`) | 1: `update_thing` | — |",
+		PermsDocFile: "| without `delete` (`canDelete`) | 1: `update_thing` |\n",
 	} {
 		if !strings.Contains(string(files[file]), want) {
 			t.Errorf("%s lacks %q:\n%s", file, want, files[file])

@@ -1,0 +1,452 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+)
+
+// The discovery tools (tools.yaml's discovery:, registry.Discovery).
+const (
+	listToolsetsTool  = "list_toolsets"
+	enableToolsetTool = "enable_toolset"
+	callToolTool      = "call_tool"
+)
+
+// toolsets is what each session lists and may call. Every tool that
+// read-only mode allows is registered with go-sdk, of every toolset; a
+// session lists and calls those it starts with (the configured ones:
+// AUDIOBOOKSHELF_TOOLSETS, or the default tools) and those of the
+// toolsets it turned on with enable_toolset, and call_tool runs the same
+// handler a direct call runs (wrap: the setup check, the person, the
+// argument decoding, the permission, the guard, the error edge and the
+// budget).
+//
+// What a session turned on is held for that session alone and dropped
+// when it ends: over stdio the one session, over HTTP each MCP session.
+// A request without a session (--stateless, or revision 2026-07-28) keeps
+// nothing: enable_toolset answers with the toolset's definitions and says
+// so, and call_tool runs any tool of any toolset.
+type toolsets struct {
+	start     map[string]bool          // the tools every session starts with
+	tools     map[string]registry.Tool // every registered tool, by name
+	handlers  map[string]mcp.ToolHandler
+	discovery bool // false: every toolset is on from the start
+	logger    *slog.Logger
+
+	mu      sync.Mutex
+	enabled map[*mcp.ServerSession]map[string]bool // toolset names
+}
+
+// newToolsets builds the sessions' view over the registrable tools and
+// those listed from the start.
+func newToolsets(registrable, start []registry.Tool, deps *kit.Deps, logger *slog.Logger) *toolsets {
+	v := &toolsets{start: map[string]bool{}, tools: map[string]registry.Tool{}, handlers: map[string]mcp.ToolHandler{},
+		logger: logger, enabled: map[*mcp.ServerSession]map[string]bool{}}
+	for _, t := range start {
+		v.start[t.Name] = true
+	}
+	for _, t := range registrable {
+		v.tools[t.Name] = t
+		v.handlers[t.Name] = wrap(t, deps, logger)
+		if !v.start[t.Name] {
+			v.discovery = true
+		}
+	}
+	return v
+}
+
+// sessionOf is the request's session, and whether it lasts beyond the
+// request: a request over HTTP whose session has no id is served without
+// one (stateless), and keeps nothing.
+func sessionOf(req mcp.Request) (ss *mcp.ServerSession, lasting bool) {
+	ss, _ = req.GetSession().(*mcp.ServerSession)
+	if ss == nil {
+		return nil, false
+	}
+	if extra := req.GetExtra(); extra != nil && extra.Header != nil && ss.ID() == "" {
+		return ss, false
+	}
+	return ss, true
+}
+
+// listed reports whether a session lists the tool name.
+func (v *toolsets) listed(ss *mcp.ServerSession, name string) bool {
+	if v.start[name] {
+		return true
+	}
+	if isDiscovery(name) {
+		return v.discovery
+	}
+	t, ok := v.tools[name]
+	if !ok {
+		return false
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.enabled[ss][t.Toolset]
+}
+
+// held is how many sessions have a toolset turned on (tests).
+func (v *toolsets) held() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.enabled)
+}
+
+func isDiscovery(name string) bool {
+	return slices.ContainsFunc(registry.Discovery, func(t *mcp.Tool) bool { return t.Name == name })
+}
+
+// middleware lists what the session lists, and refuses a direct call of a
+// registered tool the session does not list yet, naming the toolset that
+// holds it.
+func (v *toolsets) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/call":
+			p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
+			if !ok || p == nil {
+				break
+			}
+			ss, lasting := sessionOf(req)
+			if t, known := v.tools[p.Name]; known && !v.listed(ss, p.Name) {
+				how := fmt.Sprintf("enable_toolset with toolset %q turns it on in this conversation", t.Toolset)
+				if !lasting {
+					how = "this server keeps no session, so call it through call_tool"
+				}
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+					Message: fmt.Sprintf("tool %q is in toolset %s, which is off here: %s", p.Name, t.Toolset, how)}
+			}
+		case "tools/list":
+			res, err := next(ctx, method, req)
+			lr, ok := res.(*mcp.ListToolsResult)
+			if err != nil || !ok {
+				return res, err
+			}
+			ss, _ := sessionOf(req)
+			out := *lr
+			out.Tools = slices.DeleteFunc(slices.Clone(lr.Tools), func(t *mcp.Tool) bool { return !v.listed(ss, t.Name) })
+			return &out, nil
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// register adds the discovery tools to s, unless every toolset is on.
+func (v *toolsets) register(s *mcp.Server, deps *kit.Deps) {
+	if !v.discovery {
+		return
+	}
+	handlers := map[string]mcp.ToolHandler{
+		listToolsetsTool:  v.listToolsets,
+		enableToolsetTool: v.enableToolset,
+		callToolTool:      v.callTool,
+	}
+	for _, d := range registry.Discovery {
+		held := *d
+		held.InputSchema = registrationSchema
+		h := handlers[d.Name]
+		shape := kit.ShapeOf(d.Name, d.Annotations.ReadOnlyHint, d.InputSchema)
+		s.AddTool(&held, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := h(ctx, req)
+			if err != nil {
+				res = kit.Result(err)
+			}
+			if d.Name == callToolTool {
+				return res, nil // the tool it ran held its answer to the budget
+			}
+			return kit.Budget(res, deps.MaxChars(), shape, req.Params.Arguments), nil
+		})
+	}
+}
+
+// mayUse reports whether the person of the call (per person) has what the
+// tool needs; with one key for everyone the handler checks it.
+func mayUse(req *mcp.CallToolRequest, t registry.Tool) bool {
+	p := personOf(req.Extra)
+	return p == nil || p.Has(t.Permission)
+}
+
+// decodeArgs decodes a discovery tool's arguments strictly.
+func decodeArgs(raw json.RawMessage, into any) error {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		return kit.ArgumentError(fmt.Errorf("arguments: %v", err))
+	}
+	return nil
+}
+
+// purpose is the first sentence of a description.
+func purpose(desc string) string {
+	if i := strings.Index(desc, ". "); i > 0 {
+		return desc[:i+1]
+	}
+	return desc
+}
+
+type toolsetEntry struct {
+	Name        string      `json:"name"`
+	State       string      `json:"state"`
+	Description string      `json:"description"`
+	Tools       []toolEntry `json:"tools"`
+	LeftOut     string      `json:"left_out,omitempty"`
+}
+
+type toolEntry struct {
+	Name    string `json:"name"`
+	Purpose string `json:"purpose"`
+}
+
+// toolsetTools are the tools of a toolset this call may use, in the
+// manifest's order, and how many read-only mode or the person's
+// permissions leave out.
+func (v *toolsets) toolsetTools(req *mcp.CallToolRequest, toolset string) (tools []registry.Tool, readOnlyOut, permissionOut int) {
+	for _, t := range registry.All {
+		if t.Toolset != toolset {
+			continue
+		}
+		switch t2, ok := v.tools[t.Name]; {
+		case !ok:
+			readOnlyOut++
+		case !mayUse(req, t2):
+			permissionOut++
+		default:
+			tools = append(tools, t2)
+		}
+	}
+	return tools, readOnlyOut, permissionOut
+}
+
+func leftOut(readOnlyOut, permissionOut int) string {
+	var s []string
+	if readOnlyOut > 0 {
+		s = append(s, fmt.Sprintf("%d tool(s) that change Audiobookshelf: this server is read-only (AUDIOBOOKSHELF_READ_ONLY)", readOnlyOut))
+	}
+	if permissionOut > 0 {
+		s = append(s, fmt.Sprintf("%d tool(s) that need a permission your Audiobookshelf user lacks", permissionOut))
+	}
+	return strings.Join(s, "; ")
+}
+
+func (v *toolsets) listToolsets(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var a struct{}
+	if err := decodeArgs(req.Params.Arguments, &a); err != nil {
+		return nil, err
+	}
+	ss, lasting := sessionOf(req)
+	var out []toolsetEntry
+	for _, ts := range registry.Toolsets {
+		tools, ro, pm := v.toolsetTools(req, ts.Name)
+		e := toolsetEntry{Name: ts.Name, Description: ts.Description, LeftOut: leftOut(ro, pm)}
+		on := 0
+		for _, t := range tools {
+			e.Tools = append(e.Tools, toolEntry{Name: t.Name, Purpose: purpose(t.Definition.Description)})
+			if v.listed(ss, t.Name) {
+				on++
+			}
+		}
+		switch {
+		case on == 0:
+			e.State = "off"
+		case on == len(tools):
+			e.State = "on"
+		default:
+			e.State = "partly on (the default tools)"
+		}
+		out = append(out, e)
+	}
+	how := "enable_toolset turns a toolset on in this conversation; a client that does not reload its tool list then runs its tools with call_tool."
+	if !lasting {
+		how = "This server keeps no session: run any tool of any toolset with call_tool (enable_toolset gives its tools' arguments)."
+	}
+	return kit.JSONResult(map[string]any{"toolsets": out, "next": how})
+}
+
+func (v *toolsets) enableToolset(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var a struct {
+		Toolset *string `json:"toolset"`
+	}
+	if err := decodeArgs(req.Params.Arguments, &a); err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, ts := range registry.Toolsets {
+		names = append(names, ts.Name)
+	}
+	if a.Toolset == nil || !slices.Contains(names, *a.Toolset) {
+		got := "is missing"
+		if a.Toolset != nil {
+			got = fmt.Sprintf("%q is not a toolset", clipUTF8(*a.Toolset, 64))
+		}
+		return nil, kit.ArgumentError(fmt.Errorf("toolset: %s; one of %s (list_toolsets)", got, strings.Join(names, ", ")))
+	}
+	name := *a.Toolset
+	tools, ro, pm := v.toolsetTools(req, name)
+	defs := make([]*mcp.Tool, 0, len(tools))
+	for _, t := range tools {
+		defs = append(defs, &mcp.Tool{Name: t.Name, Description: t.Definition.Description, InputSchema: t.Definition.InputSchema})
+	}
+	ss, lasting := sessionOf(req)
+	answer := map[string]any{"toolset": name, "tools": defs}
+	if lo := leftOut(ro, pm); lo != "" {
+		answer["left_out"] = lo
+	}
+	switch {
+	case !lasting:
+		answer["note"] = "This server keeps no session, so nothing stays turned on: run these tools with call_tool {name, arguments}."
+	case len(tools) == 0:
+		answer["note"] = "None of its tools can be used here."
+	case !slices.ContainsFunc(tools, func(t registry.Tool) bool { return !v.listed(ss, t.Name) }):
+		answer["note"] = "Already on in this conversation. If these tools do not appear in your tool list, run them with call_tool {name, arguments}."
+	default:
+		if v.enable(ss, name) {
+			answer["note"] = "On in this conversation. If these tools do not appear in your tool list, run them with call_tool {name, arguments}."
+			v.notifyListChanged(ctx, ss)
+		} else {
+			answer["note"] = "Already on in this conversation. If these tools do not appear in your tool list, run them with call_tool {name, arguments}."
+		}
+	}
+	return kit.JSONResult(answer)
+}
+
+// enable turns a toolset on for ss; false when it was on. The first
+// toolset a session turns on starts a watch that drops its set when the
+// session ends.
+func (v *toolsets) enable(ss *mcp.ServerSession, toolset string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	set, ok := v.enabled[ss]
+	if !ok {
+		set = map[string]bool{}
+		v.enabled[ss] = set
+		go func() {
+			_ = ss.Wait()
+			v.mu.Lock()
+			delete(v.enabled, ss)
+			v.mu.Unlock()
+		}()
+	}
+	if set[toolset] {
+		return false
+	}
+	set[toolset] = true
+	return true
+}
+
+func (v *toolsets) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var a struct {
+		Name      *string         `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := decodeArgs(req.Params.Arguments, &a); err != nil {
+		return nil, err
+	}
+	if a.Name == nil || *a.Name == "" {
+		return nil, kit.ArgumentError(fmt.Errorf("name: is missing; give a tool's name (list_toolsets lists them)"))
+	}
+	name := clipUTF8(*a.Name, maxToolName)
+	if isDiscovery(name) {
+		return nil, kit.ArgumentError(fmt.Errorf("name: %s is called directly, not through call_tool", name))
+	}
+	t, ok := v.tools[name]
+	if !ok {
+		if slices.ContainsFunc(registry.All, func(t registry.Tool) bool { return t.Name == name }) {
+			return nil, kit.Errorf(kit.Unchanged, "%s changes Audiobookshelf, and this server is read-only (AUDIOBOOKSHELF_READ_ONLY=true): it is not offered.", name)
+		}
+		return nil, kit.ArgumentError(fmt.Errorf("name: %q is not a tool of this server (list_toolsets lists them)", name))
+	}
+	ss, lasting := sessionOf(req)
+	if lasting && !v.listed(ss, name) {
+		return nil, kit.Errorf(kit.Unchanged, "%s is in toolset %s, which is off in this conversation: call enable_toolset with toolset %q first.", name, t.Toolset, t.Toolset)
+	}
+	args := a.Arguments
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		args = json.RawMessage("{}")
+	}
+	inner := &mcp.CallToolRequest{Session: req.Session, Extra: req.Extra, Params: &mcp.CallToolParamsRaw{
+		Meta: req.Params.Meta, Name: name, Arguments: args,
+		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState,
+	}}
+	return v.handlers[name](ctx, inner)
+}
+
+// listChangedKey marks the progress notification that notifyListChanged
+// sends, for sendListChanged to turn into notifications/tools/list_changed.
+type listChangedKey struct{}
+
+// notifyListChanged tells one session that its tool list changed. go-sdk
+// sends notifications/tools/list_changed only to every session at once
+// (when a tool is added to the server), so the notification goes out
+// through the session's own send path, as sendListChanged rewrites it.
+// It travels with the enable_toolset call (on its stream, over HTTP), so
+// the client has it before the call's answer.
+//
+// A session of 2026-07-28 or newer is not told: that revision delivers
+// list changes only on a subscriptions/listen stream; its next tools/list
+// shows the toolset.
+func (v *toolsets) notifyListChanged(ctx context.Context, ss *mcp.ServerSession) {
+	if p := ss.InitializeParams(); p != nil && p.ProtocolVersion >= statelessOnly {
+		return
+	}
+	if err := ss.NotifyProgress(context.WithValue(ctx, listChangedKey{}, true), &mcp.ProgressNotificationParams{}); err != nil {
+		v.logger.Warn("could not send notifications/tools/list_changed", "error", err)
+	}
+}
+
+// sendListChanged is a sending middleware: it turns notifyListChanged's
+// marked notification into notifications/tools/list_changed, and drops
+// the ones go-sdk sends itself when the tools are registered at start (the
+// list a session sees does not change then).
+func sendListChanged(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "notifications/tools/list_changed":
+			return nil, nil
+		case "notifications/progress":
+			if ctx.Value(listChangedKey{}) != nil {
+				ss, _ := req.GetSession().(*mcp.ServerSession)
+				return next(ctx, "notifications/tools/list_changed", &mcp.ServerRequest[*mcp.ToolListChangedParams]{Session: ss, Params: &mcp.ToolListChangedParams{}})
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// Discovers reports whether tools/list holds the discovery tools with
+// these settings: some tool that read-only mode allows is not listed from
+// the start.
+func Discovers(readOnly bool, toolsets []string) bool {
+	return len(Select(readOnly, toolsets)) < len(Select(readOnly, config.AllToolsets()))
+}
+
+// Listed are the names tools/list starts with, with these settings: the
+// selected tools and, when some are left, the discovery tools.
+func Listed(readOnly bool, toolsets []string) []string {
+	var out []string
+	for _, t := range Select(readOnly, toolsets) {
+		out = append(out, t.Name)
+	}
+	if Discovers(readOnly, toolsets) {
+		for _, d := range registry.Discovery {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}

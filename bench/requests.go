@@ -84,7 +84,7 @@ func Requests(s Sample) []Request {
 		{"T1", "what am I listening to, and how far am I", []Step{
 			{"list_items_in_progress", fixed(map[string]any{})}}},
 		{"T2", "put the books of a series in order into a new collection", []Step{
-			{"search_library", fixed(map[string]any{"query": s.Series})},
+			{"search_library", fixed(map[string]any{"q": s.Series})},
 			{"create_collection", func(prev []any) (map[string]any, error) {
 				ids, err := seriesBookIDs(prev[0], s.Series)
 				if err != nil {
@@ -101,12 +101,12 @@ func Requests(s Sample) []Request {
 				if err != nil {
 					return nil, err
 				}
-				return map[string]any{"library_id": library, "query": name}, nil
+				return map[string]any{"library_id": library, "q": name}, nil
 			}}}},
 		{"T5", "how much did I listen this year", []Step{
 			{"get_year_stats", fixed(map[string]any{"year": s.Year})}}},
 		{"T6", "books by an author (by name)", []Step{
-			{"get_author", fixed(map[string]any{"author_id": s.Author, "include_items": true})}}},
+			{"search_library", fixed(map[string]any{"q": s.Author})}}},
 		{"T7", "podcast episodes I haven't heard", []Step{
 			{"list_recent_episodes", fixed(map[string]any{})}}},
 		{"T8", "a bookmark 12 minutes into a book (by title), with a note", []Step{

@@ -58,7 +58,7 @@ for (const transport of ["stdio", "http", "http-stateless"]) {
         assert.ok(!on.isError, text(on));
         const answer = JSON.parse(text(on));
         const def = answer.tools.find((t) => t.name === "get_playlist");
-        assert.ok(def?.inputSchema?.properties?.playlist_id, text(on));
+        assert.ok(def?.args?.playlist_id, text(on));
 
         if (lasting) {
           if (protocol < "2026-07-28") {

@@ -187,8 +187,8 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "search_library",
 			Title:       "Search library",
-			Description: "Search a library by text across titles, authors, series, narrators, tags, genres.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit if only one."},"q":{"type":"string","minLength":1,"maxLength":500,"description":"Search text."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":12,"description":"Results per kind, at most 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["q"],"additionalProperties":false}`),
+			Description: "Search a library by text across titles, authors, series, narrators, tags, genres; series hits with their books in order, authors with their books.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit for the only book library."},"q":{"type":"string","minLength":1,"maxLength":500,"description":"Search text."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":12,"description":"Results per kind, at most 100."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"required":["q"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: searchLibrary,
@@ -406,6 +406,7 @@ var All = []Tool{
 	},
 	{
 		Name: "get_year_stats", Title: "Get year in review", Toolset: "me",
+		Default:  true,
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getYearStats"},
 		NeedsAuth:  true,
@@ -1052,7 +1053,7 @@ var Discovery = []*mcp.Tool{
 	{
 		Name:        "enable_toolset",
 		Title:       "Enable toolset",
-		Description: "Turn a toolset on for this conversation; answers with its tools' definitions. A client that does not reload its tool list runs them through call_tool.",
+		Description: "Turn a toolset on for this conversation; answers with its tools and their arguments. A client that does not reload its tool list runs them through call_tool.",
 		InputSchema: json.RawMessage(`{"additionalProperties":false,"properties":{"toolset":{"description":"Its name (list_toolsets).","type":"string"}},"required":["toolset"],"type":"object"}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	},
@@ -1140,7 +1141,7 @@ func listLibraryItems(d *kit.Deps) kit.Handler {
 func searchLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+			kit.NameArg{Param: "library_id", Kind: "any_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}

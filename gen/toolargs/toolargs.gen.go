@@ -112,7 +112,7 @@ func DecodeListLibraryItems(raw json.RawMessage) (ListLibraryItems, error) {
 
 // SearchLibrary holds the arguments of search_library.
 type SearchLibrary struct {
-	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
+	LibraryID string `json:"library_id"` // Library id or name; omit for the only book library.
 	Q         string `json:"q"`          // Search text.
 	Limit     int64  `json:"limit"`      // Results per kind, at most 100.
 	Detail    string `json:"detail"`     // full: the raw object.

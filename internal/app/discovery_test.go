@@ -125,7 +125,8 @@ func TestEnableToolsetInOneSession(t *testing.T) {
 	}
 
 	res = apptest.CallOn(t, cs, "enable_toolset", map[string]any{"toolset": "playlists"})
-	if res.IsError || !strings.Contains(apptest.Text(res), `"name":"delete_playlist"`) || !strings.Contains(apptest.Text(res), `"inputSchema"`) {
+	if res.IsError || !strings.Contains(apptest.Text(res), `"name":"delete_playlist"`) || !strings.Contains(apptest.Text(res), `"args":{"confirm_token?":`) ||
+		!strings.Contains(apptest.Text(res), `"items":"array of {episode_id?, library_item_id}`) {
 		t.Fatalf("enable_toolset: %s", apptest.Text(res))
 	}
 	select {

@@ -299,9 +299,14 @@ func (v *toolsets) enableToolset(ctx context.Context, req *mcp.CallToolRequest) 
 	}
 	name := *a.Toolset
 	tools, ro, pm := v.toolsetTools(req, name)
-	defs := make([]*mcp.Tool, 0, len(tools))
+	type def struct {
+		Name        string            `json:"name"`
+		Description string            `json:"description"`
+		Args        map[string]string `json:"args"`
+	}
+	defs := make([]def, 0, len(tools))
 	for _, t := range tools {
-		defs = append(defs, &mcp.Tool{Name: t.Name, Description: t.Definition.Description, InputSchema: t.Definition.InputSchema})
+		defs = append(defs, def{t.Name, t.Definition.Description, argSummary(t.Definition.InputSchema)})
 	}
 	ss, lasting := sessionOf(req)
 	answer := map[string]any{"toolset": name, "tools": defs}
@@ -324,6 +329,111 @@ func (v *toolsets) enableToolset(ctx context.Context, req *mcp.CallToolRequest) 
 		}
 	}
 	return kit.JSONResult(answer)
+}
+
+// argSummary is a tool's input schema as a model needs it to call the tool
+// through call_tool, in a few tokens: each argument (a "?" after an
+// optional one's name) with its type, allowed values or range, default and
+// description. The argument checks say the rest when a call is refused.
+func argSummary(schema any) map[string]string {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return nil
+	}
+	type prop struct {
+		Type        any      `json:"type"`
+		Enum        []any    `json:"enum"`
+		Minimum     *float64 `json:"minimum"`
+		Maximum     *float64 `json:"maximum"`
+		MinLength   *int     `json:"minLength"`
+		MaxLength   *int     `json:"maxLength"`
+		MinItems    *int     `json:"minItems"`
+		MaxItems    *int     `json:"maxItems"`
+		Default     any      `json:"default"`
+		Description string   `json:"description"`
+		Items       *struct {
+			Type       any                        `json:"type"`
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		} `json:"items"`
+	}
+	var sc struct {
+		Properties map[string]prop `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if json.Unmarshal(b, &sc) != nil {
+		return nil
+	}
+	out := make(map[string]string, len(sc.Properties))
+	for name, p := range sc.Properties {
+		var w strings.Builder
+		typ := fmt.Sprint(p.Type)
+		if p.Type == nil {
+			typ = "any"
+		}
+		if p.Items != nil {
+			typ = fmt.Sprintf("array of %v", p.Items.Type)
+			if len(p.Items.Properties) > 0 { // an object's fields, "?" after an optional one
+				fields := make([]string, 0, len(p.Items.Properties))
+				for f := range p.Items.Properties {
+					if !slices.Contains(p.Items.Required, f) {
+						f += "?"
+					}
+					fields = append(fields, f)
+				}
+				slices.Sort(fields)
+				typ = "array of {" + strings.Join(fields, ", ") + "}"
+			}
+		}
+		w.WriteString(typ)
+		if len(p.Enum) > 0 {
+			vals := make([]string, len(p.Enum))
+			for i, e := range p.Enum {
+				vals[i] = fmt.Sprint(e)
+			}
+			w.WriteString(" " + strings.Join(vals, "|"))
+		}
+		span := func(what string, lo, hi any) {
+			if lo != nil || hi != nil {
+				fmt.Fprintf(&w, " %s%s..%s", what, orEmpty(lo), orEmpty(hi))
+			}
+		}
+		if p.Minimum != nil || p.Maximum != nil {
+			span("", ptrVal(p.Minimum), ptrVal(p.Maximum))
+		}
+		if p.MinLength != nil || p.MaxLength != nil {
+			span("length ", ptrVal(p.MinLength), ptrVal(p.MaxLength))
+		}
+		if p.MinItems != nil || p.MaxItems != nil {
+			span("items ", ptrVal(p.MinItems), ptrVal(p.MaxItems))
+		}
+		if p.Default != nil {
+			fmt.Fprintf(&w, " = %v", p.Default)
+		}
+		if p.Description != "" {
+			w.WriteString(": " + p.Description)
+		}
+		key := name
+		if !slices.Contains(sc.Required, name) {
+			key += "?"
+		}
+		out[key] = w.String()
+	}
+	return out
+}
+
+func ptrVal[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func orEmpty(v any) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
 }
 
 // enable turns a toolset on for ss; false when it was on. The first

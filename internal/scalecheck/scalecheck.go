@@ -109,6 +109,10 @@ func widest(t Targets) map[string][]map[string]any {
 		"get_podcast_feed":       {{"feed_url": t.Feed}},
 		"check_new_episodes":     {{"library_item_id": t.Podcast}},
 		"list_podcast_downloads": {{"library_id": t.PodcastLibrary, "library_item_id": t.Podcast}},
+		// listening toolset
+		"what_next":               {{}, {"library_id": t.BookLibrary}},
+		"get_series_progress":     {{}, {"series_id": t.Series}},
+		"get_listening_by_period": {{"from": fmt.Sprintf("%d-01-01", t.Year), "to": fmt.Sprintf("%d-12-31", t.Year), "by": "day"}},
 	}
 }
 

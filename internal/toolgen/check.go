@@ -91,7 +91,7 @@ var toolsetNameRE = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
 // nameKinds are the kinds of names (kit.NameKinds) a parameter's names:
 // may give.
 var nameKinds = map[string]bool{"item": true, "podcast": true, "series": true, "author": true,
-	"library": true, "book_library": true, "podcast_library": true, "collection": true, "playlist": true}
+	"library": true, "any_library": true, "book_library": true, "podcast_library": true, "collection": true, "playlist": true}
 
 var sharedPackages = map[string]bool{"kit": true, "absdata": true, "compact": true}
 
@@ -194,7 +194,7 @@ func Check(m *Manifest, spec Spec) error {
 			params[p.Name] = p
 			if p.Names != "" {
 				if !nameKinds[p.Names] {
-					fail(name, field+".names", "%q is not one of item, podcast, series, author, library, book_library, podcast_library, collection, playlist", p.Names)
+					fail(name, field+".names", "%q is not one of item, podcast, series, author, library, any_library, book_library, podcast_library, collection, playlist", p.Names)
 				}
 				if p.Type != "id" && p.Type != "id_list" && p.Type != "playlist_items" {
 					fail(name, field+".names", "only an id, id_list or playlist_items parameter takes names, not a %s", p.Type)

@@ -214,7 +214,8 @@ type Param struct {
 	MaxItems  int      `yaml:"max_items"`
 	// Names is what a title or a name given in place of the id stands
 	// for (kit.NameKinds: item, podcast, series, author, library,
-	// book_library, podcast_library, collection, playlist): the generated
+	// any_library (left out: the one book library), book_library,
+	// podcast_library, collection, playlist): the generated
 	// handler turns it into the id before decoding (kit.Deps.ResolveNames).
 	// A required library parameter with names may be left out when the
 	// user has one library of the kind: the schema does not require it.
@@ -225,7 +226,7 @@ type Param struct {
 // out (the user's one library of the kind is used), so the schema does
 // not require it; the decoder still does, after the handler filled it.
 func (p *Param) Omittable() bool {
-	return p.Required && (p.Names == "library" || p.Names == "book_library" || p.Names == "podcast_library")
+	return p.Required && (p.Names == "library" || p.Names == "any_library" || p.Names == "book_library" || p.Names == "podcast_library")
 }
 
 // Annotations are the four hints, each of which must be stated.

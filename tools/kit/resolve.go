@@ -25,6 +25,7 @@ const (
 	NameSeries         NameKind = "series"          // a series, by name
 	NameAuthor         NameKind = "author"          // an author, by name
 	NameLibrary        NameKind = "library"         // a library, by name
+	NameAnyLibrary     NameKind = "any_library"     // a library of either kind, by name; left out, the user's one book library
 	NameBookLibrary    NameKind = "book_library"    // a library of books, by name
 	NamePodcastLibrary NameKind = "podcast_library" // a library of podcasts, by name
 	NameCollection     NameKind = "collection"      // a collection, by name
@@ -32,7 +33,7 @@ const (
 )
 
 // NameKinds are the kinds tools.yaml may give.
-var NameKinds = []NameKind{NameItem, NamePodcast, NameSeries, NameAuthor, NameLibrary, NameBookLibrary, NamePodcastLibrary, NameCollection, NamePlaylist}
+var NameKinds = []NameKind{NameItem, NamePodcast, NameSeries, NameAuthor, NameLibrary, NameAnyLibrary, NameBookLibrary, NamePodcastLibrary, NameCollection, NamePlaylist}
 
 // NameArg is one argument of a tool that takes a title or a name where it
 // takes an id.
@@ -201,7 +202,7 @@ func countNames(a NameArg, v json.RawMessage) int {
 }
 
 func (k NameKind) isLibrary() bool {
-	return k == NameLibrary || k == NameBookLibrary || k == NamePodcastLibrary
+	return k == NameLibrary || k == NameAnyLibrary || k == NameBookLibrary || k == NamePodcastLibrary
 }
 
 // noun is what a kind is called in an error.
@@ -211,6 +212,8 @@ func (k NameKind) noun() string {
 		return "item"
 	case NamePodcast:
 		return "podcast"
+	case NameAnyLibrary:
+		return "library"
 	case NameBookLibrary:
 		return "book library"
 	case NamePodcastLibrary:
@@ -476,6 +479,9 @@ func (r *resolver) onlyLibrary(a NameArg) (string, error) {
 	libs, err := r.libraries()
 	if err != nil {
 		return "", err
+	}
+	if a.Kind == NameAnyLibrary { // left out, it stands for books
+		a.Kind = NameBookLibrary
 	}
 	var fit []absdata.Library
 	for _, l := range libs {

@@ -15,8 +15,13 @@ import (
 )
 
 // orderedSeries is how many series hits of a search get their books in
-// series order.
-const orderedSeries = 3
+// series order, and authorsWithBooks how many author hits get their books
+// (the first authorBooks of each, by title).
+const (
+	orderedSeries    = 3
+	authorsWithBooks = 3
+	authorBooks      = 25
+)
 
 // SearchLibrary is search_library.
 func SearchLibrary(ctx context.Context, d *kit.Deps, a toolargs.SearchLibrary) (*mcp.CallToolResult, error) {
@@ -78,16 +83,27 @@ func SearchLibrary(ctx context.Context, d *kit.Deps, a toolargs.SearchLibrary) (
 		out["series"] = series
 	}
 	if len(v.Authors) > 0 {
-		// Audiobookshelf's own three fields, as they were named there.
+		// Audiobookshelf's own three fields, as they were named there; the
+		// first authorsWithBooks hits with their books (the library's items
+		// filtered to each author, by title, all at the same time).
 		type author struct {
-			ID       string `json:"id"`
-			Name     string `json:"name"`
-			NumBooks int    `json:"numBooks"`
+			ID        string       `json:"id"`
+			Name      string       `json:"name"`
+			NumBooks  int          `json:"numBooks"`
+			Books     []seriesBook `json:"books,omitempty"`
+			BooksMore int          `json:"books_more,omitempty"`
 		}
 		authors := make([]author, 0, len(v.Authors))
 		for _, au := range v.Authors {
-			authors = append(authors, author{au.ID, au.Name, au.NumBooks})
+			authors = append(authors, author{ID: au.ID, Name: au.Name, NumBooks: au.NumBooks})
 		}
+		kit.EachLimit(min(len(authors), authorsWithBooks), authorsWithBooks, func(i int) {
+			books, total, err := filteredBooks(ctx, d, a.LibraryID, "authors", authors[i].ID, "title", authorBooks)
+			if err != nil {
+				return // the author as Audiobookshelf sent it
+			}
+			authors[i].Books, authors[i].BooksMore = books, max(total-len(books), 0)
+		})
 		out["authors"] = authors
 	}
 	if len(v.Narrators) > 0 {

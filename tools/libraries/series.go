@@ -138,11 +138,23 @@ type seriesBook struct {
 // (the library's items filtered to it, sorted by sequence), and how many
 // it has.
 func seriesBooks(ctx context.Context, d *kit.Deps, libraryID, seriesID string, limit int) ([]seriesBook, int, error) {
-	filter, err := EncodeFilter("series", &seriesID)
+	return filteredBooks(ctx, d, libraryID, "series", seriesID, "sequence", limit)
+}
+
+// filteredBooks reads the first limit books of a library that a filter of
+// the group ("series", "authors") and id holds, in the sort given (a key of
+// itemSorts), and how many it holds. Sequence is the book's place in the
+// series when the group is series.
+func filteredBooks(ctx context.Context, d *kit.Deps, libraryID, group, id, sort string, limit int) ([]seriesBook, int, error) {
+	seriesID := ""
+	if group == "series" {
+		seriesID = id
+	}
+	filter, err := EncodeFilter(group, &id)
 	if err != nil {
 		return nil, 0, err
 	}
-	params := &abs.ListLibraryItemsParams{Limit: kit.Ptr(limit), Page: kit.Ptr(0), Sort: kit.Ptr(itemSorts["sequence"]), Filter: &filter,
+	params := &abs.ListLibraryItemsParams{Limit: kit.Ptr(limit), Page: kit.Ptr(0), Sort: kit.Ptr(itemSorts[sort]), Filter: &filter,
 		Minified: kit.Ptr(abs.ListLibraryItemsParamsMinifiedN1)}
 	body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListLibraryItems(ctx, libraryID, params)
@@ -160,7 +172,7 @@ func seriesBooks(ctx context.Context, d *kit.Deps, libraryID, seriesID string, l
 		it := &rows[i]
 		b := seriesBook{ID: it.ID, Title: it.Media.Metadata.Title.Value}
 		for _, sr := range it.Media.Metadata.Series {
-			if sr.ID == seriesID || len(it.Media.Metadata.Series) == 1 {
+			if seriesID != "" && (sr.ID == seriesID || len(it.Media.Metadata.Series) == 1) {
 				b.Sequence = sr.Sequence.Value
 			}
 		}

@@ -89,7 +89,7 @@ func messyBooks() []messyBook {
 		// People: an author under three spellings each (Sanderson above
 		// and here; Tolkien with initials three ways), an accent; a
 		// narrator under two spellings twice ("Last, First" and a full stop;
-	// case). Near misses:
+		// case). Near misses:
 		// "J. Smith" beside John and Jane Smith (the initials fit two).
 		{key: "tolkien-1", title: "The Hobbit", authors: []string{"J. R. R. Tolkien"}},
 		{key: "tolkien-2", title: "The Fellowship of the Ring", authors: []string{"J.R.R. Tolkien"}},

@@ -438,7 +438,12 @@ func offText() string {
 	if off == "" {
 		return ""
 	}
-	return off + " is off unless named: AUDIOBOOKSHELF_TOOLSETS=default," + strings.ReplaceAll(off, ", ", ",") + " adds it to the default ones."
+	names := strings.Split(off, ", ")
+	if len(names) == 1 {
+		return off + " is off unless named: AUDIOBOOKSHELF_TOOLSETS=default," + off + " adds it to the default ones."
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return list + " are off unless named: AUDIOBOOKSHELF_TOOLSETS=default," + names[0] + " adds " + names[0] + " to the default ones."
 }
 
 func clip(s string) string {

@@ -36,9 +36,10 @@ type Finding struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// answer is every audit's answer: its findings, paged, with a count of
-// each kind it checks (0 for a kind with none) and what it read.
-func answer(d *kit.Deps, kinds []string, findings []Finding, p kit.Paging, read string) (*mcp.CallToolResult, error) {
+// tally sorts an audit's findings (by kind in the order of kinds, then
+// by their ids or names) and counts each kind it checks (0 for a kind
+// with none): every audit answers them through kit.Page with the counts.
+func tally(kinds []string, findings []Finding) map[string]int {
 	counts := map[string]int{}
 	for _, k := range kinds {
 		counts[k] = 0
@@ -52,7 +53,7 @@ func answer(d *kit.Deps, kinds []string, findings []Finding, p kit.Paging, read 
 		}
 		return key(findings[i]) < key(findings[j])
 	})
-	return kit.Page(d, "findings", p, findings, nil, kit.AsIs, kit.Extra("counts", counts), kit.Extra("read", read))
+	return counts
 }
 
 func kindIndex(kinds []string, k string) int {
@@ -251,8 +252,9 @@ func AuditSeries(ctx context.Context, d *kit.Deps, a toolargs.AuditSeries) (*mcp
 			}
 		}
 	}
-	return answer(d, seriesKinds, findings, kit.PagingOf(a.Page, a.Limit),
-		fmt.Sprintf("%s and %s without a series", plural(len(series), "series", "series"), plural(len(loose.items), "book", "books")))
+	counts := tally(seriesKinds, findings)
+	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
+		kit.Extra("read", fmt.Sprintf("%s and %s without a series", plural(len(series), "series", "series"), plural(len(loose.items), "book", "books"))))
 }
 
 type itemsRead struct {
@@ -341,8 +343,9 @@ func AuditPeople(ctx context.Context, d *kit.Deps, a toolargs.AuditPeople) (*mcp
 		sort.Strings(f.Names)
 		findings = append(findings, f)
 	}
-	return answer(d, peopleKinds, findings, kit.PagingOf(a.Page, a.Limit),
-		fmt.Sprintf("%s and %s", plural(len(fd.Authors), "author", "authors"), plural(len(fd.Narrators), "narrator", "narrators")))
+	counts := tally(peopleKinds, findings)
+	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
+		kit.Extra("read", fmt.Sprintf("%s and %s", plural(len(fd.Authors), "author", "authors"), plural(len(fd.Narrators), "narrator", "narrators"))))
 }
 
 // samePeople groups the names that spell one person: alike under
@@ -478,7 +481,9 @@ func AuditDuplicates(ctx context.Context, d *kit.Deps, a toolargs.AuditDuplicate
 	for i := range findings {
 		sortTogether(findings[i].IDs, findings[i].Names)
 	}
-	return answer(d, duplicateKinds, findings, kit.PagingOf(a.Page, a.Limit), plural(len(items), "book", "books"))
+	counts := tally(duplicateKinds, findings)
+	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
+		kit.Extra("read", plural(len(items), "book", "books")))
 }
 
 // isbnKey is an ISBN's digits (and a final X), so that "978-0-7653"
@@ -646,5 +651,7 @@ func AuditTagsAndGenres(ctx context.Context, d *kit.Deps, a toolargs.AuditTagsAn
 			}
 		}
 	}
-	return answer(d, termKinds, findings, kit.PagingOf(a.Page, a.Limit), plural(len(items), "book", "books"))
+	counts := tally(termKinds, findings)
+	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
+		kit.Extra("read", plural(len(items), "book", "books")))
 }

@@ -52,7 +52,7 @@ for (const transport of ["stdio", "http", "http-stateless"]) {
 
         const entry = toolsetEntry(await client.callTool({ name: "list_toolsets", arguments: {} }), "playlists");
         assert.equal(entry.state, "off");
-        assert.ok(entry.tools.some((t) => t.name === "get_playlist"));
+        assert.ok(entry.tools.includes("get_playlist"), JSON.stringify(entry));
 
         const on = await client.callTool({ name: "enable_toolset", arguments: { toolset: "playlists" } });
         assert.ok(!on.isError, text(on));

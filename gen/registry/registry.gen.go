@@ -20,6 +20,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/bookmarks"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/collections"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/curation"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/items"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/libraries"
@@ -103,6 +104,7 @@ var Toolsets = []Toolset{
 	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes.", Off: false},
 	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata, see or remove a cover.", Off: false},
 	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf.", Off: false},
+	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres.", Off: false},
 }
 
 // All lists every tool in the manifest's order.
@@ -1037,6 +1039,76 @@ var All = []Tool{
 		},
 		Handler: readdSeriesToContinueSeries,
 	},
+	{
+		Name: "audit_series", Title: "Audit series", Toolset: "curation",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listLibrarySeries", "listLibraryItems"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "audit_series",
+			Title:       "Audit series",
+			Description: "Find what is wrong with a book library's series: gaps in the sequence, a sequence number held by two books, one series under two spellings (case, spaces, punctuation, accents, a leading \"The\"; gaps are counted over them together), and books whose title says a place in a series (\"Book 3\") but that have none. Each finding names the series and book ids a fix needs; counts per kind.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: auditSeries,
+	},
+	{
+		Name: "audit_people", Title: "Audit authors and narrators", Toolset: "curation",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"getLibraryFilterData"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "audit_people",
+			Title:       "Audit authors and narrators",
+			Description: "Find authors and narrators of a book library entered under more than one spelling: case, spaces, punctuation, accents, \"Last, First\" against \"First Last\", and initials against a spelt-out name (only where one name fits). Authors are named by id, narrators by name (Audiobookshelf keeps no narrator records); counts per kind.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: auditPeople,
+	},
+	{
+		Name: "audit_duplicates", Title: "Audit duplicate books", Toolset: "curation",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listLibraryItems"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "audit_duplicates",
+			Title:       "Audit duplicate books",
+			Description: "Find books of a library that are likely the same book twice: the same ASIN, the same ISBN, or the same title and author (spelling folded) with durations within 5 % of each other. Each finding names the library item ids; counts per kind.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: auditDuplicates,
+	},
+	{
+		Name: "audit_missing", Title: "Audit missing metadata", Toolset: "curation",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listLibraryItems"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "audit_missing",
+			Title:       "Audit missing metadata",
+			Description: "Find books of a library without a cover, a description, a publish year, a language or chapters, with neither ASIN nor ISBN (never matched, or matched to nothing: Audiobookshelf keeps no other record of a match), or that Audiobookshelf lists with issues (missing or invalid files). One finding per book with the kinds it lacks; counts per kind.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: auditMissing,
+	},
+	{
+		Name: "audit_tags_and_genres", Title: "Audit tags and genres", Toolset: "curation",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listLibraryItems"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "audit_tags_and_genres",
+			Title:       "Audit tags and genres",
+			Description: "Find tags and genres of a book library that differ only in spelling (case, spaces, punctuation, accents), with the books holding each spelling, and those only one book holds (not already in a spelling finding). Named by the tag or genre itself, which the rename routes take; counts per kind.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: auditTagsAndGenres,
+	},
 }
 
 // Discovery are the tools through which a model reaches the other
@@ -1046,7 +1118,7 @@ var Discovery = []*mcp.Tool{
 	{
 		Name:        "list_toolsets",
 		Title:       "List toolsets",
-		Description: "The toolsets beyond the tools listed, each on or off here, with its tools and what they do.",
+		Description: "The toolsets beyond the tools listed, each on or off here, with what it is for and its tools' names.",
 		InputSchema: json.RawMessage(`{"additionalProperties":false,"type":"object"}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	},
@@ -2211,5 +2283,80 @@ func readdSeriesToContinueSeries(d *kit.Deps) kit.Handler {
 			return nil, kit.ArgumentError(err)
 		}
 		return listening.ReaddSeriesToContinueSeries(ctx, d, a)
+	}
+}
+
+func auditSeries(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeAuditSeries(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return curation.AuditSeries(ctx, d, a)
+	}
+}
+
+func auditPeople(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeAuditPeople(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return curation.AuditPeople(ctx, d, a)
+	}
+}
+
+func auditDuplicates(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeAuditDuplicates(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return curation.AuditDuplicates(ctx, d, a)
+	}
+}
+
+func auditMissing(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeAuditMissing(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return curation.AuditMissing(ctx, d, a)
+	}
+}
+
+func auditTagsAndGenres(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeAuditTagsAndGenres(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return curation.AuditTagsAndGenres(ctx, d, a)
 	}
 }

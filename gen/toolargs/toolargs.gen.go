@@ -1279,3 +1279,103 @@ func DecodeReaddSeriesToContinueSeries(raw json.RawMessage) (ReaddSeriesToContin
 	a.SeriesID = argdec.Val(d.ID("series_id", true))
 	return a, d.Err()
 }
+
+// AuditSeries holds the arguments of audit_series.
+type AuditSeries struct {
+	LibraryID string `json:"library_id"` // Book library id (list_libraries).
+	Page      int64  `json:"page"`       // 0-based page.
+	Limit     int64  `json:"limit"`      // Findings per page.
+}
+
+// DecodeAuditSeries reads and checks the arguments of audit_series.
+func DecodeAuditSeries(raw json.RawMessage) (AuditSeries, error) {
+	var a AuditSeries
+	d, err := argdec.New(raw, "library_id", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryID = argdec.Val(d.ID("library_id", true))
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
+	return a, d.Err()
+}
+
+// AuditPeople holds the arguments of audit_people.
+type AuditPeople struct {
+	LibraryID string `json:"library_id"` // Book library id (list_libraries).
+	Page      int64  `json:"page"`       // 0-based page.
+	Limit     int64  `json:"limit"`      // Findings per page.
+}
+
+// DecodeAuditPeople reads and checks the arguments of audit_people.
+func DecodeAuditPeople(raw json.RawMessage) (AuditPeople, error) {
+	var a AuditPeople
+	d, err := argdec.New(raw, "library_id", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryID = argdec.Val(d.ID("library_id", true))
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
+	return a, d.Err()
+}
+
+// AuditDuplicates holds the arguments of audit_duplicates.
+type AuditDuplicates struct {
+	LibraryID string `json:"library_id"` // Book library id (list_libraries).
+	Page      int64  `json:"page"`       // 0-based page.
+	Limit     int64  `json:"limit"`      // Findings per page.
+}
+
+// DecodeAuditDuplicates reads and checks the arguments of audit_duplicates.
+func DecodeAuditDuplicates(raw json.RawMessage) (AuditDuplicates, error) {
+	var a AuditDuplicates
+	d, err := argdec.New(raw, "library_id", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryID = argdec.Val(d.ID("library_id", true))
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
+	return a, d.Err()
+}
+
+// AuditMissing holds the arguments of audit_missing.
+type AuditMissing struct {
+	LibraryID string `json:"library_id"` // Book library id (list_libraries).
+	Page      int64  `json:"page"`       // 0-based page.
+	Limit     int64  `json:"limit"`      // Findings per page.
+}
+
+// DecodeAuditMissing reads and checks the arguments of audit_missing.
+func DecodeAuditMissing(raw json.RawMessage) (AuditMissing, error) {
+	var a AuditMissing
+	d, err := argdec.New(raw, "library_id", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryID = argdec.Val(d.ID("library_id", true))
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
+	return a, d.Err()
+}
+
+// AuditTagsAndGenres holds the arguments of audit_tags_and_genres.
+type AuditTagsAndGenres struct {
+	LibraryID string `json:"library_id"` // Book library id (list_libraries).
+	Page      int64  `json:"page"`       // 0-based page.
+	Limit     int64  `json:"limit"`      // Findings per page.
+}
+
+// DecodeAuditTagsAndGenres reads and checks the arguments of audit_tags_and_genres.
+func DecodeAuditTagsAndGenres(raw json.RawMessage) (AuditTagsAndGenres, error) {
+	var a AuditTagsAndGenres
+	d, err := argdec.New(raw, "library_id", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryID = argdec.Val(d.ID("library_id", true))
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
+	return a, d.Err()
+}

@@ -55,7 +55,7 @@ func toolsetState(t *testing.T, cs *mcp.ClientSession, toolset string) (state st
 	var out struct {
 		Toolsets []struct {
 			Name, State string
-			Tools       []struct{ Name string }
+			Tools       []string
 			LeftOut     string `json:"left_out"`
 		}
 	}
@@ -65,7 +65,7 @@ func toolsetState(t *testing.T, cs *mcp.ClientSession, toolset string) (state st
 	for _, ts := range out.Toolsets {
 		if ts.Name == toolset {
 			for _, tl := range ts.Tools {
-				tools = append(tools, tl.Name)
+				tools = append(tools, tl)
 			}
 			return ts.State, tools, ts.LeftOut
 		}

@@ -193,25 +193,12 @@ func decodeArgs(raw json.RawMessage, into any) error {
 	return nil
 }
 
-// purpose is the first sentence of a description.
-func purpose(desc string) string {
-	if i := strings.Index(desc, ". "); i > 0 {
-		return desc[:i+1]
-	}
-	return desc
-}
-
 type toolsetEntry struct {
-	Name        string      `json:"name"`
-	State       string      `json:"state"`
-	Description string      `json:"description"`
-	Tools       []toolEntry `json:"tools"`
-	LeftOut     string      `json:"left_out,omitempty"`
-}
-
-type toolEntry struct {
-	Name    string `json:"name"`
-	Purpose string `json:"purpose"`
+	Name        string   `json:"name"`
+	State       string   `json:"state"`
+	Description string   `json:"description"`
+	Tools       []string `json:"tools"` // names: enable_toolset gives what each does and takes
+	LeftOut     string   `json:"left_out,omitempty"`
 }
 
 // toolsetTools are the tools of a toolset this call may use, in the
@@ -257,7 +244,7 @@ func (v *toolsets) listToolsets(ctx context.Context, req *mcp.CallToolRequest) (
 		e := toolsetEntry{Name: ts.Name, Description: ts.Description, LeftOut: leftOut(ro, pm)}
 		on := 0
 		for _, t := range tools {
-			e.Tools = append(e.Tools, toolEntry{Name: t.Name, Purpose: purpose(t.Definition.Description)})
+			e.Tools = append(e.Tools, t.Name)
 			if v.listed(ss, t.Name) {
 				on++
 			}

@@ -298,6 +298,44 @@ var readCases = []readCase{
 			}
 		},
 		fail: map[string]any{"series_id": unknownID}, failWant: []string{"404", "series " + unknownID}, failSends: true},
+	// curation (off by default): the sample library is tidy but for
+	// books without ASIN or ISBN and tags one book holds; the messy
+	// library's audits are TestAuditsPrecisionRecall.
+	{tool: "audit_series", args: map[string]any{"library_id": sd.LibraryBooksID}, route: "/series",
+		check: func(t *testing.T, v any) {
+			if at(t, v, "total").(float64) != 0 || at(t, v, "counts", "gap").(float64) != 0 {
+				t.Errorf("audit_series: %v", v)
+			}
+		},
+		fail: map[string]any{"library_id": unknownID}, failWant: []string{"404", "library " + unknownID}, failSends: true},
+	{tool: "audit_people", args: map[string]any{"library_id": sd.LibraryBooksID}, route: "/filterdata",
+		check: func(t *testing.T, v any) {
+			if at(t, v, "total").(float64) != 0 || !strings.Contains(str(at(t, v, "read")), "7 authors") {
+				t.Errorf("audit_people: %v", v)
+			}
+		},
+		fail: map[string]any{"library_id": sd.LibraryBooksID, "limit": 0}, failWant: []string{`"limit"`}},
+	{tool: "audit_duplicates", args: map[string]any{"library_id": sd.LibraryBooksID}, route: "/items",
+		check: func(t *testing.T, v any) {
+			if at(t, v, "total").(float64) != 0 || str(at(t, v, "read")) != "16 books" {
+				t.Errorf("audit_duplicates: %v", v)
+			}
+		},
+		fail: map[string]any{"library_id": unknownID}, failWant: []string{"404", "library " + unknownID}, failSends: true},
+	{tool: "audit_missing", args: map[string]any{"library_id": sd.LibraryBooksID}, route: "/items",
+		check: func(t *testing.T, v any) {
+			if at(t, v, "counts", "asin_isbn").(float64) != 12 || at(t, v, "counts", "cover").(float64) != 0 {
+				t.Errorf("audit_missing: %v", at(t, v, "counts"))
+			}
+		},
+		fail: map[string]any{"library_id": unknownID}, failWant: []string{"404", "library " + unknownID}, failSends: true},
+	{tool: "audit_tags_and_genres", args: map[string]any{"library_id": sd.LibraryBooksID, "limit": 2}, route: "/items",
+		check: func(t *testing.T, v any) {
+			if at(t, v, "total").(float64) != 6 || at(t, v, "returned").(float64) != 2 || at(t, v, "counts", "tag_used_once").(float64) != 5 {
+				t.Errorf("audit_tags_and_genres: %v", v)
+			}
+		},
+		fail: map[string]any{"library_id": sd.LibraryBooksID, "page": -1}, failWant: []string{`"page"`}},
 }
 
 func TestReadTools(t *testing.T) {

@@ -64,6 +64,13 @@ func StandinTargets() Targets {
 // adds limit at its maximum and both forms of detail.
 func Widest(t Targets) map[string][]map[string]any {
 	w := widest(t)
+	// curation (off by default): each audit reads the whole book library
+	// in pages and answers its findings paged.
+	if t.BookLibrary != "" {
+		for _, a := range []string{"audit_series", "audit_people", "audit_duplicates", "audit_missing", "audit_tags_and_genres"} {
+			w[a] = []map[string]any{{"library_id": t.BookLibrary}}
+		}
+	}
 	// upkeep (off by default): an image beside a line of JSON, at the
 	// width that stays within its byte bound, on an item with a cover.
 	if t.Cover != "" {

@@ -1,0 +1,107 @@
+package curation
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+)
+
+// The pages the audits read Audiobookshelf in: a page of books is 100
+// minified items (about 1,000 characters each with a description), a
+// page of series 50 series with every book of each.
+const (
+	itemsPage  = 100
+	seriesPage = 50
+	// maxPages bounds one walk: 2,000 pages of 100 books is a library of
+	// 200,000, beyond any household's; a walk that gets there stops with
+	// an error rather than loop on a server that never says it is done.
+	maxPages = 2000
+)
+
+// filter is Audiobookshelf's filter parameter: group.base64(value), as
+// libraryFilters.decode reads it; a group alone ("issues") when value is
+// empty.
+func filter(group, value string) string {
+	if value == "" {
+		return group
+	}
+	return group + "." + base64.StdEncoding.EncodeToString([]byte(value))
+}
+
+// readItems reads a book library's items, filtered by filterBy (""
+// for all), page after page of itemsPage until Audiobookshelf's total.
+// A podcast among them is refused: the audits are of books.
+func readItems(ctx context.Context, d *kit.Deps, libraryID, filterBy string) ([]absdata.Item, error) {
+	var all []absdata.Item
+	for page := 0; page < maxPages; page++ {
+		params := &abs.ListLibraryItemsParams{Limit: kit.Ptr(itemsPage), Page: kit.Ptr(page)}
+		if filterBy != "" {
+			params.Filter = kit.Ptr(filterBy)
+		}
+		body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.ListLibraryItems(ctx, libraryID, params)
+		})
+		if err != nil {
+			return nil, err
+		}
+		var v absdata.Listing[absdata.Item]
+		if err := kit.Decode(body, &v); err != nil {
+			return nil, err
+		}
+		rows, total := v.Rows()
+		for i := range rows {
+			if rows[i].MediaType == "podcast" {
+				return nil, notBooks(libraryID)
+			}
+		}
+		all = append(all, rows...)
+		if total == nil || len(rows) == 0 || len(all) >= *total {
+			return all, nil
+		}
+	}
+	return nil, kit.Errorf(kit.Unchanged, "library %s: Audiobookshelf was still sending pages after %d pages of %d books; the audit stopped there.", libraryID, maxPages, itemsPage)
+}
+
+// readSeries reads a library's series with their books, page after page
+// of seriesPage until Audiobookshelf's total.
+func readSeries(ctx context.Context, d *kit.Deps, libraryID string) ([]absdata.Series, error) {
+	var all []absdata.Series
+	for page := 0; page < maxPages; page++ {
+		params := &abs.ListLibrarySeriesParams{Limit: kit.Ptr(seriesPage), Page: kit.Ptr(page)}
+		body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.ListLibrarySeries(ctx, libraryID, params)
+		})
+		if err != nil {
+			return nil, err
+		}
+		var v absdata.Listing[absdata.Series]
+		if err := kit.Decode(body, &v); err != nil {
+			return nil, err
+		}
+		rows, total := v.Rows()
+		all = append(all, rows...)
+		if total == nil || len(rows) == 0 || len(all) >= *total {
+			return all, nil
+		}
+	}
+	return nil, kit.Errorf(kit.Unchanged, "library %s: Audiobookshelf was still sending pages after %d pages of %d series; the audit stopped there.", libraryID, maxPages, seriesPage)
+}
+
+func notBooks(libraryID string) error {
+	return kit.Errorf(kit.Unchanged, `argument "library_id": library %s is a podcast library; the audits look at book libraries (list_libraries gives their ids).`, libraryID)
+}
+
+// titleOf is an item's title for a finding.
+func titleOf(it *absdata.Item) string { return it.Media.Metadata.Title.Value }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -64,9 +64,7 @@ func toolsetState(t *testing.T, cs *mcp.ClientSession, toolset string) (state st
 	}
 	for _, ts := range out.Toolsets {
 		if ts.Name == toolset {
-			for _, tl := range ts.Tools {
-				tools = append(tools, tl)
-			}
+			tools = append(tools, ts.Tools...)
 			return ts.State, tools, ts.LeftOut
 		}
 	}

@@ -63,8 +63,8 @@ export function defineSuite(transport) {
           for (const h of HINTS) assert.equal(typeof tool.annotations?.[h], "boolean", `${tool.name}: ${h}`);
         }
         // list_libraries, search_library, list_items_in_progress,
-        // list_toolsets, enable_toolset.
-        assert.equal(tools.filter((t) => t.annotations.readOnlyHint).length, 5);
+        // get_year_stats, list_toolsets, enable_toolset.
+        assert.equal(tools.filter((t) => t.annotations.readOnlyHint).length, 6);
         const res = await client.callTool({ name: "list_libraries", arguments: {} });
         assert.ok(!res.isError, text(res));
         assert.match(text(res), /"name":"Books"/);

@@ -132,7 +132,7 @@ func TestNginxExample(t *testing.T) {
 	const token = "nginx-example-token-5b1f0c"
 	sd := standin.Start(t, standin.Options{})
 	p := startHTTP(t, baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+standin.DefaultAPIKey,
-		"AUDIOBOOKSHELF_MCP_TOKEN="+token, "AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS=audiobookshelf_mcp"), "--http", "127.0.0.1:0")
+		"AUDIOBOOKSHELF_MCP_TOKEN="+token, "AUDIOBOOKSHELF_MCP_ALLOWED_HOSTS=audiobookshelf_mcp", "AUDIOBOOKSHELF_TOOLSETS=all"), "--http", "127.0.0.1:0")
 	front := "http://" + startNginx(t, p.addr)
 
 	// Discovery, as an OAuth client tries it before anything else.

@@ -64,10 +64,13 @@ type features struct {
 	deps   *kit.Deps
 	logger *slog.Logger
 	tools  map[string]mcp.ToolHandler
+	// readOnly: the server serves no write tool (AUDIOBOOKSHELF_READ_ONLY),
+	// so the tidy prompt proposes fixes without applying them.
+	readOnly bool
 }
 
-func newFeatures(deps *kit.Deps, logger *slog.Logger) *features {
-	f := &features{deps: deps, logger: logger, tools: map[string]mcp.ToolHandler{}}
+func newFeatures(deps *kit.Deps, logger *slog.Logger, readOnly bool) *features {
+	f := &features{deps: deps, logger: logger, tools: map[string]mcp.ToolHandler{}, readOnly: readOnly}
 	for _, t := range registry.All {
 		if slices.Contains([]string{toolNow, toolItem, toolCover}, t.Name) {
 			f.tools[t.Name] = wrap(t, deps, logger)
@@ -289,8 +292,14 @@ func (f *features) tidyText(ctx context.Context, args map[string]string) (string
 	b.WriteString("when an answer has \"next\", call again with that page until there is none. " +
 		"Change nothing while auditing: the audits only read.\n\n" +
 		"Then show me what was found: first the count of findings per kind of each audit (its counts), " +
-		"then the findings, audit by audit, each with the titles and names it concerns (keep the ids for the fixes).\n\n" +
-		"Then propose fixes, one finding at a time, with the tools that exist: update_item_metadata (toolset upkeep) " +
+		"then the findings, audit by audit, each with the titles and names it concerns (keep the ids for the fixes).\n\n")
+	if f.readOnly {
+		b.WriteString("Then propose fixes, one finding at a time, as changes I make in Audiobookshelf myself: this server is " +
+			"read-only, so no fix can be applied from here. Say how many books each fix touches. If these tools are not in your tool list: enable_toolset {\"toolset\": \"curation\"}, " +
+			"or run them with call_tool.")
+		return b.String(), nil
+	}
+	b.WriteString("Then propose fixes, one finding at a time, with the tools that exist: update_item_metadata (toolset upkeep) " +
 		"sets one book's series and sequence, authors, narrators, genres, tags and other fields " +
 		"(a list replaces the whole list, so give the book's other entries too), and match_library_item fills in a book's " +
 		"missing metadata from a provider. Renaming or merging a tag, genre, narrator, series or author across many books, " +

@@ -448,7 +448,7 @@ func TestPromptsResourcesAndCompletions(t *testing.T) {
 // not exist and that nothing changes before the person agrees; a library
 // that is not there, a podcast library or an unknown audit is refused
 // naming the argument; its library argument completes book libraries and
-// its audits argument the audits.
+// its audits argument the audits. In read-only mode it names no write tool.
 func TestTidyPrompt(t *testing.T) {
 	e := start(t, apptest.Options{})
 	ctx := context.Background()
@@ -509,6 +509,18 @@ func TestTidyPrompt(t *testing.T) {
 				t.Errorf("%v: %v lacks %s", c.args, err, w)
 			}
 		}
+	}
+	// Read-only: the audits, and fixes proposed for the person to make, no
+	// write tool named.
+	ro := start(t, apptest.Options{Config: func(c *config.Config) { c.ReadOnly = true }})
+	r, err := ro.Session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "tidy_a_library", Arguments: map[string]string{"library": "Books"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = r.Messages[0].Content.(*mcp.TextContent).Text
+	if !strings.Contains(text, "audit_series") || !strings.Contains(text, "read-only") ||
+		strings.Contains(text, "update_item_metadata") || strings.Contains(text, "upkeep") {
+		t.Errorf("tidy prompt in read-only mode: %q", text)
 	}
 	complete := func(arg, value string) []string {
 		t.Helper()

@@ -154,7 +154,7 @@ func New(o Options) (*Server, error) {
 	registrable := Select(cfg.ReadOnly, config.AllToolsets())
 	// Prompts, resources and completions come with the listening toolset,
 	// which is always one step away (features.go).
-	feats := newFeatures(deps, logger)
+	feats := newFeatures(deps, logger, cfg.ReadOnly)
 	s := mcp.NewServer(&mcp.Implementation{Name: registry.ServerName, Title: registry.ServerTitle, Version: o.Version},
 		&mcp.ServerOptions{Instructions: registry.Instructions, Logger: sdkLogger(logger), CompletionHandler: feats.complete,
 			// Declared, not inferred from registered tools: they are added in

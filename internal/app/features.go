@@ -48,12 +48,14 @@ const (
 	promptNext    = "what_to_listen_to_next"
 	promptPeriod  = "my_listening_in_a_year_or_month"
 	promptSeries  = "where_am_i_in_a_series"
+	promptTidy    = "tidy_a_library"
 	argLibrary    = "library"
 	argAuthor     = "author"
 	argSeries     = "series"
 	argYear       = "year"
 	argMonth      = "month"
 	argMaxHours   = "max_hours"
+	argAudits     = "audits"
 	argResourceID = "id"
 )
 
@@ -62,10 +64,13 @@ type features struct {
 	deps   *kit.Deps
 	logger *slog.Logger
 	tools  map[string]mcp.ToolHandler
+	// readOnly: the server serves no write tool (AUDIOBOOKSHELF_READ_ONLY),
+	// so the tidy prompt proposes fixes without applying them.
+	readOnly bool
 }
 
-func newFeatures(deps *kit.Deps, logger *slog.Logger) *features {
-	f := &features{deps: deps, logger: logger, tools: map[string]mcp.ToolHandler{}}
+func newFeatures(deps *kit.Deps, logger *slog.Logger, readOnly bool) *features {
+	f := &features{deps: deps, logger: logger, tools: map[string]mcp.ToolHandler{}, readOnly: readOnly}
 	for _, t := range registry.All {
 		if slices.Contains([]string{toolNow, toolItem, toolCover}, t.Name) {
 			f.tools[t.Name] = wrap(t, deps, logger)
@@ -108,6 +113,13 @@ func (f *features) add(s *mcp.Server) {
 		Arguments: []*mcp.PromptArgument{
 			{Name: argSeries, Title: "Series", Description: "The series, by name.", Required: true},
 			{Name: argLibrary, Title: "Library", Description: "Only this library, by name."},
+		}}, f.getPrompt)
+
+	s.AddPrompt(&mcp.Prompt{Name: promptTidy, Title: "Tidy a library",
+		Description: "Audit a book library (series, authors and narrators, duplicates, missing metadata, tags and genres), show what was found, and propose fixes, applying each only once I agree.",
+		Arguments: []*mcp.PromptArgument{
+			{Name: argLibrary, Title: "Library", Description: "The book library, by name.", Required: true},
+			{Name: argAudits, Title: "Audits", Description: "Only these audits, separated by commas: " + strings.Join(auditNames, ", ") + "; all of them when left out."},
 		}}, f.getPrompt)
 
 	s.AddResource(&mcp.Resource{URI: uriListeningNow, Name: "listening-now", Title: "What I am listening to now",
@@ -200,6 +212,12 @@ func (f *features) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*m
 		text = fmt.Sprintf("Where am I in the series I named (%q)? Call get_series_progress with %s. "+
 			"Say which books I finished, which one I am in and how far, and which comes next; name any gap in the numbering "+
 			"and any number two books share.", name, jsonOf(map[string]any{"series_id": s.ID}))
+	case promptTidy:
+		t, err := f.tidyText(ctx, args)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: t}}}}, nil
 	default:
 		return nil, promptError("unknown prompt %q: prompts/list names them", req.Params.Name)
 	}
@@ -207,6 +225,94 @@ func (f *features) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*m
 	// is not among the default tools): the way to them is one step.
 	text += " If these tools are not in your tool list: enable_toolset {\"toolset\": \"listening\"}, or run them with call_tool."
 	return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}, nil
+}
+
+// auditNames are the audits the tidy prompt can ask for: the curation
+// toolset's audit_NAME tools.
+var auditNames = []string{"series", "people", "duplicates", "missing", "tags_and_genres"}
+
+// auditsOf is the audits named in value (comma-separated, "audit_" before a
+// name allowed), in the order of auditNames; all of them when value is
+// blank.
+func auditsOf(value string) ([]string, error) {
+	if strings.TrimSpace(value) == "" {
+		return auditNames, nil
+	}
+	want := map[string]bool{}
+	for part := range strings.SplitSeq(value, ",") {
+		n := strings.ToLower(strings.TrimSpace(part))
+		n = strings.TrimPrefix(n, "audit_")
+		n = strings.ReplaceAll(n, " ", "_")
+		if n == "" {
+			continue
+		}
+		if !slices.Contains(auditNames, n) {
+			return nil, promptError(`argument "audits": %q is not an audit; the audits are %s, separated by commas`, strings.TrimSpace(part), strings.Join(auditNames, ", "))
+		}
+		want[n] = true
+	}
+	if len(want) == 0 {
+		return auditNames, nil
+	}
+	var out []string
+	for _, n := range auditNames {
+		if want[n] {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// tidyText is the text of the tidy prompt: run the audits, show what they
+// found, propose fixes with the tools there are, and change nothing before
+// the person agrees.
+func (f *features) tidyText(ctx context.Context, args map[string]string) (string, error) {
+	name := strings.TrimSpace(args[argLibrary])
+	if name == "" {
+		return "", promptError(`argument "library": required, the book library's name (completion/complete lists them)`)
+	}
+	audits, err := auditsOf(args[argAudits])
+	if err != nil {
+		return "", err
+	}
+	l, err := listening.LibraryNamed(ctx, f.deps, name)
+	if err != nil {
+		return "", promptError("%v", err)
+	}
+	if l.MediaType != "book" {
+		return "", promptError(`argument "library": %q is a %s library; the audits read book libraries`, l.Name, l.MediaType)
+	}
+	var tools []string
+	for _, a := range audits {
+		tools = append(tools, "audit_"+a)
+	}
+	call := jsonOf(map[string]any{"library_id": l.ID})
+	var b strings.Builder
+	fmt.Fprintf(&b, "Help me tidy my library %q. Run %s, each with %s; ", l.Name, strings.Join(tools, ", "), call)
+	b.WriteString("when an answer has \"next\", call again with that page until there is none. " +
+		"Change nothing while auditing: the audits only read.\n\n" +
+		"Then show me what was found: first the count of findings per kind of each audit (its counts), " +
+		"then the findings, audit by audit, each with the titles and names it concerns (keep the ids for the fixes).\n\n")
+	if f.readOnly {
+		b.WriteString("Then propose fixes, one finding at a time, as changes I make in Audiobookshelf myself: this server is " +
+			"read-only, so no fix can be applied from here. Say how many books each fix touches. If these tools are not in your tool list: enable_toolset {\"toolset\": \"curation\"}, " +
+			"or run them with call_tool.")
+		return b.String(), nil
+	}
+	b.WriteString("Then propose fixes, one finding at a time, with the tools that exist: update_item_metadata (toolset upkeep) " +
+		"sets one book's series and sequence, authors, narrators, genres, tags and other fields " +
+		"(a list replaces the whole list, so give the book's other entries too), and match_library_item fills in a book's " +
+		"missing metadata from a provider. Renaming or merging a tag, genre, narrator, series or author across many books, " +
+		"and batch updates, do not exist yet: such a fix is one update_item_metadata per book, so say how many books it " +
+		"touches. No tool here deletes a book: for a duplicate, say which copy to keep and that removing the other is done " +
+		"in Audiobookshelf itself.\n\n" +
+		"Apply a fix only after I agree to that fix, and only what I agreed to; show me what each answer says it " +
+		"replaced and the call that puts it back. Some changes ask for approval themselves (taking an author or " +
+		"series off the last book that has it, for example): tell me what the question says and let me answer it; " +
+		"never approve for me.")
+	b.WriteString(" If these tools are not in your tool list: enable_toolset {\"toolset\": \"curation\"} for the audits " +
+		"and enable_toolset {\"toolset\": \"upkeep\"} for the fixes, or run them with call_tool.")
+	return b.String(), nil
 }
 
 func jsonOf(v any) string {
@@ -299,6 +405,20 @@ func (f *features) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 	switch {
 	case p.Ref.Type == "ref/prompt" && (p.Ref.Name == promptNext || p.Ref.Name == promptPeriod || p.Ref.Name == promptSeries) && p.Argument.Name == argLibrary:
 		values, total, err = listening.LibraryNames(ctx, f.deps, p.Argument.Value)
+	case p.Ref.Type == "ref/prompt" && p.Ref.Name == promptTidy && p.Argument.Name == argLibrary:
+		values, total, err = listening.BookLibraryNames(ctx, f.deps, p.Argument.Value)
+	case p.Ref.Type == "ref/prompt" && p.Ref.Name == promptTidy && p.Argument.Name == argAudits:
+		// The last of the names separated by commas.
+		done, last := "", p.Argument.Value
+		if i := strings.LastIndex(last, ","); i >= 0 {
+			done, last = last[:i+1], last[i+1:]
+		}
+		for _, n := range auditNames {
+			if strings.HasPrefix(n, strings.ToLower(strings.TrimSpace(last))) {
+				values = append(values, done+n)
+			}
+		}
+		total = len(values)
 	case p.Ref.Type == "ref/prompt" && p.Ref.Name == promptSeries && p.Argument.Name == argSeries:
 		values, total, err = listening.SeriesNames(ctx, f.deps, library, p.Argument.Value)
 	case p.Ref.Type == "ref/prompt" && p.Ref.Name == promptNext && p.Argument.Name == argAuthor:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -327,7 +328,7 @@ func TestPromptsResourcesAndCompletions(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if fmt.Sprint(names) != "[my_listening_in_a_year_or_month what_to_listen_to_next where_am_i_in_a_series]" {
+	if fmt.Sprint(names) != "[my_listening_in_a_year_or_month tidy_a_library what_to_listen_to_next where_am_i_in_a_series]" {
 		t.Errorf("prompts %v", names)
 	}
 	get := func(name string, args map[string]string) (string, error) {
@@ -438,6 +439,109 @@ func TestPromptsResourcesAndCompletions(t *testing.T) {
 		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("%s: %v, want resource not found", uri, err)
 		}
+	}
+}
+
+// TestTidyPrompt: the "tidy a library" prompt turns the library's name
+// into its id, asks for the audits named (every one when none is), names
+// only tools there are for the fixes, says that batch renames and merges do
+// not exist and that nothing changes before the person agrees; a library
+// that is not there, a podcast library or an unknown audit is refused
+// naming the argument; its library argument completes book libraries and
+// its audits argument the audits. In read-only mode it names no write tool.
+func TestTidyPrompt(t *testing.T) {
+	e := start(t, apptest.Options{})
+	ctx := context.Background()
+	get := func(args map[string]string) (string, error) {
+		r, err := e.Session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "tidy_a_library", Arguments: args})
+		if err != nil {
+			return "", err
+		}
+		return r.Messages[0].Content.(*mcp.TextContent).Text, nil
+	}
+	all := []string{"audit_series", "audit_people", "audit_duplicates", "audit_missing", "audit_tags_and_genres"}
+	text, err := get(map[string]string{"library": "books"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range append(slices.Clone(all), `{"library_id":"`+sd.LibraryBooksID+`"}`, "update_item_metadata",
+		"do not exist yet", "only after I agree", "never approve for me", `"toolset": "curation"`, `"toolset": "upkeep"`, "call_tool") {
+		if !strings.Contains(text, w) {
+			t.Errorf("tidy prompt: %q lacks %q", text, w)
+		}
+	}
+	// Every tool the text names is one there is, in the toolset it says.
+	for _, w := range regexp.MustCompile(`\b[a-z]+(?:_[a-z]+)+\b`).FindAllString(text, -1) {
+		if w == "library_id" || w == "call_tool" || w == "enable_toolset" {
+			continue
+		}
+		tool := registryTool(t, w)
+		if want := map[bool]string{true: "curation", false: "upkeep"}[strings.HasPrefix(w, "audit_")]; tool.Toolset != want {
+			t.Errorf("tidy prompt names %s of toolset %s, and says %s", w, tool.Toolset, want)
+		}
+	}
+	text, err = get(map[string]string{"library": "Books", "audits": "series, audit_people"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range all {
+		if want := a == "audit_series" || a == "audit_people"; strings.Contains(text, a) != want {
+			t.Errorf("audits series and people: %s in the text: %v, want %v", a, !want, want)
+		}
+	}
+	for _, c := range []struct {
+		args map[string]string
+		want []string
+	}{
+		{map[string]string{"library": "Audiobooks"}, []string{`argument "library"`, `"Books", "Podcasts"`}},
+		{map[string]string{"library": "Podcasts"}, []string{`argument "library"`, "podcast library"}},
+		{map[string]string{}, []string{`argument "library"`, "required"}},
+		{map[string]string{"library": "Books", "audits": "series,spelling"}, []string{`argument "audits"`, `"spelling"`, "tags_and_genres"}},
+	} {
+		_, err := get(c.args)
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("%v: %v, want invalid params", c.args, err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: %v lacks %s", c.args, err, w)
+			}
+		}
+	}
+	// Read-only: the audits, and fixes proposed for the person to make, no
+	// write tool named.
+	ro := start(t, apptest.Options{Config: func(c *config.Config) { c.ReadOnly = true }})
+	r, err := ro.Session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "tidy_a_library", Arguments: map[string]string{"library": "Books"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = r.Messages[0].Content.(*mcp.TextContent).Text
+	if !strings.Contains(text, "audit_series") || !strings.Contains(text, "read-only") ||
+		strings.Contains(text, "update_item_metadata") || strings.Contains(text, "upkeep") {
+		t.Errorf("tidy prompt in read-only mode: %q", text)
+	}
+	complete := func(arg, value string) []string {
+		t.Helper()
+		r, err := e.Session.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "tidy_a_library"},
+			Argument: mcp.CompleteParamsArgument{Name: arg, Value: value}})
+		if err != nil {
+			t.Fatalf("complete %s %q: %v", arg, value, err)
+		}
+		return r.Completion.Values
+	}
+	if v := complete("library", ""); fmt.Sprint(v) != "[Books]" {
+		t.Errorf("book libraries: %v", v)
+	}
+	if v := complete("library", "bo"); fmt.Sprint(v) != "[Books]" {
+		t.Errorf("library bo: %v", v)
+	}
+	if v := complete("audits", "series,p"); fmt.Sprint(v) != "[series,people]" {
+		t.Errorf("audits series,p: %v", v)
+	}
+	if v := complete("audits", ""); len(v) != len(all) {
+		t.Errorf("every audit: %v", v)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,9 @@ import (
 // TestLiveListening runs the listening toolset against a real
 // Audiobookshelf as a user made here (so nobody's progress or shelves are
 // touched): with book 1 of a series finished, what_next names book 2 and
-// get_series_progress says so; three listening sessions synced for that
+// get_series_progress says so; with book 2 taken out of the series on the
+// server, what_next names book 3 with the gap before it, and the book's
+// series are given back exactly (its raw record compared); three listening sessions synced for that
 // user on known days give get_listening_by_period's totals by month and
 // day, held to Audiobookshelf's own listening stats; the series taken off
 // Continue Series leaves the shelf and comes back with the put-back of
@@ -81,8 +84,9 @@ func TestLiveListening(t *testing.T) {
 	if most < 2 {
 		t.Fatalf("the book library needs a series of two books or more")
 	}
-	var inOrder struct{ Results []struct{ ID string } }
-	root.get("/api/libraries/"+lib+"/items?sort=sequence&minified=1&filter=series."+base64.StdEncoding.EncodeToString([]byte(seriesID)), &inOrder)
+	var inOrder struct{ Results []bookInSeries }
+	seriesFilter := "/api/libraries/" + lib + "/items?sort=sequence&minified=1&filter=series." + base64.StdEncoding.EncodeToString([]byte(seriesID))
+	root.get(seriesFilter, &inOrder)
 	first, second := inOrder.Results[0].ID, inOrder.Results[1].ID
 	inSeries := map[string]bool{}
 	for _, b := range inOrder.Results {
@@ -162,6 +166,13 @@ func TestLiveListening(t *testing.T) {
 	if books[0].(map[string]any)["state"] != "finished" || books[1].(map[string]any)["state"] != "not_started" {
 		t.Errorf("series progress: %v", sp)
 	}
+
+	// A gap: book 2 taken out of the series on the server (its series list
+	// without this one), so the person is midway through a series with a
+	// gap; what_next names book 3 with gap_before [2]. Then the book's
+	// series are given back and its raw record, the series' and the
+	// series' books in order are compared field by field with before.
+	gapCase(t, root, seriesFilter, seriesID, inOrder.Results, call)
 
 	// Listening by period, against Audiobookshelf's own days.
 	var stats struct{ Days map[string]float64 }
@@ -293,6 +304,12 @@ func TestLiveListening(t *testing.T) {
 	if err != nil || !strings.Contains(pr.Messages[0].Content.(*mcp.TextContent).Text, seriesID) {
 		t.Errorf("prompt for %q: %v %v", seriesName.Name, pr, err)
 	}
+	var library struct{ Name string }
+	root.get("/api/libraries/"+lib, &library)
+	pr, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "tidy_a_library", Arguments: map[string]string{"library": library.Name}})
+	if err != nil || !strings.Contains(pr.Messages[0].Content.(*mcp.TextContent).Text, `{"library_id":"`+lib+`"}`) {
+		t.Errorf("tidy prompt for %q: %v %v", library.Name, pr, err)
+	}
 	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "audiobookshelf://me/listening-now"})
 	if err != nil || !strings.Contains(res.Contents[0].Text, others[0]) {
 		t.Errorf("listening now (the book of the synced sessions, %s): %v %v", others[0], res, err)
@@ -306,4 +323,112 @@ func TestLiveListening(t *testing.T) {
 		"getListeningStats": true, "listListeningSessions": true, "listMediaProgress": true, "listItemsInProgress": true,
 		"getLibraryItem": true, "listLibraryItems": true, "getSeries": true, "getMe": true}
 	report(t, spec, rec.all(), only)
+}
+
+// bookInSeries is a book of the items route filtered to one series, whose
+// metadata.series is then that series alone.
+type bookInSeries struct {
+	ID    string
+	Media struct {
+		Metadata struct{ Series struct{ Sequence string } }
+	}
+}
+
+// gapCase takes the second of books (a series' books in order, the first
+// finished by the user of call) out of the series on the server, checks
+// that what_next names the third with the second's number missing before
+// it (and get_series_progress names the gap), and gives the book its series
+// back, comparing its raw record, the series' and the series' books in
+// order with before, field by field.
+func gapCase(t *testing.T, root *abs, seriesFilter, seriesID string, books []bookInSeries, call func(string, map[string]any) map[string]any) {
+	if len(books) < 3 {
+		t.Fatalf("the gap case needs a series of three books or more; series %s has %d", seriesID, len(books))
+	}
+	seq := func(i int) int {
+		n, err := strconv.Atoi(books[i].Media.Metadata.Series.Sequence)
+		if err != nil {
+			t.Fatalf("the gap case needs whole sequence numbers; book %s has %q", books[i].ID, books[i].Media.Metadata.Series.Sequence)
+		}
+		return n
+	}
+	if seq(1) != seq(0)+1 || seq(2) != seq(1)+1 {
+		t.Fatalf("the gap case needs books 1 to 3 numbered one after the other; they are %d, %d, %d", seq(0), seq(1), seq(2))
+	}
+	second, third := books[1].ID, books[2].ID
+
+	var bookBefore, seriesBefore, orderBefore map[string]any
+	root.get("/api/items/"+second, &bookBefore)
+	root.get("/api/series/"+seriesID, &seriesBefore)
+	root.get(seriesFilter, &orderBefore)
+	// Lists of their own, never nil: a null is no list, and Audiobookshelf
+	// leaves the series alone.
+	all, without := []map[string]any{}, []map[string]any{}
+	for _, x := range at(bookBefore, "media", "metadata", "series").([]any) {
+		m := x.(map[string]any)
+		e := map[string]any{"name": m["name"], "sequence": m["sequence"]}
+		all = append(all, e)
+		if m["id"] != seriesID {
+			without = append(without, e)
+		}
+	}
+	if len(without) != len(all)-1 {
+		t.Fatalf("book %s is not in series %s: %v", second, seriesID, all)
+	}
+	restored := false
+	restore := func() {
+		if restored {
+			return
+		}
+		restored = true
+		if st := root.do("PATCH", "/api/items/"+second+"/media", map[string]any{"metadata": map[string]any{"series": all}}, nil); st != 200 {
+			t.Errorf("giving book %s its series back: %d", second, st)
+		}
+	}
+	// The safety net, should the test stop before the put-back below.
+	t.Cleanup(restore)
+	if st := root.do("PATCH", "/api/items/"+second+"/media", map[string]any{"metadata": map[string]any{"series": without}}, nil); st != 200 {
+		t.Fatalf("taking book %s out of series %s: %d", second, seriesID, st)
+	}
+	var out struct{ Results []bookInSeries }
+	root.get(seriesFilter, &out)
+	if len(out.Results) != len(books)-1 || slices.ContainsFunc(out.Results, func(b bookInSeries) bool { return b.ID == second }) {
+		t.Fatalf("book %s is still in series %s on the server: %v", second, seriesID, out.Results)
+	}
+
+	v := call("what_next", map[string]any{})
+	found := false
+	for _, n := range v["next_in_series"].([]any) {
+		n := n.(map[string]any)
+		if n["series_id"] != seriesID {
+			continue
+		}
+		found = true
+		next, _ := n["next"].(map[string]any)
+		if next == nil || next["library_item_id"] != third {
+			t.Errorf("series %s with book %d out: want the next book %s: %v", seriesID, seq(1), third, n)
+		}
+		if got, want := fmt.Sprint(n["gap_before"]), fmt.Sprintf("[%d]", seq(1)); got != want {
+			t.Errorf("series %s with book %d out: gap_before %s, want %s: %v", seriesID, seq(1), got, want, n)
+		}
+		t.Logf("what_next with book %d out of the series: %v", seq(1), n)
+	}
+	if !found {
+		t.Errorf("what_next does not name series %s: %v", seriesID, v)
+	}
+	sp := call("get_series_progress", map[string]any{"series_id": seriesID})
+	if got, want := fmt.Sprint(sp["gaps"]), fmt.Sprintf("[%d]", seq(1)); got != want {
+		t.Errorf("get_series_progress with book %d out: gaps %s, want %s: %v", seq(1), got, want, sp)
+	}
+
+	restore()
+	var bookAfter, seriesAfter, orderAfter map[string]any
+	root.get("/api/items/"+second, &bookAfter)
+	root.get("/api/series/"+seriesID, &seriesAfter)
+	root.get(seriesFilter, &orderAfter)
+	n := compareRaw(t, "item", bookBefore, bookAfter) + compareRaw(t, "series", seriesBefore, seriesAfter) +
+		compareRaw(t, "series' books", orderBefore, orderAfter)
+	t.Logf("book %s given its series back: the raw records compared field by field, %d field(s) differ", second, n)
+	if n > 0 {
+		t.Errorf("%d field(s) differ after book %s was given its series back", n, second)
+	}
 }

@@ -118,6 +118,20 @@ func LibraryNames(ctx context.Context, d *kit.Deps, value string) ([]string, int
 	return out, n, nil
 }
 
+// BookLibraryNames completes the name of a book library.
+func BookLibraryNames(ctx context.Context, d *kit.Deps, value string) ([]string, int, error) {
+	libs, err := bookLibraries(ctx, d, "")
+	if err != nil {
+		return nil, 0, err
+	}
+	var names []string
+	for _, l := range libs {
+		names = append(names, l.Name)
+	}
+	out, n := Matching(names, value)
+	return out, n, nil
+}
+
 // search is a library's search for q.
 func search(ctx context.Context, d *kit.Deps, libraryID, q string) (*absdata.SearchResults, error) {
 	body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {

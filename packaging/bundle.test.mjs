@@ -53,6 +53,25 @@ function documentedTools() {
   return [...doc.matchAll(/^### (\w+)$/gm)].map((m) => m[1]);
 }
 
+// The tools tools/list starts with when nothing is set: those docs/tools.md
+// marks "In the default tools/list.", and the discovery tools.
+function defaultTools() {
+  const names = [];
+  let current = "";
+  let section = "";
+  for (const line of readFileSync(join(root, "docs", "tools.md"), "utf8").split("\n")) {
+    const ts = /^## (\w+)$/.exec(line);
+    if (ts) section = ts[1];
+    const tool = /^### (\w+)$/.exec(line);
+    if (tool) {
+      current = tool[1];
+      if (section === "discovery") names.push(current);
+    }
+    if (line.trim() === "In the default tools/list." && current && !names.includes(current)) names.push(current);
+  }
+  return names;
+}
+
 // The tool names of docs/tools.md under the toolsets named (its "## toolset"
 // sections).
 function toolsOf(toolsets) {
@@ -74,15 +93,12 @@ test("the manifest template validates and lists the tools of tools.yaml", () => 
   const manifest = JSON.parse(readFileSync(template, "utf8"));
   const names = manifest.tools.map((t) => t.name);
   assert.deepEqual(names, documentedTools());
-  // The toolsets setting starts as the server's default ones: upkeep is off
-  // by default, so it is named for a person to add, not given.
-  const toolsets = manifest.user_config.toolsets.default.split(",");
-  assert.ok(!toolsets.includes("upkeep"), manifest.user_config.toolsets.default);
-  assert.match(manifest.user_config.toolsets.description, /Off unless added here: upkeep\./);
-  // Its toolsets name tools of docs/tools.md, and fewer than all: a Go test
-  // (internal/app, TestInteropKnowsTheDefaultTools) holds the tools of
-  // docs/tools.md under them to those a server with no settings registers.
-  assert.ok(toolsOf(toolsets).length > 0 && toolsOf(toolsets).length < names.length, `${toolsOf(toolsets).length} of ${names.length}`);
+  // The toolsets setting starts as the server's default tools, and offers
+  // all; the default tools and the discovery tools are fewer than all.
+  assert.equal(manifest.user_config.toolsets.default, "default");
+  assert.match(manifest.user_config.toolsets.description, /all \(every tool\)/);
+  const defaults = defaultTools();
+  assert.ok(defaults.length > 0 && defaults.length < names.length, `${defaults.length} of ${names.length}`);
   assert.equal(manifest.server.type, "binary");
   assert.equal(manifest.user_config.api_key.sensitive, true);
   assert.equal(manifest.user_config.read_only.type, "boolean");
@@ -93,10 +109,12 @@ test("the manifest template validates and lists the tools of tools.yaml", () => 
   assert.equal(manifest.license, "MIT");
   assert.equal(manifest.support, `${sj.repository.url}/issues`);
   assert.match(manifest.long_description, /^Your \[Audiobookshelf\]/);
-  // The count is of the default toolsets (what the bundle offers until a
-  // toolset is added), and the whole is said apart.
-  assert.match(manifest.long_description, new RegExp(`\\*\\*${toolsOf(toolsets).length} tools\\*\\* in the `));
-  assert.ok(manifest.long_description.includes(`(${names.length} in all)`), manifest.long_description);
+  // The counts: every tool but the discovery ones, and what is listed from
+  // the start (the default tools, and the discovery tools).
+  const discovery = toolsOf(["discovery"]);
+  assert.ok(discovery.length > 0);
+  assert.match(manifest.long_description, new RegExp(`\\*\\*${names.length - discovery.length} tools\\*\\* in `));
+  assert.ok(manifest.long_description.includes(`Listed from the start: ${defaults.length - discovery.length} everyday tools and ${discovery.length} that`), manifest.long_description);
   assert.ok(manifest.keywords.includes("audiobookshelf"));
   const icon = readFileSync(join(here, "mcpb", manifest.icon));
   assert.ok(icon.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), "the icon is a PNG");
@@ -209,12 +227,14 @@ test("Claude Desktop's resolution of the manifest starts the server with the use
   const all = await listTools({ ...base, read_only: false });
   // tools/list answers in name order; the manifest lists in tools.yaml's.
   const manifest = JSON.parse(readFileSync(template, "utf8"));
-  assert.deepEqual(all.names.toSorted(), toolsOf(manifest.user_config.toolsets.default.split(",")).toSorted());
+  assert.deepEqual(all.names.toSorted(), defaultTools().toSorted());
   assert.equal(all.cfg.env.AUDIOBOOKSHELF_URL, base.audiobookshelf_url);
   assert.ok(!all.stderr.includes(base.api_key), "the key is not logged");
   const ro = await listTools({ ...base, read_only: true });
   assert.equal(ro.cfg.env.AUDIOBOOKSHELF_READ_ONLY, "true");
-  assert.equal(ro.names.length, 33);
+  // Read-only: the default tools that read, and the discovery tools.
+  assert.ok(ro.names.includes("list_libraries") && !ro.names.includes("set_media_progress") && !ro.names.includes("create_bookmark"), ro.names.join(" "));
+  assert.equal(ro.names.length, all.names.length - 2, ro.names.join(" "));
   // The settings left alone: their defaults, which the server takes.
   assert.equal(all.cfg.env.AUDIOBOOKSHELF_TIMEOUT, "30s");
   assert.equal(all.cfg.env.AUDIOBOOKSHELF_INSECURE_TLS, "false");

@@ -140,6 +140,9 @@ func renderBundleManifest(m *Manifest) ([]byte, error) {
 		t := &m.Tools[i]
 		tools = append(tools, newObj().set("name", t.Name).set("description", oneLine(t.Description)))
 	}
+	for _, d := range m.Discovery { // listed with the default tools
+		tools = append(tools, newObj().set("name", d.Name).set("description", oneLine(d.Description)))
+	}
 	mcp := newObj().
 		set("command", "/bin/sh").
 		set("args", []string{"${__dirname}/" + BundleLauncher}).

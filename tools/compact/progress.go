@@ -38,3 +38,18 @@ func ProgressOf(p *absdata.Progress) *Progress {
 	}
 	return out
 }
+
+// Within is p inside an entry that already names its item and episode:
+// without their ids, and without the duration when the entry says it
+// (durationS > 0). The record id stays (delete_media_progress takes it).
+func (p *Progress) Within(durationS int64) *Progress {
+	if p == nil {
+		return nil
+	}
+	out := *p
+	out.ItemID, out.EpisodeID = "", ""
+	if durationS > 0 {
+		out.DurationS = 0
+	}
+	return &out
+}

@@ -105,14 +105,18 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 		if refs := seriesRefsOf(it.Media.Metadata.SeriesName, series[it.LibraryID]); refs != nil {
 			e.Series, e.SeriesName = refs, ""
 		}
-		ep := ""
+		ep, duration := "", e.DurationS
 		if it.RecentEpisode != nil {
+			// The entry is the episode's podcast: its id is the entry's.
 			b := compact.Episode(it.RecentEpisode, "")
+			b.ItemID = ""
 			e.Episode = &b
-			ep = it.RecentEpisode.ID
+			ep, duration = it.RecentEpisode.ID, b.DurationS
 		}
 		if p := byKey[[2]string{it.ID, ep}]; p != nil {
-			e.Progress = compact.ProgressOf(p)
+			// The record of this entry (and of its episode): its item and
+			// episode ids, and the duration, are the entry's.
+			e.Progress = compact.ProgressOf(p).Within(duration)
 			e.ProgressPct, e.Finished = nil, false
 		}
 		return e

@@ -162,6 +162,17 @@ func TestInProgressCarriesTheNextIDs(t *testing.T) {
 		if m["library_id"] != sd.LibraryBooksID {
 			t.Errorf("library_id: %v", m)
 		}
+		// Its progress record: the id delete_media_progress takes and
+		// where the user is, without what the entry already says.
+		p, _ := m["progress"].(map[string]any)
+		if p["id"] != sd.ProgressColourOfMagic || p["progress_pct"] != 42.0 || p["current_time_s"] == nil {
+			t.Errorf("progress: %v", m["progress"])
+		}
+		for _, k := range []string{"library_item_id", "episode_id", "duration_s"} {
+			if _, has := p[k]; has {
+				t.Errorf("progress repeats the entry's %s: %v", k, p)
+			}
+		}
 		s := str(at(t, m, "series", 0))
 		if !strings.Contains(s, sd.SeriesDiscworld) || !strings.Contains(s, "sequence:1") || !strings.Contains(s, "Discworld") {
 			t.Errorf("series: %v", m["series"])

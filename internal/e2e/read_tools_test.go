@@ -192,6 +192,15 @@ var readCases = []readCase{
 			if at(t, v, "returned").(float64) != 2 || str(at(t, v, "results", 0, "podcast")) == "" {
 				t.Errorf("episodes: %v", v)
 			}
+			// Each episode names its podcast; the podcast's id is given
+			// once, by title.
+			podcast := str(at(t, v, "results", 0, "podcast"))
+			if id := str(at(t, v, "podcast_ids", podcast)); id != sd.ItemPodcastOrbital && id != sd.ItemPodcastTinyThings {
+				t.Errorf("podcast_ids: %v", v)
+			}
+			if _, has := at(t, v, "results", 0).(map[string]any)["library_item_id"]; has {
+				t.Errorf("an episode repeats its podcast's id: %v", v)
+			}
 		},
 		fail: map[string]any{"library_id": sd.LibraryPodcastsID, "page": -1}, failWant: []string{`"page"`, "from 0"}},
 	{tool: "get_me", route: "/api/me",

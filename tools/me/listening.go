@@ -88,7 +88,7 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 		compact.ItemBrief
 		LibraryID string                `json:"library_id"`
 		Episode   *compact.EpisodeBrief `json:"episode,omitempty"`
-		Progress  *compact.Progress     `json:"progress,omitempty"`
+		Progress  *compact.ProgressIn   `json:"progress,omitempty"`
 	}
 	all := v.LibraryItems
 	total := len(all)
@@ -102,6 +102,7 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 	return kit.Page(d, "items", kit.Paging{Page: page, Limit: limit}, kit.PageOf(all, page, limit), &total, func(r *inProgressItem) entry {
 		it := &r.Item
 		e := entry{ItemBrief: compact.Brief(it, nil), LibraryID: it.LibraryID}
+		e.Added = "" // what is in progress, not what is new
 		if refs := seriesRefsOf(it.Media.Metadata.SeriesName, series[it.LibraryID]); refs != nil {
 			e.Series, e.SeriesName = refs, ""
 		}
@@ -114,8 +115,8 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 			ep, duration = it.RecentEpisode.ID, b.DurationS
 		}
 		if p := byKey[[2]string{it.ID, ep}]; p != nil {
-			// The record of this entry (and of its episode): its item and
-			// episode ids, and the duration, are the entry's.
+			// The record of this entry (and of its episode), without what
+			// the entry says.
 			e.Progress = compact.ProgressOf(p).Within(duration)
 			e.ProgressPct, e.Finished = nil, false
 		}

@@ -506,7 +506,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "create_bookmark",
 			Title:       "Create bookmark",
-			Description: "Add a bookmark at a time in an item; refused where one exists (rename it with update_bookmark).",
+			Description: "Add a bookmark at a time in an item; refused where one exists.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Library item id or title."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"Bookmark title."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
@@ -599,7 +599,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_collection",
 			Title:       "Update collection",
-			Description: "Rename, re-describe or reorder a collection. library_item_ids lists all its books in the new order; never adds or removes (add_books_to_collection, remove_books_from_collection). Answers with the old values and their put-back. Asks first to reorder, or to replace text it can't put back.",
+			Description: "Rename, re-describe or reorder a collection (library_item_ids: all its books in the new order; it never adds or removes). Answers with the old values and their put-back; asks first to reorder or to replace text it can't put back.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Collection id or name."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"All its books, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["collection_id"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -1132,7 +1132,7 @@ var Discovery = []*mcp.Tool{
 	{
 		Name:        "call_tool",
 		Title:       "Call tool",
-		Description: "Run a tool of an enabled toolset with its arguments (as enable_toolset gives them); asks and refuses as a direct call would.",
+		Description: "Run a tool of an enabled toolset with its arguments (enable_toolset gives them), asking and refusing as a direct call would.",
 		InputSchema: json.RawMessage(`{"additionalProperties":false,"properties":{"arguments":{"description":"Its arguments.","type":"object"},"name":{"description":"The tool's name.","type":"string"}},"required":["name"],"type":"object"}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 	},

@@ -306,13 +306,13 @@ func (v *toolsets) enableToolset(ctx context.Context, req *mcp.CallToolRequest) 
 	case len(tools) == 0:
 		answer["note"] = "None of its tools can be used here."
 	case !slices.ContainsFunc(tools, func(t registry.Tool) bool { return !v.listed(ss, t.Name) }):
-		answer["note"] = "Already on in this conversation. If these tools do not appear in your tool list, run them with call_tool {name, arguments}."
+		answer["note"] = "Already on in this conversation; not in your tool list? Run them with call_tool {name, arguments}."
 	default:
 		if v.enable(ss, name) {
-			answer["note"] = "On in this conversation. If these tools do not appear in your tool list, run them with call_tool {name, arguments}."
+			answer["note"] = "On in this conversation; not in your tool list? Run them with call_tool {name, arguments}."
 			v.notifyListChanged(ctx, ss)
 		} else {
-			answer["note"] = "Already on in this conversation. If these tools do not appear in your tool list, run them with call_tool {name, arguments}."
+			answer["note"] = "Already on in this conversation; not in your tool list? Run them with call_tool {name, arguments}."
 		}
 	}
 	return kit.JSONResult(answer)

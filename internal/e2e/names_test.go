@@ -147,8 +147,8 @@ func TestNamesInAGuardedCall(t *testing.T) {
 }
 
 // TestInProgressCarriesTheNextIDs: an entry of list_items_in_progress
-// carries its library's id and its series with id and place, so the next
-// book of the series is one call away.
+// carries its library's id and its series with id, place and the book
+// after it, so the next book of the series needs no other call.
 func TestInProgressCarriesTheNextIDs(t *testing.T) {
 	e := start(t, apptest.Options{})
 	v := decode(t, e.Call(t, "list_items_in_progress", nil))
@@ -176,6 +176,11 @@ func TestInProgressCarriesTheNextIDs(t *testing.T) {
 		s := str(at(t, m, "series", 0))
 		if !strings.Contains(s, sd.SeriesDiscworld) || !strings.Contains(s, "sequence:1") || !strings.Contains(s, "Discworld") {
 			t.Errorf("series: %v", m["series"])
+		}
+		// The book after it in the series, by id and title.
+		if at(t, m, "series", 0, "next", "id") != sd.ItemLightFantastic || at(t, m, "series", 0, "next", "title") != "The Light Fantastic" ||
+			at(t, m, "series", 0, "next", "sequence") != "2" {
+			t.Errorf("next in series: %v", m["series"])
 		}
 	}
 	if !found {

@@ -292,8 +292,24 @@ func (v *toolsets) enableToolset(ctx context.Context, req *mcp.CallToolRequest) 
 		Args        map[string]string `json:"args"`
 	}
 	defs := make([]def, 0, len(tools))
+	// An argument every earlier tool of the answer that takes it takes just
+	// the same is said once, at its first.
+	described := map[string]string{} // argument (with its "?") → its summary
+	differs := map[string]bool{}
 	for _, t := range tools {
-		defs = append(defs, def{t.Name, t.Definition.Description, argSummary(t.Definition.InputSchema)})
+		args := argSummary(t.Definition.InputSchema)
+		for k, v := range args {
+			was, seen := described[k]
+			switch {
+			case !seen:
+				described[k] = v
+			case was != v:
+				differs[k] = true
+			case !differs[k]:
+				args[k] = sameAsAbove
+			}
+		}
+		defs = append(defs, def{t.Name, t.Definition.Description, args})
 	}
 	ss, lasting := sessionOf(req)
 	answer := map[string]any{"toolset": name, "tools": defs}
@@ -317,6 +333,10 @@ func (v *toolsets) enableToolset(ctx context.Context, req *mcp.CallToolRequest) 
 	}
 	return kit.JSONResult(answer)
 }
+
+// sameAsAbove stands, in enable_toolset's answer, for the summary of an
+// argument that an earlier tool of the answer takes just the same.
+const sameAsAbove = "as above"
 
 // argSummary is a tool's input schema as a model needs it to call the tool
 // through call_tool, in a few tokens: each argument (a "?" after an

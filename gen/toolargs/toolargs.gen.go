@@ -428,7 +428,7 @@ func DecodeGetListeningStats(raw json.RawMessage) (GetListeningStats, error) {
 
 // GetYearStats holds the arguments of get_year_stats.
 type GetYearStats struct {
-	Year int64 `json:"year"` // Four-digit year.
+	Year int64 `json:"year"` // Calendar year.
 }
 
 // DecodeGetYearStats reads and checks the arguments of get_year_stats.

@@ -152,5 +152,5 @@ func CreateCollection(ctx context.Context, d *kit.Deps, a toolargs.CreateCollect
 	}
 	return kit.JSONResult(map[string]any{"created": true, "collection": collectionDetail(&c),
 		"put_back": &kit.PutBack{Tool: "delete_collection", Arguments: map[string]any{"collection_id": c.ID},
-			Note: "Deleting it asks the person first, as every delete does."}})
+			Note: "Deleting it asks the person first."}})
 }

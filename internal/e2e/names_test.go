@@ -10,6 +10,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/me"
 )
 
 // TestNamesWhereIDsAre: every kind of id a tool takes also takes what a
@@ -185,6 +186,41 @@ func TestInProgressCarriesTheNextIDs(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("The Colour of Magic is not in progress: %v", v)
+	}
+}
+
+// TestInProgressNextIsCutAfterThreeSeries: on a library with many series
+// in progress, the first me.NextSeriesCap series of the page name the
+// book after the entry's, the others do not, and the answer says so and
+// where the rest is.
+func TestInProgressNextIsCutAfterThreeSeries(t *testing.T) {
+	e := start(t, apptest.Options{Standin: sd.Options{Data: sd.ScaleData(ScaleLibrary()), Now: sd.SampleNow}})
+	v := decode(t, e.Call(t, "list_items_in_progress", map[string]any{"limit": 100}))
+	seen := map[string]bool{}
+	withNext, inSeries := 0, 0
+	for _, it := range at(t, v, "items").([]any) {
+		series, _ := it.(map[string]any)["series"].([]any)
+		for _, s := range series {
+			sm := s.(map[string]any)
+			first := !seen[str(sm["id"])]
+			seen[str(sm["id"])] = true
+			_, hasNext := sm["next"]
+			if first {
+				inSeries++
+			}
+			if hasNext {
+				withNext++
+				if inSeries > me.NextSeriesCap {
+					t.Errorf("series %d of the page names the next book: %v", inSeries, sm)
+				}
+			}
+		}
+	}
+	if inSeries <= me.NextSeriesCap || withNext == 0 {
+		t.Fatalf("%d series on the page, %d with the next book: the library does not test the cut", inSeries, withNext)
+	}
+	if cut := str(at(t, v, "next_cut")); !strings.Contains(cut, "first 3 series") || !strings.Contains(cut, "search_library") {
+		t.Errorf("next_cut: %q", cut)
 	}
 }
 

@@ -53,11 +53,14 @@ type Sample struct {
 	BookmarkItem string // a book given a bookmark (T8)
 	BookmarkAt   float64
 	Year         int // the year of T5
+	// NextTitle is the book after the one in progress in its series (T4);
+	// "": any book the answer names.
+	NextTitle string
 }
 
 // StandinSample is Sample for the stand-in's sample library.
 var StandinSample = Sample{Series: "Discworld", FinishTitle: "Equal Rites", Author: "Terry Pratchett",
-	BookmarkItem: "The Colour of Magic", BookmarkAt: 720, Year: 2026}
+	BookmarkItem: "The Colour of Magic", BookmarkAt: 720, Year: 2026, NextTitle: "The Light Fantastic"}
 
 // Step is one call: its tool, and its arguments from what the earlier
 // calls of the same request answered (decoded JSON).
@@ -71,6 +74,9 @@ type Step struct {
 type Request struct {
 	ID, Text string
 	Steps    []Step
+	// Want checks that the answers hold what the request asked for (nil:
+	// the steps' arguments did).
+	Want func(answers []any) error
 }
 
 func fixed(args map[string]any) func([]any) (map[string]any, error) {
@@ -82,7 +88,7 @@ func fixed(args map[string]any) func([]any) (map[string]any, error) {
 func Requests(s Sample) []Request {
 	return []Request{
 		{"T1", "what am I listening to, and how far am I", []Step{
-			{"list_items_in_progress", fixed(map[string]any{})}}},
+			{"list_items_in_progress", fixed(map[string]any{})}}, nil},
 		{"T2", "put the books of a series in order into a new collection", []Step{
 			{"search_library", fixed(map[string]any{"q": s.Series})},
 			{"create_collection", func(prev []any) (map[string]any, error) {
@@ -91,26 +97,26 @@ func Requests(s Sample) []Request {
 					return nil, err
 				}
 				return map[string]any{"name": s.Series + " in order", "library_item_ids": ids}, nil
-			}}}},
+			}}}, nil},
 		{"T3", "mark a book (by its title) finished", []Step{
-			{"set_media_progress", fixed(map[string]any{"library_item_id": s.FinishTitle, "is_finished": true})}}},
+			{"set_media_progress", fixed(map[string]any{"library_item_id": s.FinishTitle, "is_finished": true})}}, nil},
 		{"T4", "the next book in the series I'm in", []Step{
-			{"list_items_in_progress", fixed(map[string]any{})},
-			{"search_library", func(prev []any) (map[string]any, error) {
-				name, library, err := firstSeries(prev[0])
-				if err != nil {
-					return nil, err
+			{"list_items_in_progress", fixed(map[string]any{})}},
+			func(answers []any) error {
+				_, title, err := nextInSeries(answers[0])
+				if err == nil && s.NextTitle != "" && title != s.NextTitle {
+					err = fmt.Errorf("the next book in the series is %q, not %q", title, s.NextTitle)
 				}
-				return map[string]any{"library_id": library, "q": name}, nil
-			}}}},
+				return err
+			}},
 		{"T5", "how much did I listen this year", []Step{
-			{"get_year_stats", fixed(map[string]any{"year": s.Year})}}},
+			{"get_year_stats", fixed(map[string]any{"year": s.Year})}}, nil},
 		{"T6", "books by an author (by name)", []Step{
-			{"search_library", fixed(map[string]any{"q": s.Author})}}},
+			{"search_library", fixed(map[string]any{"q": s.Author})}}, nil},
 		{"T7", "podcast episodes I haven't heard", []Step{
-			{"list_recent_episodes", fixed(map[string]any{})}}},
+			{"list_recent_episodes", fixed(map[string]any{})}}, nil},
 		{"T8", "a bookmark 12 minutes into a book (by title), with a note", []Step{
-			{"create_bookmark", fixed(map[string]any{"library_item_id": s.BookmarkItem, "time": s.BookmarkAt, "title": "Where the wizard meets the tourist"})}}},
+			{"create_bookmark", fixed(map[string]any{"library_item_id": s.BookmarkItem, "time": s.BookmarkAt, "title": "Where the wizard meets the tourist"})}}, nil},
 	}
 }
 
@@ -138,24 +144,26 @@ func seriesBookIDs(v any, name string) ([]string, error) {
 	return nil, fmt.Errorf("search_library answered no series %q with its books in order: %v", name, v)
 }
 
-// firstSeries is the series name and library id of the first entry in
-// progress that is in a series.
-func firstSeries(v any) (name, library string, err error) {
+// nextInSeries is the next book (its id and title) of the first entry in
+// progress whose series gives one.
+func nextInSeries(v any) (id, title string, err error) {
 	m, _ := v.(map[string]any)
 	items, _ := m["items"].([]any)
 	for _, it := range items {
 		im, _ := it.(map[string]any)
 		series, _ := im["series"].([]any)
 		for _, s := range series {
-			if sm, ok := s.(map[string]any); ok {
-				if n, ok := sm["name"].(string); ok && n != "" {
-					lib, _ := im["library_id"].(string)
-					return n, lib, nil
+			sm, _ := s.(map[string]any)
+			if next, ok := sm["next"].(map[string]any); ok {
+				id, _ = next["id"].(string)
+				title, _ = next["title"].(string)
+				if id != "" && title != "" {
+					return id, title, nil
 				}
 			}
 		}
 	}
-	return "", "", fmt.Errorf("no entry in progress carries a series: %v", v)
+	return "", "", fmt.Errorf("no entry in progress names the next book of its series: %v", v)
 }
 
 // toolsetOf is the toolset of a tool of the registry, or "".
@@ -331,6 +339,11 @@ func measureOne(ctx context.Context, cfg config.Config, r Request, tok *Tokenize
 		t.Calls++
 		for _, m := range rec.take() {
 			t.CallTokens += tok.Count(m)
+		}
+	}
+	if r.Want != nil {
+		if err := r.Want(prev); err != nil {
+			return t, err
 		}
 	}
 	return t, nil

@@ -114,7 +114,7 @@ func DecodeListLibraryItems(raw json.RawMessage) (ListLibraryItems, error) {
 type SearchLibrary struct {
 	LibraryID string `json:"library_id"` // Library id or name; omit for the only book library.
 	Q         string `json:"q"`          // Search text.
-	Limit     int64  `json:"limit"`      // Results per kind, at most 100.
+	Limit     int64  `json:"limit"`      // Results per kind.
 	Detail    string `json:"detail"`     // full: the raw object.
 }
 
@@ -391,7 +391,7 @@ func DecodeGetMe(raw json.RawMessage) (GetMe, error) {
 // ListItemsInProgress holds the arguments of list_items_in_progress.
 type ListItemsInProgress struct {
 	Page   int64  `json:"page"`   // 0-based page.
-	Limit  int64  `json:"limit"`  // At most this many, up to 100.
+	Limit  int64  `json:"limit"`  // Entries per page.
 	Detail string `json:"detail"` // full: the raw object.
 }
 
@@ -428,7 +428,7 @@ func DecodeGetListeningStats(raw json.RawMessage) (GetListeningStats, error) {
 
 // GetYearStats holds the arguments of get_year_stats.
 type GetYearStats struct {
-	Year int64 `json:"year"` // Four-digit year.
+	Year int64 `json:"year"` // Calendar year.
 }
 
 // DecodeGetYearStats reads and checks the arguments of get_year_stats.
@@ -484,7 +484,7 @@ type SetMediaProgress struct {
 	LibraryItemID             string   `json:"library_item_id"`              // Library item id or title.
 	EpisodeID                 *string  `json:"episode_id"`                   // Episode id; required for a podcast.
 	CurrentTime               *float64 `json:"current_time"`                 // Position in seconds.
-	Progress                  *float64 `json:"progress"`                     // Fraction 0..1.
+	Progress                  *float64 `json:"progress"`                     // Fraction listened.
 	IsFinished                *bool    `json:"is_finished"`                  // Finished or not.
 	HideFromContinueListening *bool    `json:"hide_from_continue_listening"` // Hide from continue listening.
 	ConfirmToken              string   `json:"-"`                            // Token an earlier call gave; same arguments.

@@ -292,8 +292,24 @@ func (v *toolsets) enableToolset(ctx context.Context, req *mcp.CallToolRequest) 
 		Args        map[string]string `json:"args"`
 	}
 	defs := make([]def, 0, len(tools))
+	// An argument every earlier tool of the answer that takes it takes just
+	// the same is said once, at its first.
+	described := map[string]string{} // argument (with its "?") → its summary
+	differs := map[string]bool{}
 	for _, t := range tools {
-		defs = append(defs, def{t.Name, t.Definition.Description, argSummary(t.Definition.InputSchema)})
+		args := argSummary(t.Definition.InputSchema)
+		for k, v := range args {
+			was, seen := described[k]
+			switch {
+			case !seen:
+				described[k] = v
+			case was != v:
+				differs[k] = true
+			case !differs[k]:
+				args[k] = sameAsAbove
+			}
+		}
+		defs = append(defs, def{t.Name, t.Definition.Description, args})
 	}
 	ss, lasting := sessionOf(req)
 	answer := map[string]any{"toolset": name, "tools": defs}
@@ -306,17 +322,21 @@ func (v *toolsets) enableToolset(ctx context.Context, req *mcp.CallToolRequest) 
 	case len(tools) == 0:
 		answer["note"] = "None of its tools can be used here."
 	case !slices.ContainsFunc(tools, func(t registry.Tool) bool { return !v.listed(ss, t.Name) }):
-		answer["note"] = "Already on in this conversation. If these tools do not appear in your tool list, run them with call_tool {name, arguments}."
+		answer["note"] = "Already on in this conversation; not in your tool list? Run them with call_tool {name, arguments}."
 	default:
 		if v.enable(ss, name) {
-			answer["note"] = "On in this conversation. If these tools do not appear in your tool list, run them with call_tool {name, arguments}."
+			answer["note"] = "On in this conversation; not in your tool list? Run them with call_tool {name, arguments}."
 			v.notifyListChanged(ctx, ss)
 		} else {
-			answer["note"] = "Already on in this conversation. If these tools do not appear in your tool list, run them with call_tool {name, arguments}."
+			answer["note"] = "Already on in this conversation; not in your tool list? Run them with call_tool {name, arguments}."
 		}
 	}
 	return kit.JSONResult(answer)
 }
+
+// sameAsAbove stands, in enable_toolset's answer, for the summary of an
+// argument that an earlier tool of the answer takes just the same.
+const sameAsAbove = "as above"
 
 // argSummary is a tool's input schema as a model needs it to call the tool
 // through call_tool, in a few tokens: each argument (a "?" after an

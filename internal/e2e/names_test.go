@@ -10,6 +10,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/me"
 )
 
 // TestNamesWhereIDsAre: every kind of id a tool takes also takes what a
@@ -147,8 +148,8 @@ func TestNamesInAGuardedCall(t *testing.T) {
 }
 
 // TestInProgressCarriesTheNextIDs: an entry of list_items_in_progress
-// carries its library's id and its series with id and place, so the next
-// book of the series is one call away.
+// carries its library's id and its series with id, place and the book
+// after it, so the next book of the series needs no other call.
 func TestInProgressCarriesTheNextIDs(t *testing.T) {
 	e := start(t, apptest.Options{})
 	v := decode(t, e.Call(t, "list_items_in_progress", nil))
@@ -162,13 +163,64 @@ func TestInProgressCarriesTheNextIDs(t *testing.T) {
 		if m["library_id"] != sd.LibraryBooksID {
 			t.Errorf("library_id: %v", m)
 		}
+		// Its progress record: the id delete_media_progress takes and
+		// where the user is, without what the entry already says.
+		p, _ := m["progress"].(map[string]any)
+		if p["id"] != sd.ProgressColourOfMagic || p["progress_pct"] != 42.0 || p["current_time_s"] == nil {
+			t.Errorf("progress: %v", m["progress"])
+		}
+		for _, k := range []string{"library_item_id", "episode_id", "duration_s"} {
+			if _, has := p[k]; has {
+				t.Errorf("progress repeats the entry's %s: %v", k, p)
+			}
+		}
 		s := str(at(t, m, "series", 0))
 		if !strings.Contains(s, sd.SeriesDiscworld) || !strings.Contains(s, "sequence:1") || !strings.Contains(s, "Discworld") {
 			t.Errorf("series: %v", m["series"])
 		}
+		// The book after it in the series, by id and title.
+		if at(t, m, "series", 0, "next", "id") != sd.ItemLightFantastic || at(t, m, "series", 0, "next", "title") != "The Light Fantastic" ||
+			at(t, m, "series", 0, "next", "sequence") != "2" {
+			t.Errorf("next in series: %v", m["series"])
+		}
 	}
 	if !found {
 		t.Fatalf("The Colour of Magic is not in progress: %v", v)
+	}
+}
+
+// TestInProgressNextIsCutAfterThreeSeries: on a library with many series
+// in progress, the first me.NextSeriesCap series of the page name the
+// book after the entry's, the others do not, and the answer says so and
+// where the rest is.
+func TestInProgressNextIsCutAfterThreeSeries(t *testing.T) {
+	e := start(t, apptest.Options{Standin: sd.Options{Data: sd.ScaleData(ScaleLibrary()), Now: sd.SampleNow}})
+	v := decode(t, e.Call(t, "list_items_in_progress", map[string]any{"limit": 100}))
+	seen := map[string]bool{}
+	withNext, inSeries := 0, 0
+	for _, it := range at(t, v, "items").([]any) {
+		series, _ := it.(map[string]any)["series"].([]any)
+		for _, s := range series {
+			sm := s.(map[string]any)
+			first := !seen[str(sm["id"])]
+			seen[str(sm["id"])] = true
+			_, hasNext := sm["next"]
+			if first {
+				inSeries++
+			}
+			if hasNext {
+				withNext++
+				if inSeries > me.NextSeriesCap {
+					t.Errorf("series %d of the page names the next book: %v", inSeries, sm)
+				}
+			}
+		}
+	}
+	if inSeries <= me.NextSeriesCap || withNext == 0 {
+		t.Fatalf("%d series on the page, %d with the next book: the library does not test the cut", inSeries, withNext)
+	}
+	if cut := str(at(t, v, "next_cut")); !strings.Contains(cut, "first 3 series") || !strings.Contains(cut, "search_library") {
+		t.Errorf("next_cut: %q", cut)
 	}
 }
 

@@ -192,6 +192,15 @@ var readCases = []readCase{
 			if at(t, v, "returned").(float64) != 2 || str(at(t, v, "results", 0, "podcast")) == "" {
 				t.Errorf("episodes: %v", v)
 			}
+			// Each episode names its podcast; the podcast's id is given
+			// once, by title.
+			podcast := str(at(t, v, "results", 0, "podcast"))
+			if id := str(at(t, v, "podcast_ids", podcast)); id != sd.ItemPodcastOrbital && id != sd.ItemPodcastTinyThings {
+				t.Errorf("podcast_ids: %v", v)
+			}
+			if _, has := at(t, v, "results", 0).(map[string]any)["library_item_id"]; has {
+				t.Errorf("an episode repeats its podcast's id: %v", v)
+			}
 		},
 		fail: map[string]any{"library_id": sd.LibraryPodcastsID, "page": -1}, failWant: []string{`"page"`, "from 0"}},
 	{tool: "get_me", route: "/api/me",
@@ -483,5 +492,38 @@ func TestListLibraryItemsFilter(t *testing.T) {
 	res = e.Call(t, "list_library_items", map[string]any{"library_id": sd.LibraryBooksID, "filter_group": "genres", "filter_value": "Science Fiction"})
 	if v := decode(t, res); at(t, v, "total").(float64) == 0 {
 		t.Errorf("genre filter found nothing: %v", v)
+	}
+}
+
+// TestRecentEpisodesOfPodcastsSharingATitle: when two podcasts of a page
+// share a title, podcast_ids cannot name them by it: their episodes keep
+// their library_item_id, and the title is not in podcast_ids.
+func TestRecentEpisodesOfPodcastsSharingATitle(t *testing.T) {
+	data := sd.SampleData()
+	title := ""
+	for i := range data.Items {
+		if p := data.Items[i].Podcast; p != nil {
+			if title == "" {
+				title = p.Title
+			} else {
+				p.Title = title
+			}
+		}
+	}
+	e := start(t, apptest.Options{Standin: sd.Options{Data: data, Now: sd.SampleNow}})
+	v := decode(t, e.Call(t, "list_recent_episodes", map[string]any{"library_id": sd.LibraryPodcastsID}))
+	if ids, _ := v.(map[string]any)["podcast_ids"].(map[string]any); ids[title] != nil {
+		t.Errorf("podcast_ids names %q, which two podcasts share: %v", title, ids)
+	}
+	items := map[string]bool{}
+	for _, r := range at(t, v, "results").([]any) {
+		m := r.(map[string]any)
+		if m["podcast"] != title || str(m["library_item_id"]) == "" {
+			t.Errorf("an episode without its podcast's title and id: %v", m)
+		}
+		items[str(m["library_item_id"])] = true
+	}
+	if len(items) != 2 {
+		t.Errorf("the episodes are of %d podcasts, want 2: %v", len(items), v)
 	}
 }

@@ -173,7 +173,7 @@ func CreateBookmark(ctx context.Context, d *kit.Deps, a toolargs.CreateBookmark)
 	bm, _ := bookmarkOf(b)
 	return kit.JSONResult(map[string]any{"created": true, "bookmark": bm,
 		"put_back": &kit.PutBack{Tool: "delete_bookmark", Arguments: map[string]any{"library_item_id": a.LibraryItemID, "time": a.Time},
-			Note: "Deleting it asks the person first, as every delete does."}})
+			Note: "Deleting it asks the person first."}})
 }
 
 // blankTitle refuses a title of white space only.

@@ -49,10 +49,14 @@ type CollectionDetail struct {
 	Cut map[string]kit.Cut `json:"cut,omitempty"`
 }
 
-// collectionDetail is the collection with its first ListCap books (a write's
-// answer; get_collection pages them).
+// collectionDetail is the collection with its first ListCap books, each
+// by id and title alone (a write's answer; get_collection pages them, in
+// compact form).
 func collectionDetail(c *absdata.Collection) CollectionDetail {
 	out := collectionAll(c)
+	for i, b := range out.Books {
+		out.Books[i] = compact.ItemBrief{ID: b.ID, Title: b.Title}
+	}
 	cuts := map[string]kit.Cut{}
 	out.Books = kit.FirstOf(out.Books, compact.ListCap, "get_collection with page and limit", cuts, "books")
 	if len(cuts) > 0 {
@@ -148,5 +152,5 @@ func CreateCollection(ctx context.Context, d *kit.Deps, a toolargs.CreateCollect
 	}
 	return kit.JSONResult(map[string]any{"created": true, "collection": collectionDetail(&c),
 		"put_back": &kit.PutBack{Tool: "delete_collection", Arguments: map[string]any{"collection_id": c.ID},
-			Note: "Deleting it asks the person first, as every delete does."}})
+			Note: "Deleting it asks the person first."}})
 }

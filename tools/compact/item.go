@@ -33,6 +33,15 @@ type SeriesRef struct {
 	ID       string `json:"id,omitempty"`
 	Name     string `json:"name"`
 	Sequence string `json:"sequence,omitempty"`
+	// Next is the book after this one in the series, where a list gives it.
+	Next *BookRef `json:"next,omitempty"`
+}
+
+// BookRef is a book by id and title, with its place in a series.
+type BookRef struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Sequence string `json:"sequence,omitempty"`
 }
 
 // CollapsedSeries is a series shown once in a collapsed list.

@@ -38,3 +38,30 @@ func ProgressOf(p *absdata.Progress) *Progress {
 	}
 	return out
 }
+
+// ProgressIn is a progress record inside an entry of a list that already
+// names its item, its episode and, most often, its duration: the record id
+// (delete_media_progress takes it), where the user is, and when it last
+// moved. get_library_item has the whole record.
+type ProgressIn struct {
+	ID          string  `json:"id"`
+	CurrentTime float64 `json:"current_time_s"`
+	DurationS   int64   `json:"duration_s,omitempty"` // only when the entry has none
+	ProgressPct int     `json:"progress_pct"`
+	Finished    bool    `json:"finished,omitempty"`
+	Hidden      bool    `json:"hidden_from_continue_listening,omitempty"`
+	LastUpdate  string  `json:"last_update,omitempty"`
+}
+
+// Within is p inside an entry whose duration is durationS (0: none).
+func (p *Progress) Within(durationS int64) *ProgressIn {
+	if p == nil {
+		return nil
+	}
+	out := &ProgressIn{ID: p.ID, CurrentTime: p.CurrentTime, ProgressPct: p.ProgressPct, Finished: p.Finished,
+		Hidden: p.Hidden, LastUpdate: p.LastUpdate}
+	if durationS == 0 {
+		out.DurationS = p.DurationS
+	}
+	return out
+}

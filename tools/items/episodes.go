@@ -67,11 +67,45 @@ func ListRecentEpisodes(ctx context.Context, d *kit.Deps, a toolargs.ListRecentE
 	} else if len(v.Episodes) == int(a.Limit) {
 		total++ // Audiobookshelf does not count; there may be more
 	}
-	return kit.Page(d, "results", kit.PagingOf(a.Page, a.Limit), v.Episodes, &total, func(e *absdata.Episode) compact.EpisodeBrief {
-		podcast := ""
-		if e.Podcast != nil {
-			podcast = e.Podcast.Metadata.Title.Value
+	// Episodes of the same podcast come in runs: each names its podcast by
+	// title, and podcast_ids gives each title's item id once. An episode
+	// whose podcast's title another podcast of the page shares (or that has
+	// none) keeps its library_item_id.
+	ids := map[string]string{}
+	shared := map[string]bool{}
+	for i := range v.Episodes {
+		e := &v.Episodes[i]
+		title := podcastTitle(e)
+		if title == "" {
+			continue
 		}
-		return compact.Episode(e, podcast)
-	})
+		if id, seen := ids[title]; seen && id != e.LibraryItemID {
+			shared[title] = true
+		}
+		ids[title] = e.LibraryItemID
+	}
+	for title := range shared {
+		delete(ids, title)
+	}
+	var byTitle map[string]string
+	if len(ids) > 0 {
+		byTitle = ids
+	}
+	return kit.Page(d, "results", kit.PagingOf(a.Page, a.Limit), v.Episodes, &total, func(e *absdata.Episode) compact.EpisodeBrief {
+		title := podcastTitle(e)
+		b := compact.Episode(e, title)
+		if _, listed := ids[title]; listed {
+			b.ItemID = ""
+		}
+		return b
+	}, kit.Extra("podcast_ids", byTitle))
+}
+
+// podcastTitle is the title of an episode's podcast, when Audiobookshelf
+// sent it.
+func podcastTitle(e *absdata.Episode) string {
+	if e.Podcast == nil {
+		return ""
+	}
+	return e.Podcast.Metadata.Title.Value
 }

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
@@ -125,4 +126,23 @@ func (d *Deps) ReadMe(ctx context.Context) ([]byte, *absdata.User, error) {
 		return nil, nil, err
 	}
 	return body, &u, nil
+}
+
+// ReadSeriesBooks reads the first limit books of a series in series order
+// (the library's items filtered to it, sorted by sequence, minified).
+func (d *Deps) ReadSeriesBooks(ctx context.Context, libraryID, seriesID string, limit int) ([]absdata.Item, error) {
+	filter := "series." + base64.StdEncoding.EncodeToString([]byte(seriesID))
+	body, err := d.Get(ctx, "the books of series "+seriesID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.ListLibraryItems(ctx, libraryID, &abs.ListLibraryItemsParams{Filter: &filter, Sort: Ptr("sequence"),
+			Minified: Ptr(abs.ListLibraryItemsParamsMinifiedN1), Limit: Ptr(limit), Page: Ptr(0)})
+	})
+	if err != nil {
+		return nil, err
+	}
+	var v absdata.Listing[absdata.Item]
+	if err := Decode(body, &v); err != nil {
+		return nil, err
+	}
+	rows, _ := v.Rows()
+	return rows, nil
 }

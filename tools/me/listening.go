@@ -88,7 +88,7 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 		compact.ItemBrief
 		LibraryID string                `json:"library_id"`
 		Episode   *compact.EpisodeBrief `json:"episode,omitempty"`
-		Progress  *compact.Progress     `json:"progress,omitempty"`
+		Progress  *compact.ProgressIn   `json:"progress,omitempty"`
 	}
 	all := v.LibraryItems
 	total := len(all)
@@ -99,24 +99,100 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 	}
 	// The page is cut here from the first (page+1)*limit+1 Audiobookshelf
 	// sent, with the total counted above.
-	return kit.Page(d, "items", kit.Paging{Page: page, Limit: limit}, kit.PageOf(all, page, limit), &total, func(r *inProgressItem) entry {
-		it := &r.Item
+	rows := kit.PageOf(all, page, limit)
+	entries := make([]entry, 0, len(rows))
+	for i := range rows {
+		it := &rows[i].Item
 		e := entry{ItemBrief: compact.Brief(it, nil), LibraryID: it.LibraryID}
+		e.Added = "" // what is in progress, not what is new
 		if refs := seriesRefsOf(it.Media.Metadata.SeriesName, series[it.LibraryID]); refs != nil {
 			e.Series, e.SeriesName = refs, ""
 		}
-		ep := ""
+		ep, duration := "", e.DurationS
 		if it.RecentEpisode != nil {
+			// The entry is the episode's podcast: its id is the entry's.
 			b := compact.Episode(it.RecentEpisode, "")
+			b.ItemID = ""
 			e.Episode = &b
-			ep = it.RecentEpisode.ID
+			ep, duration = it.RecentEpisode.ID, b.DurationS
 		}
 		if p := byKey[[2]string{it.ID, ep}]; p != nil {
-			e.Progress = compact.ProgressOf(p)
+			// The record of this entry (and of its episode), without what
+			// the entry says.
+			e.Progress = compact.ProgressOf(p).Within(duration)
 			e.ProgressPct, e.Finished = nil, false
 		}
-		return e
+		entries = append(entries, e)
+	}
+	cut := nextInSeries(ctx, d, entries, func(e *entry) (string, string, []compact.SeriesRef) { return e.ID, e.LibraryID, e.Series })
+	var note string
+	if cut > 0 {
+		note = fmt.Sprintf("The next book is given in the first %d series on this page; search_library with a series' name lists its books in order.", NextSeriesCap)
+	}
+	return kit.Page(d, "items", kit.Paging{Page: page, Limit: limit}, entries, &total, kit.AsIs[entry], kit.Extra("next_cut", note))
+}
+
+// NextSeriesCap is how many series of a page of items in progress get
+// the book after the entry's (their books read at the same time).
+const NextSeriesCap = 3
+
+// seriesBooksRead is how many books of a series are read for the next
+// one: a book further on gets none.
+const seriesBooksRead = 100
+
+// nextInSeries sets, in the first NextSeriesCap series of the entries
+// (by library and series id, in page order), the book after each entry's,
+// from the series' books in series order, read 4 at a time. A failed read
+// leaves that series without it. It returns how many series were left
+// out.
+func nextInSeries[E any](ctx context.Context, d *kit.Deps, entries []E, of func(*E) (id, library string, series []compact.SeriesRef)) (cut int) {
+	type key struct{ library, series string }
+	var keys []key
+	seen := map[key]bool{}
+	for i := range entries {
+		_, lib, refs := of(&entries[i])
+		for _, r := range refs {
+			k := key{lib, r.ID}
+			if r.ID == "" || seen[k] {
+				continue
+			}
+			seen[k] = true
+			if len(keys) == NextSeriesCap {
+				cut++
+				continue
+			}
+			keys = append(keys, k)
+		}
+	}
+	books := make([][]absdata.Item, len(keys))
+	kit.EachLimit(len(keys), 4, func(i int) {
+		books[i], _ = d.ReadSeriesBooks(ctx, keys[i].library, keys[i].series, seriesBooksRead)
 	})
+	byKey := make(map[key][]absdata.Item, len(keys))
+	for i, k := range keys {
+		byKey[k] = books[i]
+	}
+	for i := range entries {
+		id, lib, refs := of(&entries[i])
+		for j := range refs {
+			bs := byKey[key{lib, refs[j].ID}]
+			for n := 0; n+1 < len(bs); n++ {
+				if bs[n].ID != id {
+					continue
+				}
+				next := &bs[n+1]
+				ref := &compact.BookRef{ID: next.ID, Title: next.Media.Metadata.Title.Value}
+				for _, sr := range next.Media.Metadata.Series {
+					if sr.ID == refs[j].ID || len(next.Media.Metadata.Series) == 1 {
+						ref.Sequence = sr.Sequence.Value
+					}
+				}
+				refs[j].Next = ref
+				break
+			}
+		}
+	}
+	return cut
 }
 
 // seriesIDs reads the filter data of each library whose books among the

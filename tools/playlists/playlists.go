@@ -210,5 +210,5 @@ func CreatePlaylist(ctx context.Context, d *kit.Deps, a toolargs.CreatePlaylist)
 	}
 	return kit.JSONResult(map[string]any{"created": true, "playlist": playlistDetail(&p),
 		"put_back": &kit.PutBack{Tool: "delete_playlist", Arguments: map[string]any{"playlist_id": p.ID},
-			Note: "Deleting it asks the person first, as every delete does."}})
+			Note: "Deleting it asks the person first."}})
 }

@@ -357,7 +357,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_recent_episodes",
 			Title:       "List recent episodes",
-			Description: "The newest episodes across a podcast library, paged.",
+			Description: "The newest episodes you have not finished, across a podcast library, paged.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Episodes per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: the raw object."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},

@@ -171,7 +171,11 @@ func TestLiveNames(t *testing.T) {
 	s, first, second := liveSample(t, a)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
 	defer cancel()
-	srv, err := app.New(app.Options{Config: &config.Config{URL: target.String(), APIKey: key, Elicitation: true, Timeout: 30 * time.Second},
+	every, err := config.ParseToolsets("all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := app.New(app.Options{Config: &config.Config{URL: target.String(), APIKey: key, Elicitation: true, Timeout: 30 * time.Second, Toolsets: every},
 		Version: "live", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -169,7 +169,7 @@ func TestLiveHousehold(t *testing.T) {
 			}
 			cmd := exec.Command(bin, args...)
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "AUDIOBOOKSHELF_URL=http://" + ln.Addr().String(),
-				"AUDIOBOOKSHELF_MCP_AUTH=per-person", "AUDIOBOOKSHELF_TIMEOUT=60s"}
+				"AUDIOBOOKSHELF_MCP_AUTH=per-person", "AUDIOBOOKSHELF_TIMEOUT=60s", "AUDIOBOOKSHELF_TOOLSETS=all"}
 			var stderr syncBuf
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {

@@ -565,7 +565,7 @@ func leaves(v any) int {
 // default ones; its person approves every question, counted in asked.
 func connectEvery(t *testing.T, base, key string, asked *atomic.Int32) *mcp.ClientSession {
 	t.Helper()
-	return connectBinary(t, base, key, []string{"AUDIOBOOKSHELF_TOOLSETS=default,upkeep"},
+	return connectBinary(t, base, key, nil,
 		&mcp.ClientOptions{ElicitationHandler: approving(asked)})
 }
 

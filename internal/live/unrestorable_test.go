@@ -40,7 +40,7 @@ func TestLiveUnrestorableText(t *testing.T) {
 
 	var mu sync.Mutex
 	var asked []string
-	cs := connectBinary(t, base, key, []string{"AUDIOBOOKSHELF_TOOLSETS=default,upkeep"}, &mcp.ClientOptions{
+	cs := connectBinary(t, base, key, nil, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			mu.Lock()
 			asked = append(asked, r.Params.Message)

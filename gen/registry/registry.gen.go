@@ -104,7 +104,7 @@ var Toolsets = []Toolset{
 	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes.", Off: false},
 	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata, see or remove a cover.", Off: false},
 	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf.", Off: false},
-	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres.", Off: false},
+	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag or genre everywhere.", Off: false},
 }
 
 // All lists every tool in the manifest's order.

@@ -22,7 +22,8 @@ import (
 // (only updatedAt left out). Then a rename onto a name one of them holds
 // (a merge) asks, naming no tag; declined, nothing changes. The names are
 // the run's own; the books' tags and genres are set back at the end, even
-// when a step fails.
+// when a step fails. The binary reaches Audiobookshelf through the
+// recording proxy, so each answer it reads is checked against spec/.
 func TestLiveRenames(t *testing.T) {
 	if os.Getenv("ABS_LIVE") != "1" {
 		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
@@ -80,7 +81,10 @@ func TestLiveRenames(t *testing.T) {
 	var mu sync.Mutex
 	var asked []string
 	decline := false
-	cs := connectBinary(t, base, key, []string{"AUDIOBOOKSHELF_TOOLSETS=default,curation"}, &mcp.ClientOptions{
+	// The binary goes through the recording proxy: every answer it reads
+	// (the filtered item lists, the renames) is checked against spec/.
+	proxyURL, rec, spec, _ := specProxy(t, target, key)
+	cs := connectBinary(t, proxyURL, key, []string{"AUDIOBOOKSHELF_TOOLSETS=default,curation"}, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -178,5 +182,6 @@ func TestLiveRenames(t *testing.T) {
 			t.Errorf("a declined merge changed %d field(s) of %s", d, id)
 		}
 	}
+	report(t, spec, rec.all(), map[string]bool{"getMe": true, "listLibraries": true, "listLibraryItems": true, "renameTag": true, "renameGenre": true})
 	t.Logf("renames put back on 2 books: %d raw field(s) compared, 0 differing unless reported; a merge asked once and, declined, changed nothing", fields)
 }

@@ -31,6 +31,8 @@ var operations = map[string]struct{ method, path string }{
 	"getAuthor":                  {http.MethodGet, "/api/authors/{id}"},
 	"listTags":                   {http.MethodGet, "/api/tags"},
 	"listGenres":                 {http.MethodGet, "/api/genres"},
+	"renameTag":                  {http.MethodPost, "/api/tags/rename"},
+	"renameGenre":                {http.MethodPost, "/api/genres/rename"},
 	"getLibraryItem":             {http.MethodGet, "/api/items/{id}"},
 	"getPodcastEpisode":          {http.MethodGet, "/api/podcasts/{id}/episode/{episodeId}"},
 	"listRecentEpisodes":         {http.MethodGet, "/api/libraries/{id}/recent-episodes"},

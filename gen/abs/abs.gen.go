@@ -271,6 +271,12 @@ type CollectionUpdate struct {
 	Name        *string   `json:"name,omitempty"`
 }
 
+// GenreRename defines model for GenreRename.
+type GenreRename struct {
+	Genre    string `json:"genre"`
+	NewGenre string `json:"newGenre"`
+}
+
 // MatchRequest defines model for MatchRequest.
 type MatchRequest struct {
 	Asin            *string `json:"asin,omitempty"`
@@ -420,6 +426,12 @@ type RssPodcastEpisode_Enclosure struct {
 	Type                 *string                `json:"type,omitempty"`
 	Url                  string                 `json:"url"`
 	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// TagRename defines model for TagRename.
+type TagRename struct {
+	NewTag string `json:"newTag"`
+	Tag    string `json:"tag"`
 }
 
 // GetAuthorParams defines parameters for GetAuthor.
@@ -698,6 +710,9 @@ type AddBooksToCollectionJSONRequestBody = CollectionBooks
 // RemoveBooksFromCollectionJSONRequestBody defines body for RemoveBooksFromCollection for application/json ContentType.
 type RemoveBooksFromCollectionJSONRequestBody = CollectionBooks
 
+// RenameGenreJSONRequestBody defines body for RenameGenre for application/json ContentType.
+type RenameGenreJSONRequestBody = GenreRename
+
 // MatchLibraryItemJSONRequestBody defines body for MatchLibraryItem for application/json ContentType.
 type MatchLibraryItemJSONRequestBody = MatchRequest
 
@@ -736,6 +751,9 @@ type GetPodcastFeedJSONRequestBody GetPodcastFeedJSONBody
 
 // DownloadPodcastEpisodesJSONRequestBody defines body for DownloadPodcastEpisodes for application/json ContentType.
 type DownloadPodcastEpisodesJSONRequestBody = DownloadPodcastEpisodesJSONBody
+
+// RenameTagJSONRequestBody defines body for RenameTag for application/json ContentType.
+type RenameTagJSONRequestBody = TagRename
 
 // Getter for additional properties for RssPodcastEpisode. Returns the specified
 // element and whether it was found
@@ -1342,6 +1360,24 @@ type ClientInterface interface {
 	// Corresponds with GET /api/genres (the `ListGenres` operationId).
 	ListGenres(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RenameGenreWithBody Rename a genre on every book and podcast of the server
+	//
+	// MiscController.renameGenre. Admin users only: any other user gets 403. 400 (plain "Bad Request") when genre or newGenre is empty. Acts on every library as renameTag does: the old genre removed, newGenre appended at the end unless the item already holds it (a merge: genreMerged true).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/genres/rename (the `RenameGenre` operationId).
+	RenameGenreWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RenameGenre Rename a genre on every book and podcast of the server
+	//
+	// MiscController.renameGenre. Admin users only: any other user gets 403. 400 (plain "Bad Request") when genre or newGenre is empty. Acts on every library as renameTag does: the old genre removed, newGenre appended at the end unless the item already holds it (a merge: genreMerged true).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/genres/rename (the `RenameGenre` operationId).
+	RenameGenre(ctx context.Context, body RenameGenreJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeleteLibraryItem Remove a library item (and with hard=1 its folder from disk)
 	//
 	// LibraryItemController.delete (behind LibraryItemController.middleware: DELETE needs the delete permission, 403 otherwise; 404 for an unknown id, 403 when the user may not access the item). ApiRouter.handleDeleteLibraryItem destroys every user's media progress of the item's media (a podcast's: of each of its episodes), takes them out of every playlist of every user (Playlist.removeMediaItemsFromPlaylists; a playlist left without entries is deleted), closes the item's open RSS feed, purges its cover cache and removes its folder under the metadata path, then destroys the item with its media (a podcast's episodes go with it). A book's authors and series left without a book are removed too. hard=1 (compared with ==) also removes the item's folder from disk with everything in it; a failure to remove it is only logged. Answers the plain text "OK".
@@ -1863,6 +1899,24 @@ type ClientInterface interface {
 	// Corresponds with GET /api/tags (the `ListTags` operationId).
 	ListTags(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RenameTagWithBody Rename a tag on every book and podcast of the server
+	//
+	// MiscController.renameTag. Admin users only: any other user gets 403. 400 (plain "Bad Request") when tag or newTag is empty. Acts on every library: each item holding tag has it removed and newTag appended at the end of its list unless the item already holds newTag (then the two merge into the one already there, in its place). tagMerged is true when some item already held newTag. The name is matched exactly (case and spaces count).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/tags/rename (the `RenameTag` operationId).
+	RenameTagWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RenameTag Rename a tag on every book and podcast of the server
+	//
+	// MiscController.renameTag. Admin users only: any other user gets 403. 400 (plain "Bad Request") when tag or newTag is empty. Acts on every library: each item holding tag has it removed and newTag appended at the end of its list unless the item already holds newTag (then the two merge into the one already there, in its place). tagMerged is true when some item already held newTag. The name is matched exactly (case and spaces count).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/tags/rename (the `RenameTag` operationId).
+	RenameTag(ctx context.Context, body RenameTagJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListTasks Tasks running now
 	//
 	// MiscController.getTasks. The tasks TaskManager holds: running ones, and finished ones until TaskManager.taskFinished takes them out (a library scan is taken out as soon as it ends). Any user may read it. include=queue adds queuedTaskData.
@@ -2122,6 +2176,44 @@ func (c *Client) GetFilesystemPaths(ctx context.Context, params *GetFilesystemPa
 // Corresponds with GET /api/genres (the `ListGenres` operationId).
 func (c *Client) ListGenres(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListGenresRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RenameGenreWithBody Rename a genre on every book and podcast of the server
+//
+// MiscController.renameGenre. Admin users only: any other user gets 403. 400 (plain "Bad Request") when genre or newGenre is empty. Acts on every library as renameTag does: the old genre removed, newGenre appended at the end unless the item already holds it (a merge: genreMerged true).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/genres/rename (the `RenameGenre` operationId).
+func (c *Client) RenameGenreWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenameGenreRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RenameGenre Rename a genre on every book and podcast of the server
+//
+// MiscController.renameGenre. Admin users only: any other user gets 403. 400 (plain "Bad Request") when genre or newGenre is empty. Acts on every library as renameTag does: the old genre removed, newGenre appended at the end unless the item already holds it (a merge: genreMerged true).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/genres/rename (the `RenameGenre` operationId).
+func (c *Client) RenameGenre(ctx context.Context, body RenameGenreJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenameGenreRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3323,6 +3415,44 @@ func (c *Client) ListTags(ctx context.Context, reqEditors ...RequestEditorFn) (*
 	return c.Client.Do(req)
 }
 
+// RenameTagWithBody Rename a tag on every book and podcast of the server
+//
+// MiscController.renameTag. Admin users only: any other user gets 403. 400 (plain "Bad Request") when tag or newTag is empty. Acts on every library: each item holding tag has it removed and newTag appended at the end of its list unless the item already holds newTag (then the two merge into the one already there, in its place). tagMerged is true when some item already held newTag. The name is matched exactly (case and spaces count).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/tags/rename (the `RenameTag` operationId).
+func (c *Client) RenameTagWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenameTagRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RenameTag Rename a tag on every book and podcast of the server
+//
+// MiscController.renameTag. Admin users only: any other user gets 403. 400 (plain "Bad Request") when tag or newTag is empty. Acts on every library: each item holding tag has it removed and newTag appended at the end of its list unless the item already holds newTag (then the two merge into the one already there, in its place). tagMerged is true when some item already held newTag. The name is matched exactly (case and spaces count).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/tags/rename (the `RenameTag` operationId).
+func (c *Client) RenameTag(ctx context.Context, body RenameTagJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenameTagRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListTasks Tasks running now
 //
 // MiscController.getTasks. The tasks TaskManager holds: running ones, and finished ones until TaskManager.taskFinished takes them out (a library scan is taken out as soon as it ends). Any user may read it. include=queue adds queuedTaskData.
@@ -3783,6 +3913,46 @@ func NewListGenresRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewRenameGenreRequest calls the generic RenameGenre builder with application/json body
+func NewRenameGenreRequest(server string, body RenameGenreJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRenameGenreRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewRenameGenreRequestWithBody constructs an http.Request for the RenameGenre method, with any body, and a specified content type
+func NewRenameGenreRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/genres/rename")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -6551,6 +6721,46 @@ func NewListTagsRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewRenameTagRequest calls the generic RenameTag builder with application/json body
+func NewRenameTagRequest(server string, body RenameTagJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRenameTagRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewRenameTagRequestWithBody constructs an http.Request for the RenameTag method, with any body, and a specified content type
+func NewRenameTagRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tags/rename")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }

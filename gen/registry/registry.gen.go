@@ -90,7 +90,7 @@ const ServerTitle = "Audiobookshelf"
 
 // Instructions are initialize's instructions: how the tools fit together,
 // and the kinds of what the guarded tools take out.
-const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again. More tools (series, authors, collections, playlists, podcasts, listening, upkeep): list_toolsets, then enable_toolset; if they do not appear in your tool list, run them with call_tool."
+const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers, tags and genres) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again. More tools (series, authors, collections, playlists, podcasts, listening, upkeep): list_toolsets, then enable_toolset; if they do not appear in your tool list, run them with call_tool."
 
 // Toolsets lists the toolsets in the manifest's order.
 var Toolsets = []Toolset{
@@ -104,7 +104,7 @@ var Toolsets = []Toolset{
 	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes.", Off: false},
 	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata, see or remove a cover.", Off: false},
 	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf.", Off: false},
-	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres.", Off: false},
+	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag or genre everywhere.", Off: false},
 }
 
 // All lists every tool in the manifest's order.
@@ -1108,6 +1108,40 @@ var All = []Tool{
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditTagsAndGenres,
+	},
+	{
+		Name: "rename_tag", Title: "Rename tag", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
+		Reason:     "Replaces a tag on every item holding it; a merge into an existing tag cannot be split again, and the same call again finds the tag gone.",
+		Operations: []string{"getMe", "listLibraries", "listLibraryItems", "renameTag"},
+		NeedsAuth:  true,
+		Permission: permission.Admin,
+		Guard:      &Guard{Condition: "when effect merges_names or effect reorders_names", WhenParams: nil, WhenEffects: []string{"merges_names", "reorders_names"}, BindsTo: []string{"tag", "new_tag"}, Kind: "tags and genres", TakesOut: "A merged name cannot be split again from here, and an item's order of names cannot be given back.", Stays: "The items themselves and their other fields are not touched."},
+		Definition: &mcp.Tool{
+			Name:        "rename_tag",
+			Title:       "Rename tag",
+			Description: "Rename a tag on every book and podcast of the server (Audiobookshelf's own rename, all libraries). Names are compared exactly. Onto a new name where the tag is the last of every item's tags, the answer carries the item ids and the rename back. Onto a name some item already has (a merge), or where the tag is not last on some item (Audiobookshelf appends the new name at the end), it asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"tag":{"type":"string","minLength":1,"maxLength":500,"description":"The tag as items hold it (audit_tags_and_genres lists them)."},"new_tag":{"type":"string","minLength":1,"maxLength":500,"description":"The new name."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["tag","new_tag"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
+		},
+		Handler: renameTag,
+	},
+	{
+		Name: "rename_genre", Title: "Rename genre", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
+		Reason:     "Replaces a genre on every item holding it; a merge into an existing genre cannot be split again, and the same call again finds the genre gone.",
+		Operations: []string{"getMe", "listLibraries", "listLibraryItems", "renameGenre"},
+		NeedsAuth:  true,
+		Permission: permission.Admin,
+		Guard:      &Guard{Condition: "when effect merges_names or effect reorders_names", WhenParams: nil, WhenEffects: []string{"merges_names", "reorders_names"}, BindsTo: []string{"genre", "new_genre"}, Kind: "tags and genres", TakesOut: "A merged name cannot be split again from here, and an item's order of names cannot be given back.", Stays: "The items themselves and their other fields are not touched."},
+		Definition: &mcp.Tool{
+			Name:        "rename_genre",
+			Title:       "Rename genre",
+			Description: "Rename a genre on every book and podcast of the server (Audiobookshelf's own rename, all libraries). Names are compared exactly. Onto a new name where the genre is the last of every item's genres, the answer carries the item ids and the rename back. Onto a name some item already has (a merge), or where the genre is not last on some item (Audiobookshelf appends the new name at the end), it asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"genre":{"type":"string","minLength":1,"maxLength":500,"description":"The genre as items hold it (audit_tags_and_genres lists them)."},"new_genre":{"type":"string","minLength":1,"maxLength":500,"description":"The new name."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["genre","new_genre"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
+		},
+		Handler: renameGenre,
 	},
 }
 
@@ -2358,5 +2392,61 @@ func auditTagsAndGenres(d *kit.Deps) kit.Handler {
 			return nil, kit.ArgumentError(err)
 		}
 		return curation.AuditTagsAndGenres(ctx, d, a)
+	}
+}
+
+func renameTag(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeRenameTag(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "rename_tag", permission.Admin)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanRenameTag(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if plan.Effect("merges_names") || plan.Effect("reorders_names") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "rename_tag", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				TakesOut: "A merged name cannot be split again from here, and an item's order of names cannot be given back.",
+				Stays:    "The items themselves and their other fields are not touched.",
+			}); !ok {
+				return res, nil
+			}
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func renameGenre(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeRenameGenre(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "rename_genre", permission.Admin)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanRenameGenre(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if plan.Effect("merges_names") || plan.Effect("reorders_names") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "rename_genre", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				TakesOut: "A merged name cannot be split again from here, and an item's order of names cannot be given back.",
+				Stays:    "The items themselves and their other fields are not touched.",
+			}); !ok {
+				return res, nil
+			}
+		}
+		return plan.Execute(ctx)
 	}
 }

@@ -1379,3 +1379,45 @@ func DecodeAuditTagsAndGenres(raw json.RawMessage) (AuditTagsAndGenres, error) {
 	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
 	return a, d.Err()
 }
+
+// RenameTag holds the arguments of rename_tag.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type RenameTag struct {
+	Tag          string `json:"tag"`     // The tag as items hold it (audit_tags_and_genres lists them).
+	NewTag       string `json:"new_tag"` // The new name.
+	ConfirmToken string `json:"-"`       // Token an earlier call gave; same arguments.
+}
+
+// DecodeRenameTag reads and checks the arguments of rename_tag.
+func DecodeRenameTag(raw json.RawMessage) (RenameTag, error) {
+	var a RenameTag
+	d, err := argdec.New(raw, "tag", "new_tag", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.Tag = argdec.Val(d.String("tag", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
+	a.NewTag = argdec.Val(d.String("new_tag", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}
+
+// RenameGenre holds the arguments of rename_genre.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type RenameGenre struct {
+	Genre        string `json:"genre"`     // The genre as items hold it (audit_tags_and_genres lists them).
+	NewGenre     string `json:"new_genre"` // The new name.
+	ConfirmToken string `json:"-"`         // Token an earlier call gave; same arguments.
+}
+
+// DecodeRenameGenre reads and checks the arguments of rename_genre.
+func DecodeRenameGenre(raw json.RawMessage) (RenameGenre, error) {
+	var a RenameGenre
+	d, err := argdec.New(raw, "genre", "new_genre", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.Genre = argdec.Val(d.String("genre", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
+	a.NewGenre = argdec.Val(d.String("new_genre", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}

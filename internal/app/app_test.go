@@ -190,6 +190,10 @@ func TestGuardedToolsMatchTheContract(t *testing.T) {
 		"remove_item_cover": "always",
 		// playlists: filling an empty playlist (its put-back would delete it)
 		"add_items_to_playlist": "when effect fills_empty_playlist",
+		// curation: a rename onto a name in use (a merge), or of a name
+		// not last on some item (the rename back would not give the order)
+		"rename_tag":   "when effect merges_names or effect reorders_names",
+		"rename_genre": "when effect merges_names or effect reorders_names",
 	}
 	got := map[string]string{}
 	for _, tool := range registry.All {

@@ -23,6 +23,7 @@ func FuzzGuardedArguments(f *testing.F) {
 		`[]`, `null`, `"x"`, `{"collection_id":null}`, `{"time":1e999,"library_item_id":"i"}`,
 		`{"library_item_id":"p","episode_id":"e","delete_file":true}`, `{"library_item_id":"p","episode_id":"../e","delete_file":"1"}`,
 		`{"library_item_id":"i","override":true,"provider":"audible"}`, `{"library_item_id":"i","fields":{"authors":["a","A"],"series":[{"name":"s"}]}}`,
+		`{"tag":"a","new_tag":"b"}`, `{"genre":"a\r","new_genre":""}`, `{"tag":"a","new_tag":"\u0000"}`,
 	} {
 		f.Add(s)
 	}
@@ -98,6 +99,20 @@ func FuzzGuardedArguments(f *testing.F) {
 		}
 		if a, err := toolargs.DecodeRemoveItemCover(json.RawMessage(raw)); err == nil {
 			check(a.LibraryItemID)
+		}
+		// The renames' names go into a JSON body, never a path: whatever
+		// is accepted is not empty and holds no control character the
+		// text arguments refuse (line feed and tab are refused by the
+		// tool itself).
+		if a, err := toolargs.DecodeRenameTag(json.RawMessage(raw)); err == nil {
+			if a.Tag == "" || a.NewTag == "" || argdec.RefusedControls(a.Tag+a.NewTag) > 0 {
+				t.Fatalf("accepted names %q, %q from %s", a.Tag, a.NewTag, raw)
+			}
+		}
+		if a, err := toolargs.DecodeRenameGenre(json.RawMessage(raw)); err == nil {
+			if a.Genre == "" || a.NewGenre == "" || argdec.RefusedControls(a.Genre+a.NewGenre) > 0 {
+				t.Fatalf("accepted names %q, %q from %s", a.Genre, a.NewGenre, raw)
+			}
 		}
 		for _, dec := range []func(json.RawMessage) ([]argdec.PlaylistItem, string, error){
 			func(r json.RawMessage) ([]argdec.PlaylistItem, string, error) {

@@ -70,6 +70,10 @@ var guardedRequestCases = []readCase{
 	// comes; the change.
 	{tool: "update_item_metadata", per: 4,
 		args: map[string]any{"library_item_id": sd.ItemProjectHailMary, "fields": map[string]any{"authors": []string{"R. Placement"}}}},
+	// A merge asks: the user, the libraries, in each of the two the items
+	// holding either name; again when the answer comes; the rename.
+	{tool: "rename_tag", args: map[string]any{"tag": "witches", "new_tag": "discworld"}},
+	{tool: "rename_genre", args: map[string]any{"genre": "Humor", "new_genre": "Fantasy"}},
 	// Asks (Pratchett, before Gaiman, would be put back after him): book,
 	// Pratchett's books; again when the answer comes; the change.
 	{tool: "update_item_metadata", per: 2,
@@ -160,6 +164,18 @@ func TestEffectGuardsAskExactlyThen(t *testing.T) {
 		{"an author with an image", setAuthor(sd.AuthorWeir, func(a *sd.Author) { a.ImagePath = "/metadata/authors/weir.jpg" }), "update_item_metadata",
 			meta(sd.ItemProjectHailMary, map[string]any{"authors": []string{"R. Placement"}}), nil},
 		{"fields without authors or series", nil, "update_item_metadata", meta(sd.ItemProjectHailMary, map[string]any{"title": "Hail Mary"}), nil},
+		// Renames: onto a name items hold already (a merge), or of a name
+		// that is not last on some item (it would come back at the end).
+		{"a tag onto one items hold", nil, "rename_tag", map[string]any{"tag": "witches", "new_tag": "discworld"},
+			[]string{"rename a tag on 2 item(s)", sd.ItemEqualRites, sd.ItemWyrdSisters, "already held by 6 item(s)", "2 of them among those changed", "not only the ones changed"}},
+		{"a tag not last on some item", nil, "rename_tag", map[string]any{"tag": "discworld", "new_tag": "disc world"},
+			[]string{"rename a tag on 6 item(s)", "On 4 of them (" + sd.ItemColourOfMagic, sd.ItemEqualRites, sd.ItemMort, sd.ItemWyrdSisters, "not the last", "order back"}},
+		{"a genre onto one items hold", nil, "rename_genre", map[string]any{"genre": "Humor", "new_genre": "Fantasy"},
+			[]string{"rename a genre on 7 item(s)", sd.ItemGoodOmens, "7 of them among those changed"}},
+		{"a genre not last on some item", nil, "rename_genre", map[string]any{"genre": "Fantasy", "new_genre": "Fantasy & Magic"},
+			[]string{"rename a genre on", sd.ItemMort, "not the last of the item's genres"}},
+		{"a tag onto a new name, last everywhere", nil, "rename_tag", map[string]any{"tag": "space-opera", "new_tag": "space opera"}, nil},
+		{"a genre onto a new name, last everywhere", nil, "rename_genre", map[string]any{"genre": "Science Fiction", "new_genre": "Sci-Fi"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
@@ -324,7 +340,7 @@ func TestEffectGuardsApproved(t *testing.T) {
 func TestEffectGuardsChangedBetweenQuestionAndAnswer(t *testing.T) {
 	for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
 		for _, c := range guardedCases() {
-			if c.tool != "add_items_to_playlist" && c.tool != "update_item_metadata" {
+			if c.tool != "add_items_to_playlist" && c.tool != "update_item_metadata" && c.tool != "rename_tag" && c.tool != "rename_genre" {
 				continue
 			}
 			t.Run(proto+"/"+c.tool, func(t *testing.T) {

@@ -168,6 +168,19 @@ func guardedCases() []guardedCase {
 				it, _ := s.Item(sd.ItemProjectHailMary)
 				return fmt.Sprint(it.Book.AuthorIDs, len(s.Snapshot().Authors))
 			}},
+		// curation: a rename onto a name items hold already is a merge.
+		{tool: "rename_tag", other: map[string]any{"tag": "death", "new_tag": "discworld"},
+			args:   map[string]any{"tag": "witches", "new_tag": "discworld"},
+			method: "POST", path: "/api/tags/rename",
+			done:    func(s *sd.Server) bool { return len(holding(s, "tags", "witches")) == 0 },
+			targets: []string{sd.ItemEqualRites, sd.ItemWyrdSisters},
+			free:    func(s *sd.Server) string { return fmt.Sprint(holding(s, "tags", "discworld")) }},
+		{tool: "rename_genre", other: map[string]any{"genre": "Classics", "new_genre": "Fantasy"},
+			args:   map[string]any{"genre": "Humor", "new_genre": "Fantasy"},
+			method: "POST", path: "/api/genres/rename",
+			done:    func(s *sd.Server) bool { return len(holding(s, "genres", "Humor")) == 0 },
+			targets: []string{sd.ItemMort, sd.ItemGoodOmens},
+			free:    func(s *sd.Server) string { return fmt.Sprint(holding(s, "genres", "Fantasy")) }},
 		// podcasts toolset
 		{tool: "delete_podcast_episode", other: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings3},
 			args:   map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings1, "delete_file": true},
@@ -186,6 +199,29 @@ func guardedCases() []guardedCase {
 			},
 			targets: []string{sd.ItemPodcastOrbital}},
 	}
+}
+
+// holding lists the items of the stand-in whose tags or genres (group)
+// hold name, each with its whole list.
+func holding(s *sd.Server, group, name string) []string {
+	var out []string
+	for _, it := range s.Snapshot().Items {
+		var l []string
+		switch {
+		case it.Book != nil && group == "tags":
+			l = it.Book.Tags
+		case it.Book != nil:
+			l = it.Book.Genres
+		case it.Podcast != nil && group == "tags":
+			l = it.Podcast.Tags
+		case it.Podcast != nil:
+			l = it.Podcast.Genres
+		}
+		if slices.Contains(l, name) {
+			out = append(out, it.ID+fmt.Sprint(l))
+		}
+	}
+	return out
 }
 
 // recorder is a client elicitation handler that records each question and

@@ -175,7 +175,7 @@ func (c *cluster) connect(t *testing.T, version string, opts *mcp.ClientOptions)
 
 // touch changes what a guarded call reads without making it invalid: the
 // list's order (and its updatedAt), a bookmark's title, a progress record's
-// last update. Audiobookshelf would change them the same way when somebody
+// last update, the books' tags and genres. Audiobookshelf would change them the same way when somebody
 // else edits the list, renames the bookmark or goes on listening.
 func touch(t *testing.T, s *sd.Server, tool string) {
 	t.Helper()
@@ -210,6 +210,14 @@ func touch(t *testing.T, s *sd.Server, tool string) {
 			for i := range d.Playlists {
 				d.Playlists[i].Name += " (renamed)" // a rename moves updatedAt
 				d.Playlists[i].LastUpdate += 1000
+			}
+		case "rename_tag", "rename_genre":
+			for i := range d.Items {
+				if b := d.Items[i].Book; b != nil { // somebody tagged the books
+					b.Tags = append(b.Tags, "added meanwhile")
+					b.Genres = append(b.Genres, "Added Meanwhile")
+					b.UpdatedAt += 1000
+				}
 			}
 		default:
 			t.Fatalf("touch: no change for %s", tool)

@@ -444,8 +444,8 @@ func TestPromptsResourcesAndCompletions(t *testing.T) {
 
 // TestTidyPrompt: the "tidy a library" prompt turns the library's name
 // into its id, asks for the audits named (every one when none is), names
-// only tools there are for the fixes, says that batch renames and merges do
-// not exist and that nothing changes before the person agrees; a library
+// only tools there are for the fixes (the tag and genre renames among
+// them), says that the other batch renames and merges do not exist and that nothing changes before the person agrees; a library
 // that is not there, a podcast library or an unknown audit is refused
 // naming the argument; its library argument completes book libraries and
 // its audits argument the audits. In read-only mode it names no write tool.
@@ -464,7 +464,7 @@ func TestTidyPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range append(slices.Clone(all), `{"library_id":"`+sd.LibraryBooksID+`"}`, "update_item_metadata",
+	for _, w := range append(slices.Clone(all), `{"library_id":"`+sd.LibraryBooksID+`"}`, "update_item_metadata", "rename_tag", "rename_genre",
 		"do not exist yet", "only after I agree", "never approve for me", `"toolset": "curation"`, `"toolset": "upkeep"`, "call_tool") {
 		if !strings.Contains(text, w) {
 			t.Errorf("tidy prompt: %q lacks %q", text, w)
@@ -476,7 +476,7 @@ func TestTidyPrompt(t *testing.T) {
 			continue
 		}
 		tool := registryTool(t, w)
-		if want := map[bool]string{true: "curation", false: "upkeep"}[strings.HasPrefix(w, "audit_")]; tool.Toolset != want {
+		if want := map[bool]string{true: "curation", false: "upkeep"}[strings.HasPrefix(w, "audit_") || strings.HasPrefix(w, "rename_")]; tool.Toolset != want {
 			t.Errorf("tidy prompt names %s of toolset %s, and says %s", w, tool.Toolset, want)
 		}
 	}

@@ -179,6 +179,8 @@ func validArgs(tool string, s toolSchema) map[string]any {
 			args[name] = sd.FeedOrbital
 		case name == "term":
 			args[name] = "x"
+		case name == "new_tag" || name == "new_genre":
+			args[name] = "y" // a rename onto the same name is refused
 		case p.Type == "number":
 			args[name] = 1.5
 		case p.Type == "string":

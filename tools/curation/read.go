@@ -37,6 +37,12 @@ func filter(group, value string) string {
 // for all), page after page of itemsPage until Audiobookshelf's total.
 // A podcast among them is refused: the audits are of books.
 func readItems(ctx context.Context, d *kit.Deps, libraryID, filterBy string) ([]absdata.Item, error) {
+	return walkItems(ctx, d, libraryID, filterBy, false)
+}
+
+// walkItems reads a library's items, filtered by filterBy, page after
+// page; a podcast among them is refused unless podcasts is true.
+func walkItems(ctx context.Context, d *kit.Deps, libraryID, filterBy string, podcasts bool) ([]absdata.Item, error) {
 	var all []absdata.Item
 	for page := 0; page < maxPages; page++ {
 		params := &abs.ListLibraryItemsParams{Limit: kit.Ptr(itemsPage), Page: kit.Ptr(page)}
@@ -55,7 +61,7 @@ func readItems(ctx context.Context, d *kit.Deps, libraryID, filterBy string) ([]
 		}
 		rows, total := v.Rows()
 		for i := range rows {
-			if rows[i].MediaType == "podcast" {
+			if rows[i].MediaType == "podcast" && !podcasts {
 				return nil, notBooks(libraryID)
 			}
 		}

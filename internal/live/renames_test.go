@@ -1,0 +1,187 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestLiveRenames: on a real Audiobookshelf, rename_tag and rename_genre
+// onto a new name, where the old one is the last of two books' lists, do
+// not ask; each answer names both books and the rename back, and after it
+// the books' raw records are compared field by field with what they were
+// (only updatedAt left out). Then a rename onto a name one of them holds
+// (a merge) asks, naming no tag; declined, nothing changes. The names are
+// the run's own; the books' tags and genres are set back at the end, even
+// when a step fails. The binary reaches Audiobookshelf through the
+// recording proxy, so each answer it reads is checked against spec/.
+func TestLiveRenames(t *testing.T) {
+	if os.Getenv("ABS_LIVE") != "1" {
+		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
+	}
+	target, key := liveServer(t)
+	base := strings.TrimRight(target.String(), "/")
+	a := &abs{t: t, base: base, key: key, hc: &http.Client{Timeout: 60 * time.Second}}
+	lib := a.libraries()["book"]
+	var items struct{ Results []struct{ ID string } }
+	a.get("/api/libraries/"+lib+"/items?limit=2", &items)
+	if len(items.Results) < 2 {
+		t.Fatal("the book library needs two books")
+	}
+	books := []string{items.Results[0].ID, items.Results[1].ID}
+	raw := func(id string) map[string]any {
+		var v map[string]any
+		a.get("/api/items/"+id+"?expanded=1", &v)
+		return v
+	}
+	list := func(v map[string]any, group string) []string {
+		var l []any
+		if group == "tags" {
+			l, _ = at(v, "media", "tags").([]any)
+		} else {
+			l, _ = at(v, "media", "metadata", "genres").([]any)
+		}
+		out := []string{}
+		for _, e := range l {
+			out = append(out, fmt.Sprint(e))
+		}
+		return out
+	}
+	set := func(id, group string, l []string) {
+		body := map[string]any{"tags": l}
+		if group == "genres" {
+			body = map[string]any{"metadata": map[string]any{"genres": l}}
+		}
+		if st := a.do("PATCH", "/api/items/"+id+"/media", body, nil); st != 200 {
+			t.Errorf("PATCH %s %s: %d", id, group, st)
+		}
+	}
+	orig := map[string]map[string][]string{}
+	for _, id := range books {
+		v := raw(id)
+		orig[id] = map[string][]string{"tags": list(v, "tags"), "genres": list(v, "genres")}
+	}
+	t.Cleanup(func() {
+		for _, id := range books {
+			for _, g := range []string{"tags", "genres"} {
+				set(id, g, orig[id][g])
+			}
+		}
+	})
+
+	var mu sync.Mutex
+	var asked []string
+	decline := false
+	// The binary goes through the recording proxy: every answer it reads
+	// (the filtered item lists, the renames) is checked against spec/.
+	proxyURL, rec, spec, _ := specProxy(t, target, key)
+	cs := connectBinary(t, proxyURL, key, []string{"AUDIOBOOKSHELF_TOOLSETS=default,curation"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked = append(asked, r.Params.Message)
+			if decline {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		}})
+	call := func(tool string, args map[string]any) (map[string]any, string, bool) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		var v map[string]any
+		json.Unmarshal([]byte(text), &v)
+		return v, text, res.IsError
+	}
+	nAsked := func() int { mu.Lock(); defer mu.Unlock(); return len(asked) }
+
+	run := fmt.Sprintf("mcp-live-rename-%d", time.Now().UnixNano())
+	fields := 0
+	for _, c := range []struct{ tool, group, oldArg, newArg string }{
+		{"rename_tag", "tags", "tag", "new_tag"},
+		{"rename_genre", "genres", "genre", "new_genre"},
+	} {
+		oldName, newName := run+"-"+c.group+"-old", run+"-"+c.group+"-new"
+		for _, id := range books {
+			set(id, c.group, append(slices.Clone(orig[id][c.group]), oldName))
+		}
+		before := map[string]map[string]any{}
+		for _, id := range books {
+			before[id] = raw(id)
+		}
+		n := nAsked()
+		v, text, isErr := call(c.tool, map[string]any{c.oldArg: oldName, c.newArg: newName})
+		if isErr || nAsked() != n {
+			t.Fatalf("%s onto a new name: asked %d, error %v: %s", c.tool, nAsked()-n, isErr, text)
+		}
+		ids := fmt.Sprint(v["library_item_ids"])
+		for _, id := range books {
+			if !strings.Contains(ids, id) {
+				t.Errorf("%s: the answer does not name %s: %s", c.tool, id, text)
+			}
+			if l := list(raw(id), c.group); len(l) == 0 || l[len(l)-1] != newName || slices.Contains(l, oldName) {
+				t.Errorf("%s: %s holds %q after the rename", c.tool, id, l)
+			}
+		}
+		pb, _ := v["put_back"].(map[string]any)
+		if pb == nil || pb["tool"] != c.tool {
+			t.Fatalf("%s: no put-back: %s", c.tool, text)
+		}
+		args, _ := pb["arguments"].(map[string]any)
+		if _, text, isErr := call(c.tool, args); isErr || nAsked() != n {
+			t.Fatalf("%s put-back: asked %d, error %v: %s", c.tool, nAsked()-n, isErr, text)
+		}
+		for _, id := range books {
+			after := raw(id)
+			if d := compareRaw(t, c.tool+" "+id, before[id], after); d != 0 {
+				t.Errorf("%s: %d field(s) of %s differ after the put-back", c.tool, d, id)
+			}
+			fields += leaves(before[id])
+		}
+	}
+
+	// A merge: the second book holds both names; the rename asks, with
+	// ids and counts only, and declined it changes nothing.
+	oldName, other := run+"-merge-old", run+"-merge-into"
+	set(books[0], "tags", append(slices.Clone(orig[books[0]]["tags"]), oldName))
+	set(books[1], "tags", append(slices.Clone(orig[books[1]]["tags"]), oldName, other))
+	before := map[string]map[string]any{}
+	for _, id := range books {
+		before[id] = raw(id)
+	}
+	mu.Lock()
+	decline = true
+	mu.Unlock()
+	n := nAsked()
+	_, text, isErr := call("rename_tag", map[string]any{"tag": oldName, "new_tag": other})
+	if nAsked() != n+1 || !isErr || !strings.Contains(text, "Nothing was changed") {
+		t.Fatalf("a merge: want one question and nothing changed, asked %d: %s", nAsked()-n, text)
+	}
+	mu.Lock()
+	q := asked[len(asked)-1]
+	mu.Unlock()
+	if strings.Contains(q, run) || !strings.Contains(q, books[1]) || !strings.Contains(q, "already held by 1 item(s)") {
+		t.Errorf("the question must name the books by id and count, and no tag:\n%s", q)
+	}
+	for _, id := range books {
+		if d := compareRaw(t, "declined merge "+id, before[id], raw(id)); d != 0 {
+			t.Errorf("a declined merge changed %d field(s) of %s", d, id)
+		}
+	}
+	report(t, spec, rec.all(), map[string]bool{"getMe": true, "listLibraries": true, "listLibraryItems": true, "renameTag": true, "renameGenre": true})
+	t.Logf("renames put back on 2 books: %d raw field(s) compared, 0 differing unless reported; a merge asked once and, declined, changed nothing", fields)
+}

@@ -29,7 +29,7 @@ func TestLiveRenames(t *testing.T) {
 		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
 	}
 	target, key := liveServer(t)
-	base := strings.TrimRight(target.String(), "/")
+	base := target.String()
 	a := &abs{t: t, base: base, key: key, hc: &http.Client{Timeout: 60 * time.Second}}
 	lib := a.libraries()["book"]
 	var items struct{ Results []struct{ ID string } }

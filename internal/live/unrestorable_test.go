@@ -23,10 +23,8 @@ func TestLiveUnrestorableText(t *testing.T) {
 	if os.Getenv("ABS_LIVE") != "1" {
 		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
 	}
-	base, key := strings.TrimRight(os.Getenv("AUDIOBOOKSHELF_URL"), "/"), os.Getenv("AUDIOBOOKSHELF_API_KEY")
-	if base == "" || key == "" {
-		t.Skip("AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY are not both set")
-	}
+	target, key := liveServer(t)
+	base := target.String()
 	a := &abs{t: t, base: base, key: key, hc: &http.Client{Timeout: 60 * time.Second}}
 	lib := a.libraries()["book"]
 	var items struct{ Results []struct{ ID string } }

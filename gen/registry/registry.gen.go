@@ -75,11 +75,9 @@ type Guard struct {
 	TakesOut, Stays string
 }
 
-// Toolset is a group of tools that can be switched on together. Off is
-// true for one that holds no tool of the default tools/list.
+// Toolset is a group of tools that can be switched on together.
 type Toolset struct {
 	Name, Description string
-	Off               bool
 }
 
 // ServerName is this server's name.
@@ -94,17 +92,17 @@ const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcas
 
 // Toolsets lists the toolsets in the manifest's order.
 var Toolsets = []Toolset{
-	{Name: "libraries", Description: "Libraries, their items, search, series, authors, tags and genres, and the server status.", Off: false},
-	{Name: "items", Description: "One library item, its chapters, podcast episodes.", Off: false},
-	{Name: "me", Description: "The signed-in user, what they are listening to, listening stats and sessions.", Off: false},
-	{Name: "progress", Description: "Read, set and delete listening progress.", Off: false},
-	{Name: "bookmarks", Description: "List, create, update and delete bookmarks.", Off: false},
-	{Name: "collections", Description: "Server-wide collections of books, with their order.", Off: false},
-	{Name: "playlists", Description: "The user's playlists of books or podcast episodes.", Off: false},
-	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes.", Off: false},
-	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata, see or remove a cover.", Off: false},
-	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf.", Off: false},
-	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag or genre everywhere.", Off: false},
+	{Name: "libraries", Description: "Libraries, their items, search, series, authors, tags and genres, and the server status."},
+	{Name: "items", Description: "One library item, its chapters, podcast episodes."},
+	{Name: "me", Description: "The signed-in user, what they are listening to, listening stats and sessions."},
+	{Name: "progress", Description: "Read, set and delete listening progress."},
+	{Name: "bookmarks", Description: "List, create, update and delete bookmarks."},
+	{Name: "collections", Description: "Server-wide collections of books, with their order."},
+	{Name: "playlists", Description: "The user's playlists of books or podcast episodes."},
+	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes."},
+	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata, see or remove a cover."},
+	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf."},
+	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag or genre everywhere."},
 }
 
 // All lists every tool in the manifest's order.

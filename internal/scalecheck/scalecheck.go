@@ -203,9 +203,6 @@ func Run(ctx context.Context, call Call, budget int, widest map[string][]map[str
 	var reports []Report
 	for _, t := range ReadTools() {
 		calls, ok := widest[t.Name]
-		if !ok && offByDefault(t.Toolset) {
-			continue // not offered unless named (a live run's binary)
-		}
 		if !ok || len(calls) == 0 {
 			errorf("read tool %s has no widest call in scalecheck.Widest: add one (what it is called on) so that its answers are held to the budget", t.Name)
 			continue
@@ -451,15 +448,4 @@ func Table(reports []Report) string {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | `%s` | %s | %s |\n", r.Tool, r.Calls, r.Refused, r.Skipped, r.MaxChars, r.MaxArgs, strings.Join(walks, "; "), r.Elapsed.Round(time.Millisecond))
 	}
 	return b.String()
-}
-
-// offByDefault reports whether a toolset is registered only when
-// AUDIOBOOKSHELF_TOOLSETS names it.
-func offByDefault(toolset string) bool {
-	for _, ts := range registry.Toolsets {
-		if ts.Name == toolset {
-			return ts.Off
-		}
-	}
-	return false
 }

@@ -115,9 +115,6 @@ func Check(m *Manifest, spec Spec) error {
 	toolsets := map[string]bool{}
 	for _, ts := range m.Toolsets {
 		toolsets[ts.Name] = true
-		if ts.Default != "" && ts.Default != "on" && ts.Default != "off" {
-			errs = append(errs, fmt.Errorf("tools.yaml: toolset %s: default must be on or off, got %q", ts.Name, ts.Default))
-		}
 		if ts.Name == "default" || ts.Name == "all" {
 			errs = append(errs, fmt.Errorf("tools.yaml: toolset %s: the name is reserved for AUDIOBOOKSHELF_TOOLSETS", ts.Name))
 		}
@@ -370,17 +367,10 @@ func Check(m *Manifest, spec Spec) error {
 			}
 		}
 	}
-	off := map[string]bool{}
-	for _, ts := range m.Toolsets {
-		off[ts.Name] = ts.Default == "off"
-	}
 	defaults := 0
 	for _, t := range m.Tools {
 		if t.Default {
 			defaults++
-			if off[t.Toolset] {
-				fail(t.Name, "default", "its toolset %s is off by default, so it holds no default tool", t.Toolset)
-			}
 		}
 	}
 	if defaults == 0 {

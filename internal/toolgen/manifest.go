@@ -70,9 +70,6 @@ type DiscoveryTool struct {
 type Toolset struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
-	// Default is "on" (or absent) or "off": an off toolset holds no tool
-	// of the default set (a tool's `default: true`).
-	Default string `yaml:"default"`
 }
 
 // Tool is one tool's declaration.

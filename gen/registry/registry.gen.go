@@ -1150,7 +1150,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getAuthor", "updateAuthor"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id"}, Kind: "authors and series", TakesOut: "The merged author's record, with its description, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves, and the kept author's name, description, ASIN and image."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id"}, Kind: "authors and series", TakesOut: "The merged author's record, with its description, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves stay, and so do the kept author's name, description, ASIN and image."},
 		Definition: &mcp.Tool{
 			Name:        "merge_authors",
 			Title:       "Merge authors",
@@ -1167,7 +1167,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getSeries", "listLibraryItems", "getLibraryItem", "batchUpdateLibraryItems"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id"}, Kind: "authors and series", TakesOut: "The merged series' record, with its description, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves, their other series and fields, and the kept series' name and description."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id"}, Kind: "authors and series", TakesOut: "The merged series' record, with its description, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves stay, with their other series and fields, and so do the kept series' name and description."},
 		Definition: &mcp.Tool{
 			Name:        "merge_series",
 			Title:       "Merge series",
@@ -2509,7 +2509,7 @@ func mergeAuthors(d *kit.Deps) kit.Handler {
 			Tool: "merge_authors", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			TakesOut: "The merged author's record, with its description, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.",
-			Stays:    "The books themselves, and the kept author's name, description, ASIN and image.",
+			Stays:    "The books themselves stay, and so do the kept author's name, description, ASIN and image.",
 		}); !ok {
 			return res, nil
 		}
@@ -2541,7 +2541,7 @@ func mergeSeries(d *kit.Deps) kit.Handler {
 			Tool: "merge_series", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			TakesOut: "The merged series' record, with its description, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.",
-			Stays:    "The books themselves, their other series and fields, and the kept series' name and description.",
+			Stays:    "The books themselves stay, with their other series and fields, and so do the kept series' name and description.",
 		}); !ok {
 			return res, nil
 		}

@@ -1150,7 +1150,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getAuthor", "updateAuthor"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id"}, Kind: "authors and series", TakesOut: "The merged author's record, with its description, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves stay, and so do the kept author's name, description, ASIN and image."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id"}, Kind: "authors and series", TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves stay, and so do the kept author's name, biography, ASIN and image."},
 		Definition: &mcp.Tool{
 			Name:        "merge_authors",
 			Title:       "Merge authors",
@@ -1167,7 +1167,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getSeries", "listLibraryItems", "getLibraryItem", "batchUpdateLibraryItems"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id"}, Kind: "authors and series", TakesOut: "The merged series' record, with its description, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves stay, with their other series and fields, and so do the kept series' name and description."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id"}, Kind: "authors and series", TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves stay, with their other series and fields, and so do the kept series' name and summary."},
 		Definition: &mcp.Tool{
 			Name:        "merge_series",
 			Title:       "Merge series",
@@ -2508,8 +2508,8 @@ func mergeAuthors(d *kit.Deps) kit.Handler {
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "merge_authors", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
-			TakesOut: "The merged author's record, with its description, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.",
-			Stays:    "The books themselves stay, and so do the kept author's name, description, ASIN and image.",
+			TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.",
+			Stays:    "The books themselves stay, and so do the kept author's name, biography, ASIN and image.",
 		}); !ok {
 			return res, nil
 		}
@@ -2540,8 +2540,8 @@ func mergeSeries(d *kit.Deps) kit.Handler {
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "merge_series", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
-			TakesOut: "The merged series' record, with its description, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.",
-			Stays:    "The books themselves stay, with their other series and fields, and so do the kept series' name and description.",
+			TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.",
+			Stays:    "The books themselves stay, with their other series and fields, and so do the kept series' name and summary.",
 		}); !ok {
 			return res, nil
 		}

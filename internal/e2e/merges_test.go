@@ -76,7 +76,7 @@ func TestMergeAuthors(t *testing.T) {
 			if len(books) != 7 {
 				t.Fatalf("test bug: the sample's Pratchett has %d books", len(books))
 			}
-			for _, w := range append([]string{sd.AuthorPratchett, sd.AuthorGaiman, "its 7 book(s)", "1 of those books (" + sd.ItemGoodOmens + ") hold both", "a description: yes; an ASIN: yes; an image: no"}, books[:5]...) {
+			for _, w := range append([]string{sd.AuthorPratchett, sd.AuthorGaiman, "its 7 book(s)", "1 of those books (" + sd.ItemGoodOmens + ") hold both", "a biography: yes; an ASIN: yes; an image: no"}, books[:5]...) {
 				if !strings.Contains(q, w) {
 					t.Errorf("the question lacks %q:\n%s", w, q)
 				}
@@ -187,7 +187,7 @@ func TestMergeSeries(t *testing.T) {
 			q := asked[0]
 			for _, w := range []string{sd.SeriesEarthsea, sd.SeriesExpanse, sd.ItemWizardOfEarthsea, sd.ItemTombsOfAtuan, "its 2 book(s)",
 				"1 of those books (" + sd.ItemWizardOfEarthsea + ") are in series " + sd.SeriesExpanse + " already",
-				"its description: yes", "On 1 of them (" + sd.ItemTombsOfAtuan + ")"} {
+				"its summary: yes", "On 1 of them (" + sd.ItemTombsOfAtuan + ")"} {
 				if !strings.Contains(q, w) {
 					t.Errorf("the question lacks %q:\n%s", w, q)
 				}

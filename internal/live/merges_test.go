@@ -215,7 +215,7 @@ func TestLiveMerges(t *testing.T) {
 		t.Fatalf("PATCH author description: %d", st)
 	}
 	args := map[string]any{"author_id": xID, "into_author_id": yID}
-	declined("merge_authors", args, []string{xID, yID, books[0], books[1], "its 2 book(s)", "1 of those books (" + books[1] + ") hold both", "a description: yes; an ASIN: no; an image: no"})
+	declined("merge_authors", args, []string{xID, yID, books[0], books[1], "its 2 book(s)", "1 of those books (" + books[1] + ") hold both", "a biography: yes; an ASIN: no; an image: no"})
 	setDecline(false)
 	beforeMerge := state()
 	v, text, isErr := call("merge_authors", args)
@@ -254,7 +254,7 @@ func TestLiveMerges(t *testing.T) {
 	sID, tID := idOf(refs(books[1], "series"), s), idOf(refs(books[1], "series"), tn)
 	made = append(made, "series/"+sID, "series/"+tID)
 	args = map[string]any{"series_id": sID, "into_series_id": tID}
-	declined("merge_series", args, []string{sID, tID, books[0], books[1], "its 2 book(s)", "1 of those books (" + books[1] + ") are in series " + tID + " already", "its description: no"})
+	declined("merge_series", args, []string{sID, tID, books[0], books[1], "its 2 book(s)", "1 of those books (" + books[1] + ") are in series " + tID + " already", "its summary: no"})
 	setDecline(false)
 	v, text, isErr = call("merge_series", args)
 	if isErr || v["merged"] != true || v["kept_series_id"] != tID || fmt.Sprint(v["books_moved"]) != "2" || fmt.Sprint(v["books_in_both"]) != "1" || fmt.Sprint(v["items_updated"]) != "2" {

@@ -70,11 +70,11 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 	}
 	plan := &kit.Plan{
 		Targets: []string{from.ID, into.ID},
-		Action: fmt.Sprintf("This will merge author %s into author %s (library %s): its %d book(s) (%s) get author %s instead, and Audiobookshelf removes author %s.",
-			from.ID, into.ID, from.LibraryID, len(fromRead.Books), listOrNone(fromRead.Books), into.ID, from.ID),
+		Action: fmt.Sprintf("This will merge author %s into author %s: its %d book(s) (%s) get author %s instead, and Audiobookshelf removes author %s.",
+			from.ID, into.ID, len(fromRead.Books), listOrNone(fromRead.Books), into.ID, from.ID),
 		Consequences: []string{
 			fmt.Sprintf("%d of those books (%s) hold both authors already: they keep one.", len(both), listOrNone(both)),
-			fmt.Sprintf("Author %s's record goes with what only it holds: a description: %s; an ASIN: %s; an image: %s. Author %s keeps its own name, description, ASIN and image.",
+			fmt.Sprintf("Author %s's record goes with what only it holds: a biography: %s; an ASIN: %s; an image: %s. Author %s keeps its own name, biography, ASIN and image.",
 				from.ID, yesNo(fromRead.HasDescription), yesNo(fromRead.HasASIN), yesNo(fromRead.HasImage), into.ID),
 			"Counted over the books this user sees; Audiobookshelf moves every book of the author.",
 		},
@@ -270,11 +270,11 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 	}
 	plan := &kit.Plan{
 		Targets: []string{from.ID, into.ID},
-		Action: fmt.Sprintf("This will merge series %s into series %s (library %s): its %d book(s) (%s) are put in series %s at the same sequence, and Audiobookshelf removes series %s once no book is left in it.",
-			from.ID, into.ID, from.LibraryID, len(moved), listOrNone(moved), into.ID, from.ID),
+		Action: fmt.Sprintf("This will merge series %s into series %s: its %d book(s) (%s) are put in series %s at the same sequence, and Audiobookshelf removes series %s once no book is left in it.",
+			from.ID, into.ID, len(moved), listOrNone(moved), into.ID, from.ID),
 		Consequences: []string{
 			fmt.Sprintf("%d of those books (%s) are in series %s already: they keep their place there and lose their sequence in series %s.", len(inBoth), listOrNone(inBoth), into.ID, from.ID),
-			fmt.Sprintf("Series %s's record goes with its description: %s. Series %s keeps its own name and description.", from.ID, yesNo(!from.Description.Null() && from.Description.String() != ""), into.ID),
+			fmt.Sprintf("Series %s's record goes with its summary: %s. Series %s keeps its own name and summary.", from.ID, yesNo(!from.Description.Null() && from.Description.String() != ""), into.ID),
 		},
 		Read: struct {
 			From  int64      `json:"from"`

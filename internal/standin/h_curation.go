@@ -36,9 +36,8 @@ func hAuthorUpdate(c *ctx) {
 	}
 	body, _ := c.body.(map[string]any)
 	type field struct {
-		p   *string
-		v   string
-		set bool
+		p *string
+		v string
 	}
 	var fields []field
 	var name *string
@@ -57,7 +56,7 @@ func hAuthorUpdate(c *ctx) {
 		if k.key == "name" && isStr {
 			name = &sv
 		}
-		fields = append(fields, field{k.p, sv, true})
+		fields = append(fields, field{k.p, sv})
 	}
 	if len(fields) == 0 {
 		c.send(http.StatusBadRequest, "Invalid request payload. No valid keys found")

@@ -241,6 +241,21 @@ func (e DeletePodcastEpisodeParamsHard) Valid() bool {
 	}
 }
 
+// AuthorUpdate The body of PATCH /api/authors/{id}.
+type AuthorUpdate struct {
+	Asin        *string `json:"asin,omitempty"`
+	Description *string `json:"description,omitempty"`
+	Name        *string `json:"name,omitempty"`
+}
+
+// BatchMediaUpdate One entry of POST /api/items/batch/update.
+type BatchMediaUpdate struct {
+	Id string `json:"id"`
+
+	// MediaPayload The body of PATCH /api/items/{id}/media that update_item_metadata sends: only the fields it sets. tags belong at the top level.
+	MediaPayload MediaUpdate `json:"mediaPayload"`
+}
+
 // BookmarkRequest defines model for BookmarkRequest.
 type BookmarkRequest struct {
 	// Time Seconds; always a JSON number.
@@ -448,6 +463,9 @@ type GetFilesystemPathsParams struct {
 	// Level Depth number echoed in each entry.
 	Level *int `form:"level,omitempty" json:"level,omitempty"`
 }
+
+// BatchUpdateLibraryItemsJSONBody defines parameters for BatchUpdateLibraryItems.
+type BatchUpdateLibraryItemsJSONBody = []BatchMediaUpdate
 
 // DeleteLibraryItemParams defines parameters for DeleteLibraryItem.
 type DeleteLibraryItemParams struct {
@@ -698,6 +716,9 @@ type ListTasksParams struct {
 	Include *string `form:"include,omitempty" json:"include,omitempty"`
 }
 
+// UpdateAuthorJSONRequestBody defines body for UpdateAuthor for application/json ContentType.
+type UpdateAuthorJSONRequestBody = AuthorUpdate
+
 // CreateCollectionJSONRequestBody defines body for CreateCollection for application/json ContentType.
 type CreateCollectionJSONRequestBody = CollectionCreate
 
@@ -712,6 +733,9 @@ type RemoveBooksFromCollectionJSONRequestBody = CollectionBooks
 
 // RenameGenreJSONRequestBody defines body for RenameGenre for application/json ContentType.
 type RenameGenreJSONRequestBody = GenreRename
+
+// BatchUpdateLibraryItemsJSONRequestBody defines body for BatchUpdateLibraryItems for application/json ContentType.
+type BatchUpdateLibraryItemsJSONRequestBody = BatchUpdateLibraryItemsJSONBody
 
 // MatchLibraryItemJSONRequestBody defines body for MatchLibraryItem for application/json ContentType.
 type MatchLibraryItemJSONRequestBody = MatchRequest
@@ -1253,6 +1277,24 @@ type ClientInterface interface {
 	// Corresponds with GET /api/authors/{id} (the `GetAuthor` operationId).
 	GetAuthor(ctx context.Context, id string, params *GetAuthorParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// UpdateAuthorWithBody Change an author's name, description or ASIN; a name another author has merges them
+	//
+	// AuthorController.update (behind AuthorController.middleware: 404 for an unknown id, 403 without the update permission, canUpdate). Only name, description and asin are read, each when a string or null; a body with none of them is 400 "Invalid request payload. No valid keys found". When name changes to exactly the name (compared as stored, case and spaces count) of another author of the same library, the two merge: every book of this author is given the other one instead (a book holding both keeps one), this author record is destroyed with its description, ASIN and image, and the answer is {author: the other author, merged: true}; the other author's own name, description and ASIN stay. The books' updatedAt does not move. Otherwise the author is updated in place and the answer is {author, updated}. A name equal to the author's own is no change and never merges.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/authors/{id} (the `UpdateAuthor` operationId).
+	UpdateAuthorWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAuthor Change an author's name, description or ASIN; a name another author has merges them
+	//
+	// AuthorController.update (behind AuthorController.middleware: 404 for an unknown id, 403 without the update permission, canUpdate). Only name, description and asin are read, each when a string or null; a body with none of them is 400 "Invalid request payload. No valid keys found". When name changes to exactly the name (compared as stored, case and spaces count) of another author of the same library, the two merge: every book of this author is given the other one instead (a book holding both keeps one), this author record is destroyed with its description, ASIN and image, and the answer is {author: the other author, merged: true}; the other author's own name, description and ASIN stay. The books' updatedAt does not move. Otherwise the author is updated in place and the answer is {author, updated}. A name equal to the author's own is no change and never merges.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/authors/{id} (the `UpdateAuthor` operationId).
+	UpdateAuthor(ctx context.Context, id string, body UpdateAuthorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListCollections All collections the user can see
 	//
 	// CollectionController.findAll (Collection.getOldCollectionsJsonExpanded). Collections are server-wide objects of one library each; a collection whose books are all hidden from the user by tag or explicit-content permissions is left out. Each collection's books are expanded library items.
@@ -1377,6 +1419,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/genres/rename (the `RenameGenre` operationId).
 	RenameGenre(ctx context.Context, body RenameGenreJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BatchUpdateLibraryItemsWithBody Change the media metadata of several library items in one request
+	//
+	// LibraryItemController.batchUpdate (not behind the item middleware). 403 without the update permission (canUpdate), before anything else. The body is a list of {id, mediaPayload}: 400 (plain "Bad Request") when it is not a list or is empty, or when an entry has no id or two entries have the same id; 404 (plain "Not Found") when some id is no library item (nothing is changed); 403 when the user may not access one of the items (checkCanAccessLibraryItem; nothing is changed). Then each entry's mediaPayload is applied as PATCH /api/items/{id}/media applies it (Book.updateFromRequest: the strings of metadata, "" and null storing null; metadata.narrators and metadata.genres, and tags at the top level, replaced whole when they differ); for a book, metadata.series [{name, sequence}] replaces its series by name (case-insensitive, updateSeriesFromRequest; a sequence that is not a string is stored null; a series added goes at the end of the book's series, which are kept in the order they were added) and metadata.authors its authors. Authors are only touched when metadata.authors is sent. After all entries, the series left without a book are deleted (checkRemoveEmptySeries) and the authors left without a book that have no asin, description or image (checkRemoveAuthorsWithNoBooks). A podcast entry whose autoDownloadSchedule is not a valid cron expression is skipped. Answers {success: true, updates}, updates counting the items that changed.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/items/batch/update (the `BatchUpdateLibraryItems` operationId).
+	BatchUpdateLibraryItemsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BatchUpdateLibraryItems Change the media metadata of several library items in one request
+	//
+	// LibraryItemController.batchUpdate (not behind the item middleware). 403 without the update permission (canUpdate), before anything else. The body is a list of {id, mediaPayload}: 400 (plain "Bad Request") when it is not a list or is empty, or when an entry has no id or two entries have the same id; 404 (plain "Not Found") when some id is no library item (nothing is changed); 403 when the user may not access one of the items (checkCanAccessLibraryItem; nothing is changed). Then each entry's mediaPayload is applied as PATCH /api/items/{id}/media applies it (Book.updateFromRequest: the strings of metadata, "" and null storing null; metadata.narrators and metadata.genres, and tags at the top level, replaced whole when they differ); for a book, metadata.series [{name, sequence}] replaces its series by name (case-insensitive, updateSeriesFromRequest; a sequence that is not a string is stored null; a series added goes at the end of the book's series, which are kept in the order they were added) and metadata.authors its authors. Authors are only touched when metadata.authors is sent. After all entries, the series left without a book are deleted (checkRemoveEmptySeries) and the authors left without a book that have no asin, description or image (checkRemoveAuthorsWithNoBooks). A podcast entry whose autoDownloadSchedule is not a valid cron expression is skipped. Answers {success: true, updates}, updates counting the items that changed.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/items/batch/update (the `BatchUpdateLibraryItems` operationId).
+	BatchUpdateLibraryItems(ctx context.Context, body BatchUpdateLibraryItemsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteLibraryItem Remove a library item (and with hard=1 its folder from disk)
 	//
@@ -1949,6 +2009,44 @@ func (c *Client) GetAuthor(ctx context.Context, id string, params *GetAuthorPara
 	return c.Client.Do(req)
 }
 
+// UpdateAuthorWithBody Change an author's name, description or ASIN; a name another author has merges them
+//
+// AuthorController.update (behind AuthorController.middleware: 404 for an unknown id, 403 without the update permission, canUpdate). Only name, description and asin are read, each when a string or null; a body with none of them is 400 "Invalid request payload. No valid keys found". When name changes to exactly the name (compared as stored, case and spaces count) of another author of the same library, the two merge: every book of this author is given the other one instead (a book holding both keeps one), this author record is destroyed with its description, ASIN and image, and the answer is {author: the other author, merged: true}; the other author's own name, description and ASIN stay. The books' updatedAt does not move. Otherwise the author is updated in place and the answer is {author, updated}. A name equal to the author's own is no change and never merges.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/authors/{id} (the `UpdateAuthor` operationId).
+func (c *Client) UpdateAuthorWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAuthorRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAuthor Change an author's name, description or ASIN; a name another author has merges them
+//
+// AuthorController.update (behind AuthorController.middleware: 404 for an unknown id, 403 without the update permission, canUpdate). Only name, description and asin are read, each when a string or null; a body with none of them is 400 "Invalid request payload. No valid keys found". When name changes to exactly the name (compared as stored, case and spaces count) of another author of the same library, the two merge: every book of this author is given the other one instead (a book holding both keeps one), this author record is destroyed with its description, ASIN and image, and the answer is {author: the other author, merged: true}; the other author's own name, description and ASIN stay. The books' updatedAt does not move. Otherwise the author is updated in place and the answer is {author, updated}. A name equal to the author's own is no change and never merges.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/authors/{id} (the `UpdateAuthor` operationId).
+func (c *Client) UpdateAuthor(ctx context.Context, id string, body UpdateAuthorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAuthorRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListCollections All collections the user can see
 //
 // CollectionController.findAll (Collection.getOldCollectionsJsonExpanded). Collections are server-wide objects of one library each; a collection whose books are all hidden from the user by tag or explicit-content permissions is left out. Each collection's books are expanded library items.
@@ -2214,6 +2312,44 @@ func (c *Client) RenameGenreWithBody(ctx context.Context, contentType string, bo
 // Corresponds with POST /api/genres/rename (the `RenameGenre` operationId).
 func (c *Client) RenameGenre(ctx context.Context, body RenameGenreJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRenameGenreRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BatchUpdateLibraryItemsWithBody Change the media metadata of several library items in one request
+//
+// LibraryItemController.batchUpdate (not behind the item middleware). 403 without the update permission (canUpdate), before anything else. The body is a list of {id, mediaPayload}: 400 (plain "Bad Request") when it is not a list or is empty, or when an entry has no id or two entries have the same id; 404 (plain "Not Found") when some id is no library item (nothing is changed); 403 when the user may not access one of the items (checkCanAccessLibraryItem; nothing is changed). Then each entry's mediaPayload is applied as PATCH /api/items/{id}/media applies it (Book.updateFromRequest: the strings of metadata, "" and null storing null; metadata.narrators and metadata.genres, and tags at the top level, replaced whole when they differ); for a book, metadata.series [{name, sequence}] replaces its series by name (case-insensitive, updateSeriesFromRequest; a sequence that is not a string is stored null; a series added goes at the end of the book's series, which are kept in the order they were added) and metadata.authors its authors. Authors are only touched when metadata.authors is sent. After all entries, the series left without a book are deleted (checkRemoveEmptySeries) and the authors left without a book that have no asin, description or image (checkRemoveAuthorsWithNoBooks). A podcast entry whose autoDownloadSchedule is not a valid cron expression is skipped. Answers {success: true, updates}, updates counting the items that changed.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/items/batch/update (the `BatchUpdateLibraryItems` operationId).
+func (c *Client) BatchUpdateLibraryItemsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBatchUpdateLibraryItemsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BatchUpdateLibraryItems Change the media metadata of several library items in one request
+//
+// LibraryItemController.batchUpdate (not behind the item middleware). 403 without the update permission (canUpdate), before anything else. The body is a list of {id, mediaPayload}: 400 (plain "Bad Request") when it is not a list or is empty, or when an entry has no id or two entries have the same id; 404 (plain "Not Found") when some id is no library item (nothing is changed); 403 when the user may not access one of the items (checkCanAccessLibraryItem; nothing is changed). Then each entry's mediaPayload is applied as PATCH /api/items/{id}/media applies it (Book.updateFromRequest: the strings of metadata, "" and null storing null; metadata.narrators and metadata.genres, and tags at the top level, replaced whole when they differ); for a book, metadata.series [{name, sequence}] replaces its series by name (case-insensitive, updateSeriesFromRequest; a sequence that is not a string is stored null; a series added goes at the end of the book's series, which are kept in the order they were added) and metadata.authors its authors. Authors are only touched when metadata.authors is sent. After all entries, the series left without a book are deleted (checkRemoveEmptySeries) and the authors left without a book that have no asin, description or image (checkRemoveAuthorsWithNoBooks). A podcast entry whose autoDownloadSchedule is not a valid cron expression is skipped. Answers {success: true, updates}, updates counting the items that changed.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/items/batch/update (the `BatchUpdateLibraryItems` operationId).
+func (c *Client) BatchUpdateLibraryItems(ctx context.Context, body BatchUpdateLibraryItemsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBatchUpdateLibraryItemsRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3548,6 +3684,53 @@ func NewGetAuthorRequest(server string, id string, params *GetAuthorParams) (*ht
 	return req, nil
 }
 
+// NewUpdateAuthorRequest calls the generic UpdateAuthor builder with application/json body
+func NewUpdateAuthorRequest(server string, id string, body UpdateAuthorJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateAuthorRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateAuthorRequestWithBody constructs an http.Request for the UpdateAuthor method, with any body, and a specified content type
+func NewUpdateAuthorRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/authors/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListCollectionsRequest constructs an http.Request for the ListCollections method
 func NewListCollectionsRequest(server string) (*http.Request, error) {
 	var err error
@@ -3938,6 +4121,46 @@ func NewRenameGenreRequestWithBody(server string, contentType string, body io.Re
 	}
 
 	operationPath := fmt.Sprintf("/api/genres/rename")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBatchUpdateLibraryItemsRequest calls the generic BatchUpdateLibraryItems builder with application/json body
+func NewBatchUpdateLibraryItemsRequest(server string, body BatchUpdateLibraryItemsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBatchUpdateLibraryItemsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewBatchUpdateLibraryItemsRequestWithBody constructs an http.Request for the BatchUpdateLibraryItems method, with any body, and a specified content type
+func NewBatchUpdateLibraryItemsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/items/batch/update")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}

@@ -88,7 +88,7 @@ const ServerTitle = "Audiobookshelf"
 
 // Instructions are initialize's instructions: how the tools fit together,
 // and the kinds of what the guarded tools take out.
-const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers, tags and genres) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again. More tools (series, authors, collections, playlists, podcasts, listening, upkeep): list_toolsets, then enable_toolset; if they do not appear in your tool list, run them with call_tool."
+const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers, tags and genres, authors and series) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again. More tools (series, authors, collections, playlists, podcasts, listening, upkeep): list_toolsets, then enable_toolset; if they do not appear in your tool list, run them with call_tool."
 
 // Toolsets lists the toolsets in the manifest's order.
 var Toolsets = []Toolset{
@@ -102,7 +102,7 @@ var Toolsets = []Toolset{
 	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes."},
 	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata, see or remove a cover."},
 	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf."},
-	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag or genre everywhere."},
+	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag or genre everywhere; merges of two authors or two series."},
 }
 
 // All lists every tool in the manifest's order.
@@ -1140,6 +1140,40 @@ var All = []Tool{
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: renameGenre,
+	},
+	{
+		Name: "merge_authors", Title: "Merge authors", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
+		Reason:     "Takes an author record out with its description, ASIN and image; the books that held both keep one, so the merge cannot be split again from here.",
+		Operations: []string{"getMe", "getAuthor", "updateAuthor"},
+		NeedsAuth:  true,
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id"}, Kind: "authors and series", TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves stay, and so do the kept author's name, biography, ASIN and image."},
+		Definition: &mcp.Tool{
+			Name:        "merge_authors",
+			Title:       "Merge authors",
+			Description: "Merge an author into another of the same library (one person under two records or spellings): every book of author_id gets into_author_id instead, and Audiobookshelf removes author_id's record with its description, ASIN and image. Asks first; the answer names the author kept and the books moved.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"The author merged away (id or name; audit_people finds spellings of one person)."},"into_author_id":{"type":"string","description":"The author kept, of the same library (id or name)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["author_id","into_author_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
+		},
+		Handler: mergeAuthors,
+	},
+	{
+		Name: "merge_series", Title: "Merge series", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
+		Reason:     "Empties a series, which Audiobookshelf then removes with its description; a book already in both loses its sequence in the removed one.",
+		Operations: []string{"getMe", "getSeries", "listLibraryItems", "getLibraryItem", "batchUpdateLibraryItems"},
+		NeedsAuth:  true,
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id"}, Kind: "authors and series", TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves stay, with their other series and fields, and so do the kept series' name and summary."},
+		Definition: &mcp.Tool{
+			Name:        "merge_series",
+			Title:       "Merge series",
+			Description: "Merge a series into another of the same library: each book of series_id is put in into_series_id at the same sequence, keeping its other series, in one batch update, and Audiobookshelf then removes the emptied series_id with its description. A book already in both keeps its place in into_series_id. Asks first; the answer names the series kept and the books moved.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"The series merged away (id or name; audit_series finds one series under two spellings)."},"into_series_id":{"type":"string","description":"The series kept, of the same library (id or name)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["series_id","into_series_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
+		},
+		Handler: mergeSeries,
 	},
 }
 
@@ -2444,6 +2478,70 @@ func renameGenre(d *kit.Deps) kit.Handler {
 			}); !ok {
 				return res, nil
 			}
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func mergeAuthors(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "author_id", Kind: "author"},
+			kit.NameArg{Param: "into_author_id", Kind: "author"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeMergeAuthors(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "merge_authors", permission.Update)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanMergeAuthors(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok, res := d.Guard.Check(ctx, req, guard.Question{
+			Tool: "merge_authors", Args: a, ConfirmToken: a.ConfirmToken,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.",
+			Stays:    "The books themselves stay, and so do the kept author's name, biography, ASIN and image.",
+		}); !ok {
+			return res, nil
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func mergeSeries(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "series_id", Kind: "series"},
+			kit.NameArg{Param: "into_series_id", Kind: "series"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeMergeSeries(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "merge_series", permission.Update)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanMergeSeries(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok, res := d.Guard.Check(ctx, req, guard.Question{
+			Tool: "merge_series", Args: a, ConfirmToken: a.ConfirmToken,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.",
+			Stays:    "The books themselves stay, with their other series and fields, and so do the kept series' name and summary.",
+		}); !ok {
+			return res, nil
 		}
 		return plan.Execute(ctx)
 	}

@@ -1421,3 +1421,45 @@ func DecodeRenameGenre(raw json.RawMessage) (RenameGenre, error) {
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
 }
+
+// MergeAuthors holds the arguments of merge_authors.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type MergeAuthors struct {
+	AuthorID     string `json:"author_id"`      // The author merged away (id or name; audit_people finds spellings of one person).
+	IntoAuthorID string `json:"into_author_id"` // The author kept, of the same library (id or name).
+	ConfirmToken string `json:"-"`              // Token an earlier call gave; same arguments.
+}
+
+// DecodeMergeAuthors reads and checks the arguments of merge_authors.
+func DecodeMergeAuthors(raw json.RawMessage) (MergeAuthors, error) {
+	var a MergeAuthors
+	d, err := argdec.New(raw, "author_id", "into_author_id", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.AuthorID = argdec.Val(d.ID("author_id", true))
+	a.IntoAuthorID = argdec.Val(d.ID("into_author_id", true))
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}
+
+// MergeSeries holds the arguments of merge_series.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type MergeSeries struct {
+	SeriesID     string `json:"series_id"`      // The series merged away (id or name; audit_series finds one series under two spellings).
+	IntoSeriesID string `json:"into_series_id"` // The series kept, of the same library (id or name).
+	ConfirmToken string `json:"-"`              // Token an earlier call gave; same arguments.
+}
+
+// DecodeMergeSeries reads and checks the arguments of merge_series.
+func DecodeMergeSeries(raw json.RawMessage) (MergeSeries, error) {
+	var a MergeSeries
+	d, err := argdec.New(raw, "series_id", "into_series_id", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.SeriesID = argdec.Val(d.ID("series_id", true))
+	a.IntoSeriesID = argdec.Val(d.ID("into_series_id", true))
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}

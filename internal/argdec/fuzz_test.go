@@ -24,6 +24,7 @@ func FuzzGuardedArguments(f *testing.F) {
 		`{"library_item_id":"p","episode_id":"e","delete_file":true}`, `{"library_item_id":"p","episode_id":"../e","delete_file":"1"}`,
 		`{"library_item_id":"i","override":true,"provider":"audible"}`, `{"library_item_id":"i","fields":{"authors":["a","A"],"series":[{"name":"s"}]}}`,
 		`{"tag":"a","new_tag":"b"}`, `{"genre":"a\r","new_genre":""}`, `{"tag":"a","new_tag":"\u0000"}`,
+		`{"author_id":"a1","into_author_id":"../a2"}`, `{"series_id":"s1","into_series_id":"s%2F2"}`, `{"author_id":"a1"}`,
 	} {
 		f.Add(s)
 	}
@@ -113,6 +114,12 @@ func FuzzGuardedArguments(f *testing.F) {
 			if a.Genre == "" || a.NewGenre == "" || argdec.RefusedControls(a.Genre+a.NewGenre) > 0 {
 				t.Fatalf("accepted names %q, %q from %s", a.Genre, a.NewGenre, raw)
 			}
+		}
+		if a, err := toolargs.DecodeMergeAuthors(json.RawMessage(raw)); err == nil {
+			check(a.AuthorID, a.IntoAuthorID)
+		}
+		if a, err := toolargs.DecodeMergeSeries(json.RawMessage(raw)); err == nil {
+			check(a.SeriesID, a.IntoSeriesID)
 		}
 		for _, dec := range []func(json.RawMessage) ([]argdec.PlaylistItem, string, error){
 			func(r json.RawMessage) ([]argdec.PlaylistItem, string, error) {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -340,7 +341,7 @@ func TestEffectGuardsApproved(t *testing.T) {
 func TestEffectGuardsChangedBetweenQuestionAndAnswer(t *testing.T) {
 	for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
 		for _, c := range guardedCases() {
-			if c.tool != "add_items_to_playlist" && c.tool != "update_item_metadata" && c.tool != "rename_tag" && c.tool != "rename_genre" {
+			if !slices.Contains([]string{"add_items_to_playlist", "update_item_metadata", "rename_tag", "rename_genre", "merge_authors", "merge_series"}, c.tool) {
 				continue
 			}
 			t.Run(proto+"/"+c.tool, func(t *testing.T) {

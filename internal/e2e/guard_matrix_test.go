@@ -181,6 +181,17 @@ func guardedCases() []guardedCase {
 			done:    func(s *sd.Server) bool { return len(holding(s, "genres", "Humor")) == 0 },
 			targets: []string{sd.ItemMort, sd.ItemGoodOmens},
 			free:    func(s *sd.Server) string { return fmt.Sprint(holding(s, "genres", "Fantasy")) }},
+		// curation: a merge takes the merged-away record out.
+		{tool: "merge_authors", other: map[string]any{"author_id": sd.AuthorKafka, "into_author_id": sd.AuthorWeir},
+			args:   map[string]any{"author_id": sd.AuthorGaiman, "into_author_id": sd.AuthorPratchett},
+			method: "PATCH", path: "/api/authors/" + sd.AuthorGaiman,
+			done:    func(s *sd.Server) bool { return !hasAuthor(s, sd.AuthorGaiman) },
+			targets: []string{sd.AuthorGaiman, sd.AuthorPratchett, sd.ItemGoodOmens, sd.ItemNeverwhere}},
+		{tool: "merge_series", other: map[string]any{"series_id": sd.SeriesDiscworld, "into_series_id": sd.SeriesExpanse},
+			args:   map[string]any{"series_id": sd.SeriesEarthsea, "into_series_id": sd.SeriesExpanse},
+			method: "POST", path: "/api/items/batch/update",
+			done:    func(s *sd.Server) bool { return !hasSeries(s, sd.SeriesEarthsea) },
+			targets: []string{sd.SeriesEarthsea, sd.SeriesExpanse, sd.ItemWizardOfEarthsea, sd.ItemTombsOfAtuan}},
 		// podcasts toolset
 		{tool: "delete_podcast_episode", other: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings3},
 			args:   map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings1, "delete_file": true},
@@ -199,6 +210,15 @@ func guardedCases() []guardedCase {
 			},
 			targets: []string{sd.ItemPodcastOrbital}},
 	}
+}
+
+// hasAuthor and hasSeries report whether the stand-in holds the record.
+func hasAuthor(s *sd.Server, id string) bool {
+	return slices.ContainsFunc(s.Snapshot().Authors, func(a sd.Author) bool { return a.ID == id })
+}
+
+func hasSeries(s *sd.Server, id string) bool {
+	return slices.ContainsFunc(s.Snapshot().Series, func(se sd.Series) bool { return se.ID == id })
 }
 
 // holding lists the items of the stand-in whose tags or genres (group)

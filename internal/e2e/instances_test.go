@@ -219,6 +219,17 @@ func touch(t *testing.T, s *sd.Server, tool string) {
 					b.UpdatedAt += 1000
 				}
 			}
+		case "merge_authors":
+			for i := range d.Authors {
+				d.Authors[i].UpdatedAt += 1000 // somebody edited the authors
+			}
+		case "merge_series":
+			for i := range d.Items {
+				if b := d.Items[i].Book; b != nil { // somebody edited the books
+					b.Subtitle += " (edited)"
+					d.Items[i].UpdatedAt += 1000
+				}
+			}
 		default:
 			t.Fatalf("touch: no change for %s", tool)
 		}

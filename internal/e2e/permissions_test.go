@@ -31,6 +31,9 @@ func TestSingleKeyPermissionRefusedBeforeAsking(t *testing.T) {
 		// LibraryItemController.middleware wants delete for every DELETE on
 		// an item, removing its cover too.
 		{"remove_item_cover", map[string]any{"library_item_id": sd.ItemMort}, "delete permission (canDelete)"},
+		// AuthorController.middleware (PATCH) and LibraryItemController.batchUpdate.
+		{"merge_authors", map[string]any{"author_id": sd.AuthorGaiman, "into_author_id": sd.AuthorPratchett}, "update permission (canUpdate)"},
+		{"merge_series", map[string]any{"series_id": sd.SeriesEarthsea, "into_series_id": sd.SeriesExpanse}, "update permission (canUpdate)"},
 	}
 	users := []struct {
 		name  string
@@ -46,7 +49,8 @@ func TestSingleKeyPermissionRefusedBeforeAsking(t *testing.T) {
 			}
 		}, nil},
 		{"partner (update, no delete)", sd.PartnerAPIKey, nil, map[string]bool{
-			"create_collection": true, "update_collection": true, "add_books_to_collection": true, "remove_books_from_collection": true}},
+			"create_collection": true, "update_collection": true, "add_books_to_collection": true, "remove_books_from_collection": true,
+			"merge_authors": true, "merge_series": true}},
 	}
 	for _, u := range users {
 		for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {

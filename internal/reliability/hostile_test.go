@@ -167,6 +167,8 @@ func validArgs(tool string, s toolSchema) map[string]any {
 			args[name] = map[string]any{"title": "x"}
 		case name == "library_id":
 			args[name] = sd.LibraryBooksID
+		case name == "into_author_id" || name == "into_series_id":
+			args[name] = sd.ItemLightFantastic // a merge into the same record is refused
 		case strings.HasSuffix(name, "_id"):
 			args[name] = sd.ItemColourOfMagic
 		case name == "year":

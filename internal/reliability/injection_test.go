@@ -35,6 +35,8 @@ var hostileMarkers = []string{"Ignore previous", "jsonrpc", "tool_call", "tool_r
 const (
 	hostileCollection = "0c0ffee0-0000-4000-8000-0000000c0001"
 	hostilePlaylist   = "0c0ffee0-0000-4000-8000-0000000b0001"
+	hostileAuthor     = "0c0ffee0-0000-4000-8000-0000000a0001"
+	hostileSeries     = "0c0ffee0-0000-4000-8000-0000000d0001"
 	hostileBookmarkAt = 99.5
 )
 
@@ -70,6 +72,16 @@ func plantHostile(t *testing.T, s *sd.Server) {
 		d.Playlists = append(d.Playlists, sd.Playlist{ID: hostilePlaylist, LibraryID: sd.LibraryBooksID, UserID: sd.UserRootID,
 			Name: hostileText, Description: &desc, Items: []sd.PlaylistItem{{LibraryItemID: sd.ItemHostile}, {LibraryItemID: sd.ItemMort}}, CreatedAt: 1, LastUpdate: 1})
 		d.Users[0].Bookmarks = append(d.Users[0].Bookmarks, sd.Bookmark{LibraryItemID: sd.ItemHostile, Time: hostileBookmarkAt, Title: hostileText, CreatedAt: 1})
+		// An author and a series of the hostile book, named and described
+		// with the hostile text, for the merges.
+		d.Authors = append(d.Authors, sd.Author{ID: hostileAuthor, LibraryID: sd.LibraryBooksID, Name: hostileText, Description: hostileText, ASIN: "B0HOSTILE1", AddedAt: 1, UpdatedAt: 1})
+		d.Series = append(d.Series, sd.Series{ID: hostileSeries, LibraryID: sd.LibraryBooksID, Name: hostileText, Description: hostileText, AddedAt: 1, UpdatedAt: 1})
+		for i := range d.Items {
+			if b := d.Items[i].Book; b != nil && d.Items[i].ID == sd.ItemHostile {
+				b.AuthorIDs = append(b.AuthorIDs, hostileAuthor)
+				b.Series = append(b.Series, sd.SeriesSequence{SeriesID: hostileSeries, Sequence: "1"})
+			}
+		}
 	})
 }
 
@@ -97,6 +109,8 @@ func guardedCalls(progressID string) []guardedCall {
 		{"delete_media_progress", map[string]any{"media_progress_id": progressID}, []string{progressID, sd.ItemHostile}},
 		{"delete_podcast_episode", map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings4, "delete_file": true},
 			[]string{sd.ItemPodcastTinyThings, sd.EpisodeTinyThings4}},
+		{"merge_authors", map[string]any{"author_id": hostileAuthor, "into_author_id": sd.AuthorOnymous}, []string{hostileAuthor, sd.AuthorOnymous, sd.ItemHostile}},
+		{"merge_series", map[string]any{"series_id": hostileSeries, "into_series_id": sd.SeriesEarthsea}, []string{hostileSeries, sd.SeriesEarthsea, sd.ItemHostile}},
 	}
 }
 

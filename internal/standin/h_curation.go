@@ -4,11 +4,174 @@ import "net/http"
 
 // curationRoutes are the routes of the curation toolset's batch fixes.
 func curationRoutes() []route {
-	const P = http.MethodPost
+	const P, A = http.MethodPost, http.MethodPatch
 	return []route{
 		api(P, "/tags/rename", hTagRename),
 		api(P, "/genres/rename", hGenreRename),
+		api(A, "/authors/:id", hAuthorUpdate),
+		api(P, "/items/batch/update", hItemsBatchUpdate),
 	}
+}
+
+// pendingRemovals are the series and authors batchUpdate took off a book,
+// checked once every entry is applied.
+type pendingRemovals struct{ series, authors []string }
+
+// PATCH /api/authors/:id: AuthorController.middleware and update. name,
+// description and asin are read when a string or null (400 when none
+// is). A name changed to exactly the name of another author of the same
+// library merges the two: each book of this author gets the other one
+// instead (appended, unless the book holds it already), the books'
+// updatedAt does not move, this author is deleted, and the answer is
+// {author: the other one, merged: true}. Otherwise {author, updated}.
+func hAuthorUpdate(c *ctx) {
+	a := c.s.author(c.params["id"])
+	if a == nil {
+		c.sendStatus(http.StatusNotFound)
+		return
+	}
+	if !c.user.canUpdate() {
+		c.sendStatus(http.StatusForbidden)
+		return
+	}
+	body, _ := c.body.(map[string]any)
+	type field struct {
+		p *string
+		v string
+	}
+	var fields []field
+	var name *string
+	for _, k := range []struct {
+		key string
+		p   *string
+	}{{"name", &a.Name}, {"description", &a.Description}, {"asin", &a.ASIN}} {
+		v, present := body[k.key]
+		if !present {
+			continue
+		}
+		sv, isStr := v.(string)
+		if !isStr && v != nil {
+			continue
+		}
+		if k.key == "name" && isStr {
+			name = &sv
+		}
+		fields = append(fields, field{k.p, sv})
+	}
+	if len(fields) == 0 {
+		c.send(http.StatusBadRequest, "Invalid request payload. No valid keys found")
+		return
+	}
+	if name != nil && *name != a.Name {
+		for i := range c.s.data.Authors {
+			other := &c.s.data.Authors[i]
+			if other.ID == a.ID || other.LibraryID != a.LibraryID || other.Name != *name {
+				continue
+			}
+			c.s.mergeAuthor(a.ID, other.ID)
+			kept := c.s.author(other.ID)
+			c.sendJSON(jobj{{"author", authorJSON(kept)}, {"merged", true}})
+			return
+		}
+	}
+	updated := false
+	for _, f := range fields {
+		if *f.p != f.v {
+			*f.p = f.v
+			updated = true
+		}
+	}
+	if updated {
+		a.UpdatedAt = c.nowMs()
+	}
+	c.sendJSON(jobj{{"author", authorJSON(a)}, {"updated", updated}})
+}
+
+// mergeAuthor gives every book of author from the author into instead
+// (bookAuthors: the old rows removed, new ones created at the end,
+// duplicates ignored) and deletes author from. Callers hold s.mu.
+func (s *Server) mergeAuthor(from, into string) {
+	for i := range s.data.Items {
+		b := s.data.Items[i].Book
+		if b == nil || !contains(b.AuthorIDs, from) {
+			continue
+		}
+		out := make([]string, 0, len(b.AuthorIDs))
+		for _, id := range b.AuthorIDs {
+			if id != from {
+				out = append(out, id)
+			}
+		}
+		if !contains(out, into) {
+			out = append(out, into)
+		}
+		b.AuthorIDs = out
+	}
+	var keep []Author
+	for _, a := range s.data.Authors {
+		if a.ID != from {
+			keep = append(keep, a)
+		}
+	}
+	s.data.Authors = keep
+}
+
+// POST /api/items/batch/update: LibraryItemController.batchUpdate. 403
+// without update; 400 when the body is not a non-empty list or the
+// entries' ids are not all given and distinct; 404 when one is no item;
+// 403 when the user may not access one (nothing changed in those cases).
+// Each entry's mediaPayload is applied as PATCH /api/items/:id/media
+// applies it; the series and authors taken off books are checked once
+// every entry is applied. Answers {success: true, updates}. Not
+// reproduced: a podcast's fields (as in updateMedia), and an entry
+// without mediaPayload (Audiobookshelf fails on it mid-way).
+func hItemsBatchUpdate(c *ctx) {
+	if !c.user.canUpdate() {
+		c.sendStatus(http.StatusForbidden)
+		return
+	}
+	list, _ := c.body.([]any)
+	if len(list) == 0 {
+		c.sendStatus(http.StatusBadRequest)
+		return
+	}
+	var ids []string
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		if id, _ := m["id"].(string); id != "" && !contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) != len(list) {
+		c.sendStatus(http.StatusBadRequest)
+		return
+	}
+	items := make([]*LibraryItem, len(ids))
+	for i, id := range ids {
+		if items[i] = c.s.item(id); items[i] == nil {
+			c.sendStatus(http.StatusNotFound)
+			return
+		}
+	}
+	for _, li := range items {
+		if !c.user.canAccessItem(li) {
+			c.sendStatus(http.StatusForbidden)
+			return
+		}
+	}
+	pending := &pendingRemovals{}
+	c.s.pending = pending
+	updates := 0
+	for i, e := range list {
+		payload, _ := e.(map[string]any)["mediaPayload"].(map[string]any)
+		if c.s.applyMediaUpdate(items[i], payload) {
+			updates++
+		}
+	}
+	c.s.pending = nil
+	c.s.removeEmptySeries(pending.series)
+	c.s.removeAuthorsWithNoBooks(pending.authors)
+	c.sendJSON(jobj{{"success", true}, {"updates", updates}})
 }
 
 // POST /api/tags/rename {tag, newTag}: MiscController.renameTag.

@@ -270,6 +270,15 @@ func hLoggerData(c *ctx) {
 func hItemUpdateMedia(c *ctx) {
 	body, _ := c.body.(map[string]any)
 	li := c.li
+	updated := c.s.applyMediaUpdate(li, body)
+	c.sendJSON(jobj{{"updated", updated}, {"libraryItem", c.s.itemOld(li, viewOpts{})}})
+}
+
+// applyMediaUpdate is what updateMedia and batchUpdate do with one item's
+// media payload: Book.updateFromRequest, updateSeriesFromRequest and
+// updateAuthorsFromRequest, and the item's updatedAt moved when something
+// changed. Callers hold s.mu.
+func (s *Server) applyMediaUpdate(li *LibraryItem, body map[string]any) bool {
 	updated := false
 	if b := li.Book; b != nil {
 		meta, _ := body["metadata"].(map[string]any)
@@ -323,22 +332,22 @@ func hItemUpdateMedia(c *ctx) {
 			updated = true
 		}
 		if meta != nil {
-			if series, ok := meta["series"].([]any); ok && c.s.updateSeries(li, b, series) {
+			if series, ok := meta["series"].([]any); ok && s.updateSeries(li, b, series) {
 				updated = true
 			}
-			if authors, ok := meta["authors"].([]any); ok && c.s.updateAuthors(li, b, authors) {
+			if authors, ok := meta["authors"].([]any); ok && s.updateAuthors(li, b, authors) {
 				updated = true
 			}
 		}
 	}
 	if updated {
-		now := c.nowMs()
+		now := s.now().UnixMilli()
 		li.UpdatedAt = now
 		if li.Book != nil {
 			li.Book.UpdatedAt = now
 		}
 	}
-	c.sendJSON(jobj{{"updated", updated}, {"libraryItem", c.s.itemOld(li, viewOpts{})}})
+	return updated
 }
 
 func stringList(v any) ([]string, bool) {
@@ -432,7 +441,19 @@ func (s *Server) updateSeries(li *LibraryItem, b *Book, list []any) bool {
 		b.Series = append(b.Series, SeriesSequence{SeriesID: id, Sequence: w.seq})
 		changed = true
 	}
-	// checkRemoveEmptySeries: a series with no book left is deleted.
+	// checkRemoveEmptySeries: a series with no book left is deleted (by
+	// batchUpdate once every entry is applied).
+	if s.pending != nil {
+		s.pending.series = append(s.pending.series, removed...)
+		return changed
+	}
+	s.removeEmptySeries(removed)
+	return changed
+}
+
+// removeEmptySeries is ApiRouter.checkRemoveEmptySeries: of the series
+// ids, those with no book left are deleted. Callers hold s.mu.
+func (s *Server) removeEmptySeries(removed []string) {
 	for _, id := range removed {
 		if !s.seriesHasBooks(id) {
 			var out []Series
@@ -444,7 +465,6 @@ func (s *Server) updateSeries(li *LibraryItem, b *Book, list []any) bool {
 			s.data.Series = out
 		}
 	}
-	return changed
 }
 
 func (s *Server) seriesHasBooks(id string) bool {
@@ -530,7 +550,19 @@ func (s *Server) updateAuthors(li *LibraryItem, b *Book, list []any) bool {
 		changed = true
 	}
 	// checkRemoveAuthorsWithNoBooks: an author with no book left is
-	// deleted only when its asin, description and imagePath are all empty.
+	// deleted only when its asin, description and imagePath are all empty
+	// (by batchUpdate once every entry is applied).
+	if s.pending != nil {
+		s.pending.authors = append(s.pending.authors, removed...)
+		return changed
+	}
+	s.removeAuthorsWithNoBooks(removed)
+	return changed
+}
+
+// removeAuthorsWithNoBooks is ApiRouter.checkRemoveAuthorsWithNoBooks.
+// Callers hold s.mu.
+func (s *Server) removeAuthorsWithNoBooks(removed []string) {
 	for _, id := range removed {
 		if a := s.author(id); a != nil && !s.authorHasBooks(id) && a.ASIN == "" && a.Description == "" && a.ImagePath == "" {
 			var out []Author
@@ -542,7 +574,6 @@ func (s *Server) updateAuthors(li *LibraryItem, b *Book, list []any) bool {
 			s.data.Authors = out
 		}
 	}
-	return changed
 }
 
 // defaultMatch is the stand-in's provider: a result made from the book

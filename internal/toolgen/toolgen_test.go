@@ -339,7 +339,7 @@ func TestNewGuardedKindReachesInstructions(t *testing.T) {
 		t.Fatal("the registry has no Instructions")
 	}
 	instr, _, _ := strings.Cut(reg[i:], "\n")
-	if !strings.Contains(instr, "book metadata, covers, tags and genres, listening histories) ask the person first") {
+	if !strings.Contains(instr, "book metadata, covers, tags and genres, authors and series, listening histories) ask the person first") {
 		t.Errorf("the new kind is not in the instructions: %s", instr)
 	}
 	if !strings.Contains(string(files[GuardDocFile]), "; listening histories (`forget_listening_history`).") {
@@ -436,6 +436,11 @@ var beyondTheContract = map[string]bool{
 	// so the rename back cannot give the order back).
 	"rename_tag":   true,
 	"rename_genre": true,
+	// merge_authors and merge_series: Audiobookshelf takes the merged-away
+	// author or series record out (with its description, ASIN, image), and
+	// no call here makes it again.
+	"merge_authors": true,
+	"merge_series":  true,
 }
 
 // readContract finds shared/reference/guard.md beside the repository or

@@ -9,6 +9,7 @@ type Series struct {
 	LibraryID   string          `json:"libraryId"`
 	Description LazyText        `json:"description"`
 	AddedAt     int64           `json:"addedAt"`
+	UpdatedAt   int64           `json:"updatedAt"`
 	Books       []Item          `json:"books"`
 	NumBooks    int             `json:"numBooks"`
 	Progress    *SeriesProgress `json:"progress"`
@@ -32,6 +33,7 @@ type Author struct {
 	ImagePath   string `json:"imagePath"`
 	LibraryID   string `json:"libraryId"`
 	AddedAt     int64  `json:"addedAt"`
+	UpdatedAt   int64  `json:"updatedAt"`
 	NumBooks    int    `json:"numBooks"`
 	// LibraryItems and Series come with include=items,series.
 	LibraryItems []Item `json:"libraryItems"`

@@ -1,0 +1,370 @@
+package curation
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// bookReads is how many books merge_series reads at the same time.
+const bookReads = 4
+
+// authorRead is what merge_authors reads of one author and binds the
+// approval to.
+type authorRead struct {
+	ID             string   `json:"id"`
+	UpdatedAt      int64    `json:"updatedAt"`
+	HasDescription bool     `json:"hasDescription"`
+	HasASIN        bool     `json:"hasAsin"`
+	HasImage       bool     `json:"hasImage"`
+	Books          []string `json:"books"`
+}
+
+// PlanMergeAuthors plans merge_authors: PATCH /api/authors/:id with the
+// other author's exact name, which Audiobookshelf (AuthorController.update)
+// takes as a merge: author_id's books get into_author_id instead, and
+// author_id's record is destroyed with its description, ASIN and image.
+func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors) (*kit.Plan, error) {
+	if a.AuthorID == a.IntoAuthorID {
+		return nil, kit.Errorf(kit.NotSent, `arguments "author_id" and "into_author_id": they are the same author; give the author to merge away and another one to keep.`)
+	}
+	pending := kit.Alongside(ctx, func(ctx context.Context) authorResult {
+		au, err := readAuthor(ctx, d, "into_author_id", a.IntoAuthorID)
+		return authorResult{au, err}
+	})
+	from, err := readAuthor(ctx, d, "author_id", a.AuthorID)
+	if err != nil {
+		pending.Abandon()
+		return nil, err
+	}
+	got := pending.Wait()
+	if got.err != nil {
+		return nil, got.err
+	}
+	into := got.au
+	if from.LibraryID != into.LibraryID {
+		return nil, kit.Errorf(kit.Unchanged, `argument "into_author_id": author %s is of library %s and author %s of library %s; Audiobookshelf merges authors of one library only (list_authors gives a library's authors).`,
+			into.ID, into.LibraryID, from.ID, from.LibraryID)
+	}
+	if from.Name == into.Name {
+		return nil, kit.Errorf(kit.Unchanged, `argument "into_author_id": authors %s and %s have exactly the same name, and Audiobookshelf merges two authors only when one is renamed to the other's name; rename one of them in Audiobookshelf first.`, from.ID, into.ID)
+	}
+	fromRead, intoRead := readOfAuthor(from), readOfAuthor(into)
+	inInto := map[string]bool{}
+	for _, id := range intoRead.Books {
+		inInto[id] = true
+	}
+	var both []string
+	for _, id := range fromRead.Books {
+		if inInto[id] {
+			both = append(both, id)
+		}
+	}
+	plan := &kit.Plan{
+		Targets: []string{from.ID, into.ID},
+		Action: fmt.Sprintf("This will merge author %s into author %s: its %d book(s) (%s) get author %s instead, and Audiobookshelf removes author %s.",
+			from.ID, into.ID, len(fromRead.Books), listOrNone(fromRead.Books), into.ID, from.ID),
+		Consequences: []string{
+			fmt.Sprintf("%d of those books (%s) hold both authors already: they keep one.", len(both), listOrNone(both)),
+			fmt.Sprintf("Author %s's record goes with what only it holds: a biography: %s; an ASIN: %s; an image: %s. Author %s keeps its own name, biography, ASIN and image.",
+				from.ID, yesNo(fromRead.HasDescription), yesNo(fromRead.HasASIN), yesNo(fromRead.HasImage), into.ID),
+			"Counted over the books this user sees; Audiobookshelf moves every book of the author.",
+		},
+		Read: struct {
+			From authorRead `json:"from"`
+			Into authorRead `json:"into"`
+		}{fromRead, intoRead},
+	}
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		name := into.Name
+		body, err := d.Mutate(ctx, "the author merge", func(ctx context.Context) (*http.Response, error) {
+			return d.API.UpdateAuthor(ctx, from.ID, abs.AuthorUpdate{Name: &name})
+		})
+		if err != nil {
+			return nil, err
+		}
+		var ans struct {
+			Author struct {
+				ID string `json:"id"`
+			} `json:"author"`
+			Merged bool `json:"merged"`
+		}
+		_ = json.Unmarshal(body, &ans)
+		if !ans.Merged || ans.Author.ID != into.ID {
+			return nil, kit.Errorf(kit.Made, "Audiobookshelf did not merge: it renamed author %s to the name author %s had when it was read (author %s was renamed in between). Author %s still exists under the new name; get_author shows both.",
+				from.ID, into.ID, into.ID, from.ID)
+		}
+		shown, cut := capIDs(fromRead.Books)
+		out := map[string]any{
+			"merged":             true,
+			"kept_author_id":     into.ID,
+			"removed_author_id":  from.ID,
+			"books_moved":        len(fromRead.Books),
+			"library_item_ids":   shown,
+			"books_holding_both": len(both),
+			"gone": map[string]any{
+				"author_record": from.ID,
+				"description":   fromRead.HasDescription,
+				"asin":          fromRead.HasASIN,
+				"image":         fromRead.HasImage,
+			},
+			"not_put_back": "The person approved a merge: the removed author's record cannot be made again from here.",
+		}
+		if cut != "" {
+			out["ids_cut"] = cut
+		}
+		return kit.JSONResult(out)
+	}
+	return plan, nil
+}
+
+type authorResult struct {
+	au  *absdata.Author
+	err error
+}
+
+// readAuthor reads an author with the books this user sees
+// (include=items); a 404 names the argument.
+func readAuthor(ctx context.Context, d *kit.Deps, arg, id string) (*absdata.Author, error) {
+	body, err := d.Get(ctx, fmt.Sprintf("argument %q (author %s)", arg, id), func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetAuthor(ctx, id, &abs.GetAuthorParams{Include: kit.Ptr("items")})
+	})
+	if err != nil {
+		return nil, err
+	}
+	var au absdata.Author
+	if err := kit.Decode(body, &au); err != nil {
+		return nil, err
+	}
+	return &au, nil
+}
+
+func readOfAuthor(au *absdata.Author) authorRead {
+	r := authorRead{ID: au.ID, UpdatedAt: au.UpdatedAt, HasDescription: au.Description != "", HasASIN: au.ASIN != "", HasImage: au.ImagePath != "", Books: []string{}}
+	for _, it := range au.LibraryItems {
+		r.Books = append(r.Books, it.ID)
+	}
+	return r
+}
+
+// seriesEntry is one series of a book with the book's sequence in it.
+type seriesEntry struct {
+	ID       string  `json:"id"`
+	Sequence *string `json:"sequence"`
+	name     string
+}
+
+// bookRead is what merge_series reads of one book and binds the approval
+// to.
+type bookRead struct {
+	ID        string        `json:"id"`
+	UpdatedAt int64         `json:"updatedAt"`
+	Series    []seriesEntry `json:"series"`
+}
+
+// PlanMergeSeries plans merge_series. Audiobookshelf has no merge of
+// series: each book of series_id is given into_series_id in its place, at
+// the same sequence and with its other series kept, in one
+// POST /api/items/batch/update; Audiobookshelf then removes the series
+// left without a book (checkRemoveEmptySeries).
+func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (*kit.Plan, error) {
+	if a.SeriesID == a.IntoSeriesID {
+		return nil, kit.Errorf(kit.NotSent, `arguments "series_id" and "into_series_id": they are the same series; give the series to merge away and another one to keep.`)
+	}
+	pending := kit.Alongside(ctx, func(ctx context.Context) seriesResult {
+		se, err := readOneSeries(ctx, d, "into_series_id", a.IntoSeriesID)
+		return seriesResult{se, err}
+	})
+	from, err := readOneSeries(ctx, d, "series_id", a.SeriesID)
+	if err != nil {
+		pending.Abandon()
+		return nil, err
+	}
+	got := pending.Wait()
+	if got.err != nil {
+		return nil, got.err
+	}
+	into := got.se
+	if from.LibraryID != into.LibraryID {
+		return nil, kit.Errorf(kit.Unchanged, `argument "into_series_id": series %s is of library %s and series %s of library %s; a book can only be in series of its own library (list_series gives a library's series).`,
+			into.ID, into.LibraryID, from.ID, from.LibraryID)
+	}
+	if strings.EqualFold(from.Name, into.Name) {
+		return nil, kit.Errorf(kit.Unchanged, `argument "into_series_id": the names of series %s and %s differ only in case, and Audiobookshelf's batch update finds a book's series by name ignoring case, so it cannot move books between them; rename one of them in Audiobookshelf first.`, from.ID, into.ID)
+	}
+	listed, err := walkItems(ctx, d, from.LibraryID, filter("series", from.ID), false)
+	if err != nil {
+		return nil, err
+	}
+	books := make([]bookRead, len(listed))
+	errs := make([]error, len(listed))
+	kit.EachLimit(len(listed), bookReads, func(i int) {
+		it, err := d.ReadItemRecord(ctx, listed[i].ID)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		b := bookRead{ID: it.ID, UpdatedAt: it.UpdatedAt, Series: []seriesEntry{}}
+		for _, s := range it.Media.Metadata.Series {
+			e := seriesEntry{ID: s.ID, name: s.Name}
+			if s.Sequence.Valid {
+				e.Sequence = kit.Ptr(s.Sequence.Value)
+			}
+			b.Series = append(b.Series, e)
+		}
+		books[i] = b
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	type seriesSet = []struct {
+		Name     string  `json:"name"`
+		Sequence *string `json:"sequence,omitempty"`
+	}
+	var moved, inBoth, toEnd []string
+	var updates []abs.BatchMediaUpdate
+	for _, b := range books {
+		hasFrom, hasInto := false, false
+		for _, s := range b.Series {
+			hasFrom = hasFrom || s.ID == from.ID
+			hasInto = hasInto || s.ID == into.ID
+		}
+		if !hasFrom {
+			continue // out of the series since it was listed: left alone
+		}
+		list := seriesSet{}
+		for i, s := range b.Series {
+			switch {
+			case s.ID == from.ID && hasInto:
+				// in both: the place in into_series_id stays
+			case s.ID == from.ID:
+				list = append(list, struct {
+					Name     string  `json:"name"`
+					Sequence *string `json:"sequence,omitempty"`
+				}{into.Name, s.Sequence})
+				if i != len(b.Series)-1 {
+					toEnd = append(toEnd, b.ID)
+				}
+			default:
+				list = append(list, struct {
+					Name     string  `json:"name"`
+					Sequence *string `json:"sequence,omitempty"`
+				}{s.name, s.Sequence})
+			}
+		}
+		moved = append(moved, b.ID)
+		if hasInto {
+			inBoth = append(inBoth, b.ID)
+		}
+		updates = append(updates, abs.BatchMediaUpdate{Id: b.ID, MediaPayload: abs.MediaUpdate{Metadata: &abs.MediaMetadataUpdate{Series: &list}}})
+	}
+	plan := &kit.Plan{
+		Targets: []string{from.ID, into.ID},
+		Action: fmt.Sprintf("This will merge series %s into series %s: its %d book(s) (%s) are put in series %s at the same sequence, and Audiobookshelf removes series %s once no book is left in it.",
+			from.ID, into.ID, len(moved), listOrNone(moved), into.ID, from.ID),
+		Consequences: []string{
+			fmt.Sprintf("%d of those books (%s) are in series %s already: they keep their place there and lose their sequence in series %s.", len(inBoth), listOrNone(inBoth), into.ID, from.ID),
+			fmt.Sprintf("Series %s's record goes with its summary: %s. Series %s keeps its own name and summary.", from.ID, yesNo(!from.Description.Null() && from.Description.String() != ""), into.ID),
+		},
+		Read: struct {
+			From  int64      `json:"from"`
+			Into  int64      `json:"into"`
+			Books []bookRead `json:"books"`
+		}{from.UpdatedAt, into.UpdatedAt, books},
+	}
+	if len(toEnd) > 0 {
+		plan.Consequences = append(plan.Consequences, fmt.Sprintf(
+			"On %d of them (%s) series %s is not the book's last series: Audiobookshelf keeps a book's series in the order they were added, so series %s comes after the book's other series.",
+			len(toEnd), kit.ListIDs(toEnd), from.ID, into.ID))
+	}
+	plan.Consequences = append(plan.Consequences, "Counted over the books this user sees; a book of the series this user cannot see stays in it, and then the series is not removed.")
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		if len(updates) == 0 {
+			return kit.JSONResult(map[string]any{"merged": false, "books_moved": 0,
+				"note": fmt.Sprintf("No book this user sees is in series %s any more; nothing was sent.", from.ID)})
+		}
+		body, err := d.Mutate(ctx, "the batch update of the series' books", func(ctx context.Context) (*http.Response, error) {
+			return d.API.BatchUpdateLibraryItems(ctx, updates)
+		})
+		if err != nil {
+			return nil, err
+		}
+		var ans struct {
+			Updates int `json:"updates"`
+		}
+		_ = json.Unmarshal(body, &ans)
+		shown, cut := capIDs(moved)
+		out := map[string]any{
+			"merged":            true,
+			"kept_series_id":    into.ID,
+			"removed_series_id": from.ID,
+			"books_moved":       len(moved),
+			"library_item_ids":  shown,
+			"books_in_both":     len(inBoth),
+			"items_updated":     ans.Updates,
+			"gone": map[string]any{
+				"series_record":              from.ID,
+				"description":                !from.Description.Null() && from.Description.String() != "",
+				"sequences_of_books_in_both": len(inBoth),
+			},
+			"not_put_back": "The person approved a merge: the removed series' record cannot be made again from here.",
+		}
+		if cut != "" {
+			out["ids_cut"] = cut
+		}
+		if ans.Updates != len(moved) {
+			out["note"] = fmt.Sprintf("Audiobookshelf changed %d of the %d books sent; get_series shows where they are now.", ans.Updates, len(moved))
+		}
+		return kit.JSONResult(out)
+	}
+	return plan, nil
+}
+
+type seriesResult struct {
+	se  *absdata.Series
+	err error
+}
+
+// readOneSeries reads a series (GET /api/series/:id); a 404 (no such
+// series, or none of its books visible to the user) names the argument.
+func readOneSeries(ctx context.Context, d *kit.Deps, arg, id string) (*absdata.Series, error) {
+	body, err := d.Get(ctx, fmt.Sprintf("argument %q (series %s; Audiobookshelf also answers 404 for a series none of whose books this user sees)", arg, id), func(ctx context.Context) (*http.Response, error) {
+		return d.API.GetSeries(ctx, id, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var se absdata.Series
+	if err := kit.Decode(body, &se); err != nil {
+		return nil, err
+	}
+	return &se, nil
+}
+
+// capIDs is ids cut to shownIDs, and what was cut.
+func capIDs(ids []string) ([]string, string) {
+	if ids == nil {
+		ids = []string{}
+	}
+	if len(ids) <= shownIDs {
+		return ids, ""
+	}
+	return ids[:shownIDs], fmt.Sprintf("the first %d of %d library item ids", shownIDs, len(ids))
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -3,8 +3,10 @@ package standin
 // Library routes: server/controllers/LibraryController.js.
 
 import (
+	"encoding/base64"
 	"math"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 )
@@ -1138,4 +1140,40 @@ func hRecentEpisodes(c *ctx) {
 		}
 	}
 	c.sendJSON(jobj{{"episodes", episodes}, {"limit", limit}, {"page", pg}})
+}
+
+// GET /api/libraries/:id/narrators: LibraryController.getNarrators. Read
+// from the books at every call (no cache), every narrator at once: the
+// names as the books hold them, in the order of the books, each counted
+// once per book that holds it, then naturally sorted by name; the id is
+// the name in base64, URI-encoded. A podcast library has none.
+func hLibraryNarrators(c *ctx) {
+	type narrator struct {
+		name string
+		n    int
+	}
+	var order []*narrator
+	by := map[string]*narrator{}
+	for i := range c.s.data.Items {
+		li := &c.s.data.Items[i]
+		if li.LibraryID != c.lib.ID || li.Book == nil {
+			continue
+		}
+		for _, n := range li.Book.Narrators {
+			if r := by[n]; r != nil {
+				r.n++
+				continue
+			}
+			r := &narrator{name: n, n: 1}
+			by[n] = r
+			order = append(order, r)
+		}
+	}
+	stableSortBy(order, func(a, b *narrator) int { return naturalCompare(a.name, b.name) })
+	out := []jobj{}
+	for _, r := range order {
+		id := url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(r.name)))
+		out = append(out, jobj{{"id", id}, {"name", r.name}, {"numBooks", r.n}})
+	}
+	c.sendJSON(jobj{{"narrators", out}})
 }

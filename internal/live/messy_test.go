@@ -270,4 +270,3 @@ func scanAndWait(t *testing.T, a *abs, lib string) {
 	}
 	t.Fatalf("library %s: the scan was not over after 10 minutes", lib)
 }
-

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -37,6 +38,63 @@ func TestAuditsPrecisionRecall(t *testing.T) {
 	}
 	t.Logf("audits on the messy library (%d planted problems, %d clean records and near misses):\n%s",
 		len(messy.Planted), len(messy.Clean), auditscore.Table(scores))
+}
+
+// Audiobookshelf 2.36 keeps a library's filter data once it is read (or
+// a scan starts) and does not add to it the narrators a metadata patch
+// sets; the stand-in keeps it the same way. audit_people reads the
+// authors and narrators from the books: a narrator spelt anew since the
+// filter data was read is found, though the filter data does not list
+// it. (Reading the filter data, the audit missed both narrator spellings
+// of the messy library on a real server: TestLiveMessyAudits.)
+func TestAuditPeopleSeesNarratorsEditedSinceTheFilterData(t *testing.T) {
+	data, _ := sd.MessyData()
+	e := apptest.Start(t, apptest.Options{Standin: sd.Options{Data: data, Now: sd.SampleNow}})
+	narrators := func() []string {
+		v := decode(t, e.Call(t, "get_library_filter_data", map[string]any{"library_id": sd.LibraryMessyID}))
+		var out []string
+		for _, n := range at(t, v, "narrators").([]any) {
+			out = append(out, n.(string))
+		}
+		return out
+	}
+	if got := narrators(); slices.Contains(got, "ray porter") || !slices.Contains(got, "Ray Porter") {
+		t.Fatalf("the messy library's narrators before the edit: %v", got)
+	}
+	// One book's narrator spelt anew, by a metadata patch as a person's
+	// client would send it.
+	var book string
+	for _, it := range data.Items {
+		if it.LibraryID == sd.LibraryMessyID && it.RelPath == "watch-1" {
+			book = it.ID
+		}
+	}
+	body := strings.NewReader(`{"metadata":{"narrators":["ray porter"]}}`)
+	req, _ := http.NewRequest(http.MethodPatch, e.Standin.URL()+"/api/items/"+book+"/media", body)
+	req.Header.Set("Authorization", "Bearer "+sd.DefaultAPIKey)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("PATCH /api/items/%s/media: %d", book, resp.StatusCode)
+	}
+	if got := narrators(); slices.Contains(got, "ray porter") {
+		t.Errorf("the filter data lists the narrator set since it was read, which 2.36 does not: %v", got)
+	}
+	call := func(_ context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
+		return e.CallErr(name, args)
+	}
+	keys, _, _, err := auditscore.Walk(context.Background(), call, "audit_people", sd.LibraryMessyID, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sd.MessyKey("audit_people", "narrator_spelling", []string{"Ray Porter", "ray porter"})
+	if !slices.Contains(keys, want) {
+		t.Errorf("audit_people does not find the narrator spelt anew (%s); it found:\n%s", want, strings.Join(keys, "\n"))
+	}
 }
 
 // The audits refuse a podcast library, naming the argument, and send

@@ -56,6 +56,9 @@ func renameEverywhere(c *ctx, oldKey, newKey, mergedKey string, list func(*Libra
 		c.sendStatus(http.StatusBadRequest)
 		return
 	}
+	// Database.replaceTagInFilterData / replaceGenreInFilterData, before
+	// the items are read.
+	c.s.replaceInFilterCopies(oldKey+"s", oldName, newName)
 	merged, updated := false, 0
 	now := c.nowMs()
 	for _, wantBook := range []bool{true, false} {

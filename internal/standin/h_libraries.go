@@ -86,7 +86,7 @@ func hLibraries(c *ctx) {
 // wraps the library with its filter data).
 func hLibrary(c *ctx) {
 	if contains(strings.Split(c.queryOr("include", ""), ","), "filterdata") {
-		fd := c.filterData(c.lib)
+		fd := c.cachedFilterData(c.lib)
 		n := 0
 		for _, p := range c.s.data.Playlists {
 			if p.UserID == c.user.ID && p.LibraryID == c.lib.ID {
@@ -610,9 +610,12 @@ func (c *ctx) userPlaylists(libraryID string) []jobj {
 	return out
 }
 
-// GET /api/libraries/:id/filterdata: libraryFilters.getFilterData.
-func hFilterData(c *ctx) { c.sendJSON(c.filterData(c.lib)) }
+// GET /api/libraries/:id/filterdata: libraryFilters.getFilterData, the
+// copy 2.36 keeps (filtercache.go).
+func hFilterData(c *ctx) { c.sendJSON(c.cachedFilterData(c.lib)) }
 
+// filterData is the library's filter data loaded from its books, series
+// and authors.
 func (c *ctx) filterData(lib *Library) jobj {
 	type idName struct{ id, name string }
 	genres, tags, narrators, languages, publishers, decades := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}

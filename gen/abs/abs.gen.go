@@ -1479,7 +1479,7 @@ type ClientInterface interface {
 
 	// GetLibraryFilterData Values usable in the items filter
 	//
-	// LibraryController.getLibraryFilterData (libraryFilters.getFilterData). Cached by the server for up to 30 minutes per library. These are the values for the `filter` parameter of listLibraryItems (authors and series by id, the rest by value).
+	// LibraryController.getLibraryFilterData (libraryFilters.getFilterData). Cached by the server for up to 30 minutes per library, loaded at the start of every library scan too; a metadata patch adds to the copy only the authors and series it gives a book, not its narrators, genres, tags, publisher or language (listLibraryNarrators and listLibraryAuthors read the books at every call). These are the values for the `filter` parameter of listLibraryItems (authors and series by id, the rest by value).
 	//
 	// Corresponds with GET /api/libraries/{id}/filterdata (the `GetLibraryFilterData` operationId).
 	GetLibraryFilterData(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2462,7 +2462,7 @@ func (c *Client) ListEpisodeDownloads(ctx context.Context, id string, params *Li
 
 // GetLibraryFilterData Values usable in the items filter
 //
-// LibraryController.getLibraryFilterData (libraryFilters.getFilterData). Cached by the server for up to 30 minutes per library. These are the values for the `filter` parameter of listLibraryItems (authors and series by id, the rest by value).
+// LibraryController.getLibraryFilterData (libraryFilters.getFilterData). Cached by the server for up to 30 minutes per library, loaded at the start of every library scan too; a metadata patch adds to the copy only the authors and series it gives a book, not its narrators, genres, tags, publisher or language (listLibraryNarrators and listLibraryAuthors read the books at every call). These are the values for the `filter` parameter of listLibraryItems (authors and series by id, the rest by value).
 //
 // Corresponds with GET /api/libraries/{id}/filterdata (the `GetLibraryFilterData` operationId).
 func (c *Client) GetLibraryFilterData(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {

@@ -108,21 +108,20 @@ func (s *Server) addToFilterCopy(libraryID, group, id, name string) {
 	cp.data.set(group, append(l, jobj{{"id", id}, {"name", name}}))
 }
 
-// removeFromFilterCopy is Database.removeAuthorFromFilterData and
-// removeSeriesFromFilterData.
-func (s *Server) removeFromFilterCopy(libraryID, group, id string) {
-	cp := s.filterCopyOf(libraryID)
-	if cp == nil {
-		return
-	}
-	l, _ := cp.data.get(group).([]jobj)
-	out := []jobj{}
-	for _, e := range l {
-		if e.get("id") != id {
-			out = append(out, e)
+// removeFromFilterCopies is Database.removeAuthorFromFilterData and
+// removeSeriesFromFilterData: the id out of its library's copy (ids are
+// unique across libraries, so every copy is looked at).
+func (s *Server) removeFromFilterCopies(group, id string) {
+	for _, cp := range s.filters {
+		l, _ := cp.data.get(group).([]jobj)
+		out := []jobj{}
+		for _, e := range l {
+			if e.get("id") != id {
+				out = append(out, e)
+			}
 		}
+		cp.data.set(group, out)
 	}
-	cp.data.set(group, out)
 }
 
 // replaceInFilterCopies is Database.replaceTagInFilterData and

@@ -670,13 +670,13 @@ func hItemDelete(c *ctx) {
 	for _, a := range authors {
 		if !c.s.authorHasBooks(a) {
 			c.s.data.Authors = slices.DeleteFunc(c.s.data.Authors, func(x Author) bool { return x.ID == a })
-			c.s.removeFromFilterCopy(libID, "authors", a)
+			c.s.removeFromFilterCopies("authors", a)
 		}
 	}
 	for _, se := range series {
 		if !c.s.seriesHasBooks(se) {
 			c.s.data.Series = slices.DeleteFunc(c.s.data.Series, func(x Series) bool { return x.ID == se })
-			c.s.removeFromFilterCopy(libID, "series", se)
+			c.s.removeFromFilterCopies("series", se)
 		}
 	}
 	c.s.resetIssuesInFilterCopy(libID)

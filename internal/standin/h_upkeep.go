@@ -448,7 +448,7 @@ func (s *Server) updateSeries(li *LibraryItem, b *Book, list []any) bool {
 				}
 			}
 			s.data.Series = out
-			s.removeFromFilterCopy(li.LibraryID, "series", id)
+			s.removeFromFilterCopies("series", id)
 		}
 	}
 	return changed
@@ -550,7 +550,7 @@ func (s *Server) updateAuthors(li *LibraryItem, b *Book, list []any) bool {
 				}
 			}
 			s.data.Authors = out
-			s.removeFromFilterCopy(li.LibraryID, "authors", id)
+			s.removeFromFilterCopies("authors", id)
 		}
 	}
 	return changed

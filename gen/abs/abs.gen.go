@@ -1539,7 +1539,7 @@ type ClientInterface interface {
 
 	// GetLibraryFilterData Values usable in the items filter
 	//
-	// LibraryController.getLibraryFilterData (libraryFilters.getFilterData). Cached by the server for up to 30 minutes per library. These are the values for the `filter` parameter of listLibraryItems (authors and series by id, the rest by value).
+	// LibraryController.getLibraryFilterData (libraryFilters.getFilterData). Cached by the server for up to 30 minutes per library, loaded at the start of every library scan too; a metadata patch adds to the copy only the authors and series it gives a book, not its narrators, genres, tags, publisher or language (listLibraryNarrators and listLibraryAuthors read the books at every call). These are the values for the `filter` parameter of listLibraryItems (authors and series by id, the rest by value).
 	//
 	// Corresponds with GET /api/libraries/{id}/filterdata (the `GetLibraryFilterData` operationId).
 	GetLibraryFilterData(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1550,6 +1550,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/libraries/{id}/items (the `ListLibraryItems` operationId).
 	ListLibraryItems(ctx context.Context, id string, params *ListLibraryItemsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListLibraryNarrators List a library's narrators
+	//
+	// LibraryController.getNarrators. Read from the library's books at every call (unlike getLibraryFilterData, which the server caches for up to 30 minutes and does not update when a book's narrators are edited). Every narrator at once, not paged, in natural order of name: {narrators: [{id, name, numBooks}]}, where id is the name in base64, URI-encoded. Narrators are spelt as the books hold them: "Kate Reading" and "kate reading" are two. A podcast library has none.
+	//
+	// Corresponds with GET /api/libraries/{id}/narrators (the `ListLibraryNarrators` operationId).
+	ListLibraryNarrators(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPersonalizedShelves Home-page shelves
 	//
@@ -2591,7 +2598,7 @@ func (c *Client) ListEpisodeDownloads(ctx context.Context, id string, params *Li
 
 // GetLibraryFilterData Values usable in the items filter
 //
-// LibraryController.getLibraryFilterData (libraryFilters.getFilterData). Cached by the server for up to 30 minutes per library. These are the values for the `filter` parameter of listLibraryItems (authors and series by id, the rest by value).
+// LibraryController.getLibraryFilterData (libraryFilters.getFilterData). Cached by the server for up to 30 minutes per library, loaded at the start of every library scan too; a metadata patch adds to the copy only the authors and series it gives a book, not its narrators, genres, tags, publisher or language (listLibraryNarrators and listLibraryAuthors read the books at every call). These are the values for the `filter` parameter of listLibraryItems (authors and series by id, the rest by value).
 //
 // Corresponds with GET /api/libraries/{id}/filterdata (the `GetLibraryFilterData` operationId).
 func (c *Client) GetLibraryFilterData(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2613,6 +2620,23 @@ func (c *Client) GetLibraryFilterData(ctx context.Context, id string, reqEditors
 // Corresponds with GET /api/libraries/{id}/items (the `ListLibraryItems` operationId).
 func (c *Client) ListLibraryItems(ctx context.Context, id string, params *ListLibraryItemsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListLibraryItemsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListLibraryNarrators List a library's narrators
+//
+// LibraryController.getNarrators. Read from the library's books at every call (unlike getLibraryFilterData, which the server caches for up to 30 minutes and does not update when a book's narrators are edited). Every narrator at once, not paged, in natural order of name: {narrators: [{id, name, numBooks}]}, where id is the name in base64, URI-encoded. Narrators are spelt as the books hold them: "Kate Reading" and "kate reading" are two. A podcast library has none.
+//
+// Corresponds with GET /api/libraries/{id}/narrators (the `ListLibraryNarrators` operationId).
+func (c *Client) ListLibraryNarrators(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListLibraryNarratorsRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -5024,6 +5048,40 @@ func NewListLibraryItemsRequest(server string, id string, params *ListLibraryIte
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListLibraryNarratorsRequest constructs an http.Request for the ListLibraryNarrators method
+func NewListLibraryNarratorsRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/libraries/%s/narrators", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)

@@ -1054,7 +1054,7 @@ var All = []Tool{
 	{
 		Name: "audit_people", Title: "Audit authors and narrators", Toolset: "curation",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"getLibraryFilterData"},
+		Operations: []string{"getLibrary", "listLibraryAuthors", "listLibraryNarrators"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "audit_people",

@@ -317,7 +317,7 @@ var readCases = []readCase{
 			}
 		},
 		fail: map[string]any{"library_id": unknownID}, failWant: []string{"404", "library " + unknownID}, failSends: true},
-	{tool: "audit_people", args: map[string]any{"library_id": sd.LibraryBooksID}, route: "/filterdata",
+	{tool: "audit_people", args: map[string]any{"library_id": sd.LibraryBooksID}, route: "/narrators",
 		check: func(t *testing.T, v any) {
 			if at(t, v, "total").(float64) != 0 || !strings.Contains(str(at(t, v, "read")), "7 authors") {
 				t.Errorf("audit_people: %v", v)

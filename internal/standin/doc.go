@@ -45,8 +45,6 @@
 // Known simplifications (none of them changes a measured behaviour):
 //   - Anything random upstream (Discover shelf, sort=random) is deterministic:
 //     data order.
-//   - Filter data is recomputed on every request (upstream caches it for 30
-//     minutes).
 //   - Sub-series collapsing (collapseseries=1 together with a series filter)
 //     returns the series' books without collapsing sub-series.
 //   - Cover files do not exist, so year stats never list books with covers.

@@ -89,7 +89,9 @@ func hAuthorUpdate(c *ctx) {
 
 // mergeAuthor gives every book of author from the author into instead
 // (bookAuthors: the old rows removed, new ones created at the end,
-// duplicates ignored) and deletes author from. Callers hold s.mu.
+// duplicates ignored) and deletes author from, taking it out of every
+// library's filter-data copy as Database.removeAuthorFromFilterData does.
+// Callers hold s.mu.
 func (s *Server) mergeAuthor(from, into string) {
 	for i := range s.data.Items {
 		b := s.data.Items[i].Book
@@ -114,6 +116,7 @@ func (s *Server) mergeAuthor(from, into string) {
 		}
 	}
 	s.data.Authors = keep
+	s.removeFromFilterCopies("authors", from)
 }
 
 // POST /api/items/batch/update: LibraryItemController.batchUpdate. 403
@@ -219,6 +222,9 @@ func renameEverywhere(c *ctx, oldKey, newKey, mergedKey string, list func(*Libra
 		c.sendStatus(http.StatusBadRequest)
 		return
 	}
+	// Database.replaceTagInFilterData / replaceGenreInFilterData, before
+	// the items are read.
+	c.s.replaceInFilterCopies(oldKey+"s", oldName, newName)
 	merged, updated := false, 0
 	now := c.nowMs()
 	for _, wantBook := range []bool{true, false} {

@@ -3,8 +3,10 @@ package standin
 // Library routes: server/controllers/LibraryController.js.
 
 import (
+	"encoding/base64"
 	"math"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 )
@@ -84,7 +86,7 @@ func hLibraries(c *ctx) {
 // wraps the library with its filter data).
 func hLibrary(c *ctx) {
 	if contains(strings.Split(c.queryOr("include", ""), ","), "filterdata") {
-		fd := c.filterData(c.lib)
+		fd := c.cachedFilterData(c.lib)
 		n := 0
 		for _, p := range c.s.data.Playlists {
 			if p.UserID == c.user.ID && p.LibraryID == c.lib.ID {
@@ -608,9 +610,12 @@ func (c *ctx) userPlaylists(libraryID string) []jobj {
 	return out
 }
 
-// GET /api/libraries/:id/filterdata: libraryFilters.getFilterData.
-func hFilterData(c *ctx) { c.sendJSON(c.filterData(c.lib)) }
+// GET /api/libraries/:id/filterdata: libraryFilters.getFilterData, the
+// copy 2.36 keeps (filtercache.go).
+func hFilterData(c *ctx) { c.sendJSON(c.cachedFilterData(c.lib)) }
 
+// filterData is the library's filter data loaded from its books, series
+// and authors.
 func (c *ctx) filterData(lib *Library) jobj {
 	type idName struct{ id, name string }
 	genres, tags, narrators, languages, publishers, decades := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
@@ -1138,4 +1143,40 @@ func hRecentEpisodes(c *ctx) {
 		}
 	}
 	c.sendJSON(jobj{{"episodes", episodes}, {"limit", limit}, {"page", pg}})
+}
+
+// GET /api/libraries/:id/narrators: LibraryController.getNarrators. Read
+// from the books at every call (no cache), every narrator at once: the
+// names as the books hold them, in the order of the books, each counted
+// once per book that holds it, then naturally sorted by name; the id is
+// the name in base64, URI-encoded. A podcast library has none.
+func hLibraryNarrators(c *ctx) {
+	type narrator struct {
+		name string
+		n    int
+	}
+	var order []*narrator
+	by := map[string]*narrator{}
+	for i := range c.s.data.Items {
+		li := &c.s.data.Items[i]
+		if li.LibraryID != c.lib.ID || li.Book == nil {
+			continue
+		}
+		for _, n := range li.Book.Narrators {
+			if r := by[n]; r != nil {
+				r.n++
+				continue
+			}
+			r := &narrator{name: n, n: 1}
+			by[n] = r
+			order = append(order, r)
+		}
+	}
+	stableSortBy(order, func(a, b *narrator) int { return naturalCompare(a.name, b.name) })
+	out := []jobj{}
+	for _, r := range order {
+		id := url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(r.name)))
+		out = append(out, jobj{{"id", id}, {"name", r.name}, {"numBooks", r.n}})
+	}
+	c.sendJSON(jobj{{"narrators", out}})
 }

@@ -660,7 +660,7 @@ func hItemDelete(c *ctx) {
 		}
 	}
 	folder := li.Path
-	id := li.ID
+	id, libID := li.ID, li.LibraryID
 	c.s.data.Items = slices.DeleteFunc(c.s.data.Items, func(it LibraryItem) bool { return it.ID == id })
 	if v, _ := c.query("hard"); looseEqual(v, 1.0) {
 		c.s.data.Podcasts.DeletedFiles = append(c.s.data.Podcasts.DeletedFiles, folder)
@@ -670,13 +670,16 @@ func hItemDelete(c *ctx) {
 	for _, a := range authors {
 		if !c.s.authorHasBooks(a) {
 			c.s.data.Authors = slices.DeleteFunc(c.s.data.Authors, func(x Author) bool { return x.ID == a })
+			c.s.removeFromFilterCopies("authors", a)
 		}
 	}
 	for _, se := range series {
 		if !c.s.seriesHasBooks(se) {
 			c.s.data.Series = slices.DeleteFunc(c.s.data.Series, func(x Series) bool { return x.ID == se })
+			c.s.removeFromFilterCopies("series", se)
 		}
 	}
+	c.s.resetIssuesInFilterCopy(libID)
 	c.sendStatus(http.StatusOK)
 }
 

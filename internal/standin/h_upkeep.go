@@ -158,6 +158,8 @@ func hLibraryScan(c *ctx) {
 		}
 		s.upkeep.tasks = append(s.upkeep.tasks, task)
 		s.logInfo("LibraryScanner.js", fmt.Sprintf("[LibraryScanner] Starting library scan %s for %s", scanID, lib.Name))
+		// LibraryScanner.scanLibrary loads the filter data first.
+		c.cachedFilterData(lib)
 		libID := lib.ID
 		if d := s.upkeep.scanDuration; d > 0 {
 			time.AfterFunc(d, func() {
@@ -190,6 +192,7 @@ func (s *Server) finishScan(libID, scanID string, started int64) {
 		}
 		it.AddedAt, it.UpdatedAt, it.LastScan = now, now, now
 		s.data.Items = append(s.data.Items, it)
+		s.addScannedToFilterCopy(&s.data.Items[len(s.data.Items)-1])
 		added++
 	}
 	s.upkeep.adds = keep
@@ -439,6 +442,9 @@ func (s *Server) updateSeries(li *LibraryItem, b *Book, list []any) bool {
 			s.data.Series = append(s.data.Series, Series{ID: id, LibraryID: li.LibraryID, Name: w.name, AddedAt: now, UpdatedAt: now})
 		}
 		b.Series = append(b.Series, SeriesSequence{SeriesID: id, Sequence: w.seq})
+		if se := s.seriesByID(id); se != nil {
+			s.addToFilterCopy(li.LibraryID, "series", id, se.Name)
+		}
 		changed = true
 	}
 	// checkRemoveEmptySeries: a series with no book left is deleted (by
@@ -463,6 +469,7 @@ func (s *Server) removeEmptySeries(removed []string) {
 				}
 			}
 			s.data.Series = out
+			s.removeFromFilterCopies("series", id)
 		}
 	}
 }
@@ -547,6 +554,9 @@ func (s *Server) updateAuthors(li *LibraryItem, b *Book, list []any) bool {
 			s.data.Authors = append(s.data.Authors, Author{ID: id, LibraryID: li.LibraryID, Name: n, AddedAt: now, UpdatedAt: now})
 		}
 		b.AuthorIDs = append(b.AuthorIDs, id)
+		if a := s.author(id); a != nil {
+			s.addToFilterCopy(li.LibraryID, "authors", id, a.Name)
+		}
 		changed = true
 	}
 	// checkRemoveAuthorsWithNoBooks: an author with no book left is
@@ -572,6 +582,7 @@ func (s *Server) removeAuthorsWithNoBooks(removed []string) {
 				}
 			}
 			s.data.Authors = out
+			s.removeFromFilterCopies("authors", id)
 		}
 	}
 }

@@ -293,6 +293,7 @@ var apiRoutes = sync.OnceValue(func() []route {
 		api(G, "/libraries/:id/search", withLibrary(hSearch)),
 		api(G, "/libraries/:id/stats", withLibrary(hLibraryStats)),
 		api(G, "/libraries/:id/authors", withLibrary(hLibraryAuthors)),
+		api(G, "/libraries/:id/narrators", withLibrary(hLibraryNarrators)),
 		api(G, "/libraries/:id/recent-episodes", withLibrary(hRecentEpisodes)),
 		// Item routes
 		api(G, "/items/:id", withItem(hItem)),

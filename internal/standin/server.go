@@ -72,10 +72,11 @@ type Server struct {
 	crashes int
 	// Lookups by id (render.go), guarded by mu.
 	itemIdx, authorIdx index
-	pods               podState         // the episode download queue, guarded by mu
-	upkeep             upkeepState      // scans, tasks, log, providers (h_upkeep.go)
-	pending            *pendingRemovals // set while POST /api/items/batch/update applies its entries (h_curation.go)
-	cache              apiCache         // Audiobookshelf's API cache, when modelled (apicache.go)
+	pods               podState               // the episode download queue, guarded by mu
+	upkeep             upkeepState            // scans, tasks, log, providers (h_upkeep.go)
+	pending            *pendingRemovals       // set while POST /api/items/batch/update applies its entries (h_curation.go)
+	cache              apiCache               // Audiobookshelf's API cache, when modelled (apicache.go)
+	filters            map[string]*filterCopy // each library's filter data as 2.36 keeps it (filtercache.go), guarded by mu
 
 	recMu    sync.Mutex // guards requests, fault
 	requests []Request

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net/http"
 	"regexp"
 	"sort"
 	"strconv"
@@ -302,50 +301,58 @@ func normalSequence(s string) string {
 
 var peopleKinds = []string{"author_spelling", "narrator_spelling"}
 
-// AuditPeople is audit_people.
+// AuditPeople is audit_people. It reads the library (a podcast library
+// is refused), then at the same time its authors, page after page, and
+// its narrators, both read from the books at every call: the filter data
+// (getLibraryFilterData) is a copy Audiobookshelf keeps for up to 30
+// minutes and does not update when a book's narrators are edited or an
+// author renamed, so spellings written since would be missed.
 func AuditPeople(ctx context.Context, d *kit.Deps, a toolargs.AuditPeople) (*mcp.CallToolResult, error) {
-	body, err := d.Get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
-		return d.API.GetLibraryFilterData(ctx, a.LibraryID)
-	})
+	_, lib, err := d.ReadLibrary(ctx, a.LibraryID)
 	if err != nil {
 		return nil, err
 	}
-	var fd struct {
-		Authors      []absdata.Ref `json:"authors"`
-		Narrators    []string      `json:"narrators"`
-		BookCount    *int          `json:"bookCount"`
-		PodcastCount *int          `json:"podcastCount"`
-	}
-	if err := kit.Decode(body, &fd); err != nil {
-		return nil, err
-	}
-	if fd.PodcastCount != nil && *fd.PodcastCount > 0 && (fd.BookCount == nil || *fd.BookCount == 0) {
+	if lib.MediaType == "podcast" {
 		return nil, notBooks(a.LibraryID)
 	}
+	pending := kit.Alongside(ctx, func(ctx context.Context) narratorsRead {
+		names, err := readNarrators(ctx, d, a.LibraryID)
+		return narratorsRead{names, err}
+	})
+	authors, err := readAuthors(ctx, d, a.LibraryID)
+	if err != nil {
+		pending.Abandon()
+		return nil, err
+	}
+	nr := pending.Wait()
+	if nr.err != nil {
+		return nil, nr.err
+	}
+	narrators := nr.names
 	var findings []Finding
-	names := make([]string, len(fd.Authors))
-	for i := range fd.Authors {
-		names[i] = fd.Authors[i].Name
+	names := make([]string, len(authors))
+	for i := range authors {
+		names[i] = authors[i].Name
 	}
 	for _, g := range samePeople(names) {
 		f := Finding{Kind: "author_spelling", Detail: fmt.Sprintf("%d spellings of one author", len(g))}
 		for _, i := range g {
-			f.IDs = append(f.IDs, fd.Authors[i].ID)
-			f.Names = append(f.Names, fd.Authors[i].Name)
+			f.IDs = append(f.IDs, authors[i].ID)
+			f.Names = append(f.Names, authors[i].Name)
 		}
 		findings = append(findings, f)
 	}
-	for _, g := range samePeople(fd.Narrators) {
+	for _, g := range samePeople(narrators) {
 		f := Finding{Kind: "narrator_spelling", Detail: fmt.Sprintf("%d spellings of one narrator", len(g))}
 		for _, i := range g {
-			f.Names = append(f.Names, fd.Narrators[i])
+			f.Names = append(f.Names, narrators[i])
 		}
 		sort.Strings(f.Names)
 		findings = append(findings, f)
 	}
 	counts := tally(peopleKinds, findings)
 	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
-		kit.Extra("read", fmt.Sprintf("%s and %s", plural(len(fd.Authors), "author", "authors"), plural(len(fd.Narrators), "narrator", "narrators"))))
+		kit.Extra("read", fmt.Sprintf("%s and %s", plural(len(authors), "author", "authors"), plural(len(narrators), "narrator", "narrators"))))
 }
 
 // samePeople groups the names that spell one person: alike under

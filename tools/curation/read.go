@@ -17,6 +17,8 @@ import (
 const (
 	itemsPage  = 100
 	seriesPage = 50
+	// authorsPage: an author is about 300 characters.
+	authorsPage = 500
 	// maxPages bounds one walk: 2,000 pages of 100 books is a library of
 	// 200,000, beyond any household's; a walk that gets there stops with
 	// an error rather than loop on a server that never says it is done.
@@ -96,6 +98,58 @@ func readSeries(ctx context.Context, d *kit.Deps, libraryID string) ([]absdata.S
 		}
 	}
 	return nil, kit.Errorf(kit.Unchanged, "library %s: Audiobookshelf was still sending pages after %d pages of %d series; the audit stopped there.", libraryID, maxPages, seriesPage)
+}
+
+// readAuthors reads a book library's authors, sorted by name, page after
+// page of authorsPage until Audiobookshelf's total.
+func readAuthors(ctx context.Context, d *kit.Deps, libraryID string) ([]absdata.Ref, error) {
+	var all []absdata.Ref
+	for page := 0; page < maxPages; page++ {
+		params := &abs.ListLibraryAuthorsParams{Limit: kit.Ptr(authorsPage), Page: kit.Ptr(page), Sort: kit.Ptr("name")}
+		body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.ListLibraryAuthors(ctx, libraryID, params)
+		})
+		if err != nil {
+			return nil, err
+		}
+		var v absdata.Listing[absdata.Ref]
+		if err := kit.Decode(body, &v); err != nil {
+			return nil, err
+		}
+		rows, total := v.Rows()
+		all = append(all, rows...)
+		if total == nil || len(rows) == 0 || len(all) >= *total {
+			return all, nil
+		}
+	}
+	return nil, kit.Errorf(kit.Unchanged, "library %s: Audiobookshelf was still sending pages after %d pages of %d authors; the audit stopped there.", libraryID, maxPages, authorsPage)
+}
+
+// readNarrators reads a library's narrators (Audiobookshelf sends them
+// all at once), spelt as the books hold them.
+func readNarrators(ctx context.Context, d *kit.Deps, libraryID string) ([]string, error) {
+	body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
+		return d.API.ListLibraryNarrators(ctx, libraryID)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		Narrators []absdata.Ref `json:"narrators"`
+	}
+	if err := kit.Decode(body, &v); err != nil {
+		return nil, err
+	}
+	names := make([]string, len(v.Narrators))
+	for i, n := range v.Narrators {
+		names[i] = n.Name
+	}
+	return names, nil
+}
+
+type narratorsRead struct {
+	names []string
+	err   error
 }
 
 func notBooks(libraryID string) error {

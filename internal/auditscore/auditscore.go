@@ -1,0 +1,229 @@
+// Package auditscore holds the curation audits to the problems planted in
+// the messy library (standin.MessyData): it calls each audit, walks every
+// page of its findings, and counts what it found against what was planted
+// (precision and recall), failing on a planted problem not found, a
+// finding not planted, a clean record or near miss named, or a count per
+// kind that is not the number of its findings. The default test run uses
+// it on the stand-in (internal/e2e), make test-live on the messy library
+// written onto a real Audiobookshelf (internal/live); RESULTS.md has the
+// figures of both.
+package auditscore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+)
+
+// Tools are the curation toolset's audits.
+var Tools = []string{"audit_series", "audit_people", "audit_duplicates", "audit_missing", "audit_tags_and_genres"}
+
+// Call calls a tool by name, as an MCP client does.
+type Call func(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error)
+
+// finding is a finding of any audit, as its answer gives it.
+type finding struct {
+	Kind    string   `json:"kind"`
+	IDs     []string `json:"ids"`
+	Names   []string `json:"names"`
+	Items   []string `json:"library_item_ids"`
+	ItemID  string   `json:"library_item_id"` // audit_missing
+	Missing []string `json:"missing"`         // audit_missing
+}
+
+// Walk calls tool on library page after page, limit findings a page, and
+// answers the key of each finding (standin.MessyKey), every id and name
+// the findings name, and the counts the first page gave.
+func Walk(ctx context.Context, call Call, tool, library string, limit int) (keys []string, named map[string]bool, counts map[string]int, err error) {
+	named = map[string]bool{}
+	page := 0
+	for range 1000 {
+		res, err := call(ctx, tool, map[string]any{"library_id": library, "page": page, "limit": limit})
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %v", tool, err)
+		}
+		text := textOf(res)
+		if res.IsError {
+			return nil, nil, nil, fmt.Errorf("%s: %s", tool, text)
+		}
+		var v struct {
+			Total    int            `json:"total"`
+			Counts   map[string]int `json:"counts"`
+			Findings []finding      `json:"findings"`
+			Next     *struct {
+				Page, Limit int
+			} `json:"next"`
+		}
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %v", tool, err)
+		}
+		if counts == nil {
+			counts = v.Counts
+		}
+		for _, f := range v.Findings {
+			if tool == "audit_missing" {
+				for _, k := range f.Missing {
+					keys = append(keys, standin.MessyKey(tool, k, []string{f.ItemID}))
+				}
+				named[f.ItemID] = true
+				continue
+			}
+			k := f.IDs
+			if len(k) == 0 {
+				k = f.Names
+			}
+			keys = append(keys, standin.MessyKey(tool, f.Kind, k))
+			for _, s := range append(append(append([]string(nil), f.IDs...), f.Names...), f.Items...) {
+				named[s] = true
+			}
+		}
+		if v.Next == nil {
+			return keys, named, counts, nil
+		}
+		page, limit = v.Next.Page, v.Next.Limit
+	}
+	return nil, nil, nil, fmt.Errorf("%s: still a next page after 1,000 pages", tool)
+}
+
+func textOf(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+// Score is one audit's figures on the messy library.
+type Score struct {
+	Tool                     string
+	Planted, Reported, Found int
+	Precision, Recall        float64
+}
+
+// Run calls every audit on library (the messy library, whose ground truth
+// is m), walking its pages at limit, and reports through errorf each
+// planted problem not found, each finding not planted or reported twice,
+// each clean record named, and each count per kind that is not the number
+// of its findings. It answers each audit's figures, in Tools' order; an
+// audit that could not be called is reported and has no figures.
+func Run(ctx context.Context, call Call, library string, limit int, m standin.Messy, errorf func(string, ...any)) []Score {
+	planted := map[string]map[string]bool{}
+	for _, p := range m.Planted {
+		if planted[p.Tool] == nil {
+			planted[p.Tool] = map[string]bool{}
+		}
+		planted[p.Tool][standin.MessyKey(p.Tool, p.Kind, p.Keys)] = true
+	}
+	var scores []Score
+	for _, tool := range Tools {
+		want := planted[tool]
+		if len(want) == 0 {
+			errorf("%s: nothing planted for it in the messy library", tool)
+		}
+		keys, named, counts, err := Walk(ctx, call, tool, library, limit)
+		if err != nil {
+			errorf("%v", err)
+			continue
+		}
+		got := map[string]bool{}
+		perKind := map[string]int{}
+		for _, k := range keys {
+			if got[k] {
+				errorf("%s reported twice: %s", tool, k)
+			}
+			got[k] = true
+			perKind[strings.Fields(k)[1]]++
+		}
+		tp := 0
+		var extra []string
+		for k := range got {
+			if want[k] {
+				tp++
+			} else {
+				extra = append(extra, k)
+			}
+		}
+		sort.Strings(extra)
+		for _, k := range extra {
+			errorf("%s reported what was not planted: %s", tool, k)
+		}
+		var missed []string
+		for k := range want {
+			if !got[k] {
+				missed = append(missed, k)
+			}
+		}
+		sort.Strings(missed)
+		for _, k := range missed {
+			errorf("%s missed a planted problem: %s", tool, k)
+		}
+		for _, c := range m.Clean {
+			if named[c] {
+				errorf("%s named %s, which is clean", tool, c)
+			}
+		}
+		// audit_missing counts books per kind; the others findings.
+		for kind, n := range perKind {
+			if counts[kind] != n {
+				errorf("%s: counts[%s] is %d; the findings of that kind are %d", tool, kind, counts[kind], n)
+			}
+		}
+		for kind, n := range counts {
+			if n != perKind[kind] {
+				errorf("%s: counts[%s] is %d; the findings of that kind are %d", tool, kind, n, perKind[kind])
+			}
+		}
+		s := Score{Tool: tool, Planted: len(want), Reported: len(got), Found: tp, Precision: 1, Recall: 1}
+		if len(got) > 0 {
+			s.Precision = float64(tp) / float64(len(got))
+		}
+		if len(want) > 0 {
+			s.Recall = float64(tp) / float64(len(want))
+		}
+		scores = append(scores, s)
+	}
+	return scores
+}
+
+// Table is the figures as the Markdown table RESULTS.md shows.
+func Table(scores []Score) string {
+	lines := []string{"| audit | planted | reported | found (true positives) | precision | recall |", "|---|---|---|---|---|---|"}
+	for _, s := range scores {
+		lines = append(lines, fmt.Sprintf("| %s | %d | %d | %d | %.2f | %.2f |", s.Tool, s.Planted, s.Reported, s.Found, s.Precision, s.Recall))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Translate is m with the stand-in's ids replaced by those of another
+// server (to maps each; the names of narrators, tags and genres, which
+// to does not hold, stay as they are), for the messy library written
+// onto that server.
+func Translate(m standin.Messy, to map[string]string) standin.Messy {
+	tr := func(s string) string {
+		if r, ok := to[s]; ok {
+			return r
+		}
+		return s
+	}
+	var out standin.Messy
+	for _, p := range m.Planted {
+		keys := make([]string, len(p.Keys))
+		for i, k := range p.Keys {
+			keys[i] = tr(k)
+		}
+		sort.Strings(keys)
+		out.Planted = append(out.Planted, standin.Planted{Tool: p.Tool, Kind: p.Kind, Keys: keys})
+	}
+	for _, c := range m.Clean {
+		out.Clean = append(out.Clean, tr(c))
+	}
+	return out
+}

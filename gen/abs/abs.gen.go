@@ -241,6 +241,24 @@ func (e DeletePodcastEpisodeParamsHard) Valid() bool {
 	}
 }
 
+// BatchMediaUpdate One entry of POST /api/items/batch/update.
+type BatchMediaUpdate struct {
+	Id string `json:"id"`
+
+	// MediaPayload The body of PATCH /api/items/{id}/media that update_item_metadata sends: only the fields it sets. tags belong at the top level.
+	MediaPayload MediaUpdate `json:"mediaPayload"`
+}
+
+// BatchQuickMatch defines model for BatchQuickMatch.
+type BatchQuickMatch struct {
+	LibraryItemIds []string `json:"libraryItemIds"`
+	Options        *struct {
+		OverrideCover   *bool   `json:"overrideCover,omitempty"`
+		OverrideDetails *bool   `json:"overrideDetails,omitempty"`
+		Provider        *string `json:"provider,omitempty"`
+	} `json:"options,omitempty"`
+}
+
 // BookmarkRequest defines model for BookmarkRequest.
 type BookmarkRequest struct {
 	// Time Seconds; always a JSON number.
@@ -448,6 +466,9 @@ type GetFilesystemPathsParams struct {
 	// Level Depth number echoed in each entry.
 	Level *int `form:"level,omitempty" json:"level,omitempty"`
 }
+
+// BatchUpdateLibraryItemsJSONBody defines parameters for BatchUpdateLibraryItems.
+type BatchUpdateLibraryItemsJSONBody = []BatchMediaUpdate
 
 // DeleteLibraryItemParams defines parameters for DeleteLibraryItem.
 type DeleteLibraryItemParams struct {
@@ -712,6 +733,12 @@ type RemoveBooksFromCollectionJSONRequestBody = CollectionBooks
 
 // RenameGenreJSONRequestBody defines body for RenameGenre for application/json ContentType.
 type RenameGenreJSONRequestBody = GenreRename
+
+// BatchQuickMatchLibraryItemsJSONRequestBody defines body for BatchQuickMatchLibraryItems for application/json ContentType.
+type BatchQuickMatchLibraryItemsJSONRequestBody = BatchQuickMatch
+
+// BatchUpdateLibraryItemsJSONRequestBody defines body for BatchUpdateLibraryItems for application/json ContentType.
+type BatchUpdateLibraryItemsJSONRequestBody = BatchUpdateLibraryItemsJSONBody
 
 // MatchLibraryItemJSONRequestBody defines body for MatchLibraryItem for application/json ContentType.
 type MatchLibraryItemJSONRequestBody = MatchRequest
@@ -1377,6 +1404,42 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/genres/rename (the `RenameGenre` operationId).
 	RenameGenre(ctx context.Context, body RenameGenreJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BatchQuickMatchLibraryItemsWithBody Quick match several library items against a metadata provider, in the background
+	//
+	// LibraryItemController.batchQuickMatch. Admin users only (isAdminOrUp): any other user gets 403. 400 (plain "Bad Request") when libraryItemIds is missing or empty, or when none of its ids is a library item; ids that are no item are skipped silently. Answers 200 (plain "OK") at once, then runs Scanner.quickMatchLibraryItem on each found item, one after the other (books: BookFinder with the provider, default google; podcasts: iTunes), and at the end tells the user's web clients (socket event batch_quickmatch_complete {success, updates, unmatched}); the request itself never learns the outcome. options.provider (a string), options.overrideDetails and options.overrideCover (taken as booleans when present). When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/items/batch/quickmatch (the `BatchQuickMatchLibraryItems` operationId).
+	BatchQuickMatchLibraryItemsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BatchQuickMatchLibraryItems Quick match several library items against a metadata provider, in the background
+	//
+	// LibraryItemController.batchQuickMatch. Admin users only (isAdminOrUp): any other user gets 403. 400 (plain "Bad Request") when libraryItemIds is missing or empty, or when none of its ids is a library item; ids that are no item are skipped silently. Answers 200 (plain "OK") at once, then runs Scanner.quickMatchLibraryItem on each found item, one after the other (books: BookFinder with the provider, default google; podcasts: iTunes), and at the end tells the user's web clients (socket event batch_quickmatch_complete {success, updates, unmatched}); the request itself never learns the outcome. options.provider (a string), options.overrideDetails and options.overrideCover (taken as booleans when present). When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/items/batch/quickmatch (the `BatchQuickMatchLibraryItems` operationId).
+	BatchQuickMatchLibraryItems(ctx context.Context, body BatchQuickMatchLibraryItemsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BatchUpdateLibraryItemsWithBody Change the media metadata of several library items in one request
+	//
+	// LibraryItemController.batchUpdate (not behind the item middleware). 403 without the update permission (canUpdate), before anything else. The body is a list of {id, mediaPayload}: 400 (plain "Bad Request") when it is not a list or is empty, or when an entry has no id or two entries have the same id; 404 (plain "Not Found") when some id is no library item (nothing is changed); 403 when the user may not access one of the items (checkCanAccessLibraryItem; nothing is changed). Then each entry's mediaPayload is applied as PATCH /api/items/{id}/media applies it (Book.updateFromRequest: the strings of metadata, "" and null storing null; metadata.narrators and metadata.genres, and tags at the top level, replaced whole when they differ); for a book, metadata.series [{name, sequence}] replaces its series by name (case-insensitive, updateSeriesFromRequest; a sequence that is not a string is stored null) and metadata.authors its authors. Authors are only touched when metadata.authors is sent. After every entry, the series left without a book are deleted (checkRemoveEmptySeries) and the authors left without a book that have no asin, description or image (checkRemoveAuthorsWithNoBooks). A podcast entry whose autoDownloadSchedule is not a valid cron expression is skipped. Answers {success: true, updates}, updates counting the items that changed.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/items/batch/update (the `BatchUpdateLibraryItems` operationId).
+	BatchUpdateLibraryItemsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BatchUpdateLibraryItems Change the media metadata of several library items in one request
+	//
+	// LibraryItemController.batchUpdate (not behind the item middleware). 403 without the update permission (canUpdate), before anything else. The body is a list of {id, mediaPayload}: 400 (plain "Bad Request") when it is not a list or is empty, or when an entry has no id or two entries have the same id; 404 (plain "Not Found") when some id is no library item (nothing is changed); 403 when the user may not access one of the items (checkCanAccessLibraryItem; nothing is changed). Then each entry's mediaPayload is applied as PATCH /api/items/{id}/media applies it (Book.updateFromRequest: the strings of metadata, "" and null storing null; metadata.narrators and metadata.genres, and tags at the top level, replaced whole when they differ); for a book, metadata.series [{name, sequence}] replaces its series by name (case-insensitive, updateSeriesFromRequest; a sequence that is not a string is stored null) and metadata.authors its authors. Authors are only touched when metadata.authors is sent. After every entry, the series left without a book are deleted (checkRemoveEmptySeries) and the authors left without a book that have no asin, description or image (checkRemoveAuthorsWithNoBooks). A podcast entry whose autoDownloadSchedule is not a valid cron expression is skipped. Answers {success: true, updates}, updates counting the items that changed.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/items/batch/update (the `BatchUpdateLibraryItems` operationId).
+	BatchUpdateLibraryItems(ctx context.Context, body BatchUpdateLibraryItemsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteLibraryItem Remove a library item (and with hard=1 its folder from disk)
 	//
@@ -2214,6 +2277,82 @@ func (c *Client) RenameGenreWithBody(ctx context.Context, contentType string, bo
 // Corresponds with POST /api/genres/rename (the `RenameGenre` operationId).
 func (c *Client) RenameGenre(ctx context.Context, body RenameGenreJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRenameGenreRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BatchQuickMatchLibraryItemsWithBody Quick match several library items against a metadata provider, in the background
+//
+// LibraryItemController.batchQuickMatch. Admin users only (isAdminOrUp): any other user gets 403. 400 (plain "Bad Request") when libraryItemIds is missing or empty, or when none of its ids is a library item; ids that are no item are skipped silently. Answers 200 (plain "OK") at once, then runs Scanner.quickMatchLibraryItem on each found item, one after the other (books: BookFinder with the provider, default google; podcasts: iTunes), and at the end tells the user's web clients (socket event batch_quickmatch_complete {success, updates, unmatched}); the request itself never learns the outcome. options.provider (a string), options.overrideDetails and options.overrideCover (taken as booleans when present). When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/items/batch/quickmatch (the `BatchQuickMatchLibraryItems` operationId).
+func (c *Client) BatchQuickMatchLibraryItemsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBatchQuickMatchLibraryItemsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BatchQuickMatchLibraryItems Quick match several library items against a metadata provider, in the background
+//
+// LibraryItemController.batchQuickMatch. Admin users only (isAdminOrUp): any other user gets 403. 400 (plain "Bad Request") when libraryItemIds is missing or empty, or when none of its ids is a library item; ids that are no item are skipped silently. Answers 200 (plain "OK") at once, then runs Scanner.quickMatchLibraryItem on each found item, one after the other (books: BookFinder with the provider, default google; podcasts: iTunes), and at the end tells the user's web clients (socket event batch_quickmatch_complete {success, updates, unmatched}); the request itself never learns the outcome. options.provider (a string), options.overrideDetails and options.overrideCover (taken as booleans when present). When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/items/batch/quickmatch (the `BatchQuickMatchLibraryItems` operationId).
+func (c *Client) BatchQuickMatchLibraryItems(ctx context.Context, body BatchQuickMatchLibraryItemsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBatchQuickMatchLibraryItemsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BatchUpdateLibraryItemsWithBody Change the media metadata of several library items in one request
+//
+// LibraryItemController.batchUpdate (not behind the item middleware). 403 without the update permission (canUpdate), before anything else. The body is a list of {id, mediaPayload}: 400 (plain "Bad Request") when it is not a list or is empty, or when an entry has no id or two entries have the same id; 404 (plain "Not Found") when some id is no library item (nothing is changed); 403 when the user may not access one of the items (checkCanAccessLibraryItem; nothing is changed). Then each entry's mediaPayload is applied as PATCH /api/items/{id}/media applies it (Book.updateFromRequest: the strings of metadata, "" and null storing null; metadata.narrators and metadata.genres, and tags at the top level, replaced whole when they differ); for a book, metadata.series [{name, sequence}] replaces its series by name (case-insensitive, updateSeriesFromRequest; a sequence that is not a string is stored null) and metadata.authors its authors. Authors are only touched when metadata.authors is sent. After every entry, the series left without a book are deleted (checkRemoveEmptySeries) and the authors left without a book that have no asin, description or image (checkRemoveAuthorsWithNoBooks). A podcast entry whose autoDownloadSchedule is not a valid cron expression is skipped. Answers {success: true, updates}, updates counting the items that changed.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/items/batch/update (the `BatchUpdateLibraryItems` operationId).
+func (c *Client) BatchUpdateLibraryItemsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBatchUpdateLibraryItemsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BatchUpdateLibraryItems Change the media metadata of several library items in one request
+//
+// LibraryItemController.batchUpdate (not behind the item middleware). 403 without the update permission (canUpdate), before anything else. The body is a list of {id, mediaPayload}: 400 (plain "Bad Request") when it is not a list or is empty, or when an entry has no id or two entries have the same id; 404 (plain "Not Found") when some id is no library item (nothing is changed); 403 when the user may not access one of the items (checkCanAccessLibraryItem; nothing is changed). Then each entry's mediaPayload is applied as PATCH /api/items/{id}/media applies it (Book.updateFromRequest: the strings of metadata, "" and null storing null; metadata.narrators and metadata.genres, and tags at the top level, replaced whole when they differ); for a book, metadata.series [{name, sequence}] replaces its series by name (case-insensitive, updateSeriesFromRequest; a sequence that is not a string is stored null) and metadata.authors its authors. Authors are only touched when metadata.authors is sent. After every entry, the series left without a book are deleted (checkRemoveEmptySeries) and the authors left without a book that have no asin, description or image (checkRemoveAuthorsWithNoBooks). A podcast entry whose autoDownloadSchedule is not a valid cron expression is skipped. Answers {success: true, updates}, updates counting the items that changed.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/items/batch/update (the `BatchUpdateLibraryItems` operationId).
+func (c *Client) BatchUpdateLibraryItems(ctx context.Context, body BatchUpdateLibraryItemsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBatchUpdateLibraryItemsRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3938,6 +4077,86 @@ func NewRenameGenreRequestWithBody(server string, contentType string, body io.Re
 	}
 
 	operationPath := fmt.Sprintf("/api/genres/rename")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBatchQuickMatchLibraryItemsRequest calls the generic BatchQuickMatchLibraryItems builder with application/json body
+func NewBatchQuickMatchLibraryItemsRequest(server string, body BatchQuickMatchLibraryItemsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBatchQuickMatchLibraryItemsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewBatchQuickMatchLibraryItemsRequestWithBody constructs an http.Request for the BatchQuickMatchLibraryItems method, with any body, and a specified content type
+func NewBatchQuickMatchLibraryItemsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/items/batch/quickmatch")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBatchUpdateLibraryItemsRequest calls the generic BatchUpdateLibraryItems builder with application/json body
+func NewBatchUpdateLibraryItemsRequest(server string, body BatchUpdateLibraryItemsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBatchUpdateLibraryItemsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewBatchUpdateLibraryItemsRequestWithBody constructs an http.Request for the BatchUpdateLibraryItems method, with any body, and a specified content type
+func NewBatchUpdateLibraryItemsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/items/batch/update")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}

@@ -65,6 +65,8 @@ var writeAnswers = []writeAnswer{
 	// curation toolset
 	{"renameTag", http.MethodPost, regexp.MustCompile(`/api/tags/rename$`), false, []string{"tagMerged", "numItemsUpdated"}, "audit_tags_and_genres"},
 	{"renameGenre", http.MethodPost, regexp.MustCompile(`/api/genres/rename$`), false, []string{"genreMerged", "numItemsUpdated"}, "audit_tags_and_genres"},
+	{"batchUpdateLibraryItems", http.MethodPost, regexp.MustCompile(`/api/items/batch/update$`), false, []string{"success", "updates"}, "get_library_item"},
+	{"batchQuickMatchLibraryItems", http.MethodPost, regexp.MustCompile(`/api/items/batch/quickmatch$`), true, nil, "get_library_item"},
 }
 
 // answerFor is the entry for a write request, or nil.

@@ -40,6 +40,10 @@ type upkeepState struct {
 	misses       []string
 	updates      []string
 	matchResult  func(provider string, b *Book, authors []string) *MatchData
+	// providersReachable and batchMatches: batch quick matches
+	// (h_curation.go).
+	providersReachable bool
+	batchMatches       []BatchMatch
 }
 
 // MatchData is what a metadata provider answers a quick match with (the
@@ -269,7 +273,14 @@ func hLoggerData(c *ctx) {
 // reproduced: a description is stored as sent.
 func hItemUpdateMedia(c *ctx) {
 	body, _ := c.body.(map[string]any)
-	li := c.li
+	updated := c.applyMediaPayload(c.li, body)
+	c.sendJSON(jobj{{"updated", updated}, {"libraryItem", c.s.itemOld(c.li, viewOpts{})}})
+}
+
+// applyMediaPayload is what updateMedia and batchUpdate do with one media
+// payload: Book.updateFromRequest, updateSeriesFromRequest and
+// updateAuthorsFromRequest, and updatedAt moved when anything changed.
+func (c *ctx) applyMediaPayload(li *LibraryItem, body map[string]any) bool {
 	updated := false
 	if b := li.Book; b != nil {
 		meta, _ := body["metadata"].(map[string]any)
@@ -338,7 +349,7 @@ func hItemUpdateMedia(c *ctx) {
 			li.Book.UpdatedAt = now
 		}
 	}
-	c.sendJSON(jobj{{"updated", updated}, {"libraryItem", c.s.itemOld(li, viewOpts{})}})
+	return updated
 }
 
 func stringList(v any) ([]string, bool) {
@@ -571,11 +582,21 @@ func hItemMatch(c *ctx) {
 	}
 	override, _ := body["overrideDetails"].(bool)
 	overrideCover, _ := body["overrideCover"].(bool)
-	li := c.li
+	updated, warning := c.quickMatch(c.li, provider, override, overrideCover, nil)
+	if warning != "" {
+		c.sendJSON(jobj{{"warning", warning}})
+		return
+	}
+	c.sendJSON(jobj{{"updated", updated}, {"libraryItem", c.s.itemExpanded(c.li, viewOpts{})}})
+}
+
+// quickMatch is Scanner.quickMatchLibraryItem for a book with the
+// provider's first result (f, or the server's MatchResult): whether the
+// book changed, or the warning of no match.
+func (c *ctx) quickMatch(li *LibraryItem, provider string, override, overrideCover bool, f func(provider string, b *Book, authors []string) *MatchData) (bool, string) {
 	b := li.Book
 	if b == nil {
-		c.sendJSON(jobj{{"warning", "No " + provider + " match found"}})
-		return
+		return false, "No " + provider + " match found"
 	}
 	var authors []string
 	for _, id := range b.AuthorIDs {
@@ -583,14 +604,15 @@ func hItemMatch(c *ctx) {
 			authors = append(authors, a.Name)
 		}
 	}
-	f := c.s.upkeep.matchResult
+	if f == nil {
+		f = c.s.upkeep.matchResult
+	}
 	if f == nil {
 		f = defaultMatch
 	}
 	m := f(provider, b, authors)
 	if m == nil {
-		c.sendJSON(jobj{{"warning", "No " + provider + " match found"}})
-		return
+		return false, "No " + provider + " match found"
 	}
 	updated := false
 	if m.Cover != "" && (b.CoverPath == "" || overrideCover) {
@@ -641,7 +663,7 @@ func hItemMatch(c *ctx) {
 		now := c.nowMs()
 		li.UpdatedAt, b.UpdatedAt = now, now
 	}
-	c.sendJSON(jobj{{"updated", updated}, {"libraryItem", c.s.itemExpanded(li, viewOpts{})}})
+	return updated, ""
 }
 
 // GET /api/items/:id/cover: LibraryItemController.getCover (no item

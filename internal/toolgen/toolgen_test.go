@@ -436,6 +436,13 @@ var beyondTheContract = map[string]bool{
 	// so the rename back cannot give the order back).
 	"rename_tag":   true,
 	"rename_genre": true,
+	// batch_update_books where one call of it could not give every book
+	// back exactly (text somebody typed replaced, values taken from the
+	// middle of a list, a series replaced or left without a book), and
+	// batch_quick_match always: a provider's metadata and covers written
+	// over many items in the background, which nothing here puts back.
+	"batch_update_books": true,
+	"batch_quick_match":  true,
 }
 
 // readContract finds shared/reference/guard.md beside the repository or

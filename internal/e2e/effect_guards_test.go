@@ -340,7 +340,7 @@ func TestEffectGuardsApproved(t *testing.T) {
 func TestEffectGuardsChangedBetweenQuestionAndAnswer(t *testing.T) {
 	for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
 		for _, c := range guardedCases() {
-			if c.tool != "add_items_to_playlist" && c.tool != "update_item_metadata" && c.tool != "rename_tag" && c.tool != "rename_genre" {
+			if c.tool != "add_items_to_playlist" && c.tool != "update_item_metadata" && c.tool != "rename_tag" && c.tool != "rename_genre" && c.tool != "batch_update_books" && c.tool != "batch_quick_match" {
 				continue
 			}
 			t.Run(proto+"/"+c.tool, func(t *testing.T) {

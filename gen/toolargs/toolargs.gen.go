@@ -1450,6 +1450,7 @@ func DecodeBatchUpdateBooks(raw json.RawMessage) (BatchUpdateBooks, error) {
 	a.Series = d.String("series", argdec.StringRule{Required: false, MinLen: 1, MaxLen: 500, Enum: nil})
 	a.Sequence = d.String("sequence", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 100, Enum: nil})
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	d.ExactlyOne("values", "value", "series")
 	return a, d.Err()
 }
 

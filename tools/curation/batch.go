@@ -253,7 +253,7 @@ func PlanBatchUpdateBooks(ctx context.Context, d *kit.Deps, a toolargs.BatchUpda
 			return kit.JSONResult(map[string]any{"books_changed": 0,
 				"note": fmt.Sprintf("Every book already holds what the call asks for (the %s compared as Audiobookshelf compares them); nothing was sent.", a.Field)})
 		}
-		body, err := d.Mutate(ctx, "the batch update", func(ctx context.Context) (*http.Response, error) {
+		body, err := d.Mutate(kit.ForItems(ctx, c.ids()), "the batch update", func(ctx context.Context) (*http.Response, error) {
 			return d.API.BatchUpdateLibraryItems(ctx, c.payload)
 		})
 		if err != nil {
@@ -584,7 +584,7 @@ func PlanBatchQuickMatch(ctx context.Context, d *kit.Deps, a toolargs.BatchQuick
 			OverrideDetails *bool   `json:"overrideDetails,omitempty"`
 			Provider        *string `json:"provider,omitempty"`
 		}{OverrideCover: kit.Ptr(a.OverrideCover), OverrideDetails: kit.Ptr(a.OverrideDetails), Provider: a.Provider}
-		if _, err := d.Mutate(ctx, "the batch quick match", func(ctx context.Context) (*http.Response, error) {
+		if _, err := d.Mutate(kit.ForItems(ctx, ids), "the batch quick match", func(ctx context.Context) (*http.Response, error) {
 			return d.API.BatchQuickMatchLibraryItems(ctx, body)
 		}); err != nil {
 			return nil, err

@@ -25,7 +25,10 @@ import (
 // series the call made must be gone. The put-back of the series the call
 // made asks (it leaves the series without a book): approved here. Then a
 // call that asks (a tag taken from the middle of a list) and a batch quick
-// match (always asks) are declined and change nothing. The names are the
+// match (always asks) are declined and change nothing, and the refusals
+// the stand-in reproduces (a batch naming a book twice: 400; an unknown
+// id: 404; a quick match of no item: 400) are sent to the real server
+// directly and change nothing. The names are the
 // run's own; the books' fields are set back at the end, even when a step
 // fails. The binary reaches Audiobookshelf through the recording proxy, so
 // each answer it reads is checked against spec/.
@@ -90,7 +93,7 @@ func TestLiveBatchUpdate(t *testing.T) {
 	var mu sync.Mutex
 	var asked []string
 	decline := false
-	proxyURL, rec, spec, _ := specProxy(t, target, key)
+	proxyURL, rec, spec, direct := specProxy(t, target, key)
 	cs := connectBinary(t, proxyURL, key, []string{"AUDIOBOOKSHELF_TOOLSETS=default,curation"}, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			mu.Lock()
@@ -262,7 +265,30 @@ func TestLiveBatchUpdate(t *testing.T) {
 			}
 		}
 	}
-	report(t, spec, rec.all(), map[string]bool{"getMe": true, "getLibraryItem": true, "listLibraryItems": true, "batchUpdateLibraryItems": true})
+	// The refusals the stand-in reproduces, on the real server and through
+	// the proxy (so their answers are checked against spec/ too): nothing
+	// is changed by any of them. The quick match is never started here:
+	// its providers are on the internet.
+	none := run + "-no-such-item"
+	for _, c := range []struct {
+		path string
+		body any
+		want int
+	}{
+		{"/api/items/batch/update", []any{map[string]any{"id": books[0], "mediaPayload": map[string]any{}}, map[string]any{"id": books[0], "mediaPayload": map[string]any{}}}, 400},
+		{"/api/items/batch/update", []any{map[string]any{"id": books[0], "mediaPayload": map[string]any{"tags": []string{run}}}, map[string]any{"id": none, "mediaPayload": map[string]any{}}}, 404},
+		{"/api/items/batch/quickmatch", map[string]any{"libraryItemIds": []string{none}}, 400},
+	} {
+		if st := direct.do("POST", c.path, c.body, nil); st != c.want {
+			t.Errorf("POST %s %v: %d, want %d", c.path, c.body, st, c.want)
+		}
+	}
+	for _, id := range books {
+		if d := compareRaw(t, "refused batches "+id, before[id], raw(id)); d != 0 {
+			t.Errorf("a refused batch changed %d field(s) of %s", d, id)
+		}
+	}
+	report(t, spec, rec.all(), map[string]bool{"getMe": true, "getLibraryItem": true, "listLibraryItems": true, "batchUpdateLibraryItems": true, "batchQuickMatchLibraryItems": true})
 	t.Logf("batch_update_books: %d free calls put back on 2 books, %d raw field(s) compared, 0 differing unless reported; a removal from the middle of a list and a batch quick match asked and, declined, changed nothing", cases, fields)
 }
 

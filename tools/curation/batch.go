@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -486,7 +487,7 @@ func planSeries(ctx context.Context, d *kit.Deps, states []bookState, mode, name
 			}
 		}
 		c.counts = map[string]int{}
-		for _, id := range slices.Sorted(mapsKeys(off)) {
+		for _, id := range slices.Sorted(maps.Keys(off)) {
 			n, err := countSeriesBooks(ctx, d, lib[id], id)
 			if err != nil {
 				return c, err
@@ -510,16 +511,6 @@ func planSeries(ctx context.Context, d *kit.Deps, states []bookState, mode, name
 	pb.Note = "It asks first when it would leave the series without a book (Audiobookshelf then deletes it): so it does when this call made the series."
 	c.putBack = pb
 	return c, nil
-}
-
-func mapsKeys(m map[string]int) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // countSeriesBooks is how many books of a library are in a series

@@ -245,7 +245,7 @@ func PlanBatchUpdateBooks(ctx context.Context, d *kit.Deps, a toolargs.BatchUpda
 	if len(plan.Effects) > 0 {
 		plan.Action = fmt.Sprintf("This will change the %s of %d book(s): %s.", a.Field, len(c.payload), kit.ListIDs(c.ids()))
 		plan.Read = struct {
-			Books  []bookState   `json:"books"`
+			Books  []bookState    `json:"books"`
 			Counts map[string]int `json:"seriesCounts,omitempty"`
 		}{states, c.counts}
 	}

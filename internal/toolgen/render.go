@@ -674,7 +674,10 @@ func paramBounds(p *Param) string {
 	if p.Min != nil && p.Max != nil {
 		parts = append(parts, fmt.Sprintf("%s to %s", num(*p.Min), num(*p.Max)))
 	}
-	if p.MinLength > 0 || p.MaxLength > 0 {
+	switch {
+	case p.Type == "string_list" && p.MaxLength > 0:
+		parts = append(parts, fmt.Sprintf("each one line of 1 to %d characters", p.MaxLength))
+	case p.MinLength > 0 || p.MaxLength > 0:
 		parts = append(parts, fmt.Sprintf("%d to %d characters", p.MinLength, p.MaxLength))
 	}
 	if p.MinItems > 0 || p.MaxItems > 0 {

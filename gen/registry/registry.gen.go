@@ -2496,6 +2496,9 @@ func batchUpdateBooks(d *kit.Deps) kit.Handler {
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
+		if err := curation.CheckBatchUpdateBooks(a); err != nil {
+			return nil, err
+		}
 		ctx, err = d.Permit(ctx, "batch_update_books", permission.Update)
 		if err != nil {
 			return nil, err

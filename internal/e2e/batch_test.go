@@ -204,24 +204,27 @@ func TestBatchUpdateBooksRefusesBadInput(t *testing.T) {
 	for _, c := range []struct {
 		args map[string]any
 		want string
+		// reads: found out by reading the books (a podcast, an unknown
+		// id); every other refusal sends nothing at all.
+		reads bool
 	}{
-		{batch(m, "tags", "add", nil), `"values"`},
-		{batch(m, "tags", "add", map[string]any{"values": []string{"a", "a"}}), "twice"},
-		{batch(m, "tags", "add", map[string]any{"values": []string{"a\nb"}}), `"values[0]"`},
-		{batch(m, "tags", "add", map[string]any{"values": []string{" "}}), `"values[0]"`},
-		{batch(m, "tags", "add", map[string]any{"values": []string{"a"}, "value": "b"}), `"value"`},
-		{batch(m, "authors", "add", map[string]any{"values": []string{"a"}}), `"field"`},
-		{batch(m, "tags", "move", map[string]any{"values": []string{"a"}}), `"mode"`},
-		{batch(m, "publisher", "add", map[string]any{"value": "x"}), `"mode"`},
-		{batch(m, "publisher", "", nil), `"value"`},
-		{batch(m, "publisher", "", map[string]any{"value": "a\tb"}), `"value"`},
-		{batch(m, "language", "", map[string]any{"value": "  "}), `"value"`},
-		{batch(m, "series", "add", nil), `"series"`},
-		{batch(m, "series", "remove", map[string]any{"series": "Discworld", "sequence": "1"}), `"sequence"`},
-		{batch([]string{}, "tags", "add", map[string]any{"values": []string{"a"}}), `"library_item_ids"`},
-		{batch([]string{sd.ItemMort, sd.ItemPodcastOrbital}, "tags", "add", map[string]any{"values": []string{"a"}}), "podcast"},
-		{batch([]string{sd.ItemMort, "li_nosuchitem"}, "tags", "add", map[string]any{"values": []string{"a"}}), "404"},
-		{map[string]any{"library_item_ids": []string{}}, `"library_item_ids"`},
+		{batch(m, "tags", "add", nil), `"values"`, false},
+		{batch(m, "tags", "add", map[string]any{"values": []string{"a", "a"}}), "twice", false},
+		{batch(m, "tags", "add", map[string]any{"values": []string{"a\nb"}}), `"values[0]"`, false},
+		{batch(m, "tags", "add", map[string]any{"values": []string{" "}}), `"values[0]"`, false},
+		{batch(m, "tags", "add", map[string]any{"values": []string{"a"}, "value": "b"}), `"value"`, false},
+		{batch(m, "authors", "add", map[string]any{"values": []string{"a"}}), `"field"`, false},
+		{batch(m, "tags", "move", map[string]any{"values": []string{"a"}}), `"mode"`, false},
+		{batch(m, "publisher", "add", map[string]any{"value": "x"}), `"mode"`, false},
+		{batch(m, "publisher", "", nil), `"value"`, false},
+		{batch(m, "publisher", "", map[string]any{"value": "a\tb"}), `"value"`, false},
+		{batch(m, "language", "", map[string]any{"value": "  "}), `"value"`, false},
+		{batch(m, "series", "add", nil), `"series"`, false},
+		{batch(m, "series", "remove", map[string]any{"series": "Discworld", "sequence": "1"}), `"sequence"`, false},
+		{batch([]string{}, "tags", "add", map[string]any{"values": []string{"a"}}), `"library_item_ids"`, false},
+		{batch([]string{sd.ItemMort, sd.ItemPodcastOrbital}, "tags", "add", map[string]any{"values": []string{"a"}}), "podcast", true},
+		{batch([]string{sd.ItemMort, "li_nosuchitem"}, "tags", "add", map[string]any{"values": []string{"a"}}), "404", true},
+		{map[string]any{"library_item_ids": []string{}}, `"library_item_ids"`, false},
 	} {
 		e.Standin.ResetRequests()
 		res := e.Call(t, "batch_update_books", c.args)
@@ -230,6 +233,12 @@ func TestBatchUpdateBooksRefusesBadInput(t *testing.T) {
 		}
 		if m := mutations(e.Standin); len(m) != 0 {
 			t.Errorf("%v: sent %v", c.args, m)
+		}
+		if n := len(e.Standin.Requests()); !c.reads && n != 0 {
+			t.Errorf("%v: %d request(s) sent before the refusal", c.args, n)
+		}
+		if !c.reads && !strings.Contains(apptest.Text(res), "Nothing was sent to Audiobookshelf.") {
+			t.Errorf("%v: %s", c.args, apptest.Text(res))
 		}
 	}
 	e.Standin.ResetRequests()

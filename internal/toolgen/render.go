@@ -575,6 +575,9 @@ func writeHandler(b *bytes.Buffer, t *Tool) {
 	}
 	fmt.Fprintf(b, "\t\ta, err := toolargs.Decode%s(%s)\n", typ, raw)
 	b.WriteString("\t\tif err != nil {\n\t\t\treturn nil, kit.ArgumentError(err)\n\t\t}\n")
+	if t.Check {
+		fmt.Fprintf(b, "\t\tif err := %s.Check%s(a); err != nil {\n\t\t\treturn nil, err\n\t\t}\n", pkg, typ)
+	}
 	if pm := t.Permission.Name; pm != "" {
 		fmt.Fprintf(b, "\t\tctx, err = d.Permit(ctx, %q, %s)\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n", t.Name, permissionExpr(pm))
 	}

@@ -73,7 +73,7 @@ func readBooks(ctx context.Context, d *kit.Deps, ids []string, books bool, tool 
 			return nil, err
 		}
 		if books && items[i].MediaType != "book" {
-			return nil, kit.Errorf(kit.NotSent, `argument "library_item_ids": item %s is a podcast; %s changes books only.`, kit.ShowID(ids[i]), tool)
+			return nil, kit.Errorf(kit.Unchanged, `argument "library_item_ids": item %s is a podcast; %s changes books only.`, kit.ShowID(ids[i]), tool)
 		}
 	}
 	return items, nil
@@ -92,6 +92,14 @@ func oneLine(s string) string {
 // value argument exactly.
 func carriable(s string) bool {
 	return oneLine(s) == "" && len([]rune(s)) <= maxText
+}
+
+// CheckBatchUpdateBooks refuses a combination of batch_update_books's
+// arguments that does not fit the field; the generated handler calls it
+// before anything is sent.
+func CheckBatchUpdateBooks(a toolargs.BatchUpdateBooks) error {
+	_, err := batchArgs(a)
+	return err
 }
 
 // batchArgs checks the combination of batch_update_books's arguments and

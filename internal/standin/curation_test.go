@@ -53,7 +53,16 @@ func TestBatchUpdate(t *testing.T) {
 		t.Errorf("authors %d, were %d: untouched unless sent", n, authors)
 	}
 	series := nw.Book.Series[0].SeriesID
-	call(t, s, "POST", "/api/items/batch/update", []any{entry(ItemNeverwhere, map[string]any{"metadata": map[string]any{"series": []any{}}})}, "")
+	// Emptied by one entry and joined by name by the next: the series is
+	// checked once every entry is applied, so it stays.
+	call(t, s, "POST", "/api/items/batch/update", []any{
+		entry(ItemNeverwhere, map[string]any{"metadata": map[string]any{"series": []any{}}}),
+		entry(ItemGoodOmens, map[string]any{"metadata": map[string]any{"series": []any{map[string]any{"name": "London Below"}}}}),
+	}, "")
+	if g, _ := s.Item(ItemGoodOmens); len(g.Book.Series) != 1 || g.Book.Series[0].SeriesID != series {
+		t.Errorf("Good Omens' series %v, want the one Neverwhere left (%s)", g.Book.Series, series)
+	}
+	call(t, s, "POST", "/api/items/batch/update", []any{entry(ItemGoodOmens, map[string]any{"metadata": map[string]any{"series": []any{}}})}, "")
 	for _, se := range s.Snapshot().Series {
 		if se.ID == series {
 			t.Error("a series left without a book was kept")

@@ -116,11 +116,10 @@ func renameEverywhere(c *ctx, oldKey, newKey, mergedKey string, list func(*Libra
 // distinct; 404 when one is no item; 403 when the user may not access one
 // (nothing changed in any of these). Then each payload is applied as PATCH
 // /api/items/:id/media applies it, authors only when metadata.authors is
-// sent, and {success: true, updates} answers how many items changed. A
-// series left without a book is deleted after each book here (Audiobookshelf
-// deletes them once, after every book: the same for the payloads of one
-// batch_update_books call, which never adds a book to a series another of
-// its books leaves).
+// sent, and {success: true, updates} answers how many items changed. The
+// series and authors left without a book are deleted once every entry is
+// applied (checkRemoveEmptySeries, checkRemoveAuthorsWithNoBooks), so a
+// series one entry empties and another joins by name stays.
 func hItemsBatchUpdate(c *ctx) {
 	if !c.user.canUpdate() {
 		c.sendStatus(http.StatusForbidden)
@@ -156,12 +155,17 @@ func hItemsBatchUpdate(c *ctx) {
 		}
 	}
 	updates := 0
+	c.s.batchRemovals = &pendingRemovals{}
 	for i, e := range list {
 		payload, _ := e.(map[string]any)["mediaPayload"].(map[string]any)
 		if c.applyMediaPayload(items[i], payload) {
 			updates++
 		}
 	}
+	removed := c.s.batchRemovals
+	c.s.batchRemovals = nil
+	c.s.removeEmptySeries(removed.series)
+	c.s.removeAuthorsWithNoBooks(removed.authors)
 	c.sendJSON(jobj{{"success", true}, {"updates", updates}})
 }
 

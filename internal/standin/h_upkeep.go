@@ -46,6 +46,11 @@ type upkeepState struct {
 	batchMatches       []BatchMatch
 }
 
+// pendingRemovals are the series and authors a batch update took off its
+// books, checked once every entry is applied (LibraryItemController.
+// batchUpdate).
+type pendingRemovals struct{ series, authors []string }
+
 // MatchData is what a metadata provider answers a quick match with (the
 // first result), as BookFinder.search returns it.
 type MatchData struct {
@@ -443,7 +448,18 @@ func (s *Server) updateSeries(li *LibraryItem, b *Book, list []any) bool {
 		b.Series = append(b.Series, SeriesSequence{SeriesID: id, Sequence: w.seq})
 		changed = true
 	}
-	// checkRemoveEmptySeries: a series with no book left is deleted.
+	// checkRemoveEmptySeries: a series with no book left is deleted (in a
+	// batch, once every entry is applied: batchRemovals).
+	if s.batchRemovals != nil {
+		s.batchRemovals.series = append(s.batchRemovals.series, removed...)
+		return changed
+	}
+	s.removeEmptySeries(removed)
+	return changed
+}
+
+// removeEmptySeries is ApiRouter.checkRemoveEmptySeries. Callers hold s.mu.
+func (s *Server) removeEmptySeries(removed []string) {
 	for _, id := range removed {
 		if !s.seriesHasBooks(id) {
 			var out []Series
@@ -455,7 +471,6 @@ func (s *Server) updateSeries(li *LibraryItem, b *Book, list []any) bool {
 			s.data.Series = out
 		}
 	}
-	return changed
 }
 
 func (s *Server) seriesHasBooks(id string) bool {
@@ -540,8 +555,20 @@ func (s *Server) updateAuthors(li *LibraryItem, b *Book, list []any) bool {
 		b.AuthorIDs = append(b.AuthorIDs, id)
 		changed = true
 	}
-	// checkRemoveAuthorsWithNoBooks: an author with no book left is
-	// deleted only when its asin, description and imagePath are all empty.
+	// checkRemoveAuthorsWithNoBooks (in a batch, once every entry is
+	// applied: batchRemovals).
+	if s.batchRemovals != nil {
+		s.batchRemovals.authors = append(s.batchRemovals.authors, removed...)
+		return changed
+	}
+	s.removeAuthorsWithNoBooks(removed)
+	return changed
+}
+
+// removeAuthorsWithNoBooks is ApiRouter.checkRemoveAuthorsWithNoBooks: an
+// author with no book left is deleted only when its asin, description and
+// imagePath are all empty. Callers hold s.mu.
+func (s *Server) removeAuthorsWithNoBooks(removed []string) {
 	for _, id := range removed {
 		if a := s.author(id); a != nil && !s.authorHasBooks(id) && a.ASIN == "" && a.Description == "" && a.ImagePath == "" {
 			var out []Author
@@ -553,7 +580,6 @@ func (s *Server) updateAuthors(li *LibraryItem, b *Book, list []any) bool {
 			s.data.Authors = out
 		}
 	}
-	return changed
 }
 
 // defaultMatch is the stand-in's provider: a result made from the book

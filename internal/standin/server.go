@@ -74,7 +74,10 @@ type Server struct {
 	itemIdx, authorIdx index
 	pods               podState    // the episode download queue, guarded by mu
 	upkeep             upkeepState // scans, tasks, log, providers (h_upkeep.go)
-	cache              apiCache    // Audiobookshelf's API cache, when modelled (apicache.go)
+	// batchRemovals, while a batch update runs, collects the series and
+	// authors its entries took off books (h_curation.go).
+	batchRemovals *pendingRemovals
+	cache         apiCache // Audiobookshelf's API cache, when modelled (apicache.go)
 
 	recMu    sync.Mutex // guards requests, fault
 	requests []Request

@@ -18,8 +18,9 @@ import (
 // batch_update_books that does not ask (tags, genres and narrators added
 // at the end, values that are last taken off, a publisher and a language
 // set where a book has none, a publisher both books hold alike cleared,
-// books put into a series and taken out of one that keeps another book, and
-// put into a series the call makes) is made on two books of the run, and
+// books put into a series and taken out of one that keeps another book,
+// put into a series the call makes, a list set where every list is empty
+// and a series set on books without one) is made on two books of the run, and
 // then the put-back its answer names; the books' raw records are compared
 // field by field with what they were (only updatedAt left out), and a
 // series the call made must be gone. The put-back of the series the call
@@ -172,6 +173,16 @@ func TestLiveBatchUpdate(t *testing.T) {
 		}, args: both("publisher", "set", map[string]any{"value": ""})},
 		{name: "books put into a series the call makes", args: both("series", "add", map[string]any{"series": run + "-new", "sequence": "1"}),
 			putBackAsks: true, gone: run + "-new"},
+		{name: "a list set where every list is empty", setup: func() {
+			for _, id := range books {
+				patch(id, map[string]any{"tags": []string{}})
+			}
+		}, args: both("tags", "set", map[string]any{"values": []string{run + "-s1", run + "-s2"}})},
+		{name: "a series set on books without one", setup: func() {
+			for _, id := range books {
+				patch(id, map[string]any{"metadata": map[string]any{"series": []any{}}})
+			}
+		}, args: both("series", "set", map[string]any{"series": run + "-only"}), putBackAsks: true, gone: run + "-only"},
 		// The first book keeps the run's series: the second joins it, and
 		// then leaves it again.
 		{name: "a book put into a series that keeps another", setup: func() {

@@ -256,6 +256,16 @@ type BatchMediaUpdate struct {
 	MediaPayload MediaUpdate `json:"mediaPayload"`
 }
 
+// BatchQuickMatch defines model for BatchQuickMatch.
+type BatchQuickMatch struct {
+	LibraryItemIds []string `json:"libraryItemIds"`
+	Options        *struct {
+		OverrideCover   *bool   `json:"overrideCover,omitempty"`
+		OverrideDetails *bool   `json:"overrideDetails,omitempty"`
+		Provider        *string `json:"provider,omitempty"`
+	} `json:"options,omitempty"`
+}
+
 // BookmarkRequest defines model for BookmarkRequest.
 type BookmarkRequest struct {
 	// Time Seconds; always a JSON number.
@@ -733,6 +743,9 @@ type RemoveBooksFromCollectionJSONRequestBody = CollectionBooks
 
 // RenameGenreJSONRequestBody defines body for RenameGenre for application/json ContentType.
 type RenameGenreJSONRequestBody = GenreRename
+
+// BatchQuickMatchLibraryItemsJSONRequestBody defines body for BatchQuickMatchLibraryItems for application/json ContentType.
+type BatchQuickMatchLibraryItemsJSONRequestBody = BatchQuickMatch
 
 // BatchUpdateLibraryItemsJSONRequestBody defines body for BatchUpdateLibraryItems for application/json ContentType.
 type BatchUpdateLibraryItemsJSONRequestBody = BatchUpdateLibraryItemsJSONBody
@@ -1419,6 +1432,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/genres/rename (the `RenameGenre` operationId).
 	RenameGenre(ctx context.Context, body RenameGenreJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BatchQuickMatchLibraryItemsWithBody Quick match several library items against a metadata provider, in the background
+	//
+	// LibraryItemController.batchQuickMatch. Admin users only (isAdminOrUp): any other user gets 403. 400 (plain "Bad Request") when libraryItemIds is missing or empty, or when none of its ids is a library item; ids that are no item are skipped silently. Answers 200 (plain "OK") at once, then runs Scanner.quickMatchLibraryItem on each found item, one after the other (books: BookFinder with the provider, default google; podcasts: iTunes), and at the end tells the user's web clients (socket event batch_quickmatch_complete {success, updates, unmatched}); the request itself never learns the outcome. options.provider (a string), options.overrideDetails and options.overrideCover (taken as booleans when present). When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/items/batch/quickmatch (the `BatchQuickMatchLibraryItems` operationId).
+	BatchQuickMatchLibraryItemsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BatchQuickMatchLibraryItems Quick match several library items against a metadata provider, in the background
+	//
+	// LibraryItemController.batchQuickMatch. Admin users only (isAdminOrUp): any other user gets 403. 400 (plain "Bad Request") when libraryItemIds is missing or empty, or when none of its ids is a library item; ids that are no item are skipped silently. Answers 200 (plain "OK") at once, then runs Scanner.quickMatchLibraryItem on each found item, one after the other (books: BookFinder with the provider, default google; podcasts: iTunes), and at the end tells the user's web clients (socket event batch_quickmatch_complete {success, updates, unmatched}); the request itself never learns the outcome. options.provider (a string), options.overrideDetails and options.overrideCover (taken as booleans when present). When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/items/batch/quickmatch (the `BatchQuickMatchLibraryItems` operationId).
+	BatchQuickMatchLibraryItems(ctx context.Context, body BatchQuickMatchLibraryItemsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// BatchUpdateLibraryItemsWithBody Change the media metadata of several library items in one request
 	//
@@ -2319,6 +2350,44 @@ func (c *Client) RenameGenreWithBody(ctx context.Context, contentType string, bo
 // Corresponds with POST /api/genres/rename (the `RenameGenre` operationId).
 func (c *Client) RenameGenre(ctx context.Context, body RenameGenreJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRenameGenreRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BatchQuickMatchLibraryItemsWithBody Quick match several library items against a metadata provider, in the background
+//
+// LibraryItemController.batchQuickMatch. Admin users only (isAdminOrUp): any other user gets 403. 400 (plain "Bad Request") when libraryItemIds is missing or empty, or when none of its ids is a library item; ids that are no item are skipped silently. Answers 200 (plain "OK") at once, then runs Scanner.quickMatchLibraryItem on each found item, one after the other (books: BookFinder with the provider, default google; podcasts: iTunes), and at the end tells the user's web clients (socket event batch_quickmatch_complete {success, updates, unmatched}); the request itself never learns the outcome. options.provider (a string), options.overrideDetails and options.overrideCover (taken as booleans when present). When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/items/batch/quickmatch (the `BatchQuickMatchLibraryItems` operationId).
+func (c *Client) BatchQuickMatchLibraryItemsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBatchQuickMatchLibraryItemsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BatchQuickMatchLibraryItems Quick match several library items against a metadata provider, in the background
+//
+// LibraryItemController.batchQuickMatch. Admin users only (isAdminOrUp): any other user gets 403. 400 (plain "Bad Request") when libraryItemIds is missing or empty, or when none of its ids is a library item; ids that are no item are skipped silently. Answers 200 (plain "OK") at once, then runs Scanner.quickMatchLibraryItem on each found item, one after the other (books: BookFinder with the provider, default google; podcasts: iTunes), and at the end tells the user's web clients (socket event batch_quickmatch_complete {success, updates, unmatched}); the request itself never learns the outcome. options.provider (a string), options.overrideDetails and options.overrideCover (taken as booleans when present). When neither override is sent and the server setting scannerPreferMatchedMetadata is on, both are taken as true: always send both.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/items/batch/quickmatch (the `BatchQuickMatchLibraryItems` operationId).
+func (c *Client) BatchQuickMatchLibraryItems(ctx context.Context, body BatchQuickMatchLibraryItemsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBatchQuickMatchLibraryItemsRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4145,6 +4214,46 @@ func NewRenameGenreRequestWithBody(server string, contentType string, body io.Re
 	}
 
 	operationPath := fmt.Sprintf("/api/genres/rename")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBatchQuickMatchLibraryItemsRequest calls the generic BatchQuickMatchLibraryItems builder with application/json body
+func NewBatchQuickMatchLibraryItemsRequest(server string, body BatchQuickMatchLibraryItemsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBatchQuickMatchLibraryItemsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewBatchQuickMatchLibraryItemsRequestWithBody constructs an http.Request for the BatchQuickMatchLibraryItems method, with any body, and a specified content type
+func NewBatchQuickMatchLibraryItemsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/items/batch/quickmatch")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}

@@ -102,7 +102,7 @@ var Toolsets = []Toolset{
 	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes."},
 	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata, see or remove a cover."},
 	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf."},
-	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag or genre everywhere; merges of two authors or two series."},
+	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag or genre everywhere; merges of two authors or two series; batch edits of chosen books (tags, genres, narrators, publisher, language, series) and a batch quick match."},
 }
 
 // All lists every tool in the manifest's order.
@@ -1174,6 +1174,40 @@ var All = []Tool{
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeSeries,
+	},
+	{
+		Name: "batch_update_books", Title: "Batch update books", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
+		Reason:     "Changes one field of many books; what it replaces or takes from the middle of a list cannot be given back exactly, and the same call again changes nothing more.",
+		Operations: []string{"getMe", "getLibraryItem", "listLibraryItems", "batchUpdateLibraryItems"},
+		NeedsAuth:  true,
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "when effect replaces_values or effect partial_lists or effect deletes_series", WhenParams: nil, WhenEffects: []string{"replaces_values", "partial_lists", "deletes_series"}, BindsTo: []string{"library_item_ids", "field", "mode", "values", "value", "series", "sequence"}, Kind: "book metadata", TakesOut: "What the change replaces, or takes from the middle of a list, cannot be given back exactly from here; a series taken off its last book is deleted.", Stays: "The books' other fields, their authors, audio files, progress and bookmarks are not touched."},
+		Definition: &mcp.Tool{
+			Name:        "batch_update_books",
+			Title:       "Batch update books",
+			Description: "Add, remove or set one field on up to 100 books in one request: tags, genres or narrators (values; add appends at the end what a book lacks, remove takes them off, set replaces the list), publisher or language (value, mode set; \"\" clears), or a series (series and sequence; add puts each book in it, remove takes it out, set makes it the book's only series). Authors are not touched; podcasts are refused. Where one call back gives every book back exactly the answer carries it; otherwise (text someone typed, values in the middle of a list, a series replaced or emptied) it asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Book ids or titles (any libraries)."},"field":{"type":"string","enum":["tags","genres","narrators","publisher","language","series"],"description":"The field to change."},"mode":{"type":"string","enum":["add","remove","set"],"description":"add (the default for lists and series), remove or set (the default, and the only mode, for publisher and language)."},"values":{"type":"array","items":{"type":"string","maxLength":500},"minItems":1,"maxItems":100,"description":"Tags, genres or narrators, compared exactly (case and spaces count)."},"value":{"type":"string","maxLength":500,"description":"Publisher or language; \"\" clears it."},"series":{"type":"string","minLength":1,"maxLength":500,"description":"Series name (field series; Audiobookshelf compares series names ignoring case)."},"sequence":{"type":"string","maxLength":100,"description":"The books' place in the series (add and set); left out: none."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_ids","field"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: batchUpdateBooks,
+	},
+	{
+		Name: "batch_quick_match", Title: "Batch quick match", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true,
+		Reason:     "Audiobookshelf fetches metadata and covers from a provider over the internet and writes them onto the items; nothing of it can be put back from here.",
+		Operations: []string{"getMe", "getLibraryItem", "batchQuickMatchLibraryItems"},
+		NeedsAuth:  true,
+		Permission: permission.Admin,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_ids", "provider", "override_details", "override_cover"}, Kind: "book metadata", TakesOut: "The provider's metadata and covers are written over the items in the background on the server; nothing of it can be put back from here, and the tool does not learn what changed.", Stays: "The items' audio files, progress and bookmarks are not touched; with neither override, no field or cover that holds a value is replaced."},
+		Definition: &mcp.Tool{
+			Name:        "batch_quick_match",
+			Title:       "Batch quick match",
+			Description: "Quick match up to 100 books (or podcasts) against a metadata provider, as Audiobookshelf's batch Quick Match does: it answers at once and matches in the background on the server. Without overrides only empty fields and missing covers are filled; override_details and override_cover replace them. Always asks first: nothing it changes can be put back from here. get_library_item or audit_missing show the result afterwards.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Item ids or titles (any libraries)."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"description":"Metadata provider (Audiobookshelf's default, google, when left out; podcasts always use iTunes), or custom-ID for a custom provider registered in Audiobookshelf."},"override_details":{"type":"boolean","default":false,"description":"Replace details that already hold a value (title, authors, series, description...) instead of filling only empty ones."},"override_cover":{"type":"boolean","default":false,"description":"Replace covers items already have."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_ids"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
+		},
+		Handler: batchQuickMatch,
 	},
 }
 
@@ -2540,6 +2574,73 @@ func mergeSeries(d *kit.Deps) kit.Handler {
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.",
 			Stays:    "The books themselves stay, with their other series and fields, and so do the kept series' name and summary.",
+		}); !ok {
+			return res, nil
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func batchUpdateBooks(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeBatchUpdateBooks(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		if err := curation.CheckBatchUpdateBooks(a); err != nil {
+			return nil, err
+		}
+		ctx, err = d.Permit(ctx, "batch_update_books", permission.Update)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanBatchUpdateBooks(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if plan.Effect("replaces_values") || plan.Effect("partial_lists") || plan.Effect("deletes_series") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "batch_update_books", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				TakesOut: "What the change replaces, or takes from the middle of a list, cannot be given back exactly from here; a series taken off its last book is deleted.",
+				Stays:    "The books' other fields, their authors, audio files, progress and bookmarks are not touched.",
+			}); !ok {
+				return res, nil
+			}
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func batchQuickMatch(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeBatchQuickMatch(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "batch_quick_match", permission.Admin)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanBatchQuickMatch(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok, res := d.Guard.Check(ctx, req, guard.Question{
+			Tool: "batch_quick_match", Args: a, ConfirmToken: a.ConfirmToken,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			TakesOut: "The provider's metadata and covers are written over the items in the background on the server; nothing of it can be put back from here, and the tool does not learn what changed.",
+			Stays:    "The items' audio files, progress and bookmarks are not touched; with neither override, no field or cover that holds a value is replaced.",
 		}); !ok {
 			return res, nil
 		}

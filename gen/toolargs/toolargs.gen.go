@@ -1463,3 +1463,60 @@ func DecodeMergeSeries(raw json.RawMessage) (MergeSeries, error) {
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
 }
+
+// BatchUpdateBooks holds the arguments of batch_update_books.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type BatchUpdateBooks struct {
+	LibraryItemIDs []string `json:"library_item_ids"` // Book ids or titles (any libraries).
+	Field          string   `json:"field"`            // The field to change.
+	Mode           *string  `json:"mode"`             // add (the default for lists and series), remove or set (the default, and the only mode, for publisher and language).
+	Values         []string `json:"values"`           // Tags, genres or narrators, compared exactly (case and spaces count).
+	Value          *string  `json:"value"`            // Publisher or language; "" clears it.
+	Series         *string  `json:"series"`           // Series name (field series; Audiobookshelf compares series names ignoring case).
+	Sequence       *string  `json:"sequence"`         // The books' place in the series (add and set); left out: none.
+	ConfirmToken   string   `json:"-"`                // Token an earlier call gave; same arguments.
+}
+
+// DecodeBatchUpdateBooks reads and checks the arguments of batch_update_books.
+func DecodeBatchUpdateBooks(raw json.RawMessage) (BatchUpdateBooks, error) {
+	var a BatchUpdateBooks
+	d, err := argdec.New(raw, "library_item_ids", "field", "mode", "values", "value", "series", "sequence", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemIDs = d.IDList("library_item_ids", argdec.ListRule{Required: true, MinItems: 1, MaxItems: 100})
+	a.Field = argdec.Val(d.String("field", argdec.StringRule{Required: true, MinLen: 0, MaxLen: 0, Enum: []string{"tags", "genres", "narrators", "publisher", "language", "series"}}))
+	a.Mode = d.String("mode", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"add", "remove", "set"}})
+	a.Values = d.StringList("values", argdec.ListRule{Required: false, MinItems: 1, MaxItems: 100}, 500)
+	a.Value = d.String("value", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 500, Enum: nil})
+	a.Series = d.String("series", argdec.StringRule{Required: false, MinLen: 1, MaxLen: 500, Enum: nil})
+	a.Sequence = d.String("sequence", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 100, Enum: nil})
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	d.ExactlyOne("values", "value", "series")
+	return a, d.Err()
+}
+
+// BatchQuickMatch holds the arguments of batch_quick_match.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type BatchQuickMatch struct {
+	LibraryItemIDs  []string `json:"library_item_ids"` // Item ids or titles (any libraries).
+	Provider        *string  `json:"provider"`         // Metadata provider (Audiobookshelf's default, google, when left out; podcasts always use iTunes), or custom-ID for a custom provider registered in Audiobookshelf.
+	OverrideDetails bool     `json:"override_details"` // Replace details that already hold a value (title, authors, series, description...) instead of filling only empty ones.
+	OverrideCover   bool     `json:"override_cover"`   // Replace covers items already have.
+	ConfirmToken    string   `json:"-"`                // Token an earlier call gave; same arguments.
+}
+
+// DecodeBatchQuickMatch reads and checks the arguments of batch_quick_match.
+func DecodeBatchQuickMatch(raw json.RawMessage) (BatchQuickMatch, error) {
+	var a BatchQuickMatch
+	d, err := argdec.New(raw, "library_item_ids", "provider", "override_details", "override_cover", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemIDs = d.IDList("library_item_ids", argdec.ListRule{Required: true, MinItems: 1, MaxItems: 100})
+	a.Provider = d.String("provider", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"google", "itunes", "openlibrary", "fantlab", "audible", "audible.ca", "audible.uk", "audible.au", "audible.fr", "audible.de", "audible.jp", "audible.it", "audible.in", "audible.es"}, Pattern: "^custom-[0-9A-Za-z-]{1,64}$"})
+	a.OverrideDetails = argdec.Or(d.Bool("override_details", false), false)
+	a.OverrideCover = argdec.Or(d.Bool("override_cover", false), false)
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}

@@ -304,16 +304,19 @@ func (f *features) tidyText(ctx context.Context, args map[string]string) (string
 		"(a list replaces the whole list, so give the book's other entries too), and match_library_item fills in a book's " +
 		"missing metadata from a provider. rename_tag and rename_genre (toolset curation) rename a tag or a genre on every " +
 		"book and podcast of the server in one call, and merge it into another when the new name is one in use. merge_authors and " +
-		"merge_series (toolset curation) merge one author or series into another of the same library, moving every book. Renaming or " +
-		"merging a narrator across many books, and batch updates, do not exist yet: such a fix is one " +
-		"update_item_metadata per book, so say how many books it touches. No tool here deletes a book: for a duplicate, say which copy to keep and that removing the other is done " +
+		"merge_series (toolset curation) merge one author or series into another of the same library, moving every book. " +
+		"batch_update_books (toolset curation) adds, removes or sets tags, genres or narrators, sets the publisher or language, " +
+		"or puts books into or out of a series, on up to 100 chosen books in one call; batch_quick_match (toolset curation) " +
+		"matches up to 100 books against a provider in the background. Renaming a narrator everywhere, and changing many " +
+		"books' authors, do not exist yet: such a fix is one update_item_metadata per book, so say " +
+		"how many books it touches. No tool here deletes a book: for a duplicate, say which copy to keep and that removing the other is done " +
 		"in Audiobookshelf itself.\n\n" +
 		"Apply a fix only after I agree to that fix, and only what I agreed to; show me what each answer says it " +
 		"replaced and the call that puts it back. Some changes ask for approval themselves (taking an author or " +
 		"series off the last book that has it, a rename that merges two tags, or any merge of authors or series, for example): tell me what the question says and let me answer it; " +
 		"never approve for me.")
-	b.WriteString(" If these tools are not in your tool list: enable_toolset {\"toolset\": \"curation\"} for the audits and renames " +
-		"and enable_toolset {\"toolset\": \"upkeep\"} for the fixes, or run them with call_tool.")
+	b.WriteString(" If these tools are not in your tool list: enable_toolset {\"toolset\": \"curation\"} for the audits, renames and batch fixes " +
+		"and enable_toolset {\"toolset\": \"upkeep\"} for the fixes of one book, or run them with call_tool.")
 	return b.String(), nil
 }
 

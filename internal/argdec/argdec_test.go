@@ -41,6 +41,13 @@ func TestBadValues(t *testing.T) {
 		{`{"l":["a","a"]}`, func(d *Decoder) { d.IDList("l", ListRule{MinItems: 1}) }, []string{`"l"`, "twice"}},
 		{`{"l":["a",3]}`, func(d *Decoder) { d.IDList("l", ListRule{MinItems: 1}) }, []string{`"l[1]"`}},
 		{`{"l":["a","b","c"]}`, func(d *Decoder) { d.IDList("l", ListRule{MaxItems: 2}) }, []string{`"l"`, "at most 2"}},
+		{`{"l":["a","a"]}`, func(d *Decoder) { d.StringList("l", ListRule{MinItems: 1}, 5) }, []string{`"l"`, "twice"}},
+		{`{"l":["a"," "]}`, func(d *Decoder) { d.StringList("l", ListRule{MinItems: 1}, 5) }, []string{`"l[1]"`, "empty or only spaces"}},
+		{`{"l":["a\nb"]}`, func(d *Decoder) { d.StringList("l", ListRule{MinItems: 1}, 5) }, []string{`"l[0]"`, "control characters"}},
+		{`{"l":["a\u0085"]}`, func(d *Decoder) { d.StringList("l", ListRule{MinItems: 1}, 5) }, []string{`"l[0]"`, "control characters"}},
+		{`{"l":["abcdef"]}`, func(d *Decoder) { d.StringList("l", ListRule{MinItems: 1}, 5) }, []string{`"l[0]"`, "at most 5 characters"}},
+		{`{"l":[7]}`, func(d *Decoder) { d.StringList("l", ListRule{MinItems: 1}, 5) }, []string{`"l[0]"`, "must be a string"}},
+		{`{"l":[]}`, func(d *Decoder) { d.StringList("l", ListRule{MinItems: 1}, 5) }, []string{`"l"`, "must not be empty"}},
 		{`{"p":[{"library_item_id":"a"},{"library_item_id":"b","episode_id":"e"}]}`, func(d *Decoder) { d.PlaylistItems("p", ListRule{}) }, []string{`"p"`, "mixes"}},
 		{`{"p":[{"id":"a"}]}`, func(d *Decoder) { d.PlaylistItems("p", ListRule{}) }, []string{`"p[0]"`, "unknown field"}},
 		{`{"p":[null]}`, func(d *Decoder) { d.PlaylistItems("p", ListRule{}) }, []string{`"p[0]"`}},
@@ -66,6 +73,18 @@ func TestBadValues(t *testing.T) {
 				t.Errorf("%s: error %q lacks %q", c.raw, err, w)
 			}
 		}
+	}
+}
+
+// A list of names keeps what an id list refuses: spaces, slashes, case.
+func TestStringListTakesNames(t *testing.T) {
+	d, err := New(json.RawMessage(`{"l":["space opera","a/b","A","a"]}`), "l")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := d.StringList("l", ListRule{MinItems: 1}, 20)
+	if err := d.Err(); err != nil || strings.Join(got, "|") != "space opera|a/b|A|a" {
+		t.Errorf("got %q, %v", got, err)
 	}
 }
 

@@ -25,6 +25,7 @@ func FuzzGuardedArguments(f *testing.F) {
 		`{"library_item_id":"i","override":true,"provider":"audible"}`, `{"library_item_id":"i","fields":{"authors":["a","A"],"series":[{"name":"s"}]}}`,
 		`{"tag":"a","new_tag":"b"}`, `{"genre":"a\r","new_genre":""}`, `{"tag":"a","new_tag":"\u0000"}`,
 		`{"author_id":"a1","into_author_id":"../a2"}`, `{"series_id":"s1","into_series_id":"s%2F2"}`, `{"author_id":"a1"}`,
+		`{"library_item_ids":["a","b"],"field":"tags","values":["x","x\r"],"value":""}`, `{"library_item_ids":["../a"],"provider":"custom-x","override_cover":true}`,
 	} {
 		f.Add(s)
 	}
@@ -120,6 +121,38 @@ func FuzzGuardedArguments(f *testing.F) {
 		}
 		if a, err := toolargs.DecodeMergeSeries(json.RawMessage(raw)); err == nil {
 			check(a.SeriesID, a.IntoSeriesID)
+		}
+		// A batch update's names go into a JSON body: each accepted one is
+		// one line, not blank; exactly one of values, value and series.
+		if a, err := toolargs.DecodeBatchUpdateBooks(json.RawMessage(raw)); err == nil {
+			check(a.LibraryItemIDs...)
+			if len(a.LibraryItemIDs) == 0 || len(a.LibraryItemIDs) > 100 {
+				t.Fatalf("accepted %d ids", len(a.LibraryItemIDs))
+			}
+			given := 0
+			if a.Values != nil {
+				given++
+			}
+			if a.Value != nil {
+				given++
+			}
+			if a.Series != nil {
+				given++
+			}
+			if given != 1 {
+				t.Fatalf("accepted %d of values, value and series from %s", given, raw)
+			}
+			for _, v := range a.Values {
+				if strings.TrimSpace(v) == "" || strings.ContainsAny(v, "\n\t") || argdec.RefusedControls(v) > 0 {
+					t.Fatalf("accepted value %q from %s", v, raw)
+				}
+			}
+		}
+		if a, err := toolargs.DecodeBatchQuickMatch(json.RawMessage(raw)); err == nil {
+			check(a.LibraryItemIDs...)
+			if len(a.LibraryItemIDs) == 0 || len(a.LibraryItemIDs) > 100 {
+				t.Fatalf("accepted %d ids", len(a.LibraryItemIDs))
+			}
 		}
 		for _, dec := range []func(json.RawMessage) ([]argdec.PlaylistItem, string, error){
 			func(r json.RawMessage) ([]argdec.PlaylistItem, string, error) {

@@ -341,7 +341,7 @@ func TestEffectGuardsApproved(t *testing.T) {
 func TestEffectGuardsChangedBetweenQuestionAndAnswer(t *testing.T) {
 	for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
 		for _, c := range guardedCases() {
-			if !slices.Contains([]string{"add_items_to_playlist", "update_item_metadata", "rename_tag", "rename_genre", "merge_authors", "merge_series"}, c.tool) {
+			if !slices.Contains([]string{"add_items_to_playlist", "update_item_metadata", "rename_tag", "rename_genre", "merge_authors", "merge_series", "batch_update_books", "batch_quick_match"}, c.tool) {
 				continue
 			}
 			t.Run(proto+"/"+c.tool, func(t *testing.T) {

@@ -192,6 +192,30 @@ func guardedCases() []guardedCase {
 			method: "POST", path: "/api/items/batch/update",
 			done:    func(s *sd.Server) bool { return !hasSeries(s, sd.SeriesEarthsea) },
 			targets: []string{sd.SeriesEarthsea, sd.SeriesExpanse, sd.ItemWizardOfEarthsea, sd.ItemTombsOfAtuan}},
+		// curation batch fixes: a tag taken from the middle of a list (the
+		// put-back would append it), and a quick match (always).
+		{tool: "batch_update_books", other: map[string]any{"library_item_ids": []string{sd.ItemSourcery, sd.ItemMort}, "field": "tags", "mode": "remove", "values": []string{"discworld"}},
+			args:   map[string]any{"library_item_ids": []string{sd.ItemMort, sd.ItemEqualRites}, "field": "tags", "mode": "remove", "values": []string{"discworld"}},
+			method: "POST", path: "/api/items/batch/update",
+			done: func(s *sd.Server) bool {
+				it, _ := s.Item(sd.ItemMort)
+				return fmt.Sprint(it.Book.Tags) == "[death]"
+			},
+			targets: []string{sd.ItemMort, sd.ItemEqualRites},
+			free: func(s *sd.Server) string {
+				a, _ := s.Item(sd.ItemMort)
+				b, _ := s.Item(sd.ItemEqualRites)
+				return fmt.Sprint(a.Book.Tags, b.Book.Tags, a.UpdatedAt, b.UpdatedAt)
+			}},
+		// A provider is reachable here, so an approved match moves the
+		// books' updatedAt and a replayed approval reads another state
+		// (with none reachable nothing changes: tools.yaml's digest_blind).
+		{tool: "batch_quick_match", other: map[string]any{"library_item_ids": []string{sd.ItemMort}},
+			setup:  func(s *sd.Server) { s.SetProvidersReachable(true) },
+			args:   map[string]any{"library_item_ids": []string{sd.ItemMort, sd.ItemSourcery}, "override_details": true},
+			method: "POST", path: "/api/items/batch/quickmatch",
+			done:    func(s *sd.Server) bool { return len(s.BatchMatches()) == 1 },
+			targets: []string{sd.ItemMort, sd.ItemSourcery}},
 		// podcasts toolset
 		{tool: "delete_podcast_episode", other: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings3},
 			args:   map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings1, "delete_file": true},

@@ -121,6 +121,22 @@ func TestItemWritesOneAtATime(t *testing.T) {
 			t.Errorf("%d writes reached the stand-in, want 3: %v", n, mutations(e.Standin))
 		}
 	})
+	// A batch update writes to each of its books in one request: it waits
+	// for a write to one of them, and that write for it.
+	t.Run("a batch and one of its items", func(t *testing.T) {
+		e := startApproving(t)
+		f := countWrites(e.Standin, 2*time.Second)
+		callTogether(t, e, []call{
+			{"batch_update_books", map[string]any{"library_item_ids": []string{sd.ItemMort, sd.ItemProjectHailMary}, "field": "tags", "values": []string{"x"}}},
+			meta(sd.ItemProjectHailMary, map[string]any{"publisher": "One"}),
+		})
+		if _, all := f.counts(""); all != 1 {
+			t.Errorf("a batch and a write to one of its items were in flight %d at a time, want 1", all)
+		}
+		if n := len(mutations(e.Standin)); n != 2 {
+			t.Errorf("%d writes reached the stand-in, want 2: %v", n, mutations(e.Standin))
+		}
+	})
 	t.Run("different items", func(t *testing.T) {
 		e := startApproving(t)
 		f := countWrites(e.Standin, time.Minute)

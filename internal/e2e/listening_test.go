@@ -476,7 +476,7 @@ func TestTidyPrompt(t *testing.T) {
 			continue
 		}
 		tool := registryTool(t, w)
-		if want := map[bool]string{true: "curation", false: "upkeep"}[strings.HasPrefix(w, "audit_") || strings.HasPrefix(w, "rename_") || strings.HasPrefix(w, "merge_")]; tool.Toolset != want {
+		if want := map[bool]string{true: "curation", false: "upkeep"}[strings.HasPrefix(w, "audit_") || strings.HasPrefix(w, "rename_") || strings.HasPrefix(w, "merge_") || strings.HasPrefix(w, "batch_")]; tool.Toolset != want {
 			t.Errorf("tidy prompt names %s of toolset %s, and says %s", w, tool.Toolset, want)
 		}
 	}

@@ -43,6 +43,8 @@ var putBackElsewhere = map[string]string{
 	// Renames act on every library: on the run's own names.
 	"rename_tag":   "TestLiveRenames",
 	"rename_genre": "TestLiveRenames",
+	// Batch updates of two books of the run, each free mode.
+	"batch_update_books": "TestLiveBatchUpdate",
 }
 
 // TestLivePutBackEveryWrite runs, against a real Audiobookshelf, the free

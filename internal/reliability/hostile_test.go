@@ -138,6 +138,16 @@ func badValues(name string, p schemaProp) []any {
 				keep([]any{map[string]any{"library_item_id": id}},
 					[]any{map[string]any{"library_item_id": "a", "episode_id": id}})
 			}
+		} else if p.Items != nil && p.Items.MaxLength != nil {
+			// A list of names (tools.yaml's string_list: tags, genres,
+			// narrators), not of ids: each entry is one line of text.
+			many := make([]any, big)
+			for i := range many {
+				many[i] = fmt.Sprintf("name-%d", i)
+			}
+			keep(many)
+			keep([]any{7}, []any{nil}, []any{[]any{}}, []any{"a", "a"}, []any{""}, []any{"  "}, []any{"a\nb"}, []any{"a\tb"},
+				[]any{"a\x00b"}, []any{"\x1b[31mred"}, []any{"a\x7fb"}, []any{"a\u0085b"}, []any{strings.Repeat("a", *p.Items.MaxLength+1)})
 		} else {
 			many := make([]any, big)
 			for i := range many {
@@ -185,6 +195,8 @@ func validArgs(tool string, s toolSchema) map[string]any {
 			args[name] = "y" // a rename onto the same name is refused
 		case p.Type == "number":
 			args[name] = 1.5
+		case len(p.Enum) > 0:
+			args[name] = p.Enum[0]
 		case p.Type == "string":
 			args[name] = "x"
 		}
@@ -205,6 +217,8 @@ func validArgs(tool string, s toolSchema) map[string]any {
 		set("name")
 	case tool == "download_podcast_episodes":
 		args["newest"] = 1
+	case tool == "batch_update_books": // field tags takes values
+		args["values"] = []any{"x"}
 	}
 	return args
 }

@@ -2,6 +2,14 @@ package standin
 
 import "net/http"
 
+// BatchMatch is one POST /api/items/batch/quickmatch the stand-in received
+// (the items it found, in the order of the request, and the options).
+type BatchMatch struct {
+	IDs                            []string
+	Provider                       string
+	OverrideDetails, OverrideCover bool
+}
+
 // curationRoutes are the routes of the curation toolset's batch fixes.
 func curationRoutes() []route {
 	const P, A = http.MethodPost, http.MethodPatch
@@ -10,6 +18,7 @@ func curationRoutes() []route {
 		api(P, "/genres/rename", hGenreRename),
 		api(A, "/authors/:id", hAuthorUpdate),
 		api(P, "/items/batch/update", hItemsBatchUpdate),
+		api(P, "/items/batch/quickmatch", hItemsBatchQuickMatch),
 	}
 }
 
@@ -267,4 +276,70 @@ func renameEverywhere(c *ctx, oldKey, newKey, mergedKey string, list func(*Libra
 		}
 	}
 	c.sendJSON(jobj{{mergedKey, merged}, {"numItemsUpdated", updated}})
+}
+
+// SetProvidersReachable decides what a batch quick match finds: false (the
+// default, as on a machine that cannot reach the internet) no provider
+// answers and nothing changes; true each book gets the stand-in's match
+// (MatchResult, or the fixed one made from the book) applied as
+// match_library_item's route applies it. Podcasts are never matched here.
+func (s *Server) SetProvidersReachable(ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.upkeep.providersReachable = ok
+}
+
+// BatchMatches are the batch quick matches received, oldest first.
+func (s *Server) BatchMatches() []BatchMatch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]BatchMatch(nil), s.upkeep.batchMatches...)
+}
+
+// POST /api/items/batch/quickmatch {libraryItemIds, options}:
+// LibraryItemController.batchQuickMatch. Admins only (403); 400 when
+// libraryItemIds is empty or names no item (ids that are no item are
+// skipped). It answers "OK" and then matches each item found; the stand-in
+// records the call and matches before its answer is read, with the
+// providers reachable or not (SetProvidersReachable).
+func hItemsBatchQuickMatch(c *ctx) {
+	if !c.user.isAdminOrUp() {
+		c.sendStatus(http.StatusForbidden)
+		return
+	}
+	body, _ := c.body.(map[string]any)
+	ids, _ := body["libraryItemIds"].([]any)
+	if len(ids) == 0 {
+		c.sendStatus(http.StatusBadRequest)
+		return
+	}
+	var items []*LibraryItem
+	for _, v := range ids {
+		id, _ := v.(string)
+		if li := c.s.item(id); li != nil {
+			items = append(items, li)
+		}
+	}
+	if len(items) == 0 {
+		c.sendStatus(http.StatusBadRequest)
+		return
+	}
+	opts, _ := body["options"].(map[string]any)
+	m := BatchMatch{Provider: "google"}
+	if p, ok := opts["provider"].(string); ok && p != "" {
+		m.Provider = p
+	}
+	m.OverrideDetails = truthy(opts["overrideDetails"])
+	m.OverrideCover = truthy(opts["overrideCover"])
+	for _, li := range items {
+		m.IDs = append(m.IDs, li.ID)
+	}
+	c.s.upkeep.batchMatches = append(c.s.upkeep.batchMatches, m)
+	c.sendStatus(http.StatusOK)
+	if !c.s.upkeep.providersReachable {
+		return
+	}
+	for _, li := range items {
+		c.quickMatch(li, m.Provider, m.OverrideDetails, m.OverrideCover, nil)
+	}
 }

@@ -40,6 +40,10 @@ type upkeepState struct {
 	misses       []string
 	updates      []string
 	matchResult  func(provider string, b *Book, authors []string) *MatchData
+	// providersReachable and batchMatches: batch quick matches
+	// (h_curation.go).
+	providersReachable bool
+	batchMatches       []BatchMatch
 }
 
 // MatchData is what a metadata provider answers a quick match with (the
@@ -613,11 +617,21 @@ func hItemMatch(c *ctx) {
 	}
 	override, _ := body["overrideDetails"].(bool)
 	overrideCover, _ := body["overrideCover"].(bool)
-	li := c.li
+	updated, warning := c.quickMatch(c.li, provider, override, overrideCover, nil)
+	if warning != "" {
+		c.sendJSON(jobj{{"warning", warning}})
+		return
+	}
+	c.sendJSON(jobj{{"updated", updated}, {"libraryItem", c.s.itemExpanded(c.li, viewOpts{})}})
+}
+
+// quickMatch is Scanner.quickMatchLibraryItem for a book with the
+// provider's first result (f, or the server's MatchResult): whether the
+// book changed, or the warning of no match.
+func (c *ctx) quickMatch(li *LibraryItem, provider string, override, overrideCover bool, f func(provider string, b *Book, authors []string) *MatchData) (bool, string) {
 	b := li.Book
 	if b == nil {
-		c.sendJSON(jobj{{"warning", "No " + provider + " match found"}})
-		return
+		return false, "No " + provider + " match found"
 	}
 	var authors []string
 	for _, id := range b.AuthorIDs {
@@ -625,14 +639,15 @@ func hItemMatch(c *ctx) {
 			authors = append(authors, a.Name)
 		}
 	}
-	f := c.s.upkeep.matchResult
+	if f == nil {
+		f = c.s.upkeep.matchResult
+	}
 	if f == nil {
 		f = defaultMatch
 	}
 	m := f(provider, b, authors)
 	if m == nil {
-		c.sendJSON(jobj{{"warning", "No " + provider + " match found"}})
-		return
+		return false, "No " + provider + " match found"
 	}
 	updated := false
 	if m.Cover != "" && (b.CoverPath == "" || overrideCover) {
@@ -683,7 +698,7 @@ func hItemMatch(c *ctx) {
 		now := c.nowMs()
 		li.UpdatedAt, b.UpdatedAt = now, now
 	}
-	c.sendJSON(jobj{{"updated", updated}, {"libraryItem", c.s.itemExpanded(li, viewOpts{})}})
+	return updated, ""
 }
 
 // GET /api/items/:id/cover: LibraryItemController.getCover (no item

@@ -52,6 +52,9 @@ func CheckCode(root string, m *Manifest) error {
 		if !fs[name] {
 			errs = append(errs, fmt.Errorf("tools.yaml: tool %s: %s has no %s: write it there (CONTRIBUTING.md, step 2)", t.Name, ToolsetDir(t.Toolset), want))
 		}
+		if t.Check && !fs["Check"+typ] {
+			errs = append(errs, fmt.Errorf("tools.yaml: tool %s has check: true, and %s has no func Check%s(a toolargs.%s) error: write it there, or leave check out", t.Name, ToolsetDir(t.Toolset), typ, typ))
+		}
 	}
 	return errors.Join(errs...)
 }

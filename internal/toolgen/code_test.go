@@ -44,4 +44,17 @@ func TestCheckCodeNamesTheMissingStep(t *testing.T) {
 	if err := CheckCode(root, m); err != nil {
 		t.Errorf("complete: %v", err)
 	}
+	// check: true wants Check<Tool> beside the tool's function.
+	for i := range m.Tools {
+		if m.Tools[i].Name == "update_thing" {
+			m.Tools[i].Check = true
+		}
+	}
+	if err := CheckCode(root, m); err == nil || !strings.Contains(err.Error(), "tool update_thing has check: true, and tools/things has no func CheckUpdateThing(a toolargs.UpdateThing) error") {
+		t.Errorf("check without its function: %v", err)
+	}
+	write("package things\n\nfunc GetThing() {}\n\nfunc PlanUpdateThing() {}\n\nfunc CheckUpdateThing() {}\n")
+	if err := CheckCode(root, m); err != nil {
+		t.Errorf("complete with a check: %v", err)
+	}
 }

@@ -91,6 +91,11 @@ type Tool struct {
 	// one: checked by the decoder with the rest of the arguments.
 	AtLeastOneOf []string `yaml:"at_least_one_of"`
 	ExactlyOneOf []string `yaml:"exactly_one_of"`
+	// Check: the toolset's package has Check<Tool>(a) error, which says
+	// what is wrong with a combination of arguments the decoder cannot
+	// tell; the handler calls it right after decoding, before the
+	// permission is checked, so a refused call sends nothing.
+	Check bool `yaml:"check"`
 	// Permission is the Audiobookshelf permission a call needs beyond the
 	// user's own data; absent for none.
 	Permission Permission `yaml:"permission"`

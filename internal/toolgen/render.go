@@ -115,6 +115,12 @@ func InputSchema(t *Tool) ([]byte, error) {
 			s.set("type", "boolean")
 		case "id_list":
 			s.set("type", "array").set("items", newObj().set("type", "string"))
+		case "string_list":
+			item := newObj().set("type", "string")
+			if p.MaxLength > 0 {
+				item.set("maxLength", p.MaxLength)
+			}
+			s.set("type", "array").set("items", item)
 		case "playlist_items":
 			item := newObj().set("type", "object").
 				set("properties", newObj().
@@ -140,7 +146,7 @@ func InputSchema(t *Tool) ([]byte, error) {
 		if p.MinLength > 0 {
 			s.set("minLength", p.MinLength)
 		}
-		if p.MaxLength > 0 {
+		if p.MaxLength > 0 && p.Type != "string_list" {
 			s.set("maxLength", p.MaxLength)
 		}
 		if p.MinItems > 0 {
@@ -178,7 +184,7 @@ func goType(p *Param) string {
 		return "float64"
 	case "boolean":
 		return "bool"
-	case "id_list":
+	case "id_list", "string_list":
 		return "[]string"
 	case "playlist_items":
 		return "[]argdec.PlaylistItem"
@@ -195,7 +201,7 @@ func pointer(p *Param) bool {
 		return false
 	}
 	switch p.Type {
-	case "id_list", "playlist_items", "metadata_fields":
+	case "id_list", "string_list", "playlist_items", "metadata_fields":
 		return false // nil already means absent
 	case "id", "string":
 		return p.Name != "confirm_token"
@@ -246,6 +252,8 @@ func decodeCall(p *Param) string {
 		return fmt.Sprintf("d.Bool(%s, %t)", q, p.Required)
 	case "id_list":
 		return fmt.Sprintf("d.IDList(%s, argdec.ListRule{Required: %t, MinItems: %d, MaxItems: %d})", q, p.Required, p.MinItems, p.MaxItems)
+	case "string_list":
+		return fmt.Sprintf("d.StringList(%s, argdec.ListRule{Required: %t, MinItems: %d, MaxItems: %d}, %d)", q, p.Required, p.MinItems, p.MaxItems, p.MaxLength)
 	case "playlist_items":
 		return fmt.Sprintf("d.PlaylistItems(%s, argdec.ListRule{Required: %t, MinItems: %d, MaxItems: %d})", q, p.Required, p.MinItems, p.MaxItems)
 	case "metadata_fields":
@@ -293,7 +301,7 @@ func renderArgs(m *Manifest) ([]byte, error) {
 			f := GoName(p.Name)
 			call := decodeCall(p)
 			switch {
-			case p.Type == "id_list" || p.Type == "playlist_items" || p.Type == "metadata_fields":
+			case p.Type == "id_list" || p.Type == "string_list" || p.Type == "playlist_items" || p.Type == "metadata_fields":
 				fmt.Fprintf(&b, "\ta.%s = %s\n", f, call)
 			case pointer(p):
 				fmt.Fprintf(&b, "\ta.%s = %s\n", f, call)
@@ -565,6 +573,9 @@ func writeHandler(b *bytes.Buffer, t *Tool) {
 	}
 	fmt.Fprintf(b, "\t\ta, err := toolargs.Decode%s(%s)\n", typ, raw)
 	b.WriteString("\t\tif err != nil {\n\t\t\treturn nil, kit.ArgumentError(err)\n\t\t}\n")
+	if t.Check {
+		fmt.Fprintf(b, "\t\tif err := %s.Check%s(a); err != nil {\n\t\t\treturn nil, err\n\t\t}\n", pkg, typ)
+	}
 	if pm := t.Permission.Name; pm != "" {
 		fmt.Fprintf(b, "\t\tctx, err = d.Permit(ctx, %q, %s)\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n", t.Name, permissionExpr(pm))
 	}
@@ -641,6 +652,8 @@ func paramType(p *Param) string {
 	switch p.Type {
 	case "id_list":
 		return "list of ids"
+	case "string_list":
+		return "list of strings"
 	case "playlist_items":
 		return "list of {library_item_id, episode_id?}"
 	case "metadata_fields":
@@ -662,7 +675,10 @@ func paramBounds(p *Param) string {
 	if p.Min != nil && p.Max != nil {
 		parts = append(parts, fmt.Sprintf("%s to %s", num(*p.Min), num(*p.Max)))
 	}
-	if p.MinLength > 0 || p.MaxLength > 0 {
+	switch {
+	case p.Type == "string_list" && p.MaxLength > 0:
+		parts = append(parts, fmt.Sprintf("each one line of 1 to %d characters", p.MaxLength))
+	case p.MinLength > 0 || p.MaxLength > 0:
 		parts = append(parts, fmt.Sprintf("%d to %d characters", p.MinLength, p.MaxLength))
 	}
 	if p.MinItems > 0 || p.MaxItems > 0 {
@@ -936,7 +952,7 @@ func renderGuardDoc(m *Manifest) []byte {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", t.Name, asks(t.Guard), strings.Join(binds, ", "), oneLine(t.Guard.Reads), oneLine(t.Guard.TakesOut), oneLine(t.Guard.Stays))
 	}
 	b.WriteString("\n## Every write either asks or can be undone\n\n")
-	b.WriteString("Every write tool either asks, or its answer carries what it replaced (whole, within the result budget) and the call that puts it back, as `put_back` (`tool` and `arguments`, as a model would make the call; a `note` when that call asks first; `then`, a second call of the same form, when one call cannot put everything back). Where a put-back could not give Audiobookshelf's record back exactly, the tool asks instead, and the table above says when. A test (internal/e2e, TestEveryWriteAsksOrPutsBack) runs every write tool that does not always ask, then the put-back from its answer, against the stand-in, and compares the whole state before and after field by field, ignoring only updatedAt (Audiobookshelf moves it on every save) and what a case names with its reason: the time of a scan on its library, a podcast's size after a download and its put-back (Audiobookshelf recounts the size from the item's files on a finished download, not on an episode delete; the download's answer says so), and the stand-in's own log of files deleted from disk, which those cases check by hand. A download's put-back runs once the stand-in's queue has finished; a write tool without a case fails that test by name. `make test-live` does the same against a real Audiobookshelf (internal/live, TestLivePutBack and TestLivePutBackEveryWrite, the match through a custom metadata provider the run serves on 127.0.0.1): the raw records before and after (the whole library item with the library's authors and series, the progress record, the collection, the playlist, the library and its items), ignoring only updatedAt and lastUpdate, and for a scan the library's lastScan and lastScanVersion (the time and version of that scan); a write tool that neither always asks nor is run there fails it by name. The podcast writes are run there by TestLivePodcastPutBack, against feeds the run serves on 127.0.0.1, and the tag and genre renames by TestLiveRenames, on names of the run's own.\n\n")
+	b.WriteString("Every write tool either asks, or its answer carries what it replaced (whole, within the result budget) and the call that puts it back, as `put_back` (`tool` and `arguments`, as a model would make the call; a `note` when that call asks first; `then`, a second call of the same form, when one call cannot put everything back). Where a put-back could not give Audiobookshelf's record back exactly, the tool asks instead, and the table above says when. A test (internal/e2e, TestEveryWriteAsksOrPutsBack) runs every write tool that does not always ask, then the put-back from its answer, against the stand-in, and compares the whole state before and after field by field, ignoring only updatedAt (Audiobookshelf moves it on every save) and what a case names with its reason: the time of a scan on its library, a podcast's size after a download and its put-back (Audiobookshelf recounts the size from the item's files on a finished download, not on an episode delete; the download's answer says so), and the stand-in's own log of files deleted from disk, which those cases check by hand. A download's put-back runs once the stand-in's queue has finished; a write tool without a case fails that test by name. `make test-live` does the same against a real Audiobookshelf (internal/live, TestLivePutBack and TestLivePutBackEveryWrite, the match through a custom metadata provider the run serves on 127.0.0.1): the raw records before and after (the whole library item with the library's authors and series, the progress record, the collection, the playlist, the library and its items), ignoring only updatedAt and lastUpdate, and for a scan the library's lastScan and lastScanVersion (the time and version of that scan); a write tool that neither always asks nor is run there fails it by name. The podcast writes are run there by TestLivePodcastPutBack, against feeds the run serves on 127.0.0.1, the tag and genre renames by TestLiveRenames, on names of the run's own, and the batch updates of books by TestLiveBatchUpdate, on two books with names of the run's own.\n\n")
 	b.WriteString("| tool | asks | otherwise its answer's put-back |\n|---|---|---|\n")
 	for i := range m.Tools {
 		t := &m.Tools[i]

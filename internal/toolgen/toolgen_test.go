@@ -441,6 +441,13 @@ var beyondTheContract = map[string]bool{
 	// no call here makes it again.
 	"merge_authors": true,
 	"merge_series":  true,
+	// batch_update_books where one call of it could not give every book
+	// back exactly (text somebody typed replaced, values taken from the
+	// middle of a list, a series replaced or left without a book), and
+	// batch_quick_match always: a provider's metadata and covers written
+	// over many items in the background, which nothing here puts back.
+	"batch_update_books": true,
+	"batch_quick_match":  true,
 }
 
 // readContract finds shared/reference/guard.md beside the repository or

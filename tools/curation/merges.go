@@ -155,8 +155,8 @@ func readOfAuthor(au *absdata.Author) authorRead {
 	return r
 }
 
-// seriesEntry is one series of a book with the book's sequence in it.
-type seriesEntry struct {
+// seriesHeld is one series of a book with the book's sequence in it.
+type seriesHeld struct {
 	ID       string  `json:"id"`
 	Sequence *string `json:"sequence"`
 	name     string
@@ -167,7 +167,7 @@ type seriesEntry struct {
 type bookRead struct {
 	ID        string        `json:"id"`
 	UpdatedAt int64         `json:"updatedAt"`
-	Series    []seriesEntry `json:"series"`
+	Series    []seriesHeld `json:"series"`
 }
 
 // PlanMergeSeries plans merge_series. Audiobookshelf has no merge of
@@ -212,9 +212,9 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			errs[i] = err
 			return
 		}
-		b := bookRead{ID: it.ID, UpdatedAt: it.UpdatedAt, Series: []seriesEntry{}}
+		b := bookRead{ID: it.ID, UpdatedAt: it.UpdatedAt, Series: []seriesHeld{}}
 		for _, s := range it.Media.Metadata.Series {
-			e := seriesEntry{ID: s.ID, name: s.Name}
+			e := seriesHeld{ID: s.ID, name: s.Name}
 			if s.Sequence.Valid {
 				e.Sequence = kit.Ptr(s.Sequence.Value)
 			}

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -11,8 +12,9 @@ import (
 // race in its scanner to create the same record, and the unique-constraint
 // error that loses is not handled (the process exits). So every write this
 // server sends for an item (update_item_metadata, match_library_item,
-// remove_item_cover, and the podcast writes on one podcast) waits for the
-// one before it to be answered; writes to other items go on together.
+// remove_item_cover, the podcast writes on one podcast, and a batch of
+// items in one request, which waits for each of them) waits for the one
+// before it to be answered; writes to other items go on together.
 //
 // What this does not cover: it holds within one process. Several instances
 // of this server in front of one Audiobookshelf, or another client (the
@@ -27,6 +29,14 @@ type itemKey struct{}
 // from this process.
 func ForItem(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, itemKey{}, id)
+}
+
+// ForItems marks ctx as a call whose one request writes to every item of
+// ids (batch_update_books): it waits for each of them, taken in the order
+// of their ids, so that two such calls never wait for each other.
+func ForItems(ctx context.Context, ids []string) context.Context {
+	sorted := slices.Compact(slices.Sorted(slices.Values(ids)))
+	return context.WithValue(ctx, itemKey{}, sorted)
 }
 
 // itemLocks serialises writes per Audiobookshelf and item across every
@@ -71,15 +81,31 @@ func (k *keyedLock) acquire(ctx context.Context, key string) (release func(), er
 	}
 }
 
-// lockItem takes the lock of the item ctx writes to, if it names one.
+// lockItem takes the lock of the item ctx writes to, if it names one, or
+// of each item of a batch, in order.
 func (d *Deps) lockItem(ctx context.Context) (release func(), err error) {
-	id, _ := ctx.Value(itemKey{}).(string)
-	if id == "" {
-		return func() {}, nil
+	var ids []string
+	switch v := ctx.Value(itemKey{}).(type) {
+	case string:
+		if v != "" {
+			ids = []string{v}
+		}
+	case []string:
+		ids = v
 	}
-	release, err = itemLocks.acquire(ctx, d.BaseURL+"\x00"+id)
-	if err != nil {
-		return nil, Errorf(NotSent, "The call ended while it waited for another write to library item %s to be answered (writes to one item are sent one at a time).", ShowID(id))
+	var held []func()
+	releaseAll := func() {
+		for i := len(held) - 1; i >= 0; i-- {
+			held[i]()
+		}
 	}
-	return release, nil
+	for _, id := range ids {
+		r, err := itemLocks.acquire(ctx, d.BaseURL+"\x00"+id)
+		if err != nil {
+			releaseAll()
+			return nil, Errorf(NotSent, "The call ended while it waited for another write to library item %s to be answered (writes to one item are sent one at a time).", ShowID(id))
+		}
+		held = append(held, r)
+	}
+	return releaseAll, nil
 }

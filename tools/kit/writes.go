@@ -67,6 +67,7 @@ var writeAnswers = []writeAnswer{
 	{"renameGenre", http.MethodPost, regexp.MustCompile(`/api/genres/rename$`), false, []string{"genreMerged", "numItemsUpdated"}, "audit_tags_and_genres"},
 	{"updateAuthor", http.MethodPatch, regexp.MustCompile(`/api/authors/[^/]+$`), false, []string{"author"}, "get_author"},
 	{"batchUpdateLibraryItems", http.MethodPost, regexp.MustCompile(`/api/items/batch/update$`), false, []string{"success", "updates"}, "get_library_item"},
+	{"batchQuickMatchLibraryItems", http.MethodPost, regexp.MustCompile(`/api/items/batch/quickmatch$`), true, nil, "get_library_item"},
 }
 
 // answerFor is the entry for a write request, or nil.

@@ -33,6 +33,7 @@ var operations = map[string]struct{ method, path string }{
 	"listGenres":                 {http.MethodGet, "/api/genres"},
 	"renameTag":                  {http.MethodPost, "/api/tags/rename"},
 	"renameGenre":                {http.MethodPost, "/api/genres/rename"},
+	"renameNarrator":             {http.MethodPatch, "/api/libraries/{id}/narrators/{narratorId}"},
 	"getLibraryItem":             {http.MethodGet, "/api/items/{id}"},
 	"getPodcastEpisode":          {http.MethodGet, "/api/podcasts/{id}/episode/{episodeId}"},
 	"listRecentEpisodes":         {http.MethodGet, "/api/libraries/{id}/recent-episodes"},

@@ -194,6 +194,12 @@ func TestGuardedToolsMatchTheContract(t *testing.T) {
 		// not last on some item (the rename back would not give the order)
 		"rename_tag":   "when effect merges_names or effect reorders_names",
 		"rename_genre": "when effect merges_names or effect reorders_names",
+		// and a narrator's rename, which reaches books the user may not see
+		"rename_narrator": "when effect merges_names or effect reorders_names or effect unseen_books",
+		// curation: a merge takes names out, always
+		"merge_tags":      "always",
+		"merge_genres":    "always",
+		"merge_narrators": "always",
 	}
 	got := map[string]string{}
 	for _, tool := range registry.All {

@@ -449,6 +449,44 @@ func (d *Decoder) IDList(name string, r ListRule) []string {
 	return out
 }
 
+// NameList reads a list of distinct names (a tag, a genre, a narrator as
+// items hold them): each one line of text, not empty or only spaces, at
+// most maxLen characters; nil when absent.
+func (d *Decoder) NameList(name string, r ListRule, maxLen int) []string {
+	elems := d.list(name, r)
+	if elems == nil {
+		return nil
+	}
+	out := make([]string, 0, len(elems))
+	seen := make(map[string]int, len(elems))
+	for i, e := range elems {
+		at := fmt.Sprintf("%s[%d]", name, i)
+		var s string
+		if err := json.Unmarshal(e, &s); err != nil {
+			d.fail(at, "must be a string, got %s", kind(e))
+			return nil
+		}
+		switch n := utf8.RuneCountInString(s); {
+		case strings.TrimSpace(s) == "":
+			d.fail(at, "must not be empty or only spaces")
+			return nil
+		case maxLen > 0 && n > maxLen:
+			d.fail(at, "must be at most %d characters long, got %d", maxLen, n)
+			return nil
+		case strings.ContainsAny(s, "\n\t") || RefusedControls(s) > 0:
+			d.fail(at, "must not contain control characters (a line break or a tab); a name is one line of text")
+			return nil
+		}
+		if j, dup := seen[s]; dup {
+			d.fail(name, "lists %s twice (entries %d and %d); give each name once", strconv.Quote(clip(s, 64)), j, i)
+			return nil
+		}
+		seen[s] = i
+		out = append(out, s)
+	}
+	return out
+}
+
 // PlaylistItems reads a list of {library_item_id, episode_id?}; nil when
 // absent. Entries must be distinct and either all carry an episode_id or none.
 func (d *Decoder) PlaylistItems(name string, r ListRule) []PlaylistItem {

@@ -436,6 +436,14 @@ var beyondTheContract = map[string]bool{
 	// so the rename back cannot give the order back).
 	"rename_tag":   true,
 	"rename_genre": true,
+	// rename_narrator likewise, and where the user of the key does not see
+	// every book (Audiobookshelf renames on those too, unread).
+	"rename_narrator": true,
+	// merge_tags, merge_genres and merge_narrators take names out, always:
+	// no rename back can tell which item held which spelling.
+	"merge_tags":      true,
+	"merge_genres":    true,
+	"merge_narrators": true,
 }
 
 // readContract finds shared/reference/guard.md beside the repository or

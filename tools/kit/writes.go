@@ -65,6 +65,7 @@ var writeAnswers = []writeAnswer{
 	// curation toolset
 	{"renameTag", http.MethodPost, regexp.MustCompile(`/api/tags/rename$`), false, []string{"tagMerged", "numItemsUpdated"}, "audit_tags_and_genres"},
 	{"renameGenre", http.MethodPost, regexp.MustCompile(`/api/genres/rename$`), false, []string{"genreMerged", "numItemsUpdated"}, "audit_tags_and_genres"},
+	{"renameNarrator", http.MethodPatch, regexp.MustCompile(`/api/libraries/[^/]+/narrators/[^/]+$`), false, []string{"updated"}, "audit_people"},
 }
 
 // answerFor is the entry for a write request, or nil.

@@ -1147,7 +1147,7 @@ var All = []Tool{
 		Name: "rename_narrator", Title: "Rename narrator", Toolset: "curation",
 		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
 		Reason:     "Replaces a narrator on every book holding it, in every library; a merge into an existing narrator cannot be split again, and the same call again finds the narrator gone.",
-		Operations: []string{"getMe", "listLibraries", "listLibraryItems", "renameNarrator"},
+		Operations: []string{"getMe", "listLibraries", "listLibraryItems", "getLibraryItem", "renameNarrator"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "when effect merges_names or effect reorders_names or effect unseen_books", WhenParams: nil, WhenEffects: []string{"merges_names", "reorders_names", "unseen_books"}, BindsTo: []string{"narrator", "new_narrator"}, Kind: "book metadata", TakesOut: "A merged name cannot be split again from here, a book's order of narrators cannot be given back, and books the user does not see are changed unseen.", Stays: "The books themselves and their other fields are not touched."},

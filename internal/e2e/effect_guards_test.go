@@ -74,6 +74,9 @@ var guardedRequestCases = []readCase{
 	// holding either name; again when the answer comes; the rename.
 	{tool: "rename_tag", args: map[string]any{"tag": "witches", "new_tag": "discworld"}},
 	{tool: "rename_genre", args: map[string]any{"genre": "Humor", "new_genre": "Fantasy"}},
+	// The user twice, the libraries, in the book library the books
+	// holding either name; again when the answer comes; the rename.
+	{tool: "rename_narrator", args: map[string]any{"narrator": "Celia Imrie", "new_narrator": "Nigel Planer"}},
 	// Asks (Pratchett, before Gaiman, would be put back after him): book,
 	// Pratchett's books; again when the answer comes; the change.
 	{tool: "update_item_metadata", per: 2,

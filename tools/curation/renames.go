@@ -43,6 +43,10 @@ type nameKind struct {
 	// mergeTool, listArg and intoArg name the merge of several names.
 	mergeTool, listArg, intoArg string
 	list                        func(*absdata.Item) []string
+	// joined is the list as the items route gives it when it gives no
+	// list (a book's narrators come minified as one narratorName, joined
+	// with ", "); nil when the route gives the list.
+	joined func(*absdata.Item) string
 	// booksOnly: only books hold the name (narrators); podcast libraries
 	// are not read.
 	booksOnly bool
@@ -76,6 +80,7 @@ var (
 	narratorKind = nameKind{what: "narrator", group: "narrators", tool: "rename_narrator", oldArg: "narrator", newArg: "new_narrator",
 		mergeTool: "merge_narrators", listArg: "narrators", intoArg: "into_narrator",
 		list:      func(it *absdata.Item) []string { return it.Media.Metadata.Narrators },
+		joined:    func(it *absdata.Item) string { return it.Media.Metadata.NarratorName },
 		booksOnly: true, sight: true, countKey: "updated",
 		send: func(ctx context.Context, d *kit.Deps, libraryID, oldName, newName string) (*http.Response, error) {
 			return d.API.RenameNarrator(ctx, libraryID, base64.StdEncoding.EncodeToString([]byte(oldName)), abs.NarratorRename{Name: newName})
@@ -106,6 +111,7 @@ type holder struct {
 	ID        string   `json:"id"`
 	UpdatedAt int64    `json:"updatedAt"`
 	List      []string `json:"list"`
+	Joined    string   `json:"joined,omitempty"`
 }
 
 // holdings is what a rename or a merge read: for each name, in every
@@ -165,7 +171,11 @@ func readHoldings(ctx context.Context, d *kit.Deps, k nameKind, names []string) 
 				return nil, err
 			}
 			for i := range items {
-				h.by[name] = append(h.by[name], holder{items[i].ID, items[i].UpdatedAt, k.list(&items[i])})
+				hd := holder{ID: items[i].ID, UpdatedAt: items[i].UpdatedAt, List: k.list(&items[i])}
+				if k.joined != nil {
+					hd.Joined = k.joined(&items[i])
+				}
+				h.by[name] = append(h.by[name], hd)
 			}
 		}
 	}
@@ -224,13 +234,17 @@ func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName s
 		if newIDs[h.ID] {
 			both = append(both, h.ID)
 		}
+		list, err := listOf(ctx, d, k, h, oldName)
+		if err != nil {
+			return nil, err
+		}
 		n := 0
-		for _, v := range h.List {
+		for _, v := range list {
 			if v == oldName {
 				n++
 			}
 		}
-		if n > 1 || len(h.List) == 0 || h.List[len(h.List)-1] != oldName {
+		if n > 1 || len(list) == 0 || list[len(list)-1] != oldName {
 			reordered = append(reordered, h.ID)
 		}
 	}
@@ -281,6 +295,25 @@ func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName s
 		return kit.JSONResult(out)
 	}
 	return plan, nil
+}
+
+// listOf is the list of names of an item holding name. Where the items
+// route gives it joined (narrators), a joined text equal to the name is
+// that name alone (an item holding it, with others, would join longer);
+// any other is read from the item's record, since a name may hold the
+// ", " the names are joined with.
+func listOf(ctx context.Context, d *kit.Deps, k nameKind, h holder, name string) ([]string, error) {
+	if k.joined == nil || h.List != nil {
+		return h.List, nil
+	}
+	if h.Joined == name {
+		return []string{name}, nil
+	}
+	it, err := d.ReadItemRecord(ctx, h.ID)
+	if err != nil {
+		return nil, err
+	}
+	return k.list(it), nil
 }
 
 // auditOf is the audit that lists a kind's spellings.

@@ -20,9 +20,11 @@ func TestRenameAnswersItsPutBack(t *testing.T) {
 	for _, c := range []struct {
 		tool, group, oldArg, newArg, oldName, newName string
 		items                                         []string
+		mutation                                      string
 	}{
-		{"rename_tag", "tags", "tag", "new_tag", "space-opera", "space opera", []string{sd.ItemLeviathanWakes, sd.ItemCalibansWar, sd.ItemAbaddonsGate}},
-		{"rename_genre", "genres", "genre", "new_genre", "Science Fiction", "Sci-Fi", nil},
+		{"rename_tag", "tags", "tag", "new_tag", "space-opera", "space opera", []string{sd.ItemLeviathanWakes, sd.ItemCalibansWar, sd.ItemAbaddonsGate}, "POST /api/tags/rename"},
+		{"rename_genre", "genres", "genre", "new_genre", "Science Fiction", "Sci-Fi", nil, "POST /api/genres/rename"},
+		{"rename_narrator", "narrators", "narrator", "new_narrator", "Rob Inglis", "Robert Inglis", []string{sd.ItemWizardOfEarthsea, sd.ItemTombsOfAtuan}, "PATCH " + narratorPath("Rob Inglis")},
 	} {
 		t.Run(c.tool, func(t *testing.T) {
 			asked := 0
@@ -40,7 +42,7 @@ func TestRenameAnswersItsPutBack(t *testing.T) {
 			if asked != 0 {
 				t.Fatalf("asked: %v", v)
 			}
-			wantMutations(t, e.Standin, "POST /api/"+c.group+"/rename")
+			wantMutations(t, e.Standin, c.mutation)
 			var ids []string
 			for _, id := range at(t, v, "library_item_ids").([]any) {
 				ids = append(ids, str(id))

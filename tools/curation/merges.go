@@ -40,7 +40,8 @@ type merged struct {
 // and the rename back could not tell which items held which spelling.
 // Approved, it sends the renames one after the other, in the order given,
 // skipping a name no item holds; one that fails stops the rest, and the
-// error says which were made and which not.
+// error says which were made and which not. Names no item holds at all
+// are refused before anything is asked.
 func planMerge(ctx context.Context, d *kit.Deps, k nameKind, sources []string, into string) (*kit.Plan, error) {
 	if err := checkName(k, k.intoArg, into); err != nil {
 		return nil, err
@@ -67,6 +68,9 @@ func planMerge(ctx context.Context, d *kit.Deps, k nameKind, sources []string, i
 			}
 		}
 		parts = append(parts, fmt.Sprintf("name %d: %d item(s) (%s)", i+1, len(h.by[s]), listOrNone(ids(h.by[s]))))
+	}
+	if len(changed) == 0 {
+		return nil, kit.Errorf(kit.NotAsked, "argument %q: no item of the libraries this user sees holds any of the %d names (names are compared exactly: case and spaces count), so there is nothing to merge. %s lists the spellings in use.", k.listArg, len(sources), auditOf(k))
 	}
 	plan := &kit.Plan{Targets: changed}
 	plan.Action = fmt.Sprintf("This will merge %d %s names into one on %d item(s) of the server, in every library: %s.", len(sources), k.what, len(changed), listOrNone(changed))
@@ -97,11 +101,8 @@ func planMerge(ctx context.Context, d *kit.Deps, k nameKind, sources []string, i
 			total += n
 			done = append(done, merged{Name: s, ItemsChanged: n, Sent: true})
 		}
-		out := map[string]any{"merged": len(changed) > 0, "into": into, "names": done, "items_changed": total,
+		out := map[string]any{"merged": true, "into": into, "names": done, "items_changed": total,
 			"not_put_back": "A merge cannot be undone exactly: the rename back would take the name off every item holding it, and cannot tell which items held which spelling."}
-		if len(changed) == 0 {
-			out["note"] = fmt.Sprintf("No item of the libraries this user sees holds any of the names (names are compared exactly: case and spaces count); nothing was sent. %s lists the spellings in use.", auditOf(k))
-		}
 		showIDs(out, changed, "they are the items holding the merged name now")
 		return kit.JSONResult(out)
 	}
@@ -113,7 +114,7 @@ func planMerge(ctx context.Context, d *kit.Deps, k nameKind, sources []string, i
 // and which were not tried.
 func mergeFailed(k nameKind, sources []string, done []merged, at int, err error) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s stopped at name %d of %d: its rename failed: %s", k.mergeTool, at+1, len(sources), strings.TrimSpace(err.Error()))
+	fmt.Fprintf(&b, "%s stopped at name %d of %d, whose rename failed. For that name alone: %s", k.mergeTool, at+1, len(sources), strings.TrimSpace(err.Error()))
 	var made, skipped []string
 	for i, m := range done {
 		if m.Sent {

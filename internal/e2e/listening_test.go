@@ -465,7 +465,7 @@ func TestTidyPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range append(slices.Clone(all), `{"library_id":"`+sd.LibraryBooksID+`"}`, "update_item_metadata", "rename_tag", "rename_genre",
-		"do not exist yet", "only after I agree", "never approve for me", `"toolset": "curation"`, `"toolset": "upkeep"`, "call_tool") {
+		"rename_narrator", "merge_tags", "merge_genres", "merge_narrators", "do not exist yet", "only after I agree", "never approve for me", `"toolset": "curation"`, `"toolset": "upkeep"`, "call_tool") {
 		if !strings.Contains(text, w) {
 			t.Errorf("tidy prompt: %q lacks %q", text, w)
 		}
@@ -476,7 +476,7 @@ func TestTidyPrompt(t *testing.T) {
 			continue
 		}
 		tool := registryTool(t, w)
-		if want := map[bool]string{true: "curation", false: "upkeep"}[strings.HasPrefix(w, "audit_") || strings.HasPrefix(w, "rename_")]; tool.Toolset != want {
+		if want := map[bool]string{true: "curation", false: "upkeep"}[strings.HasPrefix(w, "audit_") || strings.HasPrefix(w, "rename_") || strings.HasPrefix(w, "merge_")]; tool.Toolset != want {
 			t.Errorf("tidy prompt names %s of toolset %s, and says %s", w, tool.Toolset, want)
 		}
 	}

@@ -138,6 +138,18 @@ func badValues(name string, p schemaProp) []any {
 				keep([]any{map[string]any{"library_item_id": id}},
 					[]any{map[string]any{"library_item_id": "a", "episode_id": id}})
 			}
+		} else if p.Items != nil && p.Items.MaxLength != nil {
+			// A list of names (a merge's tags, genres or narrators): any
+			// one line of text is a name, so a bad one is empty, blank,
+			// too long, or holds a control character.
+			many := make([]any, big)
+			for i := range many {
+				many[i] = fmt.Sprintf("name %d", i)
+			}
+			keep(many)
+			keep([]any{7}, []any{nil}, []any{[]any{}}, []any{"a", "a"}, []any{"a", ""}, []any{"a", "   "},
+				[]any{"a", "b\nc"}, []any{"a", "b\tc"}, []any{"a", "b\x00c"}, []any{"a", "\x1b[31mred"}, []any{"a", "a\u0085b"},
+				[]any{"a", strings.Repeat("a", *p.Items.MaxLength+1)})
 		} else {
 			many := make([]any, big)
 			for i := range many {
@@ -179,8 +191,10 @@ func validArgs(tool string, s toolSchema) map[string]any {
 			args[name] = sd.FeedOrbital
 		case name == "term":
 			args[name] = "x"
-		case name == "new_tag" || name == "new_genre":
-			args[name] = "y" // a rename onto the same name is refused
+		case name == "new_tag" || name == "new_genre" || name == "new_narrator" || strings.HasPrefix(name, "into_"):
+			args[name] = "y" // a rename onto the same name is refused, a merge into one it takes out too
+		case p.Type == "array" && p.Items != nil && p.Items.MaxLength != nil: // a merge's names
+			args[name] = []any{"x", "z"}
 		case p.Type == "number":
 			args[name] = 1.5
 		case p.Type == "string":

@@ -261,7 +261,7 @@ func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName s
 			"On %d of them (%s) the %s is not the last of the item's %ss: Audiobookshelf puts the new name at the end, so the rename back would not give the order back.",
 			len(reordered), kit.ListIDs(reordered), k.what, k.what))
 	}
-	if !h.seesAll {
+	if !h.seesAll && len(changed) > 0 {
 		plan.Effects = append(plan.Effects, EffectUnseenBooks)
 		plan.Consequences = append(plan.Consequences, unseen(k))
 	}

@@ -208,7 +208,10 @@ func TestEffectGuardsAskExactlyThen(t *testing.T) {
 			map[string]any{"narrator": "Rob Inglis", "new_narrator": "Robert Inglis"},
 			[]string{"rename a narrator on 2 item(s)", sd.ItemWizardOfEarthsea, "does not see every book of the server", "cannot be read from here"}},
 		{"a user kept to some libraries", func(s *sd.Server) {
-			s.SetPermissions(func(p *sd.Permissions) { p.AccessAllLibraries = false; p.LibrariesAccessible = []string{sd.LibraryBooksID} })
+			s.SetPermissions(func(p *sd.Permissions) {
+				p.AccessAllLibraries = false
+				p.LibrariesAccessible = []string{sd.LibraryBooksID}
+			})
 		}, "rename_narrator", map[string]any{"narrator": "Rob Inglis", "new_narrator": "Robert Inglis"},
 			[]string{"does not see every book of the server"}},
 		{"a narrator onto a new name, last everywhere", nil, "rename_narrator", map[string]any{"narrator": "Rob Inglis", "new_narrator": "Robert Inglis"}, nil},

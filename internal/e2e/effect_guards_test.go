@@ -373,14 +373,18 @@ func TestEffectGuardsApproved(t *testing.T) {
 
 // TestEffectGuardsChangedBetweenQuestionAndAnswer: on both protocol
 // revisions, an approval given while the playlist or the book changed
-// (a rename moves a playlist's updatedAt; any edit moves a book's) is not
+// (a rename moves a playlist's updatedAt; any edit moves a book's, and a
+// book's names read for a rename or a merge change with it) is not
 // spent on what is there now: on 2025-11-25 the call ends saying so; on
 // 2026-07-28 the person is asked again, told why, and only that second
 // approval makes the change, once.
 func TestEffectGuardsChangedBetweenQuestionAndAnswer(t *testing.T) {
 	for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
 		for _, c := range guardedCases() {
-			if c.tool != "add_items_to_playlist" && c.tool != "update_item_metadata" && c.tool != "rename_tag" && c.tool != "rename_genre" {
+			switch c.tool {
+			case "add_items_to_playlist", "update_item_metadata", "rename_tag", "rename_genre",
+				"rename_narrator", "merge_tags", "merge_genres", "merge_narrators":
+			default:
 				continue
 			}
 			t.Run(proto+"/"+c.tool, func(t *testing.T) {

@@ -22,7 +22,8 @@ import (
 // with what they were (only updatedAt left out). Then a rename onto a name
 // one of them holds (a merge) asks, naming no tag; declined, nothing
 // changes; and merge_tags and merge_narrators of two names ask, naming
-// neither, and declined change nothing. The names are the run's own; the
+// neither, declined change nothing, and approved leave each book the name
+// kept. The names are the run's own; the
 // books' tags, genres and narrators are set back at the end, even when a
 // step fails. The binary reaches Audiobookshelf through the
 // recording proxy, so each answer it reads is checked against spec/.
@@ -214,7 +215,27 @@ func TestLiveRenames(t *testing.T) {
 				t.Errorf("a declined %s changed %d field(s) of %s", c.tool, d, id)
 			}
 		}
+		// Approved: each book ends with the name kept, in place of its
+		// own, and the answer counts one book per name.
+		mu.Lock()
+		decline = false
+		mu.Unlock()
+		v, text, isErr := call(c.tool, map[string]any{c.listArg: []string{first, second}, c.intoArg: into})
+		if isErr || nAsked() != n+2 {
+			t.Fatalf("%s approved: asked %d, error %v: %s", c.tool, nAsked()-n, isErr, text)
+		}
+		if fmt.Sprint(v["items_changed"]) != "2" || !strings.Contains(text, `"items_changed":1`) {
+			t.Errorf("%s approved: want one book per name, two in all: %s", c.tool, text)
+		}
+		for _, id := range books {
+			if l := list(raw(id), c.group); !slices.Equal(l, append(slices.Clone(orig[id][c.group]), into)) {
+				t.Errorf("%s approved: %s holds %q", c.tool, id, l)
+			}
+		}
+		mu.Lock()
+		decline = true
+		mu.Unlock()
 	}
 	report(t, spec, rec.all(), map[string]bool{"getMe": true, "listLibraries": true, "listLibraryItems": true, "getLibraryItem": true, "renameTag": true, "renameGenre": true, "renameNarrator": true})
-	t.Logf("renames put back on 2 books: %d raw field(s) compared, 0 differing unless reported; a merge asked once and, declined, changed nothing; merge_tags and merge_narrators asked once each and, declined, changed nothing", fields)
+	t.Logf("renames put back on 2 books: %d raw field(s) compared, 0 differing unless reported; a merge asked once and, declined, changed nothing; merge_tags and merge_narrators asked once each and, declined, changed nothing, and approved merged", fields)
 }

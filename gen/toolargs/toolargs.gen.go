@@ -1458,7 +1458,7 @@ func DecodeMergeTags(raw json.RawMessage) (MergeTags, error) {
 	if err != nil {
 		return a, err
 	}
-	a.Tags = d.NameList("tags", argdec.ListRule{Required: true, MinItems: 2, MaxItems: 20}, 500)
+	a.Tags = d.StringList("tags", argdec.ListRule{Required: true, MinItems: 2, MaxItems: 20}, 500)
 	a.IntoTag = argdec.Val(d.String("into_tag", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
@@ -1479,7 +1479,7 @@ func DecodeMergeGenres(raw json.RawMessage) (MergeGenres, error) {
 	if err != nil {
 		return a, err
 	}
-	a.Genres = d.NameList("genres", argdec.ListRule{Required: true, MinItems: 2, MaxItems: 20}, 500)
+	a.Genres = d.StringList("genres", argdec.ListRule{Required: true, MinItems: 2, MaxItems: 20}, 500)
 	a.IntoGenre = argdec.Val(d.String("into_genre", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
@@ -1500,7 +1500,7 @@ func DecodeMergeNarrators(raw json.RawMessage) (MergeNarrators, error) {
 	if err != nil {
 		return a, err
 	}
-	a.Narrators = d.NameList("narrators", argdec.ListRule{Required: true, MinItems: 2, MaxItems: 20}, 500)
+	a.Narrators = d.StringList("narrators", argdec.ListRule{Required: true, MinItems: 2, MaxItems: 20}, 500)
 	a.IntoNarrator = argdec.Val(d.String("into_narrator", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()

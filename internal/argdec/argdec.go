@@ -449,10 +449,10 @@ func (d *Decoder) IDList(name string, r ListRule) []string {
 	return out
 }
 
-// NameList reads a list of distinct names (a tag, a genre, a narrator as
-// items hold them): each one line of text, not empty or only spaces, at
-// most maxLen characters; nil when absent.
-func (d *Decoder) NameList(name string, r ListRule, maxLen int) []string {
+// StringList reads a list of distinct strings (names: tags, genres,
+// narrators); nil when absent. Each is one line of text, not empty or only
+// spaces, at most maxLen characters.
+func (d *Decoder) StringList(name string, r ListRule, maxLen int) []string {
 	elems := d.list(name, r)
 	if elems == nil {
 		return nil
@@ -466,19 +466,20 @@ func (d *Decoder) NameList(name string, r ListRule, maxLen int) []string {
 			d.fail(at, "must be a string, got %s", kind(e))
 			return nil
 		}
-		switch n := utf8.RuneCountInString(s); {
-		case strings.TrimSpace(s) == "":
+		if strings.TrimSpace(s) == "" {
 			d.fail(at, "must not be empty or only spaces")
 			return nil
-		case maxLen > 0 && n > maxLen:
-			d.fail(at, "must be at most %d characters long, got %d", maxLen, n)
+		}
+		if maxLen > 0 && utf8.RuneCountInString(s) > maxLen {
+			d.fail(at, "must be at most %d characters long, got %d", maxLen, utf8.RuneCountInString(s))
 			return nil
-		case strings.ContainsAny(s, "\n\t") || RefusedControls(s) > 0:
-			d.fail(at, "must not contain control characters (a line break or a tab); a name is one line of text")
+		}
+		if strings.ContainsAny(s, "\n\t") || RefusedControls(s) > 0 {
+			d.fail(at, "must not contain control characters (a line break, a tab or another): each is one line of text")
 			return nil
 		}
 		if j, dup := seen[s]; dup {
-			d.fail(name, "lists %s twice (entries %d and %d); give each name once", strconv.Quote(clip(s, 64)), j, i)
+			d.fail(name, "lists %s twice (entries %d and %d); give each once", strconv.Quote(clip(s, 64)), j, i)
 			return nil
 		}
 		seen[s] = i

@@ -139,17 +139,15 @@ func badValues(name string, p schemaProp) []any {
 					[]any{map[string]any{"library_item_id": "a", "episode_id": id}})
 			}
 		} else if p.Items != nil && p.Items.MaxLength != nil {
-			// A list of names (a merge's tags, genres or narrators): any
-			// one line of text is a name, so a bad one is empty, blank,
-			// too long, or holds a control character.
+			// A list of names (tools.yaml's string_list: tags, genres,
+			// narrators), not of ids: each entry is one line of text.
 			many := make([]any, big)
 			for i := range many {
-				many[i] = fmt.Sprintf("name %d", i)
+				many[i] = fmt.Sprintf("name-%d", i)
 			}
 			keep(many)
-			keep([]any{7}, []any{nil}, []any{[]any{}}, []any{"a", "a"}, []any{"a", ""}, []any{"a", "   "},
-				[]any{"a", "b\nc"}, []any{"a", "b\tc"}, []any{"a", "b\x00c"}, []any{"a", "\x1b[31mred"}, []any{"a", "a\u0085b"},
-				[]any{"a", strings.Repeat("a", *p.Items.MaxLength+1)})
+			keep([]any{7}, []any{nil}, []any{[]any{}}, []any{"a", "a"}, []any{""}, []any{"  "}, []any{"a\nb"}, []any{"a\tb"},
+				[]any{"a\x00b"}, []any{"\x1b[31mred"}, []any{"a\x7fb"}, []any{"a\u0085b"}, []any{strings.Repeat("a", *p.Items.MaxLength+1)})
 		} else {
 			many := make([]any, big)
 			for i := range many {

@@ -79,7 +79,7 @@ var (
 	paramRE    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 	kindRE     = regexp.MustCompile(`^[a-z][a-z ]{0,29}$`)
 	mapsRE     = regexp.MustCompile(`^(path|query|body):([A-Za-z][A-Za-z0-9_]*)$`)
-	paramTypes = map[string]bool{"id": true, "string": true, "integer": true, "number": true, "boolean": true, "id_list": true, "name_list": true, "playlist_items": true, "metadata_fields": true}
+	paramTypes = map[string]bool{"id": true, "string": true, "integer": true, "number": true, "boolean": true, "id_list": true, "string_list": true, "playlist_items": true, "metadata_fields": true}
 )
 
 // Check validates the manifest against the spec. Every refusal names the
@@ -201,7 +201,7 @@ func Check(m *Manifest, spec Spec) error {
 				}
 			}
 			if !paramTypes[p.Type] {
-				fail(name, field+".type", "%q is not one of id, string, integer, number, boolean, id_list, name_list, playlist_items, metadata_fields", p.Type)
+				fail(name, field+".type", "%q is not one of id, string, integer, number, boolean, id_list, string_list, playlist_items, metadata_fields", p.Type)
 			}
 			if strings.TrimSpace(p.Description) == "" {
 				fail(name, field+".description", "is missing")
@@ -288,7 +288,7 @@ func Check(m *Manifest, spec Spec) error {
 			fail(name, "requests.max", "must be more than count (%d), or left out", rq.Count)
 		}
 		if rq.PerItem != "" {
-			if p := params[rq.PerItem]; p == nil || (p.Type != "id_list" && p.Type != "name_list" && p.Type != "playlist_items") {
+			if p := params[rq.PerItem]; p == nil || (p.Type != "id_list" && p.Type != "playlist_items") {
 				fail(name, "requests.per_item", "%s is not a list parameter of the tool", rq.PerItem)
 			}
 		}

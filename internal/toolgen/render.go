@@ -115,8 +115,8 @@ func InputSchema(t *Tool) ([]byte, error) {
 			s.set("type", "boolean")
 		case "id_list":
 			s.set("type", "array").set("items", newObj().set("type", "string"))
-		case "name_list":
-			item := newObj().set("type", "string").set("minLength", 1)
+		case "string_list":
+			item := newObj().set("type", "string")
 			if p.MaxLength > 0 {
 				item.set("maxLength", p.MaxLength)
 			}
@@ -146,7 +146,7 @@ func InputSchema(t *Tool) ([]byte, error) {
 		if p.MinLength > 0 {
 			s.set("minLength", p.MinLength)
 		}
-		if p.MaxLength > 0 && p.Type != "name_list" {
+		if p.MaxLength > 0 && p.Type != "string_list" {
 			s.set("maxLength", p.MaxLength)
 		}
 		if p.MinItems > 0 {
@@ -184,7 +184,7 @@ func goType(p *Param) string {
 		return "float64"
 	case "boolean":
 		return "bool"
-	case "id_list", "name_list":
+	case "id_list", "string_list":
 		return "[]string"
 	case "playlist_items":
 		return "[]argdec.PlaylistItem"
@@ -201,7 +201,7 @@ func pointer(p *Param) bool {
 		return false
 	}
 	switch p.Type {
-	case "id_list", "name_list", "playlist_items", "metadata_fields":
+	case "id_list", "string_list", "playlist_items", "metadata_fields":
 		return false // nil already means absent
 	case "id", "string":
 		return p.Name != "confirm_token"
@@ -252,8 +252,8 @@ func decodeCall(p *Param) string {
 		return fmt.Sprintf("d.Bool(%s, %t)", q, p.Required)
 	case "id_list":
 		return fmt.Sprintf("d.IDList(%s, argdec.ListRule{Required: %t, MinItems: %d, MaxItems: %d})", q, p.Required, p.MinItems, p.MaxItems)
-	case "name_list":
-		return fmt.Sprintf("d.NameList(%s, argdec.ListRule{Required: %t, MinItems: %d, MaxItems: %d}, %d)", q, p.Required, p.MinItems, p.MaxItems, p.MaxLength)
+	case "string_list":
+		return fmt.Sprintf("d.StringList(%s, argdec.ListRule{Required: %t, MinItems: %d, MaxItems: %d}, %d)", q, p.Required, p.MinItems, p.MaxItems, p.MaxLength)
 	case "playlist_items":
 		return fmt.Sprintf("d.PlaylistItems(%s, argdec.ListRule{Required: %t, MinItems: %d, MaxItems: %d})", q, p.Required, p.MinItems, p.MaxItems)
 	case "metadata_fields":
@@ -301,7 +301,7 @@ func renderArgs(m *Manifest) ([]byte, error) {
 			f := GoName(p.Name)
 			call := decodeCall(p)
 			switch {
-			case p.Type == "id_list" || p.Type == "name_list" || p.Type == "playlist_items" || p.Type == "metadata_fields":
+			case p.Type == "id_list" || p.Type == "string_list" || p.Type == "playlist_items" || p.Type == "metadata_fields":
 				fmt.Fprintf(&b, "\ta.%s = %s\n", f, call)
 			case pointer(p):
 				fmt.Fprintf(&b, "\ta.%s = %s\n", f, call)
@@ -651,8 +651,8 @@ func paramType(p *Param) string {
 	switch p.Type {
 	case "id_list":
 		return "list of ids"
-	case "name_list":
-		return "list of names"
+	case "string_list":
+		return "list of strings"
 	case "playlist_items":
 		return "list of {library_item_id, episode_id?}"
 	case "metadata_fields":
@@ -674,9 +674,10 @@ func paramBounds(p *Param) string {
 	if p.Min != nil && p.Max != nil {
 		parts = append(parts, fmt.Sprintf("%s to %s", num(*p.Min), num(*p.Max)))
 	}
-	if p.Type == "name_list" && p.MaxLength > 0 {
-		parts = append(parts, fmt.Sprintf("each 1 to %d characters", p.MaxLength))
-	} else if p.MinLength > 0 || p.MaxLength > 0 {
+	switch {
+	case p.Type == "string_list" && p.MaxLength > 0:
+		parts = append(parts, fmt.Sprintf("each one line of 1 to %d characters", p.MaxLength))
+	case p.MinLength > 0 || p.MaxLength > 0:
 		parts = append(parts, fmt.Sprintf("%d to %d characters", p.MinLength, p.MaxLength))
 	}
 	if p.MinItems > 0 || p.MaxItems > 0 {

@@ -364,6 +364,11 @@ type MediaUpdate struct {
 	Tags     *[]string            `json:"tags,omitempty"`
 }
 
+// NarratorRename defines model for NarratorRename.
+type NarratorRename struct {
+	Name string `json:"name"`
+}
+
 // PlaylistCreate defines model for PlaylistCreate.
 type PlaylistCreate struct {
 	Description *string            `json:"description,omitempty"`
@@ -755,6 +760,9 @@ type MatchLibraryItemJSONRequestBody = MatchRequest
 
 // UpdateLibraryItemMediaJSONRequestBody defines body for UpdateLibraryItemMedia for application/json ContentType.
 type UpdateLibraryItemMediaJSONRequestBody = MediaUpdate
+
+// RenameNarratorJSONRequestBody defines body for RenameNarrator for application/json ContentType.
+type RenameNarratorJSONRequestBody = NarratorRename
 
 // UpdateBookmarkJSONRequestBody defines body for UpdateBookmark for application/json ContentType.
 type UpdateBookmarkJSONRequestBody = BookmarkRequest
@@ -1588,6 +1596,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/libraries/{id}/narrators (the `ListLibraryNarrators` operationId).
 	ListLibraryNarrators(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RenameNarratorWithBody Rename a narrator on every book of the server
+	//
+	// LibraryController.updateNarrator (behind LibraryController.middleware: 403 when the user may not access library id, 404 "Library not found" for an unknown one). Needs the update permission (canUpdate), not an admin: 403 otherwise. narratorId is the name in base64 (libraryFilters.decode: decodeURIComponent, then base64), as GET /api/libraries/{id}/narrators gives it. 400 "Invalid request payload. Name not specified." when name is missing or empty. The library in the path is only checked: libraryItemFilters.getAllLibraryItemsWithNarrators finds the books of every library of the server (libraries the user cannot access, and books hidden from the user by tags or explicit content, included). Each book holding the name has every copy of it removed and name appended at the end unless it holds name already (then the two merge into the one already there, in its place). The names are compared exactly (case and spaces count). Podcasts have no narrators. A name no book holds answers {updated: 0}.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/libraries/{id}/narrators/{narratorId} (the `RenameNarrator` operationId).
+	RenameNarratorWithBody(ctx context.Context, id string, narratorId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RenameNarrator Rename a narrator on every book of the server
+	//
+	// LibraryController.updateNarrator (behind LibraryController.middleware: 403 when the user may not access library id, 404 "Library not found" for an unknown one). Needs the update permission (canUpdate), not an admin: 403 otherwise. narratorId is the name in base64 (libraryFilters.decode: decodeURIComponent, then base64), as GET /api/libraries/{id}/narrators gives it. 400 "Invalid request payload. Name not specified." when name is missing or empty. The library in the path is only checked: libraryItemFilters.getAllLibraryItemsWithNarrators finds the books of every library of the server (libraries the user cannot access, and books hidden from the user by tags or explicit content, included). Each book holding the name has every copy of it removed and name appended at the end unless it holds name already (then the two merge into the one already there, in its place). The names are compared exactly (case and spaces count). Podcasts have no narrators. A name no book holds answers {updated: 0}.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/libraries/{id}/narrators/{narratorId} (the `RenameNarrator` operationId).
+	RenameNarrator(ctx context.Context, id string, narratorId string, body RenameNarratorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPersonalizedShelves Home-page shelves
 	//
@@ -2706,6 +2732,44 @@ func (c *Client) ListLibraryItems(ctx context.Context, id string, params *ListLi
 // Corresponds with GET /api/libraries/{id}/narrators (the `ListLibraryNarrators` operationId).
 func (c *Client) ListLibraryNarrators(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListLibraryNarratorsRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RenameNarratorWithBody Rename a narrator on every book of the server
+//
+// LibraryController.updateNarrator (behind LibraryController.middleware: 403 when the user may not access library id, 404 "Library not found" for an unknown one). Needs the update permission (canUpdate), not an admin: 403 otherwise. narratorId is the name in base64 (libraryFilters.decode: decodeURIComponent, then base64), as GET /api/libraries/{id}/narrators gives it. 400 "Invalid request payload. Name not specified." when name is missing or empty. The library in the path is only checked: libraryItemFilters.getAllLibraryItemsWithNarrators finds the books of every library of the server (libraries the user cannot access, and books hidden from the user by tags or explicit content, included). Each book holding the name has every copy of it removed and name appended at the end unless it holds name already (then the two merge into the one already there, in its place). The names are compared exactly (case and spaces count). Podcasts have no narrators. A name no book holds answers {updated: 0}.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/libraries/{id}/narrators/{narratorId} (the `RenameNarrator` operationId).
+func (c *Client) RenameNarratorWithBody(ctx context.Context, id string, narratorId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenameNarratorRequestWithBody(c.Server, id, narratorId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RenameNarrator Rename a narrator on every book of the server
+//
+// LibraryController.updateNarrator (behind LibraryController.middleware: 403 when the user may not access library id, 404 "Library not found" for an unknown one). Needs the update permission (canUpdate), not an admin: 403 otherwise. narratorId is the name in base64 (libraryFilters.decode: decodeURIComponent, then base64), as GET /api/libraries/{id}/narrators gives it. 400 "Invalid request payload. Name not specified." when name is missing or empty. The library in the path is only checked: libraryItemFilters.getAllLibraryItemsWithNarrators finds the books of every library of the server (libraries the user cannot access, and books hidden from the user by tags or explicit content, included). Each book holding the name has every copy of it removed and name appended at the end unless it holds name already (then the two merge into the one already there, in its place). The names are compared exactly (case and spaces count). Podcasts have no narrators. A name no book holds answers {updated: 0}.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/libraries/{id}/narrators/{narratorId} (the `RenameNarrator` operationId).
+func (c *Client) RenameNarrator(ctx context.Context, id string, narratorId string, body RenameNarratorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenameNarratorRequest(c.Server, id, narratorId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5197,6 +5261,60 @@ func NewListLibraryNarratorsRequest(server string, id string) (*http.Request, er
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewRenameNarratorRequest calls the generic RenameNarrator builder with application/json body
+func NewRenameNarratorRequest(server string, id string, narratorId string, body RenameNarratorJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRenameNarratorRequestWithBody(server, id, narratorId, "application/json", bodyReader)
+}
+
+// NewRenameNarratorRequestWithBody constructs an http.Request for the RenameNarrator method, with any body, and a specified content type
+func NewRenameNarratorRequestWithBody(server string, id string, narratorId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "narratorId", narratorId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/libraries/%s/narrators/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }

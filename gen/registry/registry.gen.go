@@ -102,7 +102,7 @@ var Toolsets = []Toolset{
 	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes."},
 	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata, see or remove a cover."},
 	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf."},
-	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag or genre everywhere; merges of two authors or two series; batch edits of chosen books (tags, genres, narrators, publisher, language, series) and a batch quick match."},
+	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag, genre or narrator everywhere, and merges of several spellings into one; merges of two authors or two series; batch edits of chosen books (tags, genres, narrators, publisher, language, series) and a batch quick match."},
 }
 
 // All lists every tool in the manifest's order.
@@ -1208,6 +1208,74 @@ var All = []Tool{
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 		},
 		Handler: batchQuickMatch,
+	},
+	{
+		Name: "rename_narrator", Title: "Rename narrator", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
+		Reason:     "Replaces a narrator on every book holding it, in every library; a merge into an existing narrator cannot be split again, and the same call again finds the narrator gone.",
+		Operations: []string{"getMe", "listLibraries", "listLibraryItems", "getLibraryItem", "renameNarrator"},
+		NeedsAuth:  true,
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "when effect merges_names or effect reorders_names or effect unseen_books", WhenParams: nil, WhenEffects: []string{"merges_names", "reorders_names", "unseen_books"}, BindsTo: []string{"narrator", "new_narrator"}, Kind: "book metadata", TakesOut: "A merged name cannot be split again from here, a book's order of narrators cannot be given back, and books the user does not see are changed unseen.", Stays: "The books themselves and their other fields are not touched."},
+		Definition: &mcp.Tool{
+			Name:        "rename_narrator",
+			Title:       "Rename narrator",
+			Description: "Rename a narrator on every book of every library (Audiobookshelf's rename, which reaches books the user cannot see too, so it takes no library). Names are compared exactly. Onto a new name where the narrator is the last of every book's narrators, the answer carries the book ids and the rename back. Onto a name some book already has (a merge), where the narrator is not last on some book (Audiobookshelf appends the new name at the end), or when the user does not see every book, it asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"narrator":{"type":"string","minLength":1,"maxLength":500,"description":"The narrator as books hold it (audit_people lists the spellings)."},"new_narrator":{"type":"string","minLength":1,"maxLength":500,"description":"The new name."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["narrator","new_narrator"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
+		},
+		Handler: renameNarrator,
+	},
+	{
+		Name: "merge_tags", Title: "Merge tags", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
+		Reason:     "Takes several tags out in favour of one; a merge cannot be split again, and the same call again finds the names gone.",
+		Operations: []string{"getMe", "listLibraries", "listLibraryItems", "renameTag"},
+		NeedsAuth:  true,
+		Permission: permission.Admin,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"tags", "into_tag"}, Kind: "tags and genres", TakesOut: "The merged names cannot be split again from here, and an item's order of names cannot be given back.", Stays: "The items themselves and their other fields are not touched."},
+		Definition: &mcp.Tool{
+			Name:        "merge_tags",
+			Title:       "Merge tags",
+			Description: "Merge several spellings of a tag into one, on every book and podcast of the server: Audiobookshelf's tag rename, once per name, one after the other (audit_tags_and_genres finds the spellings). Always asks. The answer says per name how many items changed; if a rename fails midway it says which names were merged and which not.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string","maxLength":500},"minItems":2,"maxItems":20,"description":"The spellings to take out, as items hold them; the name merged into is not among them."},"into_tag":{"type":"string","minLength":1,"maxLength":500,"description":"The tag they become (one of the spellings in use, or a new one)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["tags","into_tag"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
+		},
+		Handler: mergeTags,
+	},
+	{
+		Name: "merge_genres", Title: "Merge genres", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
+		Reason:     "Takes several genres out in favour of one; a merge cannot be split again, and the same call again finds the names gone.",
+		Operations: []string{"getMe", "listLibraries", "listLibraryItems", "renameGenre"},
+		NeedsAuth:  true,
+		Permission: permission.Admin,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"genres", "into_genre"}, Kind: "tags and genres", TakesOut: "The merged names cannot be split again from here, and an item's order of names cannot be given back.", Stays: "The items themselves and their other fields are not touched."},
+		Definition: &mcp.Tool{
+			Name:        "merge_genres",
+			Title:       "Merge genres",
+			Description: "Merge several spellings of a genre into one, on every book and podcast of the server: Audiobookshelf's genre rename, once per name, one after the other (audit_tags_and_genres finds the spellings). Always asks. The answer says per name how many items changed; if a rename fails midway it says which names were merged and which not.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"genres":{"type":"array","items":{"type":"string","maxLength":500},"minItems":2,"maxItems":20,"description":"The spellings to take out, as items hold them; the name merged into is not among them."},"into_genre":{"type":"string","minLength":1,"maxLength":500,"description":"The genre they become (one of the spellings in use, or a new one)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["genres","into_genre"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
+		},
+		Handler: mergeGenres,
+	},
+	{
+		Name: "merge_narrators", Title: "Merge narrators", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
+		Reason:     "Takes several narrators out in favour of one on every book holding them, in every library; a merge cannot be split again, and the same call again finds the names gone.",
+		Operations: []string{"getMe", "listLibraries", "listLibraryItems", "renameNarrator"},
+		NeedsAuth:  true,
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"narrators", "into_narrator"}, Kind: "book metadata", TakesOut: "The merged names cannot be split again from here, a book's order of narrators cannot be given back, and books the user does not see are changed unseen.", Stays: "The books themselves and their other fields are not touched."},
+		Definition: &mcp.Tool{
+			Name:        "merge_narrators",
+			Title:       "Merge narrators",
+			Description: "Merge several spellings of a narrator into one, on every book of the server: Audiobookshelf's narrator rename, once per name, one after the other, in every library (audit_people finds the spellings). Always asks. The answer says per name how many books changed; if a rename fails midway it says which names were merged and which not.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"narrators":{"type":"array","items":{"type":"string","maxLength":500},"minItems":2,"maxItems":20,"description":"The spellings to take out, as books hold them; the name merged into is not among them."},"into_narrator":{"type":"string","minLength":1,"maxLength":500,"description":"The narrator they become (one of the spellings in use, or a new one)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["narrators","into_narrator"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
+		},
+		Handler: mergeNarrators,
 	},
 }
 
@@ -2641,6 +2709,112 @@ func batchQuickMatch(d *kit.Deps) kit.Handler {
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			TakesOut: "The provider's metadata and covers are written over the items in the background on the server; nothing of it can be put back from here, and the tool does not learn what changed.",
 			Stays:    "The items' audio files, progress and bookmarks are not touched; with neither override, no field or cover that holds a value is replaced.",
+		}); !ok {
+			return res, nil
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func renameNarrator(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeRenameNarrator(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "rename_narrator", permission.Update)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanRenameNarrator(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if plan.Effect("merges_names") || plan.Effect("reorders_names") || plan.Effect("unseen_books") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "rename_narrator", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				TakesOut: "A merged name cannot be split again from here, a book's order of narrators cannot be given back, and books the user does not see are changed unseen.",
+				Stays:    "The books themselves and their other fields are not touched.",
+			}); !ok {
+				return res, nil
+			}
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func mergeTags(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeMergeTags(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "merge_tags", permission.Admin)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanMergeTags(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok, res := d.Guard.Check(ctx, req, guard.Question{
+			Tool: "merge_tags", Args: a, ConfirmToken: a.ConfirmToken,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			TakesOut: "The merged names cannot be split again from here, and an item's order of names cannot be given back.",
+			Stays:    "The items themselves and their other fields are not touched.",
+		}); !ok {
+			return res, nil
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func mergeGenres(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeMergeGenres(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "merge_genres", permission.Admin)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanMergeGenres(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok, res := d.Guard.Check(ctx, req, guard.Question{
+			Tool: "merge_genres", Args: a, ConfirmToken: a.ConfirmToken,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			TakesOut: "The merged names cannot be split again from here, and an item's order of names cannot be given back.",
+			Stays:    "The items themselves and their other fields are not touched.",
+		}); !ok {
+			return res, nil
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func mergeNarrators(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeMergeNarrators(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "merge_narrators", permission.Update)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanMergeNarrators(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok, res := d.Guard.Check(ctx, req, guard.Question{
+			Tool: "merge_narrators", Args: a, ConfirmToken: a.ConfirmToken,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			TakesOut: "The merged names cannot be split again from here, a book's order of narrators cannot be given back, and books the user does not see are changed unseen.",
+			Stays:    "The books themselves and their other fields are not touched.",
 		}); !ok {
 			return res, nil
 		}

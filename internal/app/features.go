@@ -303,12 +303,14 @@ func (f *features) tidyText(ctx context.Context, args map[string]string) (string
 		"sets one book's series and sequence, authors, narrators, genres, tags and other fields " +
 		"(a list replaces the whole list, so give the book's other entries too), and match_library_item fills in a book's " +
 		"missing metadata from a provider. rename_tag and rename_genre (toolset curation) rename a tag or a genre on every " +
-		"book and podcast of the server in one call, and merge it into another when the new name is one in use. merge_authors and " +
+		"book and podcast of the server in one call, and merge it into another when the new name is one in use; " +
+		"rename_narrator does the same for a narrator on every book. merge_tags, merge_genres and merge_narrators (toolset " +
+		"curation) merge several spellings into one in one call. merge_authors and " +
 		"merge_series (toolset curation) merge one author or series into another of the same library, moving every book. " +
 		"batch_update_books (toolset curation) adds, removes or sets tags, genres or narrators, sets the publisher or language, " +
 		"or puts books into or out of a series, on up to 100 chosen books in one call; batch_quick_match (toolset curation) " +
-		"matches up to 100 books against a provider in the background. Renaming a narrator everywhere, and changing many " +
-		"books' authors, do not exist yet: such a fix is one update_item_metadata per book, so say " +
+		"matches up to 100 books against a provider in the background. Renaming an author or a series record, and changing many " +
+		"books' authors at once, do not exist yet: such a fix is one update_item_metadata per book, so say " +
 		"how many books it touches. No tool here deletes a book: for a duplicate, say which copy to keep and that removing the other is done " +
 		"in Audiobookshelf itself.\n\n" +
 		"Apply a fix only after I agree to that fix, and only what I agreed to; show me what each answer says it " +

@@ -26,6 +26,8 @@ func FuzzGuardedArguments(f *testing.F) {
 		`{"tag":"a","new_tag":"b"}`, `{"genre":"a\r","new_genre":""}`, `{"tag":"a","new_tag":"\u0000"}`,
 		`{"author_id":"a1","into_author_id":"../a2"}`, `{"series_id":"s1","into_series_id":"s%2F2"}`, `{"author_id":"a1"}`,
 		`{"library_item_ids":["a","b"],"field":"tags","values":["x","x\r"],"value":""}`, `{"library_item_ids":["../a"],"provider":"custom-x","override_cover":true}`,
+		`{"narrator":"a/../b","new_narrator":"c"}`, `{"tags":["a","b"],"into_tag":"c"}`, `{"narrators":["a","a"],"into_narrator":"b"}`,
+		`{"genres":["a\n","b"],"into_genre":"c"}`, `{"genres":["a"," "],"into_genre":"c"}`,
 	} {
 		f.Add(s)
 	}
@@ -152,6 +154,41 @@ func FuzzGuardedArguments(f *testing.F) {
 			check(a.LibraryItemIDs...)
 			if len(a.LibraryItemIDs) == 0 || len(a.LibraryItemIDs) > 100 {
 				t.Fatalf("accepted %d ids", len(a.LibraryItemIDs))
+			}
+		}
+		if a, err := toolargs.DecodeRenameNarrator(json.RawMessage(raw)); err == nil {
+			if a.Narrator == "" || a.NewNarrator == "" || argdec.RefusedControls(a.Narrator+a.NewNarrator) > 0 {
+				t.Fatalf("accepted names %q, %q from %s", a.Narrator, a.NewNarrator, raw)
+			}
+		}
+		// A merge's names: each one line of text, not blank, once.
+		for _, dec := range []func(json.RawMessage) ([]string, string, error){
+			func(r json.RawMessage) ([]string, string, error) {
+				a, err := toolargs.DecodeMergeTags(r)
+				return a.Tags, a.IntoTag, err
+			},
+			func(r json.RawMessage) ([]string, string, error) {
+				a, err := toolargs.DecodeMergeGenres(r)
+				return a.Genres, a.IntoGenre, err
+			},
+			func(r json.RawMessage) ([]string, string, error) {
+				a, err := toolargs.DecodeMergeNarrators(r)
+				return a.Narrators, a.IntoNarrator, err
+			},
+		} {
+			names, into, err := dec(json.RawMessage(raw))
+			if err != nil {
+				continue
+			}
+			if into == "" || argdec.RefusedControls(into) > 0 || len(names) < 2 || len(names) > 20 {
+				t.Fatalf("accepted %q into %q from %s", names, into, raw)
+			}
+			seen := map[string]bool{}
+			for _, n := range names {
+				if strings.TrimSpace(n) == "" || strings.ContainsAny(n, "\n\t") || argdec.RefusedControls(n) > 0 || seen[n] {
+					t.Fatalf("accepted name %q among %q from %s", n, names, raw)
+				}
+				seen[n] = true
 			}
 		}
 		for _, dec := range []func(json.RawMessage) ([]argdec.PlaylistItem, string, error){

@@ -31,6 +31,19 @@ func addEmptyPlaylist(s *sd.Server) {
 	})
 }
 
+// setNarrators gives a book the narrators given.
+func setNarrators(id string, names ...string) func(s *sd.Server) {
+	return func(s *sd.Server) {
+		s.Update(func(d *sd.Data) {
+			for i := range d.Items {
+				if d.Items[i].ID == id {
+					d.Items[i].Book.Narrators = names
+				}
+			}
+		})
+	}
+}
+
 // describeAuthor gives an author a description: Audiobookshelf then keeps
 // it when its last book lets go of it (checkRemoveAuthorsWithNoBooks).
 func describeAuthor(id string) func(s *sd.Server) {
@@ -75,6 +88,9 @@ var guardedRequestCases = []readCase{
 	// holding either name; again when the answer comes; the rename.
 	{tool: "rename_tag", args: map[string]any{"tag": "witches", "new_tag": "discworld"}},
 	{tool: "rename_genre", args: map[string]any{"genre": "Humor", "new_genre": "Fantasy"}},
+	// The user twice, the libraries, in the book library the books
+	// holding either name; again when the answer comes; the rename.
+	{tool: "rename_narrator", args: map[string]any{"narrator": "Celia Imrie", "new_narrator": "Nigel Planer"}},
 	// Asks (Pratchett, before Gaiman, would be put back after him): book,
 	// Pratchett's books; again when the answer comes; the change.
 	{tool: "update_item_metadata", per: 2,
@@ -177,6 +193,30 @@ func TestEffectGuardsAskExactlyThen(t *testing.T) {
 			[]string{"rename a genre on", sd.ItemMort, "not the last of the item's genres"}},
 		{"a tag onto a new name, last everywhere", nil, "rename_tag", map[string]any{"tag": "space-opera", "new_tag": "space opera"}, nil},
 		{"a genre onto a new name, last everywhere", nil, "rename_genre", map[string]any{"genre": "Science Fiction", "new_genre": "Sci-Fi"}, nil},
+		// A narrator: the same two, and a user who does not see every book
+		// (Audiobookshelf renames on those too).
+		{"a narrator onto one books hold", nil, "rename_narrator", map[string]any{"narrator": "Celia Imrie", "new_narrator": "Nigel Planer"},
+			[]string{"rename a narrator on 2 item(s)", sd.ItemEqualRites, sd.ItemWyrdSisters, "already held by 4 item(s)", "0 of them among those changed"}},
+		{"a narrator not last on some book", setNarrators(sd.ItemMort, "Celia Imrie", "Nigel Planer"), "rename_narrator", map[string]any{"narrator": "Celia Imrie", "new_narrator": "Celia Imrie-Smith"},
+			[]string{"rename a narrator on 3 item(s)", "On 1 of them (" + sd.ItemMort + ")", "not the last of the item's narrators"}},
+		{"a narrator there twice", setNarrators(sd.ItemMort, "Celia Imrie", "Celia Imrie"), "rename_narrator", map[string]any{"narrator": "Celia Imrie", "new_narrator": "Celia Imrie-Smith"},
+			[]string{"On 1 of them (" + sd.ItemMort + ")"}},
+		// Joined, "Michael, Kramer, Michael" ends with the name, but the
+		// last narrator is "Kramer, Michael": the book's record says so.
+		{"a narrator whose joined text misleads", setNarrators(sd.ItemMort, "Michael", "Kramer, Michael"), "rename_narrator", map[string]any{"narrator": "Michael", "new_narrator": "Michael K."},
+			[]string{"rename a narrator on 1 item(s)", "On 1 of them (" + sd.ItemMort + ")"}},
+		{"a user who does not see explicit books", func(s *sd.Server) { s.SetPermissions(func(p *sd.Permissions) { p.AccessExplicitContent = false }) }, "rename_narrator",
+			map[string]any{"narrator": "Rob Inglis", "new_narrator": "Robert Inglis"},
+			[]string{"rename a narrator on 2 item(s)", sd.ItemWizardOfEarthsea, "does not see every book of the server", "cannot be read from here"}},
+		{"a user kept to some libraries", func(s *sd.Server) {
+			s.SetPermissions(func(p *sd.Permissions) {
+				p.AccessAllLibraries = false
+				p.LibrariesAccessible = []string{sd.LibraryBooksID}
+			})
+		}, "rename_narrator", map[string]any{"narrator": "Rob Inglis", "new_narrator": "Robert Inglis"},
+			[]string{"does not see every book of the server"}},
+		{"a narrator onto a new name, last everywhere", nil, "rename_narrator", map[string]any{"narrator": "Rob Inglis", "new_narrator": "Robert Inglis"}, nil},
+		{"a narrator last after another", setNarrators(sd.ItemMort, "Kramer", "Michael"), "rename_narrator", map[string]any{"narrator": "Michael", "new_narrator": "Michael K."}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
@@ -334,14 +374,16 @@ func TestEffectGuardsApproved(t *testing.T) {
 
 // TestEffectGuardsChangedBetweenQuestionAndAnswer: on both protocol
 // revisions, an approval given while the playlist or the book changed
-// (a rename moves a playlist's updatedAt; any edit moves a book's) is not
+// (a rename moves a playlist's updatedAt; any edit moves a book's, and a
+// book's names read for a rename or a merge change with it) is not
 // spent on what is there now: on 2025-11-25 the call ends saying so; on
 // 2026-07-28 the person is asked again, told why, and only that second
 // approval makes the change, once.
 func TestEffectGuardsChangedBetweenQuestionAndAnswer(t *testing.T) {
 	for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
 		for _, c := range guardedCases() {
-			if !slices.Contains([]string{"add_items_to_playlist", "update_item_metadata", "rename_tag", "rename_genre", "merge_authors", "merge_series", "batch_update_books", "batch_quick_match"}, c.tool) {
+			if !slices.Contains([]string{"add_items_to_playlist", "update_item_metadata", "rename_tag", "rename_genre", "rename_narrator", "merge_tags", "merge_genres", "merge_narrators",
+				"merge_authors", "merge_series", "batch_update_books", "batch_quick_match"}, c.tool) {
 				continue
 			}
 			t.Run(proto+"/"+c.tool, func(t *testing.T) {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -216,6 +217,31 @@ func guardedCases() []guardedCase {
 			method: "POST", path: "/api/items/batch/quickmatch",
 			done:    func(s *sd.Server) bool { return len(s.BatchMatches()) == 1 },
 			targets: []string{sd.ItemMort, sd.ItemSourcery}},
+		{tool: "rename_narrator", other: map[string]any{"narrator": "Martin Jarvis", "new_narrator": "Nigel Planer"},
+			args:   map[string]any{"narrator": "Celia Imrie", "new_narrator": "Nigel Planer"},
+			method: "PATCH", path: narratorPath("Celia Imrie"),
+			done:    func(s *sd.Server) bool { return len(holding(s, "narrators", "Celia Imrie")) == 0 },
+			targets: []string{sd.ItemEqualRites, sd.ItemWyrdSisters},
+			free:    func(s *sd.Server) string { return fmt.Sprint(holding(s, "narrators", "Nigel Planer")) }},
+		// curation: a merge always asks; a name no item holds is not sent.
+		{tool: "merge_tags", other: map[string]any{"tags": []string{"death", "witches"}, "into_tag": "discworld"},
+			args:   map[string]any{"tags": []string{"witches", "no such tag"}, "into_tag": "discworld"},
+			method: "POST", path: "/api/tags/rename",
+			done:    func(s *sd.Server) bool { return len(holding(s, "tags", "witches")) == 0 },
+			targets: []string{sd.ItemEqualRites, sd.ItemWyrdSisters},
+			free:    func(s *sd.Server) string { return fmt.Sprint(holding(s, "tags", "discworld")) }},
+		{tool: "merge_genres", other: map[string]any{"genres": []string{"Classics", "Humor"}, "into_genre": "Fantasy"},
+			args:   map[string]any{"genres": []string{"No Such Genre", "Humor"}, "into_genre": "Fantasy"},
+			method: "POST", path: "/api/genres/rename",
+			done:    func(s *sd.Server) bool { return len(holding(s, "genres", "Humor")) == 0 },
+			targets: []string{sd.ItemMort, sd.ItemGoodOmens},
+			free:    func(s *sd.Server) string { return fmt.Sprint(holding(s, "genres", "Fantasy")) }},
+		{tool: "merge_narrators", other: map[string]any{"narrators": []string{"Martin Jarvis", "Celia Imrie"}, "into_narrator": "Nigel Planer"},
+			args:   map[string]any{"narrators": []string{"Celia Imrie", "Nobody Here"}, "into_narrator": "Nigel Planer"},
+			method: "PATCH", path: narratorPath("Celia Imrie"),
+			done:    func(s *sd.Server) bool { return len(holding(s, "narrators", "Celia Imrie")) == 0 },
+			targets: []string{sd.ItemEqualRites, sd.ItemWyrdSisters},
+			free:    func(s *sd.Server) string { return fmt.Sprint(holding(s, "narrators", "Nigel Planer")) }},
 		// podcasts toolset
 		{tool: "delete_podcast_episode", other: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings3},
 			args:   map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings1, "delete_file": true},
@@ -245,13 +271,23 @@ func hasSeries(s *sd.Server, id string) bool {
 	return slices.ContainsFunc(s.Snapshot().Series, func(se sd.Series) bool { return se.ID == id })
 }
 
-// holding lists the items of the stand-in whose tags or genres (group)
-// hold name, each with its whole list.
+// narratorPath is the path rename_narrator sends for a narrator: the books
+// library of the sample (the first the user sees) and the name in base64.
+func narratorPath(name string) string {
+	return "/api/libraries/" + sd.LibraryBooksID + "/narrators/" + base64.StdEncoding.EncodeToString([]byte(name))
+}
+
+// holding lists the items of the stand-in whose tags, genres or narrators
+// (group) hold name, each with its whole list.
 func holding(s *sd.Server, group, name string) []string {
 	var out []string
 	for _, it := range s.Snapshot().Items {
 		var l []string
 		switch {
+		case group == "narrators":
+			if it.Book != nil {
+				l = it.Book.Narrators
+			}
 		case it.Book != nil && group == "tags":
 			l = it.Book.Tags
 		case it.Book != nil:

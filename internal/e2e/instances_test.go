@@ -211,11 +211,12 @@ func touch(t *testing.T, s *sd.Server, tool string) {
 				d.Playlists[i].Name += " (renamed)" // a rename moves updatedAt
 				d.Playlists[i].LastUpdate += 1000
 			}
-		case "rename_tag", "rename_genre":
+		case "rename_tag", "rename_genre", "rename_narrator", "merge_tags", "merge_genres", "merge_narrators":
 			for i := range d.Items {
 				if b := d.Items[i].Book; b != nil { // somebody tagged the books
 					b.Tags = append(b.Tags, "added meanwhile")
 					b.Genres = append(b.Genres, "Added Meanwhile")
+					b.Narrators = append(b.Narrators, "Added Meanwhile")
 					b.UpdatedAt += 1000
 				}
 			}

@@ -92,8 +92,9 @@ var putBackCases = map[string][]putBackCase{
 			"fields": map[string]any{"series": []map[string]any{}}}}},
 	// A rename onto a new name where the old one is last on every item
 	// holding it: the rename back gives every item its list back.
-	"rename_tag":   {{name: "onto a new name, last on every item", args: map[string]any{"tag": "space-opera", "new_tag": "space opera"}}},
-	"rename_genre": {{name: "onto a new name, last on every item", args: map[string]any{"genre": "Science Fiction", "new_genre": "Sci-Fi"}}},
+	"rename_tag":      {{name: "onto a new name, last on every item", args: map[string]any{"tag": "space-opera", "new_tag": "space opera"}}},
+	"rename_genre":    {{name: "onto a new name, last on every item", args: map[string]any{"genre": "Science Fiction", "new_genre": "Sci-Fi"}}},
+	"rename_narrator": {{name: "onto a new name, last on every book", args: map[string]any{"narrator": "Rob Inglis", "new_narrator": "Robert Inglis"}}},
 	"match_library_item": {{name: "without override", args: map[string]any{"library_item_id": sd.ItemMort}},
 		// The stand-in's provider has a publisher and a language: on a
 		// book without them the match fills them, and the put-back must

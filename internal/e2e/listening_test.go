@@ -465,6 +465,7 @@ func TestTidyPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range append(slices.Clone(all), `{"library_id":"`+sd.LibraryBooksID+`"}`, "update_item_metadata", "rename_tag", "rename_genre", "merge_authors", "merge_series",
+		"rename_narrator", "merge_tags", "merge_genres", "merge_narrators", "batch_update_books", "batch_quick_match",
 		"do not exist yet", "only after I agree", "never approve for me", `"toolset": "curation"`, `"toolset": "upkeep"`, "call_tool") {
 		if !strings.Contains(text, w) {
 			t.Errorf("tidy prompt: %q lacks %q", text, w)

@@ -20,9 +20,11 @@ func TestRenameAnswersItsPutBack(t *testing.T) {
 	for _, c := range []struct {
 		tool, group, oldArg, newArg, oldName, newName string
 		items                                         []string
+		mutation                                      string
 	}{
-		{"rename_tag", "tags", "tag", "new_tag", "space-opera", "space opera", []string{sd.ItemLeviathanWakes, sd.ItemCalibansWar, sd.ItemAbaddonsGate}},
-		{"rename_genre", "genres", "genre", "new_genre", "Science Fiction", "Sci-Fi", nil},
+		{"rename_tag", "tags", "tag", "new_tag", "space-opera", "space opera", []string{sd.ItemLeviathanWakes, sd.ItemCalibansWar, sd.ItemAbaddonsGate}, "POST /api/tags/rename"},
+		{"rename_genre", "genres", "genre", "new_genre", "Science Fiction", "Sci-Fi", nil, "POST /api/genres/rename"},
+		{"rename_narrator", "narrators", "narrator", "new_narrator", "Rob Inglis", "Robert Inglis", []string{sd.ItemWizardOfEarthsea, sd.ItemTombsOfAtuan}, "PATCH " + narratorPath("Rob Inglis")},
 	} {
 		t.Run(c.tool, func(t *testing.T) {
 			asked := 0
@@ -40,7 +42,7 @@ func TestRenameAnswersItsPutBack(t *testing.T) {
 			if asked != 0 {
 				t.Fatalf("asked: %v", v)
 			}
-			wantMutations(t, e.Standin, "POST /api/"+c.group+"/rename")
+			wantMutations(t, e.Standin, c.mutation)
 			var ids []string
 			for _, id := range at(t, v, "library_item_ids").([]any) {
 				ids = append(ids, str(id))
@@ -181,5 +183,23 @@ func TestRenameRefusesBadNames(t *testing.T) {
 		if m := mutations(e.Standin); len(m) != 0 {
 			t.Errorf("%s %v: sent %v", c.tool, c.args, m)
 		}
+	}
+}
+
+// TestNarratorRenameNoneSeen: for a user who does not see every book, a
+// narrator no book it sees holds is neither asked about nor sent (the
+// rename would be sent for nothing it could report on); one it sees asks.
+func TestNarratorRenameNoneSeen(t *testing.T) {
+	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
+	e := start(t, apptest.Options{Elicit: rec.handle})
+	e.Standin.SetPermissions(func(p *sd.Permissions) { p.AccessAllTags = false; p.ItemTagsSelected = []string{"discworld"} })
+	e.Standin.ResetRequests()
+	v := decode(t, e.Call(t, "rename_narrator", map[string]any{"narrator": "Nobody Here", "new_narrator": "Somebody"}))
+	if len(rec.asked()) != 0 || len(mutations(e.Standin)) != 0 || at(t, v, "renamed") != false {
+		t.Errorf("a name no book holds: asked %d, sent %v: %v", len(rec.asked()), mutations(e.Standin), v)
+	}
+	res := e.Call(t, "rename_narrator", map[string]any{"narrator": "Celia Imrie", "new_narrator": "Celia Imrie-Smith"})
+	if a := rec.asked(); len(a) != 1 || !strings.Contains(a[0], "does not see every book") || !res.IsError || len(mutations(e.Standin)) != 0 {
+		t.Errorf("a name a seen book holds: asked %q, sent %v: %s", a, mutations(e.Standin), apptest.Text(res))
 	}
 }

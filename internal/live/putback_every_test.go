@@ -41,8 +41,9 @@ var putBackElsewhere = map[string]string{
 	"hide_series_from_continue_series": "TestLiveListening",
 	"readd_series_to_continue_series":  "TestLiveListening",
 	// Renames act on every library: on the run's own names.
-	"rename_tag":   "TestLiveRenames",
-	"rename_genre": "TestLiveRenames",
+	"rename_tag":      "TestLiveRenames",
+	"rename_genre":    "TestLiveRenames",
+	"rename_narrator": "TestLiveRenames",
 	// Batch updates of two books of the run, each free mode.
 	"batch_update_books": "TestLiveBatchUpdate",
 }

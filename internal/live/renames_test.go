@@ -15,14 +15,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestLiveRenames: on a real Audiobookshelf, rename_tag and rename_genre
-// onto a new name, where the old one is the last of two books' lists, do
-// not ask; each answer names both books and the rename back, and after it
-// the books' raw records are compared field by field with what they were
-// (only updatedAt left out). Then a rename onto a name one of them holds
-// (a merge) asks, naming no tag; declined, nothing changes. The names are
-// the run's own; the books' tags and genres are set back at the end, even
-// when a step fails. The binary reaches Audiobookshelf through the
+// TestLiveRenames: on a real Audiobookshelf, rename_tag, rename_genre and
+// rename_narrator onto a new name, where the old one is the last of two
+// books' lists, do not ask; each answer names both books and the rename
+// back, and after it the books' raw records are compared field by field
+// with what they were (only updatedAt left out). Then a rename onto a name
+// one of them holds (a merge) asks, naming no tag; declined, nothing
+// changes; and merge_tags and merge_narrators of two names ask, naming
+// neither, declined change nothing, and approved leave each book the name
+// kept. The names are the run's own; the
+// books' tags, genres and narrators are set back at the end, even when a
+// step fails. The binary reaches Audiobookshelf through the
 // recording proxy, so each answer it reads is checked against spec/.
 func TestLiveRenames(t *testing.T) {
 	if os.Getenv("ABS_LIVE") != "1" {
@@ -48,7 +51,7 @@ func TestLiveRenames(t *testing.T) {
 		if group == "tags" {
 			l, _ = at(v, "media", "tags").([]any)
 		} else {
-			l, _ = at(v, "media", "metadata", "genres").([]any)
+			l, _ = at(v, "media", "metadata", group).([]any)
 		}
 		out := []string{}
 		for _, e := range l {
@@ -58,8 +61,8 @@ func TestLiveRenames(t *testing.T) {
 	}
 	set := func(id, group string, l []string) {
 		body := map[string]any{"tags": l}
-		if group == "genres" {
-			body = map[string]any{"metadata": map[string]any{"genres": l}}
+		if group != "tags" {
+			body = map[string]any{"metadata": map[string]any{group: l}}
 		}
 		if st := a.do("PATCH", "/api/items/"+id+"/media", body, nil); st != 200 {
 			t.Errorf("PATCH %s %s: %d", id, group, st)
@@ -68,11 +71,11 @@ func TestLiveRenames(t *testing.T) {
 	orig := map[string]map[string][]string{}
 	for _, id := range books {
 		v := raw(id)
-		orig[id] = map[string][]string{"tags": list(v, "tags"), "genres": list(v, "genres")}
+		orig[id] = map[string][]string{"tags": list(v, "tags"), "genres": list(v, "genres"), "narrators": list(v, "narrators")}
 	}
 	t.Cleanup(func() {
 		for _, id := range books {
-			for _, g := range []string{"tags", "genres"} {
+			for _, g := range []string{"tags", "genres", "narrators"} {
 				set(id, g, orig[id][g])
 			}
 		}
@@ -114,6 +117,7 @@ func TestLiveRenames(t *testing.T) {
 	for _, c := range []struct{ tool, group, oldArg, newArg string }{
 		{"rename_tag", "tags", "tag", "new_tag"},
 		{"rename_genre", "genres", "genre", "new_genre"},
+		{"rename_narrator", "narrators", "narrator", "new_narrator"},
 	} {
 		oldName, newName := run+"-"+c.group+"-old", run+"-"+c.group+"-new"
 		for _, id := range books {
@@ -182,6 +186,56 @@ func TestLiveRenames(t *testing.T) {
 			t.Errorf("a declined merge changed %d field(s) of %s", d, id)
 		}
 	}
-	report(t, spec, rec.all(), map[string]bool{"getMe": true, "listLibraries": true, "listLibraryItems": true, "renameTag": true, "renameGenre": true})
-	t.Logf("renames put back on 2 books: %d raw field(s) compared, 0 differing unless reported; a merge asked once and, declined, changed nothing", fields)
+
+	// Merges of two names each book holds one of: they always ask, with
+	// ids and counts only; declined, nothing changes.
+	for _, c := range []struct{ tool, group, listArg, intoArg string }{
+		{"merge_tags", "tags", "tags", "into_tag"},
+		{"merge_narrators", "narrators", "narrators", "into_narrator"},
+	} {
+		first, second, into := run+"-"+c.group+"-merge-a", run+"-"+c.group+"-merge-b", run+"-"+c.group+"-merge-into"
+		set(books[0], c.group, append(slices.Clone(orig[books[0]][c.group]), first))
+		set(books[1], c.group, append(slices.Clone(orig[books[1]][c.group]), second))
+		for _, id := range books {
+			before[id] = raw(id)
+		}
+		n := nAsked()
+		_, text, isErr := call(c.tool, map[string]any{c.listArg: []string{first, second}, c.intoArg: into})
+		if nAsked() != n+1 || !isErr || !strings.Contains(text, "Nothing was changed") {
+			t.Fatalf("%s: want one question and nothing changed, asked %d: %s", c.tool, nAsked()-n, text)
+		}
+		mu.Lock()
+		q := asked[len(asked)-1]
+		mu.Unlock()
+		if strings.Contains(q, run) || !strings.Contains(q, books[0]) || !strings.Contains(q, books[1]) || !strings.Contains(q, "on 2 item(s)") {
+			t.Errorf("%s: the question must name the books by id and count, and no name:\n%s", c.tool, q)
+		}
+		for _, id := range books {
+			if d := compareRaw(t, "declined "+c.tool+" "+id, before[id], raw(id)); d != 0 {
+				t.Errorf("a declined %s changed %d field(s) of %s", c.tool, d, id)
+			}
+		}
+		// Approved: each book ends with the name kept, in place of its
+		// own, and the answer counts one book per name.
+		mu.Lock()
+		decline = false
+		mu.Unlock()
+		v, text, isErr := call(c.tool, map[string]any{c.listArg: []string{first, second}, c.intoArg: into})
+		if isErr || nAsked() != n+2 {
+			t.Fatalf("%s approved: asked %d, error %v: %s", c.tool, nAsked()-n, isErr, text)
+		}
+		if fmt.Sprint(v["items_changed"]) != "2" || !strings.Contains(text, `"items_changed":1`) {
+			t.Errorf("%s approved: want one book per name, two in all: %s", c.tool, text)
+		}
+		for _, id := range books {
+			if l := list(raw(id), c.group); !slices.Equal(l, append(slices.Clone(orig[id][c.group]), into)) {
+				t.Errorf("%s approved: %s holds %q", c.tool, id, l)
+			}
+		}
+		mu.Lock()
+		decline = true
+		mu.Unlock()
+	}
+	report(t, spec, rec.all(), map[string]bool{"getMe": true, "listLibraries": true, "listLibraryItems": true, "getLibraryItem": true, "renameTag": true, "renameGenre": true, "renameNarrator": true})
+	t.Logf("renames put back on 2 books: %d raw field(s) compared, 0 differing unless reported; a merge asked once and, declined, changed nothing; merge_tags and merge_narrators asked once each and, declined, changed nothing, and approved merged", fields)
 }

@@ -191,8 +191,10 @@ func validArgs(tool string, s toolSchema) map[string]any {
 			args[name] = sd.FeedOrbital
 		case name == "term":
 			args[name] = "x"
-		case name == "new_tag" || name == "new_genre":
-			args[name] = "y" // a rename onto the same name is refused
+		case name == "new_tag" || name == "new_genre" || name == "new_narrator" || strings.HasPrefix(name, "into_"):
+			args[name] = "y" // a rename onto the same name is refused, a merge into one it takes out too
+		case p.Type == "array" && p.Items != nil && p.Items.MaxLength != nil: // a merge's names
+			args[name] = []any{"x", "z"}
 		case p.Type == "number":
 			args[name] = 1.5
 		case len(p.Enum) > 0:

@@ -11,7 +11,7 @@ import "math"
 // otherwise answered again with its time moved on. In between, only some
 // writes touch the copy: a metadata patch (or a match) adds the authors
 // and series it gives a book and takes out those it deletes; renaming a
-// tag or a genre replaces it in every library's copy; deleting an item
+// tag, a genre or a narrator replaces it in every library's copy; deleting an item
 // takes out the authors and series it leaves without books and counts
 // the issues again. Narrators, genres, tags, publishers, languages and
 // decades a metadata patch sets are not added: the copy lacks them until
@@ -124,8 +124,9 @@ func (s *Server) removeFromFilterCopies(group, id string) {
 	}
 }
 
-// replaceInFilterCopies is Database.replaceTagInFilterData and
-// replaceGenreInFilterData (group "tags" or "genres"): in every library's
+// replaceInFilterCopies is Database.replaceTagInFilterData,
+// replaceGenreInFilterData and replaceNarratorInFilterData (group "tags",
+// "genres" or "narrators"): in every library's
 // copy, the first entry equal to old becomes new.
 func (s *Server) replaceInFilterCopies(group, old, new string) {
 	for _, cp := range s.filters {

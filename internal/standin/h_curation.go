@@ -19,6 +19,7 @@ func curationRoutes() []route {
 		api(A, "/authors/:id", hAuthorUpdate),
 		api(P, "/items/batch/update", hItemsBatchUpdate),
 		api(P, "/items/batch/quickmatch", hItemsBatchQuickMatch),
+		api(A, "/libraries/:id/narrators/:narratorId", withLibrary(hNarratorRename)),
 	}
 }
 
@@ -342,4 +343,65 @@ func hItemsBatchQuickMatch(c *ctx) {
 	for _, li := range items {
 		c.quickMatch(li, m.Provider, m.OverrideDetails, m.OverrideCover, nil)
 	}
+}
+
+// PATCH /api/libraries/:id/narrators/:narratorId {name}:
+// LibraryController.updateNarrator (Audiobookshelf 2.36), behind the
+// library middleware (403 without access to the library, 404 "Library not
+// found"). 403 without canUpdate (no admin needed); narratorId is
+// libraryFilters.decode'd (a malformed %-escape throws: the process dies);
+// 400 "Invalid request payload. Name not specified." when name is falsy.
+// The library of the path is only checked: every book of the server
+// holding the name (getAllLibraryItemsWithNarrators: every library, in the
+// order the books were stored, whatever the user may see) has every copy
+// of it removed and name appended unless it holds name already. It answers
+// {updated}. A name that is not a string is stored as its text here
+// (Audiobookshelf would store the JSON value; the tools never send one).
+func hNarratorRename(c *ctx) {
+	if !c.user.canUpdate() {
+		c.sendStatus(http.StatusForbidden)
+		return
+	}
+	oldName, ok := decodeFilterValue(c.params["narratorId"])
+	if !ok {
+		c.crash()
+	}
+	name := field(c.body, "name")
+	if !truthy(name) {
+		c.send(http.StatusBadRequest, "Invalid request payload. Name not specified.")
+		return
+	}
+	newName := toJSString(name)
+	// Database.replaceNarratorInFilterData.
+	c.s.replaceInFilterCopies("narrators", oldName, newName)
+	now := c.nowMs()
+	updated := 0
+	for i := range c.s.data.Items {
+		li := &c.s.data.Items[i]
+		if li.Book == nil {
+			continue
+		}
+		l := &li.Book.Narrators
+		hasOld, hasNew := false, false
+		for _, v := range *l {
+			hasOld = hasOld || v == oldName
+			hasNew = hasNew || v == newName
+		}
+		if !hasOld {
+			continue
+		}
+		out := make([]string, 0, len(*l)+1)
+		for _, v := range *l {
+			if v != oldName {
+				out = append(out, v)
+			}
+		}
+		if !hasNew {
+			out = append(out, newName)
+		}
+		*l = out
+		li.Book.UpdatedAt = now
+		updated++
+	}
+	c.sendJSON(jobj{{"updated", updated}})
 }

@@ -448,6 +448,14 @@ var beyondTheContract = map[string]bool{
 	// over many items in the background, which nothing here puts back.
 	"batch_update_books": true,
 	"batch_quick_match":  true,
+	// rename_narrator likewise, and where the user of the key does not see
+	// every book (Audiobookshelf renames on those too, unread).
+	"rename_narrator": true,
+	// merge_tags, merge_genres and merge_narrators take names out, always:
+	// no rename back can tell which item held which spelling.
+	"merge_tags":      true,
+	"merge_genres":    true,
+	"merge_narrators": true,
 }
 
 // readContract finds shared/reference/guard.md beside the repository or

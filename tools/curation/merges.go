@@ -165,8 +165,8 @@ type seriesHeld struct {
 // bookRead is what merge_series reads of one book and binds the approval
 // to.
 type bookRead struct {
-	ID        string        `json:"id"`
-	UpdatedAt int64         `json:"updatedAt"`
+	ID        string       `json:"id"`
+	UpdatedAt int64        `json:"updatedAt"`
 	Series    []seriesHeld `json:"series"`
 }
 

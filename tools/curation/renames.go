@@ -2,6 +2,7 @@ package curation
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -25,38 +26,84 @@ const (
 	EffectReordersNames = "reorders_names"
 )
 
+// EffectUnseenBooks: the user of the key does not see every book of the
+// server (libraries, tags or explicit content kept from it), and
+// Audiobookshelf's narrator rename acts on every book all the same, so
+// what it would do to the books not seen cannot be read, nor put back.
+const EffectUnseenBooks = "unseen_books"
+
 // shownIDs is how many item ids an answer lists; the rest are counted.
 const shownIDs = 100
 
 // nameKind is what a rename acts on: the filter group of Audiobookshelf's
-// library items route, the list of an item it reads, the tool, and its
-// argument names.
+// library items route, the list of an item it reads, the tools and their
+// argument names, the rename route and the fields of its answer.
 type nameKind struct {
 	what, group, tool, oldArg, newArg string
-	list                              func(*absdata.Item) []string
+	// mergeTool, listArg and intoArg name the merge of several names.
+	mergeTool, listArg, intoArg string
+	list                        func(*absdata.Item) []string
+	// joined is the list as the items route gives it when it gives no
+	// list (a book's narrators come minified as one narratorName, joined
+	// with ", "); nil when the route gives the list.
+	joined func(*absdata.Item) string
+	// booksOnly: only books hold the name (narrators); podcast libraries
+	// are not read.
+	booksOnly bool
+	// sight: the rename reaches books the user may not see, so the plan
+	// reads the user's permissions (EffectUnseenBooks).
+	sight bool
+	// send renames oldName to newName; libraryID is a library the user
+	// sees, for a route that names one.
+	send func(ctx context.Context, d *kit.Deps, libraryID, oldName, newName string) (*http.Response, error)
+	// mergedKey and countKey are the answer's fields: whether some item
+	// held the new name already ("" when the route does not say), and how
+	// many items changed.
+	mergedKey, countKey string
 }
 
 var (
 	tagKind = nameKind{what: "tag", group: "tags", tool: "rename_tag", oldArg: "tag", newArg: "new_tag",
-		list: func(it *absdata.Item) []string { return it.Media.Tags }}
+		mergeTool: "merge_tags", listArg: "tags", intoArg: "into_tag",
+		list:      func(it *absdata.Item) []string { return it.Media.Tags },
+		mergedKey: "tagMerged", countKey: "numItemsUpdated",
+		send: func(ctx context.Context, d *kit.Deps, _, oldName, newName string) (*http.Response, error) {
+			return d.API.RenameTag(ctx, abs.TagRename{Tag: oldName, NewTag: newName})
+		}}
 	genreKind = nameKind{what: "genre", group: "genres", tool: "rename_genre", oldArg: "genre", newArg: "new_genre",
-		list: func(it *absdata.Item) []string { return it.Media.Metadata.Genres }}
+		mergeTool: "merge_genres", listArg: "genres", intoArg: "into_genre",
+		list:      func(it *absdata.Item) []string { return it.Media.Metadata.Genres },
+		mergedKey: "genreMerged", countKey: "numItemsUpdated",
+		send: func(ctx context.Context, d *kit.Deps, _, oldName, newName string) (*http.Response, error) {
+			return d.API.RenameGenre(ctx, abs.GenreRename{Genre: oldName, NewGenre: newName})
+		}}
+	narratorKind = nameKind{what: "narrator", group: "narrators", tool: "rename_narrator", oldArg: "narrator", newArg: "new_narrator",
+		mergeTool: "merge_narrators", listArg: "narrators", intoArg: "into_narrator",
+		list:      func(it *absdata.Item) []string { return it.Media.Metadata.Narrators },
+		joined:    func(it *absdata.Item) string { return it.Media.Metadata.NarratorName },
+		booksOnly: true, sight: true, countKey: "updated",
+		send: func(ctx context.Context, d *kit.Deps, libraryID, oldName, newName string) (*http.Response, error) {
+			return d.API.RenameNarrator(ctx, libraryID, base64.StdEncoding.EncodeToString([]byte(oldName)), abs.NarratorRename{Name: newName})
+		}}
 )
 
 // PlanRenameTag plans rename_tag: POST /api/tags/rename, on every book
 // and podcast of the server.
 func PlanRenameTag(ctx context.Context, d *kit.Deps, a toolargs.RenameTag) (*kit.Plan, error) {
-	return planRename(ctx, d, tagKind, a.Tag, a.NewTag, func(ctx context.Context) (*http.Response, error) {
-		return d.API.RenameTag(ctx, abs.TagRename{Tag: a.Tag, NewTag: a.NewTag})
-	})
+	return planRename(ctx, d, tagKind, a.Tag, a.NewTag)
 }
 
 // PlanRenameGenre plans rename_genre: POST /api/genres/rename, on every
 // book and podcast of the server.
 func PlanRenameGenre(ctx context.Context, d *kit.Deps, a toolargs.RenameGenre) (*kit.Plan, error) {
-	return planRename(ctx, d, genreKind, a.Genre, a.NewGenre, func(ctx context.Context) (*http.Response, error) {
-		return d.API.RenameGenre(ctx, abs.GenreRename{Genre: a.Genre, NewGenre: a.NewGenre})
-	})
+	return planRename(ctx, d, genreKind, a.Genre, a.NewGenre)
+}
+
+// PlanRenameNarrator plans rename_narrator: PATCH
+// /api/libraries/:id/narrators/:narratorId, which names a library but
+// renames on every book of the server.
+func PlanRenameNarrator(ctx context.Context, d *kit.Deps, a toolargs.RenameNarrator) (*kit.Plan, error) {
+	return planRename(ctx, d, narratorKind, a.Narrator, a.NewNarrator)
 }
 
 // holder is an item that holds the old or the new name, as read.
@@ -64,45 +111,119 @@ type holder struct {
 	ID        string   `json:"id"`
 	UpdatedAt int64    `json:"updatedAt"`
 	List      []string `json:"list"`
+	Joined    string   `json:"joined,omitempty"`
 }
 
-// planRename reads, in every library the user sees, the items holding the
-// old name and those holding the new one (Audiobookshelf's own filter,
-// which compares names exactly, as the rename does), and says what the
-// rename would do to them. Onto a name no item holds, where the old name
-// is the last of every list that holds it, the rename back gives every
-// list back exactly, so it does not ask; otherwise it asks.
-func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName string, send func(context.Context) (*http.Response, error)) (*kit.Plan, error) {
-	for _, arg := range []struct{ name, v string }{{k.oldArg, oldName}, {k.newArg, newName}} {
-		if strings.ContainsAny(arg.v, "\n\t") {
-			return nil, kit.Errorf(kit.NotSent, "argument %q: must not contain control characters (a line break or a tab); a %s is one line of text.", arg.name, k.what)
-		}
-		if strings.TrimSpace(arg.v) == "" {
-			return nil, kit.Errorf(kit.NotSent, "argument %q: must not be empty or only spaces.", arg.name)
-		}
+// holdings is what a rename or a merge read: for each name, in every
+// library the user sees (book libraries for a kind of books only), the
+// items holding it; a library the route can be sent through; and, for a
+// kind whose route reaches books the user may not see, whether it sees
+// every book.
+type holdings struct {
+	by        map[string][]holder
+	libraryID string
+	seesAll   bool
+}
+
+// checkName refuses an empty, blank or multi-line name for argument arg.
+func checkName(k nameKind, arg, v string) error {
+	if strings.ContainsAny(v, "\n\t") {
+		return kit.Errorf(kit.NotSent, "argument %q: must not contain control characters (a line break or a tab); a %s is one line of text.", arg, k.what)
 	}
-	if oldName == newName {
-		return nil, kit.Errorf(kit.NotSent, "arguments %q and %q: they are the same %s; give a different new name.", k.oldArg, k.newArg, k.what)
+	if strings.TrimSpace(v) == "" {
+		return kit.Errorf(kit.NotSent, "argument %q: must not be empty or only spaces.", arg)
+	}
+	return nil
+}
+
+// readHoldings reads, in every library the user sees, the items holding
+// each of names (Audiobookshelf's own filter, which compares names
+// exactly, as the renames do).
+func readHoldings(ctx context.Context, d *kit.Deps, k nameKind, names []string) (*holdings, error) {
+	h := &holdings{by: map[string][]holder{}, seesAll: true}
+	if k.sight {
+		_, me, err := d.ReadMe(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var p struct {
+			AllLibraries bool `json:"accessAllLibraries"`
+			AllTags      bool `json:"accessAllTags"`
+			Explicit     bool `json:"accessExplicitContent"`
+		}
+		_ = json.Unmarshal(me.Permissions, &p)
+		h.seesAll = p.AllLibraries && p.AllTags && p.Explicit
 	}
 	libs, err := readLibraries(ctx, d)
 	if err != nil {
 		return nil, err
 	}
-	var withOld, withNew []holder
 	for _, l := range libs {
-		for _, w := range []struct {
-			name string
-			into *[]holder
-		}{{oldName, &withOld}, {newName, &withNew}} {
-			items, err := walkItems(ctx, d, l.ID, filter(k.group, w.name), true)
+		if h.libraryID == "" {
+			h.libraryID = l.ID
+		}
+		if k.booksOnly && l.MediaType != "book" {
+			continue
+		}
+		for _, name := range names {
+			items, err := walkItems(ctx, d, l.ID, filter(k.group, name), !k.booksOnly)
 			if err != nil {
 				return nil, err
 			}
 			for i := range items {
-				*w.into = append(*w.into, holder{items[i].ID, items[i].UpdatedAt, k.list(&items[i])})
+				hd := holder{ID: items[i].ID, UpdatedAt: items[i].UpdatedAt, List: k.list(&items[i])}
+				if k.joined != nil {
+					hd.Joined = k.joined(&items[i])
+				}
+				h.by[name] = append(h.by[name], hd)
 			}
 		}
 	}
+	return h, nil
+}
+
+// rename sends one rename and reads from its answer how many items changed
+// and whether some item held the new name already.
+func (h *holdings) rename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName string) (updated int, merged bool, err error) {
+	body, err := d.Mutate(ctx, k.what+" rename", func(ctx context.Context) (*http.Response, error) {
+		return k.send(ctx, d, h.libraryID, oldName, newName)
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	var ans map[string]json.RawMessage
+	_ = json.Unmarshal(body, &ans)
+	if k.mergedKey != "" {
+		_ = json.Unmarshal(ans[k.mergedKey], &merged)
+	}
+	_ = json.Unmarshal(ans[k.countKey], &updated)
+	return updated, merged, nil
+}
+
+// unseen is the question's sentence when the user does not see every book.
+func unseen(k nameKind) string {
+	return fmt.Sprintf("The user of the key does not see every book of the server (libraries, tags or explicit content are kept from it), and Audiobookshelf renames the %s on every book of the server all the same: what it does to the books not seen cannot be read from here, nor put back.", k.what)
+}
+
+// planRename reads the items holding the old name and those holding the
+// new one, and says what the rename would do to them. Onto a name no
+// item holds, where the old name is the last of every list that holds it
+// (and the user sees every item the route reaches), the rename back gives
+// every list back exactly, so it does not ask; otherwise it asks.
+func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName string) (*kit.Plan, error) {
+	for _, arg := range []struct{ name, v string }{{k.oldArg, oldName}, {k.newArg, newName}} {
+		if err := checkName(k, arg.name, arg.v); err != nil {
+			return nil, err
+		}
+	}
+	if oldName == newName {
+		return nil, kit.Errorf(kit.NotSent, "arguments %q and %q: they are the same %s; give a different new name.", k.oldArg, k.newArg, k.what)
+	}
+	h, err := readHoldings(ctx, d, k, []string{oldName, newName})
+	if err != nil {
+		return nil, err
+	}
+	withOld, withNew := h.by[oldName], h.by[newName]
 	newIDs := map[string]bool{}
 	for _, h := range withNew {
 		newIDs[h.ID] = true
@@ -113,13 +234,17 @@ func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName s
 		if newIDs[h.ID] {
 			both = append(both, h.ID)
 		}
+		list, err := listOf(ctx, d, k, h, oldName)
+		if err != nil {
+			return nil, err
+		}
 		n := 0
-		for _, v := range h.List {
+		for _, v := range list {
 			if v == oldName {
 				n++
 			}
 		}
-		if n > 1 || len(h.List) == 0 || h.List[len(h.List)-1] != oldName {
+		if n > 1 || len(list) == 0 || list[len(list)-1] != oldName {
 			reordered = append(reordered, h.ID)
 		}
 	}
@@ -136,8 +261,12 @@ func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName s
 			"On %d of them (%s) the %s is not the last of the item's %ss: Audiobookshelf puts the new name at the end, so the rename back would not give the order back.",
 			len(reordered), kit.ListIDs(reordered), k.what, k.what))
 	}
+	if !h.seesAll && len(changed) > 0 {
+		plan.Effects = append(plan.Effects, EffectUnseenBooks)
+		plan.Consequences = append(plan.Consequences, unseen(k))
+	}
 	if len(plan.Effects) > 0 {
-		plan.Action = fmt.Sprintf("This will rename a %s on %d item(s) of the server, in every library: %s.", k.what, len(changed), kit.ListIDs(changed))
+		plan.Action = fmt.Sprintf("This will rename a %s on %d item(s) of the server, in every library: %s.", k.what, len(changed), listOrNone(changed))
 		plan.Read = struct {
 			Old []holder `json:"old"`
 			New []holder `json:"new"`
@@ -146,30 +275,17 @@ func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName s
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
 		if len(changed) == 0 {
 			return kit.JSONResult(map[string]any{"renamed": false, "items_changed": 0,
-				"note": fmt.Sprintf("No item of the libraries this user sees holds the %s (names are compared exactly: case and spaces count); nothing was sent. audit_tags_and_genres lists the spellings in use.", k.what)})
+				"note": fmt.Sprintf("No item of the libraries this user sees holds the %s (names are compared exactly: case and spaces count); nothing was sent. %s lists the spellings in use.", k.what, auditOf(k))})
 		}
-		body, err := d.Mutate(ctx, k.what+" rename", send)
+		updated, merged, err := h.rename(ctx, d, k, oldName, newName)
 		if err != nil {
 			return nil, err
 		}
-		var ans map[string]json.RawMessage
-		_ = json.Unmarshal(body, &ans)
-		var merged bool
-		var updated int
-		_ = json.Unmarshal(ans[k.what+"Merged"], &merged)
-		_ = json.Unmarshal(ans["numItemsUpdated"], &updated)
-		shown, cut := changed, ""
-		if len(shown) > shownIDs {
-			shown = shown[:shownIDs]
-			cut = fmt.Sprintf("the first %d of %d item ids; the rename back needs none of them", shownIDs, len(changed))
-		}
-		out := map[string]any{"renamed": true, "items_changed": updated, "library_item_ids": shown}
-		if cut != "" {
-			out["ids_cut"] = cut
-		}
+		out := map[string]any{"renamed": true, "items_changed": updated}
+		showIDs(out, changed, "the rename back needs none of them")
 		switch {
 		case len(plan.Effects) > 0:
-			out["not_put_back"] = "The person approved a rename that the rename back cannot undo exactly (a merge, or a changed order)."
+			out["not_put_back"] = "The person approved a rename that the rename back cannot undo exactly (a merge, a changed order, or books the user does not see)."
 		case merged || updated != len(changed):
 			out["not_put_back"] = fmt.Sprintf("Audiobookshelf changed %d item(s) where %d were read%s: the %s changed in between, so a rename back might not give every item its list back; read the items first.",
 				updated, len(changed), map[bool]string{true: " and found the new name already in use", false: ""}[merged], k.what)
@@ -179,6 +295,44 @@ func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName s
 		return kit.JSONResult(out)
 	}
 	return plan, nil
+}
+
+// listOf is the list of names of an item holding name. Where the items
+// route gives it joined (narrators), a joined text equal to the name is
+// that name alone (an item holding it, with others, would join longer);
+// any other is read from the item's record, since a name may hold the
+// ", " the names are joined with.
+func listOf(ctx context.Context, d *kit.Deps, k nameKind, h holder, name string) ([]string, error) {
+	if k.joined == nil || h.List != nil {
+		return h.List, nil
+	}
+	if h.Joined == name {
+		return []string{name}, nil
+	}
+	it, err := d.ReadItemRecord(ctx, h.ID)
+	if err != nil {
+		return nil, err
+	}
+	return k.list(it), nil
+}
+
+// auditOf is the audit that lists a kind's spellings.
+func auditOf(k nameKind) string {
+	if k.what == "narrator" {
+		return "audit_people"
+	}
+	return "audit_tags_and_genres"
+}
+
+// showIDs puts the first shownIDs of changed into out, and says so when
+// there were more.
+func showIDs(out map[string]any, changed []string, why string) {
+	shown := changed
+	if len(shown) > shownIDs {
+		shown = shown[:shownIDs]
+		out["ids_cut"] = fmt.Sprintf("the first %d of %d item ids; %s", shownIDs, len(changed), why)
+	}
+	out["library_item_ids"] = shown
 }
 
 // readLibraries is every library the user of the key sees.

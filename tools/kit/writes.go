@@ -68,6 +68,7 @@ var writeAnswers = []writeAnswer{
 	{"updateAuthor", http.MethodPatch, regexp.MustCompile(`/api/authors/[^/]+$`), false, []string{"author"}, "get_author"},
 	{"batchUpdateLibraryItems", http.MethodPost, regexp.MustCompile(`/api/items/batch/update$`), false, []string{"success", "updates"}, "get_library_item"},
 	{"batchQuickMatchLibraryItems", http.MethodPost, regexp.MustCompile(`/api/items/batch/quickmatch$`), true, nil, "get_library_item"},
+	{"renameNarrator", http.MethodPatch, regexp.MustCompile(`/api/libraries/[^/]+/narrators/[^/]+$`), false, []string{"updated"}, "audit_people"},
 }
 
 // answerFor is the entry for a write request, or nil.

@@ -247,27 +247,11 @@ func renameEverywhere(c *ctx, oldKey, newKey, mergedKey string, list func(*Libra
 			if l == nil {
 				continue
 			}
-			hasOld, hasNew := false, false
-			for _, v := range *l {
-				hasOld = hasOld || v == oldName
-				hasNew = hasNew || v == newName
-			}
-			if hasNew {
-				merged = true
-			}
-			if !hasOld {
+			changed, hadNew := renameIn(l, oldName, newName)
+			merged = merged || hadNew
+			if !changed {
 				continue
 			}
-			out := make([]string, 0, len(*l)+1)
-			for _, v := range *l {
-				if v != oldName {
-					out = append(out, v)
-				}
-			}
-			if !hasNew {
-				out = append(out, newName)
-			}
-			*l = out
 			if li.Book != nil {
 				li.Book.UpdatedAt = now
 			} else {
@@ -381,27 +365,36 @@ func hNarratorRename(c *ctx) {
 		if li.Book == nil {
 			continue
 		}
-		l := &li.Book.Narrators
-		hasOld, hasNew := false, false
-		for _, v := range *l {
-			hasOld = hasOld || v == oldName
-			hasNew = hasNew || v == newName
-		}
-		if !hasOld {
+		if changed, _ := renameIn(&li.Book.Narrators, oldName, newName); !changed {
 			continue
 		}
-		out := make([]string, 0, len(*l)+1)
-		for _, v := range *l {
-			if v != oldName {
-				out = append(out, v)
-			}
-		}
-		if !hasNew {
-			out = append(out, newName)
-		}
-		*l = out
 		li.Book.UpdatedAt = now
 		updated++
 	}
 	c.sendJSON(jobj{{"updated", updated}})
+}
+
+// renameIn is what Audiobookshelf's renames do to one list: every copy of
+// oldName removed and newName appended at the end unless the list holds it
+// already. changed is whether the list held oldName; hadNew whether it
+// held newName (a merge).
+func renameIn(l *[]string, oldName, newName string) (changed, hadNew bool) {
+	for _, v := range *l {
+		changed = changed || v == oldName
+		hadNew = hadNew || v == newName
+	}
+	if !changed {
+		return false, hadNew
+	}
+	out := make([]string, 0, len(*l)+1)
+	for _, v := range *l {
+		if v != oldName {
+			out = append(out, v)
+		}
+	}
+	if !hadNew {
+		out = append(out, newName)
+	}
+	*l = out
+	return true, hadNew
 }

@@ -36,20 +36,10 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 	if a.AuthorID == a.IntoAuthorID {
 		return nil, kit.Errorf(kit.NotSent, `arguments "author_id" and "into_author_id": they are the same author; give the author to merge away and another one to keep.`)
 	}
-	pending := kit.Alongside(ctx, func(ctx context.Context) authorResult {
-		au, err := readAuthor(ctx, d, "into_author_id", a.IntoAuthorID)
-		return authorResult{au, err}
-	})
-	from, err := readAuthor(ctx, d, "author_id", a.AuthorID)
+	from, into, err := readBoth(ctx, d, readAuthor, "author_id", a.AuthorID, "into_author_id", a.IntoAuthorID)
 	if err != nil {
-		pending.Abandon()
 		return nil, err
 	}
-	got := pending.Wait()
-	if got.err != nil {
-		return nil, got.err
-	}
-	into := got.au
 	if from.LibraryID != into.LibraryID {
 		return nil, kit.Errorf(kit.Unchanged, `argument "into_author_id": author %s is of library %s and author %s of library %s; Audiobookshelf merges authors of one library only (list_authors gives a library's authors).`,
 			into.ID, into.LibraryID, from.ID, from.LibraryID)
@@ -126,9 +116,26 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 	return plan, nil
 }
 
-type authorResult struct {
-	au  *absdata.Author
-	err error
+// readBoth reads the record merged away and the one kept at the same
+// time, with read; an error of either is the answer.
+func readBoth[T any](ctx context.Context, d *kit.Deps, read func(context.Context, *kit.Deps, string, string) (*T, error), fromArg, fromID, intoArg, intoID string) (from, into *T, err error) {
+	type result struct {
+		v   *T
+		err error
+	}
+	pending := kit.Alongside(ctx, func(ctx context.Context) result {
+		v, err := read(ctx, d, intoArg, intoID)
+		return result{v, err}
+	})
+	if from, err = read(ctx, d, fromArg, fromID); err != nil {
+		pending.Abandon()
+		return nil, nil, err
+	}
+	got := pending.Wait()
+	if got.err != nil {
+		return nil, nil, got.err
+	}
+	return from, got.v, nil
 }
 
 // readAuthor reads an author with the books this user sees
@@ -179,20 +186,10 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 	if a.SeriesID == a.IntoSeriesID {
 		return nil, kit.Errorf(kit.NotSent, `arguments "series_id" and "into_series_id": they are the same series; give the series to merge away and another one to keep.`)
 	}
-	pending := kit.Alongside(ctx, func(ctx context.Context) seriesResult {
-		se, err := readOneSeries(ctx, d, "into_series_id", a.IntoSeriesID)
-		return seriesResult{se, err}
-	})
-	from, err := readOneSeries(ctx, d, "series_id", a.SeriesID)
+	from, into, err := readBoth(ctx, d, readOneSeries, "series_id", a.SeriesID, "into_series_id", a.IntoSeriesID)
 	if err != nil {
-		pending.Abandon()
 		return nil, err
 	}
-	got := pending.Wait()
-	if got.err != nil {
-		return nil, got.err
-	}
-	into := got.se
 	if from.LibraryID != into.LibraryID {
 		return nil, kit.Errorf(kit.Unchanged, `argument "into_series_id": series %s is of library %s and series %s of library %s; a book can only be in series of its own library (list_series gives a library's series).`,
 			into.ID, into.LibraryID, from.ID, from.LibraryID)
@@ -328,11 +325,6 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 		return kit.JSONResult(out)
 	}
 	return plan, nil
-}
-
-type seriesResult struct {
-	se  *absdata.Series
-	err error
 }
 
 // readOneSeries reads a series (GET /api/series/:id); a 404 (no such

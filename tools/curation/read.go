@@ -45,26 +45,56 @@ func readItems(ctx context.Context, d *kit.Deps, libraryID, filterBy string) ([]
 // walkItems reads a library's items, filtered by filterBy, page after
 // page; a podcast among them is refused unless podcasts is true.
 func walkItems(ctx context.Context, d *kit.Deps, libraryID, filterBy string, podcasts bool) ([]absdata.Item, error) {
-	var all []absdata.Item
-	for page := 0; page < maxPages; page++ {
+	return walkPages(ctx, d, libraryID, "books", itemsPage, func(ctx context.Context, page int) (*http.Response, error) {
 		params := &abs.ListLibraryItemsParams{Limit: kit.Ptr(itemsPage), Page: kit.Ptr(page)}
 		if filterBy != "" {
 			params.Filter = kit.Ptr(filterBy)
 		}
-		body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
-			return d.API.ListLibraryItems(ctx, libraryID, params)
-		})
+		return d.API.ListLibraryItems(ctx, libraryID, params)
+	}, func(rows []absdata.Item) error {
+		for i := range rows {
+			if rows[i].MediaType == "podcast" && !podcasts {
+				return notBooks(libraryID)
+			}
+		}
+		return nil
+	})
+}
+
+// readSeries reads a library's series with their books, page after page
+// of seriesPage until Audiobookshelf's total.
+func readSeries(ctx context.Context, d *kit.Deps, libraryID string) ([]absdata.Series, error) {
+	return walkPages[absdata.Series](ctx, d, libraryID, "series", seriesPage, func(ctx context.Context, page int) (*http.Response, error) {
+		return d.API.ListLibrarySeries(ctx, libraryID, &abs.ListLibrarySeriesParams{Limit: kit.Ptr(seriesPage), Page: kit.Ptr(page)})
+	}, nil)
+}
+
+// readAuthors reads a book library's authors, sorted by name, page after
+// page of authorsPage until Audiobookshelf's total.
+func readAuthors(ctx context.Context, d *kit.Deps, libraryID string) ([]absdata.Ref, error) {
+	return walkPages[absdata.Ref](ctx, d, libraryID, "authors", authorsPage, func(ctx context.Context, page int) (*http.Response, error) {
+		return d.API.ListLibraryAuthors(ctx, libraryID, &abs.ListLibraryAuthorsParams{Limit: kit.Ptr(authorsPage), Page: kit.Ptr(page), Sort: kit.Ptr("name")})
+	}, nil)
+}
+
+// walkPages reads one of a library's listings page after page (get, per
+// a page) until Audiobookshelf's total, at most maxPages; check, when
+// given, may refuse a page's rows.
+func walkPages[T any](ctx context.Context, d *kit.Deps, libraryID, what string, per int, get func(context.Context, int) (*http.Response, error), check func([]T) error) ([]T, error) {
+	var all []T
+	for page := 0; page < maxPages; page++ {
+		body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) { return get(ctx, page) })
 		if err != nil {
 			return nil, err
 		}
-		var v absdata.Listing[absdata.Item]
+		var v absdata.Listing[T]
 		if err := kit.Decode(body, &v); err != nil {
 			return nil, err
 		}
 		rows, total := v.Rows()
-		for i := range rows {
-			if rows[i].MediaType == "podcast" && !podcasts {
-				return nil, notBooks(libraryID)
+		if check != nil {
+			if err := check(rows); err != nil {
+				return nil, err
 			}
 		}
 		all = append(all, rows...)
@@ -72,57 +102,7 @@ func walkItems(ctx context.Context, d *kit.Deps, libraryID, filterBy string, pod
 			return all, nil
 		}
 	}
-	return nil, kit.Errorf(kit.Unchanged, "library %s: Audiobookshelf was still sending pages after %d pages of %d books; the audit stopped there.", libraryID, maxPages, itemsPage)
-}
-
-// readSeries reads a library's series with their books, page after page
-// of seriesPage until Audiobookshelf's total.
-func readSeries(ctx context.Context, d *kit.Deps, libraryID string) ([]absdata.Series, error) {
-	var all []absdata.Series
-	for page := 0; page < maxPages; page++ {
-		params := &abs.ListLibrarySeriesParams{Limit: kit.Ptr(seriesPage), Page: kit.Ptr(page)}
-		body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
-			return d.API.ListLibrarySeries(ctx, libraryID, params)
-		})
-		if err != nil {
-			return nil, err
-		}
-		var v absdata.Listing[absdata.Series]
-		if err := kit.Decode(body, &v); err != nil {
-			return nil, err
-		}
-		rows, total := v.Rows()
-		all = append(all, rows...)
-		if total == nil || len(rows) == 0 || len(all) >= *total {
-			return all, nil
-		}
-	}
-	return nil, kit.Errorf(kit.Unchanged, "library %s: Audiobookshelf was still sending pages after %d pages of %d series; the audit stopped there.", libraryID, maxPages, seriesPage)
-}
-
-// readAuthors reads a book library's authors, sorted by name, page after
-// page of authorsPage until Audiobookshelf's total.
-func readAuthors(ctx context.Context, d *kit.Deps, libraryID string) ([]absdata.Ref, error) {
-	var all []absdata.Ref
-	for page := 0; page < maxPages; page++ {
-		params := &abs.ListLibraryAuthorsParams{Limit: kit.Ptr(authorsPage), Page: kit.Ptr(page), Sort: kit.Ptr("name")}
-		body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
-			return d.API.ListLibraryAuthors(ctx, libraryID, params)
-		})
-		if err != nil {
-			return nil, err
-		}
-		var v absdata.Listing[absdata.Ref]
-		if err := kit.Decode(body, &v); err != nil {
-			return nil, err
-		}
-		rows, total := v.Rows()
-		all = append(all, rows...)
-		if total == nil || len(rows) == 0 || len(all) >= *total {
-			return all, nil
-		}
-	}
-	return nil, kit.Errorf(kit.Unchanged, "library %s: Audiobookshelf was still sending pages after %d pages of %d authors; the audit stopped there.", libraryID, maxPages, authorsPage)
+	return nil, kit.Errorf(kit.Unchanged, "library %s: Audiobookshelf was still sending pages after %d pages of %d %s; the audit stopped there.", libraryID, maxPages, per, what)
 }
 
 // readNarrators reads a library's narrators (Audiobookshelf sends them

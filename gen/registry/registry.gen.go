@@ -1142,74 +1142,6 @@ var All = []Tool{
 		Handler: renameGenre,
 	},
 	{
-		Name: "merge_authors", Title: "Merge authors", Toolset: "curation",
-		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
-		Reason:     "Takes an author record out with its description, ASIN and image; the books that held both keep one, so the merge cannot be split again from here.",
-		Operations: []string{"getMe", "getAuthor", "updateAuthor"},
-		NeedsAuth:  true,
-		Permission: permission.Update,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id"}, Kind: "authors and series", TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves stay, and so do the kept author's name, biography, ASIN and image."},
-		Definition: &mcp.Tool{
-			Name:        "merge_authors",
-			Title:       "Merge authors",
-			Description: "Merge an author into another of the same library (one person under two records or spellings): every book of author_id gets into_author_id instead, and Audiobookshelf removes author_id's record with its description, ASIN and image. Asks first; the answer names the author kept and the books moved.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"The author merged away (id or name; audit_people finds spellings of one person)."},"into_author_id":{"type":"string","description":"The author kept, of the same library (id or name)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["author_id","into_author_id"],"additionalProperties":false}`),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
-		},
-		Handler: mergeAuthors,
-	},
-	{
-		Name: "merge_series", Title: "Merge series", Toolset: "curation",
-		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
-		Reason:     "Empties a series, which Audiobookshelf then removes with its description; a book already in both loses its sequence in the removed one.",
-		Operations: []string{"getMe", "getSeries", "listLibraryItems", "getLibraryItem", "batchUpdateLibraryItems"},
-		NeedsAuth:  true,
-		Permission: permission.Update,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id"}, Kind: "authors and series", TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves stay, with their other series and fields, and so do the kept series' name and summary."},
-		Definition: &mcp.Tool{
-			Name:        "merge_series",
-			Title:       "Merge series",
-			Description: "Merge a series into another of the same library: each book of series_id is put in into_series_id at the same sequence, keeping its other series, in one batch update, and Audiobookshelf then removes the emptied series_id with its description. A book already in both keeps its place in into_series_id. Asks first; the answer names the series kept and the books moved.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"The series merged away (id or name; audit_series finds one series under two spellings)."},"into_series_id":{"type":"string","description":"The series kept, of the same library (id or name)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["series_id","into_series_id"],"additionalProperties":false}`),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
-		},
-		Handler: mergeSeries,
-	},
-	{
-		Name: "batch_update_books", Title: "Batch update books", Toolset: "curation",
-		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
-		Reason:     "Changes one field of many books; what it replaces or takes from the middle of a list cannot be given back exactly, and the same call again changes nothing more.",
-		Operations: []string{"getMe", "getLibraryItem", "listLibraryItems", "batchUpdateLibraryItems"},
-		NeedsAuth:  true,
-		Permission: permission.Update,
-		Guard:      &Guard{Condition: "when effect replaces_values or effect partial_lists or effect deletes_series", WhenParams: nil, WhenEffects: []string{"replaces_values", "partial_lists", "deletes_series"}, BindsTo: []string{"library_item_ids", "field", "mode", "values", "value", "series", "sequence"}, Kind: "book metadata", TakesOut: "What the change replaces, or takes from the middle of a list, cannot be given back exactly from here; a series taken off its last book is deleted.", Stays: "The books' other fields, their authors, audio files, progress and bookmarks are not touched."},
-		Definition: &mcp.Tool{
-			Name:        "batch_update_books",
-			Title:       "Batch update books",
-			Description: "Add, remove or set one field on up to 100 books in one request: tags, genres or narrators (values; add appends at the end what a book lacks, remove takes them off, set replaces the list), publisher or language (value, mode set; \"\" clears), or a series (series and sequence; add puts each book in it, remove takes it out, set makes it the book's only series). Authors are not touched; podcasts are refused. Where one call back gives every book back exactly the answer carries it; otherwise (text someone typed, values in the middle of a list, a series replaced or emptied) it asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Book ids or titles (any libraries)."},"field":{"type":"string","enum":["tags","genres","narrators","publisher","language","series"],"description":"The field to change."},"mode":{"type":"string","enum":["add","remove","set"],"description":"add (the default for lists and series), remove or set (the default, and the only mode, for publisher and language)."},"values":{"type":"array","items":{"type":"string","maxLength":500},"minItems":1,"maxItems":100,"description":"Tags, genres or narrators, compared exactly (case and spaces count)."},"value":{"type":"string","maxLength":500,"description":"Publisher or language; \"\" clears it."},"series":{"type":"string","minLength":1,"maxLength":500,"description":"Series name (field series; Audiobookshelf compares series names ignoring case)."},"sequence":{"type":"string","maxLength":100,"description":"The books' place in the series (add and set); left out: none."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_ids","field"],"additionalProperties":false}`),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
-		},
-		Handler: batchUpdateBooks,
-	},
-	{
-		Name: "batch_quick_match", Title: "Batch quick match", Toolset: "curation",
-		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true,
-		Reason:     "Audiobookshelf fetches metadata and covers from a provider over the internet and writes them onto the items; nothing of it can be put back from here.",
-		Operations: []string{"getMe", "getLibraryItem", "batchQuickMatchLibraryItems"},
-		NeedsAuth:  true,
-		Permission: permission.Admin,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_ids", "provider", "override_details", "override_cover"}, Kind: "book metadata", TakesOut: "The provider's metadata and covers are written over the items in the background on the server; nothing of it can be put back from here, and the tool does not learn what changed.", Stays: "The items' audio files, progress and bookmarks are not touched; with neither override, no field or cover that holds a value is replaced."},
-		Definition: &mcp.Tool{
-			Name:        "batch_quick_match",
-			Title:       "Batch quick match",
-			Description: "Quick match up to 100 books (or podcasts) against a metadata provider, as Audiobookshelf's batch Quick Match does: it answers at once and matches in the background on the server. Without overrides only empty fields and missing covers are filled; override_details and override_cover replace them. Always asks first: nothing it changes can be put back from here. get_library_item or audit_missing show the result afterwards.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Item ids or titles (any libraries)."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"description":"Metadata provider (Audiobookshelf's default, google, when left out; podcasts always use iTunes), or custom-ID for a custom provider registered in Audiobookshelf."},"override_details":{"type":"boolean","default":false,"description":"Replace details that already hold a value (title, authors, series, description...) instead of filling only empty ones."},"override_cover":{"type":"boolean","default":false,"description":"Replace covers items already have."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_ids"],"additionalProperties":false}`),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
-		},
-		Handler: batchQuickMatch,
-	},
-	{
 		Name: "rename_narrator", Title: "Rename narrator", Toolset: "curation",
 		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
 		Reason:     "Replaces a narrator on every book holding it, in every library; a merge into an existing narrator cannot be split again, and the same call again finds the narrator gone.",
@@ -1276,6 +1208,74 @@ var All = []Tool{
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeNarrators,
+	},
+	{
+		Name: "merge_authors", Title: "Merge authors", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
+		Reason:     "Takes an author record out with its description, ASIN and image; the books that held both keep one, so the merge cannot be split again from here.",
+		Operations: []string{"getMe", "getAuthor", "updateAuthor"},
+		NeedsAuth:  true,
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id"}, Kind: "authors and series", TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves stay, and so do the kept author's name, biography, ASIN and image."},
+		Definition: &mcp.Tool{
+			Name:        "merge_authors",
+			Title:       "Merge authors",
+			Description: "Merge an author into another of the same library (one person under two records or spellings): every book of author_id gets into_author_id instead, and Audiobookshelf removes author_id's record with its description, ASIN and image. Asks first; the answer names the author kept and the books moved.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"The author merged away (id or name; audit_people finds spellings of one person)."},"into_author_id":{"type":"string","description":"The author kept, of the same library (id or name)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["author_id","into_author_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
+		},
+		Handler: mergeAuthors,
+	},
+	{
+		Name: "merge_series", Title: "Merge series", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
+		Reason:     "Empties a series, which Audiobookshelf then removes with its description; a book already in both loses its sequence in the removed one.",
+		Operations: []string{"getMe", "getSeries", "listLibraryItems", "getLibraryItem", "batchUpdateLibraryItems"},
+		NeedsAuth:  true,
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id"}, Kind: "authors and series", TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves stay, with their other series and fields, and so do the kept series' name and summary."},
+		Definition: &mcp.Tool{
+			Name:        "merge_series",
+			Title:       "Merge series",
+			Description: "Merge a series into another of the same library: each book of series_id is put in into_series_id at the same sequence, keeping its other series, in one batch update, and Audiobookshelf then removes the emptied series_id with its description. A book already in both keeps its place in into_series_id. Asks first; the answer names the series kept and the books moved.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"The series merged away (id or name; audit_series finds one series under two spellings)."},"into_series_id":{"type":"string","description":"The series kept, of the same library (id or name)."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["series_id","into_series_id"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
+		},
+		Handler: mergeSeries,
+	},
+	{
+		Name: "batch_update_books", Title: "Batch update books", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
+		Reason:     "Changes one field of many books; what it replaces or takes from the middle of a list cannot be given back exactly, and the same call again changes nothing more.",
+		Operations: []string{"getMe", "getLibraryItem", "listLibraryItems", "batchUpdateLibraryItems"},
+		NeedsAuth:  true,
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "when effect replaces_values or effect partial_lists or effect deletes_series", WhenParams: nil, WhenEffects: []string{"replaces_values", "partial_lists", "deletes_series"}, BindsTo: []string{"library_item_ids", "field", "mode", "values", "value", "series", "sequence"}, Kind: "book metadata", TakesOut: "What the change replaces, or takes from the middle of a list, cannot be given back exactly from here; a series taken off its last book is deleted.", Stays: "The books' other fields, their authors, audio files, progress and bookmarks are not touched."},
+		Definition: &mcp.Tool{
+			Name:        "batch_update_books",
+			Title:       "Batch update books",
+			Description: "Add, remove or set one field on up to 100 books in one request: tags, genres or narrators (values; add appends at the end what a book lacks, remove takes them off, set replaces the list), publisher or language (value, mode set; \"\" clears), or a series (series and sequence; add puts each book in it, remove takes it out, set makes it the book's only series). Authors are not touched; podcasts are refused. Where one call back gives every book back exactly the answer carries it; otherwise (text someone typed, values in the middle of a list, a series replaced or emptied) it asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Book ids or titles (any libraries)."},"field":{"type":"string","enum":["tags","genres","narrators","publisher","language","series"],"description":"The field to change."},"mode":{"type":"string","enum":["add","remove","set"],"description":"add (the default for lists and series), remove or set (the default, and the only mode, for publisher and language)."},"values":{"type":"array","items":{"type":"string","maxLength":500},"minItems":1,"maxItems":100,"description":"Tags, genres or narrators, compared exactly (case and spaces count)."},"value":{"type":"string","maxLength":500,"description":"Publisher or language; \"\" clears it."},"series":{"type":"string","minLength":1,"maxLength":500,"description":"Series name (field series; Audiobookshelf compares series names ignoring case)."},"sequence":{"type":"string","maxLength":100,"description":"The books' place in the series (add and set); left out: none."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_ids","field"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: batchUpdateBooks,
+	},
+	{
+		Name: "batch_quick_match", Title: "Batch quick match", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true,
+		Reason:     "Audiobookshelf fetches metadata and covers from a provider over the internet and writes them onto the items; nothing of it can be put back from here.",
+		Operations: []string{"getMe", "getLibraryItem", "batchQuickMatchLibraryItems"},
+		NeedsAuth:  true,
+		Permission: permission.Admin,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_ids", "provider", "override_details", "override_cover"}, Kind: "book metadata", TakesOut: "The provider's metadata and covers are written over the items in the background on the server; nothing of it can be put back from here, and the tool does not learn what changed.", Stays: "The items' audio files, progress and bookmarks are not touched; with neither override, no field or cover that holds a value is replaced."},
+		Definition: &mcp.Tool{
+			Name:        "batch_quick_match",
+			Title:       "Batch quick match",
+			Description: "Quick match up to 100 books (or podcasts) against a metadata provider, as Audiobookshelf's batch Quick Match does: it answers at once and matches in the background on the server. Without overrides only empty fields and missing covers are filled; override_details and override_cover replace them. Always asks first: nothing it changes can be put back from here. get_library_item or audit_missing show the result afterwards.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Item ids or titles (any libraries)."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"description":"Metadata provider (Audiobookshelf's default, google, when left out; podcasts always use iTunes), or custom-ID for a custom provider registered in Audiobookshelf."},"override_details":{"type":"boolean","default":false,"description":"Replace details that already hold a value (title, authors, series, description...) instead of filling only empty ones."},"override_cover":{"type":"boolean","default":false,"description":"Replace covers items already have."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["library_item_ids"],"additionalProperties":false}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
+		},
+		Handler: batchQuickMatch,
 	},
 }
 
@@ -2585,6 +2585,112 @@ func renameGenre(d *kit.Deps) kit.Handler {
 	}
 }
 
+func renameNarrator(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeRenameNarrator(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "rename_narrator", permission.Update)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanRenameNarrator(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if plan.Effect("merges_names") || plan.Effect("reorders_names") || plan.Effect("unseen_books") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "rename_narrator", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				TakesOut: "A merged name cannot be split again from here, a book's order of narrators cannot be given back, and books the user does not see are changed unseen.",
+				Stays:    "The books themselves and their other fields are not touched.",
+			}); !ok {
+				return res, nil
+			}
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func mergeTags(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeMergeTags(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "merge_tags", permission.Admin)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanMergeTags(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok, res := d.Guard.Check(ctx, req, guard.Question{
+			Tool: "merge_tags", Args: a, ConfirmToken: a.ConfirmToken,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			TakesOut: "The merged names cannot be split again from here, and an item's order of names cannot be given back.",
+			Stays:    "The items themselves and their other fields are not touched.",
+		}); !ok {
+			return res, nil
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func mergeGenres(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeMergeGenres(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "merge_genres", permission.Admin)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanMergeGenres(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok, res := d.Guard.Check(ctx, req, guard.Question{
+			Tool: "merge_genres", Args: a, ConfirmToken: a.ConfirmToken,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			TakesOut: "The merged names cannot be split again from here, and an item's order of names cannot be given back.",
+			Stays:    "The items themselves and their other fields are not touched.",
+		}); !ok {
+			return res, nil
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func mergeNarrators(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeMergeNarrators(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "merge_narrators", permission.Update)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanMergeNarrators(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok, res := d.Guard.Check(ctx, req, guard.Question{
+			Tool: "merge_narrators", Args: a, ConfirmToken: a.ConfirmToken,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			TakesOut: "The merged names cannot be split again from here, a book's order of narrators cannot be given back, and books the user does not see are changed unseen.",
+			Stays:    "The books themselves and their other fields are not touched.",
+		}); !ok {
+			return res, nil
+		}
+		return plan.Execute(ctx)
+	}
+}
+
 func mergeAuthors(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
@@ -2709,112 +2815,6 @@ func batchQuickMatch(d *kit.Deps) kit.Handler {
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			TakesOut: "The provider's metadata and covers are written over the items in the background on the server; nothing of it can be put back from here, and the tool does not learn what changed.",
 			Stays:    "The items' audio files, progress and bookmarks are not touched; with neither override, no field or cover that holds a value is replaced.",
-		}); !ok {
-			return res, nil
-		}
-		return plan.Execute(ctx)
-	}
-}
-
-func renameNarrator(d *kit.Deps) kit.Handler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeRenameNarrator(req.Params.Arguments)
-		if err != nil {
-			return nil, kit.ArgumentError(err)
-		}
-		ctx, err = d.Permit(ctx, "rename_narrator", permission.Update)
-		if err != nil {
-			return nil, err
-		}
-		plan, err := curation.PlanRenameNarrator(ctx, d, a)
-		if err != nil {
-			return nil, err
-		}
-		if plan.Effect("merges_names") || plan.Effect("reorders_names") || plan.Effect("unseen_books") {
-			if ok, res := d.Guard.Check(ctx, req, guard.Question{
-				Tool: "rename_narrator", Args: a, ConfirmToken: a.ConfirmToken,
-				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
-				TakesOut: "A merged name cannot be split again from here, a book's order of narrators cannot be given back, and books the user does not see are changed unseen.",
-				Stays:    "The books themselves and their other fields are not touched.",
-			}); !ok {
-				return res, nil
-			}
-		}
-		return plan.Execute(ctx)
-	}
-}
-
-func mergeTags(d *kit.Deps) kit.Handler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeMergeTags(req.Params.Arguments)
-		if err != nil {
-			return nil, kit.ArgumentError(err)
-		}
-		ctx, err = d.Permit(ctx, "merge_tags", permission.Admin)
-		if err != nil {
-			return nil, err
-		}
-		plan, err := curation.PlanMergeTags(ctx, d, a)
-		if err != nil {
-			return nil, err
-		}
-		if ok, res := d.Guard.Check(ctx, req, guard.Question{
-			Tool: "merge_tags", Args: a, ConfirmToken: a.ConfirmToken,
-			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
-			TakesOut: "The merged names cannot be split again from here, and an item's order of names cannot be given back.",
-			Stays:    "The items themselves and their other fields are not touched.",
-		}); !ok {
-			return res, nil
-		}
-		return plan.Execute(ctx)
-	}
-}
-
-func mergeGenres(d *kit.Deps) kit.Handler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeMergeGenres(req.Params.Arguments)
-		if err != nil {
-			return nil, kit.ArgumentError(err)
-		}
-		ctx, err = d.Permit(ctx, "merge_genres", permission.Admin)
-		if err != nil {
-			return nil, err
-		}
-		plan, err := curation.PlanMergeGenres(ctx, d, a)
-		if err != nil {
-			return nil, err
-		}
-		if ok, res := d.Guard.Check(ctx, req, guard.Question{
-			Tool: "merge_genres", Args: a, ConfirmToken: a.ConfirmToken,
-			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
-			TakesOut: "The merged names cannot be split again from here, and an item's order of names cannot be given back.",
-			Stays:    "The items themselves and their other fields are not touched.",
-		}); !ok {
-			return res, nil
-		}
-		return plan.Execute(ctx)
-	}
-}
-
-func mergeNarrators(d *kit.Deps) kit.Handler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := toolargs.DecodeMergeNarrators(req.Params.Arguments)
-		if err != nil {
-			return nil, kit.ArgumentError(err)
-		}
-		ctx, err = d.Permit(ctx, "merge_narrators", permission.Update)
-		if err != nil {
-			return nil, err
-		}
-		plan, err := curation.PlanMergeNarrators(ctx, d, a)
-		if err != nil {
-			return nil, err
-		}
-		if ok, res := d.Guard.Check(ctx, req, guard.Question{
-			Tool: "merge_narrators", Args: a, ConfirmToken: a.ConfirmToken,
-			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
-			TakesOut: "The merged names cannot be split again from here, a book's order of narrators cannot be given back, and books the user does not see are changed unseen.",
-			Stays:    "The books themselves and their other fields are not touched.",
 		}); !ok {
 			return res, nil
 		}

@@ -1422,6 +1422,90 @@ func DecodeRenameGenre(raw json.RawMessage) (RenameGenre, error) {
 	return a, d.Err()
 }
 
+// RenameNarrator holds the arguments of rename_narrator.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type RenameNarrator struct {
+	Narrator     string `json:"narrator"`     // The narrator as books hold it (audit_people lists the spellings).
+	NewNarrator  string `json:"new_narrator"` // The new name.
+	ConfirmToken string `json:"-"`            // Token an earlier call gave; same arguments.
+}
+
+// DecodeRenameNarrator reads and checks the arguments of rename_narrator.
+func DecodeRenameNarrator(raw json.RawMessage) (RenameNarrator, error) {
+	var a RenameNarrator
+	d, err := argdec.New(raw, "narrator", "new_narrator", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.Narrator = argdec.Val(d.String("narrator", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
+	a.NewNarrator = argdec.Val(d.String("new_narrator", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}
+
+// MergeTags holds the arguments of merge_tags.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type MergeTags struct {
+	Tags         []string `json:"tags"`     // The spellings to take out, as items hold them; the name merged into is not among them.
+	IntoTag      string   `json:"into_tag"` // The tag they become (one of the spellings in use, or a new one).
+	ConfirmToken string   `json:"-"`        // Token an earlier call gave; same arguments.
+}
+
+// DecodeMergeTags reads and checks the arguments of merge_tags.
+func DecodeMergeTags(raw json.RawMessage) (MergeTags, error) {
+	var a MergeTags
+	d, err := argdec.New(raw, "tags", "into_tag", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.Tags = d.StringList("tags", argdec.ListRule{Required: true, MinItems: 2, MaxItems: 20}, 500)
+	a.IntoTag = argdec.Val(d.String("into_tag", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}
+
+// MergeGenres holds the arguments of merge_genres.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type MergeGenres struct {
+	Genres       []string `json:"genres"`     // The spellings to take out, as items hold them; the name merged into is not among them.
+	IntoGenre    string   `json:"into_genre"` // The genre they become (one of the spellings in use, or a new one).
+	ConfirmToken string   `json:"-"`          // Token an earlier call gave; same arguments.
+}
+
+// DecodeMergeGenres reads and checks the arguments of merge_genres.
+func DecodeMergeGenres(raw json.RawMessage) (MergeGenres, error) {
+	var a MergeGenres
+	d, err := argdec.New(raw, "genres", "into_genre", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.Genres = d.StringList("genres", argdec.ListRule{Required: true, MinItems: 2, MaxItems: 20}, 500)
+	a.IntoGenre = argdec.Val(d.String("into_genre", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}
+
+// MergeNarrators holds the arguments of merge_narrators.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type MergeNarrators struct {
+	Narrators    []string `json:"narrators"`     // The spellings to take out, as books hold them; the name merged into is not among them.
+	IntoNarrator string   `json:"into_narrator"` // The narrator they become (one of the spellings in use, or a new one).
+	ConfirmToken string   `json:"-"`             // Token an earlier call gave; same arguments.
+}
+
+// DecodeMergeNarrators reads and checks the arguments of merge_narrators.
+func DecodeMergeNarrators(raw json.RawMessage) (MergeNarrators, error) {
+	var a MergeNarrators
+	d, err := argdec.New(raw, "narrators", "into_narrator", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.Narrators = d.StringList("narrators", argdec.ListRule{Required: true, MinItems: 2, MaxItems: 20}, 500)
+	a.IntoNarrator = argdec.Val(d.String("into_narrator", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}
+
 // MergeAuthors holds the arguments of merge_authors.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type MergeAuthors struct {
@@ -1517,90 +1601,6 @@ func DecodeBatchQuickMatch(raw json.RawMessage) (BatchQuickMatch, error) {
 	a.Provider = d.String("provider", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"google", "itunes", "openlibrary", "fantlab", "audible", "audible.ca", "audible.uk", "audible.au", "audible.fr", "audible.de", "audible.jp", "audible.it", "audible.in", "audible.es"}, Pattern: "^custom-[0-9A-Za-z-]{1,64}$"})
 	a.OverrideDetails = argdec.Or(d.Bool("override_details", false), false)
 	a.OverrideCover = argdec.Or(d.Bool("override_cover", false), false)
-	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
-	return a, d.Err()
-}
-
-// RenameNarrator holds the arguments of rename_narrator.
-// Its JSON form, without confirm_token, is what an approval is bound to.
-type RenameNarrator struct {
-	Narrator     string `json:"narrator"`     // The narrator as books hold it (audit_people lists the spellings).
-	NewNarrator  string `json:"new_narrator"` // The new name.
-	ConfirmToken string `json:"-"`            // Token an earlier call gave; same arguments.
-}
-
-// DecodeRenameNarrator reads and checks the arguments of rename_narrator.
-func DecodeRenameNarrator(raw json.RawMessage) (RenameNarrator, error) {
-	var a RenameNarrator
-	d, err := argdec.New(raw, "narrator", "new_narrator", "confirm_token")
-	if err != nil {
-		return a, err
-	}
-	a.Narrator = argdec.Val(d.String("narrator", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
-	a.NewNarrator = argdec.Val(d.String("new_narrator", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
-	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
-	return a, d.Err()
-}
-
-// MergeTags holds the arguments of merge_tags.
-// Its JSON form, without confirm_token, is what an approval is bound to.
-type MergeTags struct {
-	Tags         []string `json:"tags"`     // The spellings to take out, as items hold them; the name merged into is not among them.
-	IntoTag      string   `json:"into_tag"` // The tag they become (one of the spellings in use, or a new one).
-	ConfirmToken string   `json:"-"`        // Token an earlier call gave; same arguments.
-}
-
-// DecodeMergeTags reads and checks the arguments of merge_tags.
-func DecodeMergeTags(raw json.RawMessage) (MergeTags, error) {
-	var a MergeTags
-	d, err := argdec.New(raw, "tags", "into_tag", "confirm_token")
-	if err != nil {
-		return a, err
-	}
-	a.Tags = d.StringList("tags", argdec.ListRule{Required: true, MinItems: 2, MaxItems: 20}, 500)
-	a.IntoTag = argdec.Val(d.String("into_tag", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
-	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
-	return a, d.Err()
-}
-
-// MergeGenres holds the arguments of merge_genres.
-// Its JSON form, without confirm_token, is what an approval is bound to.
-type MergeGenres struct {
-	Genres       []string `json:"genres"`     // The spellings to take out, as items hold them; the name merged into is not among them.
-	IntoGenre    string   `json:"into_genre"` // The genre they become (one of the spellings in use, or a new one).
-	ConfirmToken string   `json:"-"`          // Token an earlier call gave; same arguments.
-}
-
-// DecodeMergeGenres reads and checks the arguments of merge_genres.
-func DecodeMergeGenres(raw json.RawMessage) (MergeGenres, error) {
-	var a MergeGenres
-	d, err := argdec.New(raw, "genres", "into_genre", "confirm_token")
-	if err != nil {
-		return a, err
-	}
-	a.Genres = d.StringList("genres", argdec.ListRule{Required: true, MinItems: 2, MaxItems: 20}, 500)
-	a.IntoGenre = argdec.Val(d.String("into_genre", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
-	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
-	return a, d.Err()
-}
-
-// MergeNarrators holds the arguments of merge_narrators.
-// Its JSON form, without confirm_token, is what an approval is bound to.
-type MergeNarrators struct {
-	Narrators    []string `json:"narrators"`     // The spellings to take out, as books hold them; the name merged into is not among them.
-	IntoNarrator string   `json:"into_narrator"` // The narrator they become (one of the spellings in use, or a new one).
-	ConfirmToken string   `json:"-"`             // Token an earlier call gave; same arguments.
-}
-
-// DecodeMergeNarrators reads and checks the arguments of merge_narrators.
-func DecodeMergeNarrators(raw json.RawMessage) (MergeNarrators, error) {
-	var a MergeNarrators
-	d, err := argdec.New(raw, "narrators", "into_narrator", "confirm_token")
-	if err != nil {
-		return a, err
-	}
-	a.Narrators = d.StringList("narrators", argdec.ListRule{Required: true, MinItems: 2, MaxItems: 20}, 500)
-	a.IntoNarrator = argdec.Val(d.String("into_narrator", argdec.StringRule{Required: true, MinLen: 1, MaxLen: 500, Enum: nil}))
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
 }

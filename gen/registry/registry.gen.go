@@ -1046,7 +1046,7 @@ var All = []Tool{
 			Name:        "audit_series",
 			Title:       "Audit series",
 			Description: "Find what is wrong with a book library's series: gaps in the sequence, a sequence number held by two books, one series under two spellings (case, spaces, punctuation, accents, a leading \"The\"; gaps are counted over them together), and books whose title says a place in a series (\"Book 3\") but that have none. Each finding names the series and book ids a fix needs; counts per kind.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditSeries,
@@ -1060,7 +1060,7 @@ var All = []Tool{
 			Name:        "audit_people",
 			Title:       "Audit authors and narrators",
 			Description: "Find authors and narrators of a book library entered under more than one spelling: case, spaces, punctuation, accents, \"Last, First\" against \"First Last\", and initials against a spelt-out name (only where one name fits). Authors are named by id, narrators by name (Audiobookshelf keeps no narrator records); counts per kind.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditPeople,
@@ -1074,7 +1074,7 @@ var All = []Tool{
 			Name:        "audit_duplicates",
 			Title:       "Audit duplicate books",
 			Description: "Find books of a library that are likely the same book twice: the same ASIN, the same ISBN, or the same title and author (spelling folded) with durations within 5 % of each other. Each finding names the library item ids; counts per kind.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditDuplicates,
@@ -1088,7 +1088,7 @@ var All = []Tool{
 			Name:        "audit_missing",
 			Title:       "Audit missing metadata",
 			Description: "Find books of a library without a cover, a description, a publish year, a language or chapters, with neither ASIN nor ISBN (never matched, or matched to nothing: Audiobookshelf keeps no other record of a match), or that Audiobookshelf lists with issues (missing or invalid files). One finding per book with the kinds it lacks; counts per kind.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditMissing,
@@ -1102,7 +1102,7 @@ var All = []Tool{
 			Name:        "audit_tags_and_genres",
 			Title:       "Audit tags and genres",
 			Description: "Find tags and genres of a book library that differ only in spelling (case, spaces, punctuation, accents), with the books holding each spelling, and those only one book holds (not already in a spelling finding). Named by the tag or genre itself, which the rename routes take; counts per kind.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id (list_libraries)."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Book library id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}},"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditTagsAndGenres,
@@ -2457,7 +2457,7 @@ func readdSeriesToContinueSeries(d *kit.Deps) kit.Handler {
 func auditSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2472,7 +2472,7 @@ func auditSeries(d *kit.Deps) kit.Handler {
 func auditPeople(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2487,7 +2487,7 @@ func auditPeople(d *kit.Deps) kit.Handler {
 func auditDuplicates(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2502,7 +2502,7 @@ func auditDuplicates(d *kit.Deps) kit.Handler {
 func auditMissing(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2517,7 +2517,7 @@ func auditMissing(d *kit.Deps) kit.Handler {
 func auditTagsAndGenres(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}

@@ -1282,7 +1282,7 @@ func DecodeReaddSeriesToContinueSeries(raw json.RawMessage) (ReaddSeriesToContin
 
 // AuditSeries holds the arguments of audit_series.
 type AuditSeries struct {
-	LibraryID string `json:"library_id"` // Book library id (list_libraries).
+	LibraryID string `json:"library_id"` // Book library id or name; omit if only one.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Findings per page.
 }
@@ -1302,7 +1302,7 @@ func DecodeAuditSeries(raw json.RawMessage) (AuditSeries, error) {
 
 // AuditPeople holds the arguments of audit_people.
 type AuditPeople struct {
-	LibraryID string `json:"library_id"` // Book library id (list_libraries).
+	LibraryID string `json:"library_id"` // Book library id or name; omit if only one.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Findings per page.
 }
@@ -1322,7 +1322,7 @@ func DecodeAuditPeople(raw json.RawMessage) (AuditPeople, error) {
 
 // AuditDuplicates holds the arguments of audit_duplicates.
 type AuditDuplicates struct {
-	LibraryID string `json:"library_id"` // Book library id (list_libraries).
+	LibraryID string `json:"library_id"` // Book library id or name; omit if only one.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Findings per page.
 }
@@ -1342,7 +1342,7 @@ func DecodeAuditDuplicates(raw json.RawMessage) (AuditDuplicates, error) {
 
 // AuditMissing holds the arguments of audit_missing.
 type AuditMissing struct {
-	LibraryID string `json:"library_id"` // Book library id (list_libraries).
+	LibraryID string `json:"library_id"` // Book library id or name; omit if only one.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Findings per page.
 }
@@ -1362,7 +1362,7 @@ func DecodeAuditMissing(raw json.RawMessage) (AuditMissing, error) {
 
 // AuditTagsAndGenres holds the arguments of audit_tags_and_genres.
 type AuditTagsAndGenres struct {
-	LibraryID string `json:"library_id"` // Book library id (list_libraries).
+	LibraryID string `json:"library_id"` // Book library id or name; omit if only one.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Findings per page.
 }

@@ -109,6 +109,30 @@ func TestAuditsRefuseAPodcastLibrary(t *testing.T) {
 	}
 }
 
+// TestAuditsTakeTheBookLibraryByNameOrNone: an audit's library may be
+// named, or left out where the user has one book library (the sample's
+// Podcasts library does not count); each answers exactly as with the id.
+// A podcast library named is refused as its id is.
+func TestAuditsTakeTheBookLibraryByNameOrNone(t *testing.T) {
+	e := apptest.Start(t, apptest.Options{})
+	for _, tool := range auditTools {
+		byID := e.Call(t, tool, map[string]any{"library_id": sd.LibraryBooksID})
+		if byID.IsError {
+			t.Fatalf("%s by id: %s", tool, apptest.Text(byID))
+		}
+		for _, args := range []map[string]any{{"library_id": "Books"}, {"library_id": "books"}, {}} {
+			res := e.Call(t, tool, args)
+			if res.IsError || apptest.Text(res) != apptest.Text(byID) {
+				t.Errorf("%s %v: %s, want the answer by id", tool, args, apptest.Text(res))
+			}
+		}
+		res := e.Call(t, tool, map[string]any{"library_id": "Podcasts"})
+		if !res.IsError || !strings.Contains(apptest.Text(res), `argument "library_id"`) {
+			t.Errorf("%s on the podcast library by name: %s", tool, apptest.Text(res))
+		}
+	}
+}
+
 // Nothing of the curation toolset is in the default tools/list; named in
 // AUDIOBOOKSHELF_TOOLSETS (default,curation) every audit is.
 func TestCurationIsOffByDefault(t *testing.T) {

@@ -1,17 +1,12 @@
 package live
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestLiveBatchUpdate: on a real Audiobookshelf, every call of
@@ -91,34 +86,8 @@ func TestLiveBatchUpdate(t *testing.T) {
 		return l
 	}
 
-	var mu sync.Mutex
-	var asked []string
-	decline := false
-	proxyURL, rec, spec, direct := specProxy(t, target, key)
-	cs := connectBinary(t, proxyURL, key, []string{"AUDIOBOOKSHELF_TOOLSETS=default,curation"}, &mcp.ClientOptions{
-		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			asked = append(asked, r.Params.Message)
-			if decline {
-				return &mcp.ElicitResult{Action: "decline"}, nil
-			}
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
-		}})
-	call := func(tool string, args map[string]any) (map[string]any, string, bool) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		text := res.Content[0].(*mcp.TextContent).Text
-		var v map[string]any
-		json.Unmarshal([]byte(text), &v)
-		return v, text, res.IsError
-	}
-	nAsked := func() int { mu.Lock(); defer mu.Unlock(); return len(asked) }
+	bin, rec, spec, direct := curationBinary(t, target, key, false)
+	call, nAsked := bin.call, bin.nAsked
 
 	run := fmt.Sprintf("mcp-live-batch-%d", time.Now().UnixNano())
 	both := func(field, mode string, more map[string]any) map[string]any {
@@ -248,9 +217,7 @@ func TestLiveBatchUpdate(t *testing.T) {
 	for _, id := range books {
 		before[id] = raw(id)
 	}
-	mu.Lock()
-	decline = true
-	mu.Unlock()
+	bin.setDecline(true)
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -264,9 +231,7 @@ func TestLiveBatchUpdate(t *testing.T) {
 		if nAsked() != n+1 || !isErr || !strings.Contains(text, "Nothing was changed") {
 			t.Fatalf("%s: want one question and nothing changed, asked %d: %s", c.tool, nAsked()-n, text)
 		}
-		mu.Lock()
-		q := asked[len(asked)-1]
-		mu.Unlock()
+		_, q := bin.last()
 		if strings.Contains(q, run) || !strings.Contains(q, books[0]) || !strings.Contains(q, c.want) {
 			t.Errorf("%s: the question must name the books by id and count, and no name:\n%s", c.tool, q)
 		}

@@ -1,18 +1,14 @@
 package live
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestLiveMerges: on a real Audiobookshelf, merge_authors and merge_series
@@ -128,42 +124,8 @@ func TestLiveMerges(t *testing.T) {
 		t.Logf("the 2 books restored: %d raw field(s) compared, 0 differing unless reported; %d record(s) the run made, gone", fields, len(made))
 	})
 
-	var mu sync.Mutex
-	var asked []string
-	decline := true
-	proxyURL, rec, spec, _ := specProxy(t, target, key)
-	cs := connectBinary(t, proxyURL, key, []string{"AUDIOBOOKSHELF_TOOLSETS=default,curation"}, &mcp.ClientOptions{
-		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			asked = append(asked, r.Params.Message)
-			if decline {
-				return &mcp.ElicitResult{Action: "decline"}, nil
-			}
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
-		}})
-	call := func(tool string, args map[string]any) (map[string]any, string, bool) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		text := res.Content[0].(*mcp.TextContent).Text
-		var v map[string]any
-		json.Unmarshal([]byte(text), &v)
-		return v, text, res.IsError
-	}
-	setDecline := func(d bool) { mu.Lock(); decline = d; mu.Unlock() }
-	lastQuestion := func() (int, string) {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(asked) == 0 {
-			return 0, ""
-		}
-		return len(asked), asked[len(asked)-1]
-	}
+	bin, rec, spec, _ := curationBinary(t, target, key, true)
+	call, setDecline, lastQuestion := bin.call, bin.setDecline, bin.last
 	idOf := func(l []named, name string) string {
 		for _, r := range l {
 			if r.Name == name {

@@ -1,18 +1,13 @@
 package live
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestLiveRenames: on a real Audiobookshelf, rename_tag, rename_genre and
@@ -81,36 +76,10 @@ func TestLiveRenames(t *testing.T) {
 		}
 	})
 
-	var mu sync.Mutex
-	var asked []string
-	decline := false
 	// The binary goes through the recording proxy: every answer it reads
 	// (the filtered item lists, the renames) is checked against spec/.
-	proxyURL, rec, spec, _ := specProxy(t, target, key)
-	cs := connectBinary(t, proxyURL, key, []string{"AUDIOBOOKSHELF_TOOLSETS=default,curation"}, &mcp.ClientOptions{
-		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			asked = append(asked, r.Params.Message)
-			if decline {
-				return &mcp.ElicitResult{Action: "decline"}, nil
-			}
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
-		}})
-	call := func(tool string, args map[string]any) (map[string]any, string, bool) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		text := res.Content[0].(*mcp.TextContent).Text
-		var v map[string]any
-		json.Unmarshal([]byte(text), &v)
-		return v, text, res.IsError
-	}
-	nAsked := func() int { mu.Lock(); defer mu.Unlock(); return len(asked) }
+	bin, rec, spec, _ := curationBinary(t, target, key, false)
+	call, nAsked := bin.call, bin.nAsked
 
 	run := fmt.Sprintf("mcp-live-rename-%d", time.Now().UnixNano())
 	fields := 0
@@ -167,17 +136,13 @@ func TestLiveRenames(t *testing.T) {
 	for _, id := range books {
 		before[id] = raw(id)
 	}
-	mu.Lock()
-	decline = true
-	mu.Unlock()
+	bin.setDecline(true)
 	n := nAsked()
 	_, text, isErr := call("rename_tag", map[string]any{"tag": oldName, "new_tag": other})
 	if nAsked() != n+1 || !isErr || !strings.Contains(text, "Nothing was changed") {
 		t.Fatalf("a merge: want one question and nothing changed, asked %d: %s", nAsked()-n, text)
 	}
-	mu.Lock()
-	q := asked[len(asked)-1]
-	mu.Unlock()
+	_, q := bin.last()
 	if strings.Contains(q, run) || !strings.Contains(q, books[1]) || !strings.Contains(q, "already held by 1 item(s)") {
 		t.Errorf("the question must name the books by id and count, and no tag:\n%s", q)
 	}
@@ -204,9 +169,7 @@ func TestLiveRenames(t *testing.T) {
 		if nAsked() != n+1 || !isErr || !strings.Contains(text, "Nothing was changed") {
 			t.Fatalf("%s: want one question and nothing changed, asked %d: %s", c.tool, nAsked()-n, text)
 		}
-		mu.Lock()
-		q := asked[len(asked)-1]
-		mu.Unlock()
+		_, q := bin.last()
 		if strings.Contains(q, run) || !strings.Contains(q, books[0]) || !strings.Contains(q, books[1]) || !strings.Contains(q, "on 2 item(s)") {
 			t.Errorf("%s: the question must name the books by id and count, and no name:\n%s", c.tool, q)
 		}
@@ -217,9 +180,7 @@ func TestLiveRenames(t *testing.T) {
 		}
 		// Approved: each book ends with the name kept, in place of its
 		// own, and the answer counts one book per name.
-		mu.Lock()
-		decline = false
-		mu.Unlock()
+		bin.setDecline(false)
 		v, text, isErr := call(c.tool, map[string]any{c.listArg: []string{first, second}, c.intoArg: into})
 		if isErr || nAsked() != n+2 {
 			t.Fatalf("%s approved: asked %d, error %v: %s", c.tool, nAsked()-n, isErr, text)
@@ -232,9 +193,7 @@ func TestLiveRenames(t *testing.T) {
 				t.Errorf("%s approved: %s holds %q", c.tool, id, l)
 			}
 		}
-		mu.Lock()
-		decline = true
-		mu.Unlock()
+		bin.setDecline(true)
 	}
 	report(t, spec, rec.all(), map[string]bool{"getMe": true, "listLibraries": true, "listLibraryItems": true, "getLibraryItem": true, "renameTag": true, "renameGenre": true, "renameNarrator": true})
 	t.Logf("renames put back on 2 books: %d raw field(s) compared, 0 differing unless reported; a merge asked once and, declined, changed nothing; merge_tags and merge_narrators asked once each and, declined, changed nothing, and approved merged", fields)

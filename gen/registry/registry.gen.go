@@ -593,7 +593,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getCollection", "updateCollection"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "when library_item_ids present or effect replaces_unrestorable_text", WhenParams: []string{"library_item_ids"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"collection_id", "name", "description", "library_item_ids"}, Kind: "collections", TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No book is added or removed; the items themselves are not touched."},
+		Guard:      &Guard{Condition: "when library_item_ids present or effect replaces_unrestorable_text", WhenParams: []string{"library_item_ids"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"collection_id", "name", "description", "library_item_ids"}, Kind: "collections", TakesOut: "What the change replaces cannot be given back exactly from here: the current curated order, when books are given, and a name or other text with characters its put-back could not carry.", Stays: "No book is added or removed; the items themselves are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_collection",
 			Title:       "Update collection",
@@ -702,7 +702,7 @@ var All = []Tool{
 		Reason:     "Overwrites the name, description or curated order; the same call again changes nothing more.",
 		Operations: []string{"getPlaylist", "updatePlaylist"},
 		NeedsAuth:  true,
-		Guard:      &Guard{Condition: "when items present or effect replaces_unrestorable_text", WhenParams: []string{"items"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"playlist_id", "name", "description", "items"}, Kind: "playlists", TakesOut: "The current curated order is replaced and cannot be reconstructed from here.", Stays: "No entry is added or removed; the media itself is not touched."},
+		Guard:      &Guard{Condition: "when items present or effect replaces_unrestorable_text", WhenParams: []string{"items"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"playlist_id", "name", "description", "items"}, Kind: "playlists", TakesOut: "What the change replaces cannot be given back exactly from here: the current curated order, when items are given, and a name or other text with characters its put-back could not carry.", Stays: "No entry is added or removed; the media itself is not touched."},
 		Definition: &mcp.Tool{
 			Name:        "update_playlist",
 			Title:       "Update playlist",
@@ -1835,7 +1835,7 @@ func updateCollection(d *kit.Deps) kit.Handler {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "update_collection", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
-				TakesOut: "The current curated order is replaced and cannot be reconstructed from here.",
+				TakesOut: "What the change replaces cannot be given back exactly from here: the current curated order, when books are given, and a name or other text with characters its put-back could not carry.",
 				Stays:    "No book is added or removed; the items themselves are not touched.",
 			}); !ok {
 				return res, nil
@@ -1994,7 +1994,7 @@ func updatePlaylist(d *kit.Deps) kit.Handler {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "update_playlist", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
-				TakesOut: "The current curated order is replaced and cannot be reconstructed from here.",
+				TakesOut: "What the change replaces cannot be given back exactly from here: the current curated order, when items are given, and a name or other text with characters its put-back could not carry.",
 				Stays:    "No entry is added or removed; the media itself is not touched.",
 			}); !ok {
 				return res, nil

@@ -154,7 +154,7 @@ func readHoldings(ctx context.Context, d *kit.Deps, k nameKind, names []string) 
 		_ = json.Unmarshal(me.Permissions, &p)
 		h.seesAll = p.AllLibraries && p.AllTags && p.Explicit
 	}
-	libs, err := readLibraries(ctx, d)
+	libs, err := d.ReadLibraries(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -333,21 +333,6 @@ func showIDs(out map[string]any, changed []string, why string) {
 		out["ids_cut"] = fmt.Sprintf("the first %d of %d item ids; %s", shownIDs, len(changed), why)
 	}
 	out["library_item_ids"] = shown
-}
-
-// readLibraries is every library the user of the key sees.
-func readLibraries(ctx context.Context, d *kit.Deps) ([]absdata.Library, error) {
-	body, err := d.Get(ctx, "the library list", func(ctx context.Context) (*http.Response, error) { return d.API.ListLibraries(ctx) })
-	if err != nil {
-		return nil, err
-	}
-	var v struct {
-		Libraries []absdata.Library `json:"libraries"`
-	}
-	if err := kit.Decode(body, &v); err != nil {
-		return nil, err
-	}
-	return v.Libraries, nil
 }
 
 func ids(hs []holder) []string {

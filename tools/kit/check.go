@@ -57,18 +57,12 @@ func (d *Deps) Check(ctx context.Context) (*CheckReport, error) {
 		return nil, err
 	}
 	r.Username, r.UserType = u.Username, u.Type
-	body, err := d.Get(ctx, "the library list", func(ctx context.Context) (*http.Response, error) { return d.API.ListLibraries(ctx) })
+	libs, err := d.ReadLibraries(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var v struct {
-		Libraries []absdata.Library `json:"libraries"`
-	}
-	if err := Decode(body, &v); err != nil {
-		return nil, err
-	}
-	r.Libraries = len(v.Libraries)
-	for _, l := range v.Libraries {
+	r.Libraries = len(libs)
+	for _, l := range libs {
 		r.LibraryNames = append(r.LibraryNames, CleanText(l.Name))
 	}
 	return r, nil

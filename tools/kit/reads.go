@@ -114,6 +114,22 @@ func (d *Deps) ReadLibrary(ctx context.Context, id string) ([]byte, *absdata.Lib
 	return body, &l, nil
 }
 
+// ReadLibraries reads every library the user of the call's key sees
+// (GET /api/libraries).
+func (d *Deps) ReadLibraries(ctx context.Context) ([]absdata.Library, error) {
+	body, err := d.Get(ctx, "the library list", func(ctx context.Context) (*http.Response, error) { return d.API.ListLibraries(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		Libraries []absdata.Library `json:"libraries"`
+	}
+	if err := Decode(body, &v); err != nil {
+		return nil, err
+	}
+	return v.Libraries, nil
+}
+
 // ReadMe reads the user of the call's key (GET /api/me), and returns
 // Audiobookshelf's JSON too.
 func (d *Deps) ReadMe(ctx context.Context) ([]byte, *absdata.User, error) {

@@ -459,17 +459,11 @@ func (r *resolver) libraries() ([]absdata.Library, error) {
 	if r.libs != nil {
 		return r.libs, nil
 	}
-	body, err := r.d.Get(r.ctx, "libraries", func(ctx context.Context) (*http.Response, error) { return r.d.API.ListLibraries(ctx) })
+	libs, err := r.d.ReadLibraries(r.ctx)
 	if err != nil {
 		return nil, err
 	}
-	var v struct {
-		Libraries []absdata.Library `json:"libraries"`
-	}
-	if err := Decode(body, &v); err != nil {
-		return nil, err
-	}
-	r.libs = append([]absdata.Library{}, v.Libraries...)
+	r.libs = append([]absdata.Library{}, libs...)
 	return r.libs, nil
 }
 

@@ -19,25 +19,10 @@ import (
 // MaxCompletions is the most values one completion answers (MCP's limit).
 const MaxCompletions = 100
 
-// Libraries is every library the person may see.
-func Libraries(ctx context.Context, d *kit.Deps) ([]absdata.Library, error) {
-	body, err := d.Get(ctx, "the libraries", func(ctx context.Context) (*http.Response, error) { return d.API.ListLibraries(ctx) })
-	if err != nil {
-		return nil, err
-	}
-	var v struct {
-		Libraries []absdata.Library `json:"libraries"`
-	}
-	if err := kit.Decode(body, &v); err != nil {
-		return nil, err
-	}
-	return v.Libraries, nil
-}
-
 // LibraryNamed is the library whose name is name (case folded); the error
 // names the libraries there are.
 func LibraryNamed(ctx context.Context, d *kit.Deps, name string) (*absdata.Library, error) {
-	libs, err := Libraries(ctx, d)
+	libs, err := d.ReadLibraries(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +46,7 @@ func bookLibraries(ctx context.Context, d *kit.Deps, library string) ([]absdata.
 		}
 		return []absdata.Library{*l}, nil
 	}
-	libs, err := Libraries(ctx, d)
+	libs, err := d.ReadLibraries(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -106,27 +91,26 @@ func Matching(values []string, value string) ([]string, int) {
 
 // LibraryNames completes a library's name.
 func LibraryNames(ctx context.Context, d *kit.Deps, value string) ([]string, int, error) {
-	libs, err := Libraries(ctx, d)
-	if err != nil {
-		return nil, 0, err
-	}
-	var names []string
-	for _, l := range libs {
-		names = append(names, l.Name)
-	}
-	out, n := Matching(names, value)
-	return out, n, nil
+	return libraryNames(ctx, d, value, false)
 }
 
 // BookLibraryNames completes the name of a book library.
 func BookLibraryNames(ctx context.Context, d *kit.Deps, value string) ([]string, int, error) {
-	libs, err := bookLibraries(ctx, d, "")
+	return libraryNames(ctx, d, value, true)
+}
+
+// libraryNames completes the name of a library, of a book library when
+// books is true.
+func libraryNames(ctx context.Context, d *kit.Deps, value string, books bool) ([]string, int, error) {
+	libs, err := d.ReadLibraries(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
 	var names []string
 	for _, l := range libs {
-		names = append(names, l.Name)
+		if !books || l.MediaType == "book" {
+			names = append(names, l.Name)
+		}
 	}
 	out, n := Matching(names, value)
 	return out, n, nil
@@ -285,7 +269,7 @@ func ItemIDs(ctx context.Context, d *kit.Deps, value string) ([]string, int, err
 		out, n := Matching(ids, "")
 		return out, n, nil
 	}
-	libs, err := Libraries(ctx, d)
+	libs, err := d.ReadLibraries(ctx)
 	if err != nil {
 		return nil, 0, err
 	}

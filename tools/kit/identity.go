@@ -34,6 +34,9 @@ type Person struct {
 	// CanUpdate, CanDelete, CanDownload and CanUpload are the flags of the
 	// user's permissions (Has reads them).
 	CanUpdate, CanDelete, CanDownload, CanUpload bool
+	// SeesEverything: the user may access every library, every tag and
+	// explicit content, so no book of the server is kept from them.
+	SeesEverything bool
 }
 
 // Has reports whether p holds permission n.
@@ -94,12 +97,16 @@ func (d *Deps) WhoIs(ctx context.Context, key string) (*Person, error) {
 // PersonOf is user u as a permission check reads it.
 func PersonOf(u *absdata.User) Person {
 	var p struct {
-		Update   bool `json:"update"`
-		Delete   bool `json:"delete"`
-		Download bool `json:"download"`
-		Upload   bool `json:"upload"`
+		Update       bool `json:"update"`
+		Delete       bool `json:"delete"`
+		Download     bool `json:"download"`
+		Upload       bool `json:"upload"`
+		AllLibraries bool `json:"accessAllLibraries"`
+		AllTags      bool `json:"accessAllTags"`
+		Explicit     bool `json:"accessExplicitContent"`
 	}
 	_ = absdata.Unmarshal(u.Permissions, &p)
 	return Person{UserID: u.ID, Username: u.Username, Type: u.Type,
-		CanUpdate: p.Update, CanDelete: p.Delete, CanDownload: p.Download, CanUpload: p.Upload}
+		CanUpdate: p.Update, CanDelete: p.Delete, CanDownload: p.Download, CanUpload: p.Upload,
+		SeesEverything: p.AllLibraries && p.AllTags && p.Explicit}
 }

@@ -24,6 +24,17 @@ func WithPerson(ctx context.Context, p Person) context.Context {
 
 type needCtx struct{}
 
+type checkedCtx struct{}
+
+// Checked is the user of the configured key as Permit read it (GET
+// /api/me) for the running call's permission; false outside a call that
+// needs a permission, and per person, whose user comes from the check of
+// their key and may be up to a minute old.
+func Checked(ctx context.Context) (Person, bool) {
+	p, ok := ctx.Value(checkedCtx{}).(Person)
+	return p, ok
+}
+
 // NeededBy is the permission the running tool needs (tools.yaml), none
 // outside a call that Permit let through.
 func NeededBy(ctx context.Context) permission.Name {
@@ -33,7 +44,8 @@ func NeededBy(ctx context.Context) permission.Name {
 
 // Permit refuses a call of tool whose Audiobookshelf user lacks need, the
 // permission tools.yaml declares for it; nil when the call may go on, with
-// ctx carrying need (for what a 403 that comes anyway says). Per person it
+// ctx carrying need (for what a 403 that comes anyway says) and, with one
+// key for everyone, the user read (Checked). Per person it
 // reads the person the call is made for (WithPerson); with one key for
 // everyone it reads the key's user (GET /api/me), on every call. A refused
 // call is refused before anything else is read, asked or sent, naming the
@@ -64,7 +76,7 @@ func (d *Deps) Permit(ctx context.Context, tool string, need permission.Name) (c
 		d.logRefusal(tool, *me, need)
 		return ctx, refuseFor(tool, need, *me, "the Audiobookshelf user of the configured API key")
 	}
-	return ctx, nil
+	return context.WithValue(ctx, checkedCtx{}, *me), nil
 }
 
 func (d *Deps) logRefusal(tool string, p Person, need permission.Name) {

@@ -2,8 +2,6 @@ package live
 
 import (
 	"fmt"
-	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -29,11 +27,7 @@ import (
 // fails. The binary reaches Audiobookshelf through the recording proxy, so
 // each answer it reads is checked against spec/.
 func TestLiveBatchUpdate(t *testing.T) {
-	if os.Getenv("ABS_LIVE") != "1" {
-		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
-	}
-	target, key := liveServer(t)
-	a := &abs{t: t, base: target.String(), key: key, hc: &http.Client{Timeout: 60 * time.Second}}
+	target, key, a := liveABS(t)
 	lib := a.libraries()["book"]
 	// Two books of the middle of the library: the renames take its first.
 	var items struct {

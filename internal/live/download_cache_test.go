@@ -26,12 +26,8 @@ import (
 // running all along (Audiobookshelf must be started with
 // SSRF_REQUEST_FILTER_WHITELIST=127.0.0.1). The podcast goes at the end.
 func TestLiveDownloadQueuePastTheCache(t *testing.T) {
-	if os.Getenv("ABS_LIVE") != "1" {
-		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
-	}
-	target, key := liveServer(t)
+	target, key, a := liveABS(t)
 	base := target.String()
-	a := &abs{t: t, base: base, key: key, hc: &http.Client{Timeout: 60 * time.Second}}
 	podLib := a.libraries()["podcast"]
 	if podLib == "" {
 		t.Fatal("the server needs a podcast library")

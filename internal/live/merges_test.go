@@ -3,8 +3,6 @@ package live
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -24,11 +22,7 @@ import (
 // binary reaches Audiobookshelf through the recording proxy, so each
 // answer it reads is checked against spec/.
 func TestLiveMerges(t *testing.T) {
-	if os.Getenv("ABS_LIVE") != "1" {
-		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
-	}
-	target, key := liveServer(t)
-	a := &abs{t: t, base: target.String(), key: key, hc: &http.Client{Timeout: 60 * time.Second}}
+	target, key, a := liveABS(t)
 	lib := a.libraries()["book"]
 	var items struct {
 		Results []struct {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,12 +19,8 @@ import (
 // makes its own throwaway bookmark, collection and playlist and removes
 // them.
 func TestLivePutBack(t *testing.T) {
-	if os.Getenv("ABS_LIVE") != "1" {
-		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
-	}
-	target, key := liveServer(t)
+	target, key, a := liveABS(t)
 	base := target.String()
-	a := &abs{t: t, base: base, key: key, hc: &http.Client{Timeout: 60 * time.Second}}
 	lib := a.libraries()["book"]
 	var items struct{ Results []struct{ ID string } }
 	a.get("/api/libraries/"+lib+"/items?limit=2", &items)

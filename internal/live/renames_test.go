@@ -2,8 +2,6 @@ package live
 
 import (
 	"fmt"
-	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -23,12 +21,7 @@ import (
 // step fails. The binary reaches Audiobookshelf through the
 // recording proxy, so each answer it reads is checked against spec/.
 func TestLiveRenames(t *testing.T) {
-	if os.Getenv("ABS_LIVE") != "1" {
-		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
-	}
-	target, key := liveServer(t)
-	base := target.String()
-	a := &abs{t: t, base: base, key: key, hc: &http.Client{Timeout: 60 * time.Second}}
+	target, key, a := liveABS(t)
 	lib := a.libraries()["book"]
 	var items struct{ Results []struct{ ID string } }
 	a.get("/api/libraries/"+lib+"/items?limit=2", &items)

@@ -30,6 +30,18 @@ func liveServer(t *testing.T) (*url.URL, string) {
 	return target, key
 }
 
+// liveABS is the Audiobookshelf of `make test-live` (liveServer; the test
+// is skipped outside that run, which sets ABS_LIVE=1) and a client of its
+// own API.
+func liveABS(t *testing.T) (*url.URL, string, *abs) {
+	t.Helper()
+	if os.Getenv("ABS_LIVE") != "1" {
+		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
+	}
+	target, key := liveServer(t)
+	return target, key, &abs{t: t, base: target.String(), key: key, hc: &http.Client{Timeout: 60 * time.Second}}
+}
+
 // specProxy puts the recording proxy in front of target, which checks every
 // answer against spec/; it returns the proxy's URL, the recorder, the spec,
 // and a client of Audiobookshelf's own API through the proxy.

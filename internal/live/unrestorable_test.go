@@ -3,8 +3,6 @@ package live
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -20,12 +18,8 @@ import (
 // The person declines; nothing may change. What the run writes is taken
 // out again (the book's description is set back).
 func TestLiveUnrestorableText(t *testing.T) {
-	if os.Getenv("ABS_LIVE") != "1" {
-		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
-	}
-	target, key := liveServer(t)
+	target, key, a := liveABS(t)
 	base := target.String()
-	a := &abs{t: t, base: base, key: key, hc: &http.Client{Timeout: 60 * time.Second}}
 	lib := a.libraries()["book"]
 	var items struct{ Results []struct{ ID string } }
 	a.get("/api/libraries/"+lib+"/items?limit=1", &items)

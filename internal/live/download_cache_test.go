@@ -126,13 +126,7 @@ func TestLiveDownloadQueuePastTheCache(t *testing.T) {
 		}})
 	call := func(tool string, args any) (string, bool) {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		return res.Content[0].(*mcp.TextContent).Text, res.IsError
+		return callText(t, cs, tool, args)
 	}
 
 	text, isErr := call("create_podcast", map[string]any{"library_id": podLib, "feed_url": feedBase + "/feed.xml"})

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -127,21 +126,7 @@ func TestLiveListening(t *testing.T) {
 	cs := connectBinary(t, proxyURL, key.APIKey.APIKey, []string{"AUDIOBOOKSHELF_TOOLSETS=default,listening"}, nil)
 	call := func(tool string, args map[string]any) map[string]any {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		text := res.Content[0].(*mcp.TextContent).Text
-		if res.IsError {
-			t.Fatalf("%s %v: %s", tool, args, text)
-		}
-		var v map[string]any
-		if err := json.Unmarshal([]byte(text), &v); err != nil {
-			t.Fatalf("%s: not JSON: %s", tool, text)
-		}
-		return v
+		return callJSON(t, cs, tool, args)
 	}
 
 	// What next: book 2 of the series.

@@ -1,8 +1,6 @@
 package live
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestLivePodcastPutBack runs the two podcast writes that do not ask
@@ -53,21 +49,7 @@ func TestLivePodcastPutBack(t *testing.T) {
 	cs := connectEvery(t, base, key, &asked)
 	call := func(t *testing.T, tool string, args any) map[string]any {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		text := res.Content[0].(*mcp.TextContent).Text
-		if res.IsError {
-			t.Fatalf("%s %v: %s", tool, args, text)
-		}
-		var v map[string]any
-		if err := json.Unmarshal([]byte(text), &v); err != nil {
-			t.Fatalf("%s: the answer is not JSON: %s", tool, text)
-		}
-		return v
+		return callJSON(t, cs, tool, args)
 	}
 	// Whatever the run subscribed to goes, with its folder, even when a
 	// step fails (404 once the put-back has removed it).

@@ -2,7 +2,6 @@ package live
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -128,14 +127,8 @@ func TestLivePutBackEveryWrite(t *testing.T) {
 	fields := 0
 	call := func(t *testing.T, tool string, args any) (map[string]any, string) {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		text := res.Content[0].(*mcp.TextContent).Text
-		if res.IsError {
+		text, isErr := callText(t, cs, tool, args)
+		if isErr {
 			return nil, text
 		}
 		var v map[string]any

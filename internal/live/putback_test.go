@@ -1,15 +1,11 @@
 package live
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestLivePutBack runs, against a real Audiobookshelf, the free writes of
@@ -33,19 +29,7 @@ func TestLivePutBack(t *testing.T) {
 	cs := connectEvery(t, base, key, &asked)
 	call := func(tool string, args any) map[string]any {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		text := res.Content[0].(*mcp.TextContent).Text
-		if res.IsError {
-			t.Fatalf("%s %v: %s", tool, args, text)
-		}
-		var v map[string]any
-		json.Unmarshal([]byte(text), &v)
-		return v
+		return callJSON(t, cs, tool, args)
 	}
 	putBack := func(v map[string]any) {
 		t.Helper()

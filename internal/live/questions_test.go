@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/contract"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,16 +45,10 @@ func curationBinary(t *testing.T, target *url.URL, key string, decline bool) (*a
 // text and whether it is an error.
 func (a *asker) call(tool string, args map[string]any) (map[string]any, string, bool) {
 	a.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		a.t.Fatalf("%s: %v", tool, err)
-	}
-	text := res.Content[0].(*mcp.TextContent).Text
+	text, isErr := callText(a.t, a.cs, tool, args)
 	var v map[string]any
 	json.Unmarshal([]byte(text), &v)
-	return v, text, res.IsError
+	return v, text, isErr
 }
 
 // nAsked is how many questions were asked so far.

@@ -1,6 +1,8 @@
 package live
 
 import (
+	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/url"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/contract"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // liveServer is the real Audiobookshelf a live test runs against:
@@ -40,6 +43,34 @@ func liveABS(t *testing.T) (*url.URL, string, *abs) {
 	}
 	target, key := liveServer(t)
 	return target, key, &abs{t: t, base: target.String(), key: key, hc: &http.Client{Timeout: 60 * time.Second}}
+}
+
+// callText calls tool through cs and answers the result's text and
+// whether it is an error; a call that fails, or has no answer within 3
+// minutes, fails the test.
+func callText(t *testing.T, cs *mcp.ClientSession, tool string, args any) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return res.Content[0].(*mcp.TextContent).Text, res.IsError
+}
+
+// callJSON calls tool, which must answer, without an error, a JSON object.
+func callJSON(t *testing.T, cs *mcp.ClientSession, tool string, args any) map[string]any {
+	t.Helper()
+	text, isErr := callText(t, cs, tool, args)
+	if isErr {
+		t.Fatalf("%s %v: %s", tool, args, text)
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		t.Fatalf("%s: the answer is not JSON: %s", tool, text)
+	}
+	return v
 }
 
 // specProxy puts the recording proxy in front of target, which checks every

@@ -41,13 +41,7 @@ func TestLiveUnrestorableText(t *testing.T) {
 		}})
 	call := func(tool string, args map[string]any) (string, bool) {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		return res.Content[0].(*mcp.TextContent).Text, res.IsError
+		return callText(t, cs, tool, args)
 	}
 	// checkAsked: the call asked once, naming id and a control character
 	// count and none of the text, and, declined, changed nothing.

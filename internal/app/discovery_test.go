@@ -224,22 +224,7 @@ func TestEveryToolsetMeansNoDiscovery(t *testing.T) {
 // call goes through call_tool too. Without a session call_tool runs any
 // tool, with nothing turned on.
 func TestCallToolMatrix(t *testing.T) {
-	del := map[string]any{"playlist_id": standin.PlaylistCommute}
-	cases := []struct {
-		name      string
-		stateless bool
-		version   string
-		answer    string
-		dialog    bool
-	}{
-		{"sessions 2025-11-25 approve", false, "2025-11-25", "approve", true},
-		{"sessions 2025-11-25 decline", false, "2025-11-25", "decline", true},
-		{"sessions endpoint 2026-07-28 approve", false, "2026-07-28", "approve", true},
-		{"sessions endpoint 2026-07-28 decline", false, "2026-07-28", "decline", true},
-		{"stateless 2026-07-28 approve", true, "2026-07-28", "approve", true},
-		{"stateless 2025-11-25 token", true, "2025-11-25", "approve", false},
-	}
-	for _, c := range cases {
+	for _, c := range guardedHTTPCases {
 		t.Run(c.name, func(t *testing.T) {
 			e := startDefault(t, c.stateless, nil)
 			a := &asker{answer: c.answer}
@@ -255,31 +240,10 @@ func TestCallToolMatrix(t *testing.T) {
 			} else if res := apptest.CallOn(t, cs, "enable_toolset", map[string]any{"toolset": "playlists"}); res.IsError || !strings.Contains(apptest.Text(res), "keeps no session") {
 				t.Errorf("enable_toolset without a session must say that nothing stays on: %s", apptest.Text(res))
 			}
-			res := apptest.CallOn(t, cs, "call_tool", map[string]any{"name": "delete_playlist", "arguments": del})
-			_, exists := e.sd.Playlist(standin.PlaylistCommute)
-			switch {
-			case !c.dialog:
-				sc, _ := res.StructuredContent.(map[string]any)
-				if a.asked.Load() != 0 || !res.IsError || sc["confirm_token"] == nil || !exists {
-					t.Fatalf("want the token path and nothing changed: asked %d, exists %v, %s", a.asked.Load(), exists, apptest.Text(res))
-				}
-				del2 := map[string]any{"playlist_id": standin.PlaylistCommute, "confirm_token": sc["confirm_token"]}
-				res = apptest.CallOn(t, cs, "call_tool", map[string]any{"name": "delete_playlist", "arguments": del2})
-				if _, exists := e.sd.Playlist(standin.PlaylistCommute); res.IsError || exists {
-					t.Errorf("the second call with the token: exists %v, %s", exists, apptest.Text(res))
-				}
-			case c.answer == "approve":
-				if a.asked.Load() != 1 || res.IsError || exists {
-					t.Errorf("approved: asked %d, exists %v, %s", a.asked.Load(), exists, apptest.Text(res))
-				}
-			default:
-				if a.asked.Load() != 1 || !res.IsError || !exists || !strings.Contains(apptest.Text(res), "Nothing was changed") {
-					t.Errorf("declined: asked %d, exists %v, %s", a.asked.Load(), exists, apptest.Text(res))
-				}
-			}
-			if n := len(e.sd.Mutations()); (c.answer == "approve") != (n > 0) {
-				t.Errorf("%d mutating requests reached Audiobookshelf", n)
-			}
+			checkDeletePlaylist(t, e, a, c, func(args map[string]any) *mcp.CallToolResult {
+				return apptest.CallOn(t, cs, "call_tool", map[string]any{"name": "delete_playlist", "arguments": args})
+			},
+				"the client did not declare elicitation (form) support with this request, and a stateless HTTP deployment cannot push a question to a client older than 2026-07-28")
 		})
 	}
 }

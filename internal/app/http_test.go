@@ -81,23 +81,7 @@ func (a *asker) handle(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitRe
 // stateless, 2026-07-28 still gets it and an older client gets the token,
 // saying why.
 func TestHTTPGuardedCalls(t *testing.T) {
-	args := map[string]any{"playlist_id": standin.PlaylistCommute}
-	cases := []struct {
-		name      string
-		stateless bool
-		version   string
-		answer    string
-		dialog    bool
-	}{
-		{"sessions 2025-11-25 approve", false, "2025-11-25", "approve", true},
-		{"sessions 2025-11-25 decline", false, "2025-11-25", "decline", true},
-		{"sessions endpoint 2026-07-28 approve", false, "2026-07-28", "approve", true},
-		{"sessions endpoint 2026-07-28 decline", false, "2026-07-28", "decline", true},
-		{"stateless 2026-07-28 approve", true, "2026-07-28", "approve", true},
-		{"stateless 2026-07-28 decline", true, "2026-07-28", "decline", true},
-		{"stateless 2025-11-25 token", true, "2025-11-25", "approve", false},
-	}
-	for _, c := range cases {
+	for _, c := range guardedHTTPCases {
 		t.Run(c.name, func(t *testing.T) {
 			e := startHTTP(t, c.stateless, app.HTTPOptions{}, nil)
 			a := &asker{answer: c.answer}
@@ -111,35 +95,72 @@ func TestHTTPGuardedCalls(t *testing.T) {
 			if (cs.ID() == "") != (c.stateless || c.version == "2026-07-28") {
 				t.Errorf("session id %q", cs.ID())
 			}
-			res := apptest.CallOn(t, cs, "delete_playlist", args)
-			_, exists := e.sd.Playlist(standin.PlaylistCommute)
-			switch {
-			case !c.dialog:
-				sc, _ := res.StructuredContent.(map[string]any)
-				if a.asked.Load() != 0 || !res.IsError || sc["confirm_token"] == nil || !exists {
-					t.Fatalf("want the token path and nothing changed: asked %d, exists %v, %s", a.asked.Load(), exists, apptest.Text(res))
-				}
+			checkDeletePlaylist(t, e, a, c, func(args map[string]any) *mcp.CallToolResult {
+				return apptest.CallOn(t, cs, "delete_playlist", args)
+			},
 				// What the client did not declare comes first, then the deployment.
-				if !strings.Contains(apptest.Text(res), "the client did not declare elicitation (form) support with this request, and a stateless HTTP deployment cannot push a question to a client older than 2026-07-28") {
-					t.Errorf("the fallback must say why: %s", apptest.Text(res))
-				}
-				res = apptest.CallOn(t, cs, "delete_playlist", map[string]any{"playlist_id": standin.PlaylistCommute, "confirm_token": sc["confirm_token"]})
-				if _, exists := e.sd.Playlist(standin.PlaylistCommute); res.IsError || exists {
-					t.Errorf("the second call with the token: exists %v, %s", exists, apptest.Text(res))
-				}
-			case c.answer == "approve":
-				if a.asked.Load() != 1 || res.IsError || exists {
-					t.Errorf("approved: asked %d, exists %v, %s", a.asked.Load(), exists, apptest.Text(res))
-				}
-			default:
-				if a.asked.Load() != 1 || !res.IsError || !exists || !strings.Contains(apptest.Text(res), "Nothing was changed") {
-					t.Errorf("declined: asked %d, exists %v, %s", a.asked.Load(), exists, apptest.Text(res))
-				}
-			}
-			if n := len(e.sd.Mutations()); (c.answer == "approve") != (n > 0) {
-				t.Errorf("%d mutating requests reached Audiobookshelf", n)
-			}
+				"the client did not declare elicitation (form) support with this request, and a stateless HTTP deployment cannot push a question to a client older than 2026-07-28")
 		})
+	}
+}
+
+// guardedHTTPCase is one way a client meets a guarded tool over HTTP: the
+// deployment, the revision, the person's answer, and whether a dialog can
+// be shown (otherwise the token path).
+type guardedHTTPCase struct {
+	name      string
+	stateless bool
+	version   string
+	answer    string
+	dialog    bool
+}
+
+// guardedHTTPCases are the ways TestHTTPGuardedCalls and
+// TestCallToolMatrix drive delete_playlist.
+var guardedHTTPCases = []guardedHTTPCase{
+	{"sessions 2025-11-25 approve", false, "2025-11-25", "approve", true},
+	{"sessions 2025-11-25 decline", false, "2025-11-25", "decline", true},
+	{"sessions endpoint 2026-07-28 approve", false, "2026-07-28", "approve", true},
+	{"sessions endpoint 2026-07-28 decline", false, "2026-07-28", "decline", true},
+	{"stateless 2026-07-28 approve", true, "2026-07-28", "approve", true},
+	{"stateless 2026-07-28 decline", true, "2026-07-28", "decline", true},
+	{"stateless 2025-11-25 token", true, "2025-11-25", "approve", false},
+}
+
+// checkDeletePlaylist calls delete_playlist on the commute playlist with
+// call (directly or through call_tool) and holds the outcome to case c:
+// without a dialog, the token and nothing changed, the fallback saying
+// why, and the second call with the token deletes it; approved, one
+// question and it is gone; declined, one question and nothing changed.
+// Only an approval lets a mutating request reach Audiobookshelf.
+func checkDeletePlaylist(t *testing.T, e *httpEnv, a *asker, c guardedHTTPCase, call func(map[string]any) *mcp.CallToolResult, why string) {
+	t.Helper()
+	res := call(map[string]any{"playlist_id": standin.PlaylistCommute})
+	_, exists := e.sd.Playlist(standin.PlaylistCommute)
+	switch {
+	case !c.dialog:
+		sc, _ := res.StructuredContent.(map[string]any)
+		if a.asked.Load() != 0 || !res.IsError || sc["confirm_token"] == nil || !exists {
+			t.Fatalf("want the token path and nothing changed: asked %d, exists %v, %s", a.asked.Load(), exists, apptest.Text(res))
+		}
+		if !strings.Contains(apptest.Text(res), why) {
+			t.Errorf("the fallback must say why: %s", apptest.Text(res))
+		}
+		res = call(map[string]any{"playlist_id": standin.PlaylistCommute, "confirm_token": sc["confirm_token"]})
+		if _, exists := e.sd.Playlist(standin.PlaylistCommute); res.IsError || exists {
+			t.Errorf("the second call with the token: exists %v, %s", exists, apptest.Text(res))
+		}
+	case c.answer == "approve":
+		if a.asked.Load() != 1 || res.IsError || exists {
+			t.Errorf("approved: asked %d, exists %v, %s", a.asked.Load(), exists, apptest.Text(res))
+		}
+	default:
+		if a.asked.Load() != 1 || !res.IsError || !exists || !strings.Contains(apptest.Text(res), "Nothing was changed") {
+			t.Errorf("declined: asked %d, exists %v, %s", a.asked.Load(), exists, apptest.Text(res))
+		}
+	}
+	if n := len(e.sd.Mutations()); (c.answer == "approve") != (n > 0) {
+		t.Errorf("%d mutating requests reached Audiobookshelf", n)
 	}
 }
 

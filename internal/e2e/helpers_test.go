@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +21,25 @@ import (
 // approve answers every question with approval.
 func approve(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+}
+
+// answerer keeps the text of every question it is asked, and declines
+// each until approve is set.
+type answerer struct {
+	mu      sync.Mutex
+	asked   []string
+	approve bool
+}
+
+func (a *answerer) elicit(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	a.mu.Lock()
+	a.asked = append(a.asked, r.Params.Message)
+	ok := a.approve
+	a.mu.Unlock()
+	if !ok {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	return approve(ctx, r)
 }
 
 // decode parses a successful result's JSON text.

@@ -49,24 +49,17 @@ func updatedAts(d *sd.Data) map[string]int64 {
 func TestMergeAuthors(t *testing.T) {
 	for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
 		t.Run(proto, func(t *testing.T) {
-			var asked []string
-			approveIt := false
-			e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-				asked = append(asked, r.Params.Message)
-				if !approveIt {
-					return &mcp.ElicitResult{Action: "decline"}, nil
-				}
-				return approve(ctx, r)
-			}})
+			ans := &answerer{approve: false}
+			e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: ans.elicit})
 			args := map[string]any{"author_id": sd.AuthorPratchett, "into_author_id": sd.AuthorGaiman}
 			before := e.Standin.Snapshot()
 			beforeJSON := e.Standin.SnapshotJSON()
 			e.Standin.ResetRequests()
 			res := e.Call(t, "merge_authors", args)
-			if !res.IsError || len(asked) != 1 || len(mutations(e.Standin)) != 0 || string(e.Standin.SnapshotJSON()) != string(beforeJSON) {
-				t.Fatalf("declined: want one question, an error and nothing changed; asked %d, sent %v: %s", len(asked), mutations(e.Standin), apptest.Text(res))
+			if !res.IsError || len(ans.asked) != 1 || len(mutations(e.Standin)) != 0 || string(e.Standin.SnapshotJSON()) != string(beforeJSON) {
+				t.Fatalf("declined: want one question, an error and nothing changed; asked %d, sent %v: %s", len(ans.asked), mutations(e.Standin), apptest.Text(res))
 			}
-			q := asked[0]
+			q := ans.asked[0]
 			var books []string
 			for _, it := range before.Items {
 				if it.Book != nil && slices.Contains(it.Book.AuthorIDs, sd.AuthorPratchett) {
@@ -87,11 +80,11 @@ func TestMergeAuthors(t *testing.T) {
 				}
 			}
 
-			approveIt = true
+			ans.approve = true
 			e.Standin.ResetRequests()
 			v := decode(t, e.Call(t, "merge_authors", args))
-			if len(asked) != 2 {
-				t.Fatalf("asked %d times, want 2", len(asked))
+			if len(ans.asked) != 2 {
+				t.Fatalf("asked %d times, want 2", len(ans.asked))
 			}
 			wantMutations(t, e.Standin, "PATCH /api/authors/"+sd.AuthorPratchett)
 			if got := lastRequest(t, e.Standin, "PATCH", "/api/authors/"+sd.AuthorPratchett).Body; !strings.Contains(string(got), `"name":"Neil Gaiman"`) {
@@ -134,8 +127,8 @@ func TestMergeAuthors(t *testing.T) {
 			// naming the argument, asks nothing and sends nothing.
 			e.Standin.ResetRequests()
 			res = e.Call(t, "merge_authors", args)
-			if !res.IsError || !strings.Contains(apptest.Text(res), `"author_id"`) || len(asked) != 2 || len(mutations(e.Standin)) != 0 {
-				t.Errorf("a replay: asked %d, sent %v: %s", len(asked), mutations(e.Standin), apptest.Text(res))
+			if !res.IsError || !strings.Contains(apptest.Text(res), `"author_id"`) || len(ans.asked) != 2 || len(mutations(e.Standin)) != 0 {
+				t.Errorf("a replay: asked %d, sent %v: %s", len(ans.asked), mutations(e.Standin), apptest.Text(res))
 			}
 		})
 	}
@@ -166,25 +159,18 @@ func earthseaSetup(s *sd.Server) {
 func TestMergeSeries(t *testing.T) {
 	for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
 		t.Run(proto, func(t *testing.T) {
-			var asked []string
-			approveIt := false
-			e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-				asked = append(asked, r.Params.Message)
-				if !approveIt {
-					return &mcp.ElicitResult{Action: "decline"}, nil
-				}
-				return approve(ctx, r)
-			}})
+			ans := &answerer{approve: false}
+			e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: ans.elicit})
 			earthseaSetup(e.Standin)
 			args := map[string]any{"series_id": sd.SeriesEarthsea, "into_series_id": sd.SeriesExpanse}
 			before := e.Standin.Snapshot()
 			beforeJSON := e.Standin.SnapshotJSON()
 			e.Standin.ResetRequests()
 			res := e.Call(t, "merge_series", args)
-			if !res.IsError || len(asked) != 1 || len(mutations(e.Standin)) != 0 || string(e.Standin.SnapshotJSON()) != string(beforeJSON) {
-				t.Fatalf("declined: want one question, an error and nothing changed; asked %d, sent %v: %s", len(asked), mutations(e.Standin), apptest.Text(res))
+			if !res.IsError || len(ans.asked) != 1 || len(mutations(e.Standin)) != 0 || string(e.Standin.SnapshotJSON()) != string(beforeJSON) {
+				t.Fatalf("declined: want one question, an error and nothing changed; asked %d, sent %v: %s", len(ans.asked), mutations(e.Standin), apptest.Text(res))
 			}
-			q := asked[0]
+			q := ans.asked[0]
 			for _, w := range []string{sd.SeriesEarthsea, sd.SeriesExpanse, sd.ItemWizardOfEarthsea, sd.ItemTombsOfAtuan, "its 2 book(s)",
 				"1 of those books (" + sd.ItemWizardOfEarthsea + ") are in series " + sd.SeriesExpanse + " already",
 				"its summary: yes", "On 1 of them (" + sd.ItemTombsOfAtuan + ")"} {
@@ -198,11 +184,11 @@ func TestMergeSeries(t *testing.T) {
 				}
 			}
 
-			approveIt = true
+			ans.approve = true
 			e.Standin.ResetRequests()
 			v := decode(t, e.Call(t, "merge_series", args))
-			if len(asked) != 2 {
-				t.Fatalf("asked %d times, want 2", len(asked))
+			if len(ans.asked) != 2 {
+				t.Fatalf("asked %d times, want 2", len(ans.asked))
 			}
 			wantMutations(t, e.Standin, "POST /api/items/batch/update")
 			var sent []map[string]any
@@ -240,8 +226,8 @@ func TestMergeSeries(t *testing.T) {
 
 			e.Standin.ResetRequests()
 			res = e.Call(t, "merge_series", args)
-			if !res.IsError || !strings.Contains(apptest.Text(res), `"series_id"`) || len(asked) != 2 || len(mutations(e.Standin)) != 0 {
-				t.Errorf("a replay: asked %d, sent %v: %s", len(asked), mutations(e.Standin), apptest.Text(res))
+			if !res.IsError || !strings.Contains(apptest.Text(res), `"series_id"`) || len(ans.asked) != 2 || len(mutations(e.Standin)) != 0 {
+				t.Errorf("a replay: asked %d, sent %v: %s", len(ans.asked), mutations(e.Standin), apptest.Text(res))
 			}
 		})
 	}

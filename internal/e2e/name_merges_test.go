@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -42,18 +41,8 @@ func TestMergeAsksDeclinedApproved(t *testing.T) {
 				[]string{"merge 2 narrator names into one on 3 item(s)", sd.ItemEqualRites, sd.ItemWyrdSisters, sd.ItemGoodOmens, "name 1: 2 item(s)", "name 2: 1 item(s) (" + sd.ItemGoodOmens + ")", "held by 4 item(s) already"}},
 		} {
 			t.Run(proto+"/"+c.tool, func(t *testing.T) {
-				var mu sync.Mutex
-				var asked []string
-				approveIt := false
-				e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-					mu.Lock()
-					asked = append(asked, r.Params.Message)
-					mu.Unlock()
-					if !approveIt {
-						return &mcp.ElicitResult{Action: "decline"}, nil
-					}
-					return approve(ctx, r)
-				}})
+				ans := &answerer{approve: false}
+				e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: ans.elicit})
 				var names []string
 				for _, s := range c.sources {
 					names = append(names, s.name)
@@ -65,24 +54,24 @@ func TestMergeAsksDeclinedApproved(t *testing.T) {
 				before := e.Standin.SnapshotJSON()
 				e.Standin.ResetRequests()
 				res := e.Call(t, c.tool, args)
-				if !res.IsError || len(asked) != 1 || len(mutations(e.Standin)) != 0 || string(e.Standin.SnapshotJSON()) != string(before) {
-					t.Fatalf("declined: want one question, an error and nothing changed; asked %d, sent %v: %s", len(asked), mutations(e.Standin), apptest.Text(res))
+				if !res.IsError || len(ans.asked) != 1 || len(mutations(e.Standin)) != 0 || string(e.Standin.SnapshotJSON()) != string(before) {
+					t.Fatalf("declined: want one question, an error and nothing changed; asked %d, sent %v: %s", len(ans.asked), mutations(e.Standin), apptest.Text(res))
 				}
 				for _, w := range c.question {
-					if !strings.Contains(asked[0], w) {
-						t.Errorf("the question lacks %q:\n%s", w, asked[0])
+					if !strings.Contains(ans.asked[0], w) {
+						t.Errorf("the question lacks %q:\n%s", w, ans.asked[0])
 					}
 				}
 				for _, n := range append(names, c.into) {
-					if strings.Contains(asked[0], n) {
-						t.Errorf("the question holds the name %q:\n%s", n, asked[0])
+					if strings.Contains(ans.asked[0], n) {
+						t.Errorf("the question holds the name %q:\n%s", n, ans.asked[0])
 					}
 				}
-				approveIt = true
+				ans.approve = true
 				e.Standin.ResetRequests()
 				v := decode(t, e.Call(t, c.tool, args))
-				if len(asked) != 2 {
-					t.Fatalf("asked %d times, want 2", len(asked))
+				if len(ans.asked) != 2 {
+					t.Fatalf("asked %d times, want 2", len(ans.asked))
 				}
 				wantMutations(t, e.Standin, c.mutations...)
 				total := 0
@@ -103,8 +92,8 @@ func TestMergeAsksDeclinedApproved(t *testing.T) {
 				// before any question, nothing sent.
 				e.Standin.ResetRequests()
 				res = e.Call(t, c.tool, args)
-				if !res.IsError || len(asked) != 2 || len(mutations(e.Standin)) != 0 || !strings.Contains(apptest.Text(res), "nothing to merge") {
-					t.Errorf("a replay: asked %d, sent %v: %s", len(asked), mutations(e.Standin), apptest.Text(res))
+				if !res.IsError || len(ans.asked) != 2 || len(mutations(e.Standin)) != 0 || !strings.Contains(apptest.Text(res), "nothing to merge") {
+					t.Errorf("a replay: asked %d, sent %v: %s", len(ans.asked), mutations(e.Standin), apptest.Text(res))
 				}
 			})
 		}

@@ -84,26 +84,19 @@ func TestRenameAnswersItsPutBack(t *testing.T) {
 func TestRenameMergeApproved(t *testing.T) {
 	for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
 		t.Run(proto, func(t *testing.T) {
-			var asked []string
-			approveIt := true
-			e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-				asked = append(asked, r.Params.Message)
-				if !approveIt {
-					return &mcp.ElicitResult{Action: "decline"}, nil
-				}
-				return approve(ctx, r)
-			}})
-			approveIt = false
+			ans := &answerer{approve: true}
+			e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: ans.elicit})
+			ans.approve = false
 			before := e.Standin.SnapshotJSON()
 			e.Standin.ResetRequests()
 			res := e.Call(t, "rename_tag", map[string]any{"tag": "witches", "new_tag": "discworld"})
-			if !res.IsError || len(asked) != 1 || len(mutations(e.Standin)) != 0 || string(e.Standin.SnapshotJSON()) != string(before) {
-				t.Fatalf("declined: want one question, an error and nothing changed; asked %d, sent %v: %s", len(asked), mutations(e.Standin), apptest.Text(res))
+			if !res.IsError || len(ans.asked) != 1 || len(mutations(e.Standin)) != 0 || string(e.Standin.SnapshotJSON()) != string(before) {
+				t.Fatalf("declined: want one question, an error and nothing changed; asked %d, sent %v: %s", len(ans.asked), mutations(e.Standin), apptest.Text(res))
 			}
-			approveIt = true
+			ans.approve = true
 			v := decode(t, e.Call(t, "rename_tag", map[string]any{"tag": "witches", "new_tag": "discworld"}))
-			if len(asked) != 2 {
-				t.Fatalf("asked %d times, want 2", len(asked))
+			if len(ans.asked) != 2 {
+				t.Fatalf("asked %d times, want 2", len(ans.asked))
 			}
 			wantMutations(t, e.Standin, "POST /api/tags/rename")
 			if at(t, v, "put_back") != nil || at(t, v, "not_put_back") == nil {
@@ -119,8 +112,8 @@ func TestRenameMergeApproved(t *testing.T) {
 			// asked or sent.
 			e.Standin.ResetRequests()
 			v = decode(t, e.Call(t, "rename_tag", map[string]any{"tag": "witches", "new_tag": "discworld"}))
-			if len(asked) != 2 || len(mutations(e.Standin)) != 0 || at(t, v, "renamed") != false {
-				t.Errorf("a replay asked or sent: asked %d, %v: %v", len(asked), mutations(e.Standin), v)
+			if len(ans.asked) != 2 || len(mutations(e.Standin)) != 0 || at(t, v, "renamed") != false {
+				t.Errorf("a replay asked or sent: asked %d, %v: %v", len(ans.asked), mutations(e.Standin), v)
 			}
 		})
 	}

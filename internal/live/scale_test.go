@@ -50,7 +50,7 @@ func TestLiveScale(t *testing.T) {
 	fixtures(t, a, tg.BookLibrary)
 
 	// What the widest calls are made on: the book with the most authors,
-	// the podcast with the most episodes, the longest collection and
+	// a book with a cover, the podcast with the most episodes, the longest collection and
 	// playlist, a series, an author, a book with progress.
 	var books struct {
 		Results []struct{ ID string }
@@ -60,14 +60,25 @@ func TestLiveScale(t *testing.T) {
 	for _, b := range books.Results {
 		var it struct {
 			Media struct {
-				Metadata struct{ Authors []struct{ ID string } }
-				Chapters []struct{ ID int }
+				Metadata  struct{ Authors []struct{ ID string } }
+				Chapters  []struct{ ID int }
+				CoverPath string `json:"coverPath"`
 			}
 		}
 		a.get("/api/items/"+b.ID+"?expanded=1", &it)
 		if n := len(it.Media.Metadata.Authors)*1000 + len(it.Media.Chapters); n > most {
 			most, tg.Item = n, b.ID
 		}
+		if tg.Cover == "" && it.Media.CoverPath != "" {
+			tg.Cover = b.ID // get_item_cover's widest call
+		}
+	}
+	if tg.Cover == "" && len(books.Results) > 0 {
+		// No book has a cover: one is uploaded for the run and removed
+		// after, for get_item_cover's widest call.
+		tg.Cover = books.Results[0].ID
+		uploadCover(t, a, tg.Cover)
+		t.Cleanup(func() { a.do("DELETE", "/api/items/"+tg.Cover+"/cover", nil, nil) })
 	}
 	if tg.PodcastLibrary != "" {
 		var pods struct {
@@ -133,8 +144,10 @@ func TestLiveScale(t *testing.T) {
 	}
 	tg.Query, tg.Year = "a", time.Now().UTC().Year()
 
+	// Every toolset: scalecheck calls every read tool, the listening and
+	// curation ones among them.
 	var asked atomic.Int32 // only reads: nothing asks
-	cs := connect(t, base, key, &asked)
+	cs := connectBinary(t, base, key, nil, &mcp.ClientOptions{ElicitationHandler: approving(&asked)})
 	call := func(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()

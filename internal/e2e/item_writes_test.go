@@ -137,6 +137,22 @@ func TestItemWritesOneAtATime(t *testing.T) {
 			t.Errorf("%d writes reached the stand-in, want 2: %v", n, mutations(e.Standin))
 		}
 	})
+	// merge_series moves its books in one batch update too: it waits for
+	// a write to one of them likewise.
+	t.Run("a series merge and one of its books", func(t *testing.T) {
+		e := startApproving(t)
+		f := countWrites(e.Standin, 2*time.Second)
+		callTogether(t, e, []call{
+			{"merge_series", map[string]any{"series_id": sd.SeriesEarthsea, "into_series_id": sd.SeriesExpanse}},
+			meta(sd.ItemWizardOfEarthsea, map[string]any{"publisher": "One"}),
+		})
+		if _, all := f.counts(""); all != 1 {
+			t.Errorf("a series merge and a write to one of its books were in flight %d at a time, want 1", all)
+		}
+		if n := len(mutations(e.Standin)); n != 2 {
+			t.Errorf("%d writes reached the stand-in, want 2: %v", n, mutations(e.Standin))
+		}
+	})
 	t.Run("different items", func(t *testing.T) {
 		e := startApproving(t)
 		f := countWrites(e.Standin, time.Minute)

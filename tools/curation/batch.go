@@ -262,9 +262,7 @@ func PlanBatchUpdateBooks(ctx context.Context, d *kit.Deps, a toolargs.BatchUpda
 			return kit.JSONResult(map[string]any{"books_changed": 0,
 				"note": fmt.Sprintf("Every book already holds what the call asks for (the %s compared as Audiobookshelf compares them); nothing was sent.", a.Field)})
 		}
-		body, err := d.Mutate(kit.ForItems(ctx, c.ids()), "the batch update", func(ctx context.Context) (*http.Response, error) {
-			return d.API.BatchUpdateLibraryItems(ctx, c.payload)
-		})
+		body, err := sendBatchUpdate(ctx, d, "the batch update", c.payload)
 		if err != nil {
 			return nil, err
 		}
@@ -301,12 +299,24 @@ type change struct {
 	putBack  kit.PutBack
 }
 
-func (c *change) ids() []string {
-	out := make([]string, len(c.payload))
-	for i, p := range c.payload {
+func (c *change) ids() []string { return payloadIDs(c.payload) }
+
+// payloadIDs are the items of a batch update's entries, in their order.
+func payloadIDs(updates []abs.BatchMediaUpdate) []string {
+	out := make([]string, len(updates))
+	for i, p := range updates {
 		out[i] = p.Id
 	}
 	return out
+}
+
+// sendBatchUpdate sends POST /api/items/batch/update, once no other write
+// of this process to one of its items is under way (kit.ForItems): every
+// batch update of the toolset goes through it.
+func sendBatchUpdate(ctx context.Context, d *kit.Deps, what string, updates []abs.BatchMediaUpdate) ([]byte, error) {
+	return d.Mutate(kit.ForItems(ctx, payloadIDs(updates)), what, func(ctx context.Context) (*http.Response, error) {
+		return d.API.BatchUpdateLibraryItems(ctx, updates)
+	})
 }
 
 func putBackCall(args map[string]any) kit.PutBack {

@@ -290,9 +290,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			return kit.JSONResult(map[string]any{"merged": false, "books_moved": 0,
 				"note": fmt.Sprintf("No book this user sees is in series %s any more; nothing was sent.", from.ID)})
 		}
-		body, err := d.Mutate(ctx, "the batch update of the series' books", func(ctx context.Context) (*http.Response, error) {
-			return d.API.BatchUpdateLibraryItems(ctx, updates)
-		})
+		body, err := sendBatchUpdate(ctx, d, "the batch update of the series' books", updates)
 		if err != nil {
 			return nil, err
 		}

@@ -32,7 +32,7 @@ func ForItem(ctx context.Context, id string) context.Context {
 }
 
 // ForItems marks ctx as a call whose one request writes to every item of
-// ids (batch_update_books): it waits for each of them, taken in the order
+// ids (the curation toolset's batch updates): it waits for each of them, taken in the order
 // of their ids, so that two such calls never wait for each other.
 func ForItems(ctx context.Context, ids []string) context.Context {
 	sorted := slices.Compact(slices.Sorted(slices.Values(ids)))

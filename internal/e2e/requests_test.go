@@ -38,6 +38,9 @@ var requestCases = func() []readCase {
 		{tool: "get_series_progress", args: map[string]any{}, per: 5},
 		// 1200 more sessions than the sample's: 2 more pages of 500 (per).
 		{tool: "get_listening_by_period", args: map[string]any{"from": "2020-01-01", "to": "2026-01-31"}, per: 2, setup: manySessions(1200)},
+		// One library: its days come from its sessions, so Audiobookshelf's
+		// listening stats (every library's days) are not read.
+		{tool: "get_listening_by_period", args: map[string]any{"from": "2020-01-01", "to": "2026-01-31", "library_id": sd.LibraryBooksID}},
 		{tool: "get_media_progress", args: map[string]any{"library_item_id": sd.ItemMort}}, // never started
 		{tool: "get_media_progress", args: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings1}},
 		{tool: "set_media_progress", args: map[string]any{"library_item_id": sd.ItemMort, "current_time": 600}},

@@ -99,7 +99,12 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 		v   absdata.ListeningStats
 		err error
 	}
+	// Audiobookshelf's own days count every library: read only when no
+	// library is named (one library's days come from its sessions).
 	statsP := kit.Alongside(ctx, func(ctx context.Context) statsOrErr {
+		if a.LibraryID != nil {
+			return statsOrErr{}
+		}
 		body, err := d.Get(ctx, "the listening stats", func(ctx context.Context) (*http.Response, error) { return d.API.GetListeningStats(ctx) })
 		if err != nil {
 			return statsOrErr{err: err}

@@ -66,10 +66,14 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 		records.Abandon()
 		return nil, err
 	}
+	// The page is cut here from the first (page+1)*limit+1 Audiobookshelf
+	// sent; the total is counted below.
+	all := v.LibraryItems
+	rows := kit.PageOf(all, page, limit)
 	// Minified entries name their series in one text ("Discworld #4"):
 	// the series' ids come from the filter data of each library with such
-	// a book, read while the progress records are on their way.
-	series := seriesIDs(ctx, d, v.LibraryItems)
+	// a book on the page, read while the progress records are on their way.
+	series := seriesIDs(ctx, d, rows)
 	recs := records.Wait()
 	byKey := make(map[[2]string]*absdata.Progress, len(recs))
 	inProgress := 0
@@ -90,16 +94,12 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 		Episode   *compact.EpisodeBrief `json:"episode,omitempty"`
 		Progress  *compact.ProgressIn   `json:"progress,omitempty"`
 	}
-	all := v.LibraryItems
 	total := len(all)
 	if total > (page+1)*limit {
 		// There is more: as many as the user's records in progress say,
 		// and at least one more than this page.
 		total = max(inProgress, total)
 	}
-	// The page is cut here from the first (page+1)*limit+1 Audiobookshelf
-	// sent, with the total counted above.
-	rows := kit.PageOf(all, page, limit)
 	entries := make([]entry, 0, len(rows))
 	for i := range rows {
 		it := &rows[i].Item

@@ -14,9 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// bookReads is how many books merge_series reads at the same time.
-const bookReads = 4
-
 // authorRead is what merge_authors reads of one author and binds the
 // approval to.
 type authorRead struct {
@@ -201,14 +198,17 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 	if err != nil {
 		return nil, err
 	}
-	books := make([]bookRead, len(listed))
-	errs := make([]error, len(listed))
-	kit.EachLimit(len(listed), bookReads, func(i int) {
-		it, err := d.ReadItemRecord(ctx, listed[i].ID)
-		if err != nil {
-			errs[i] = err
-			return
-		}
+	listedIDs := make([]string, len(listed))
+	for i := range listed {
+		listedIDs[i] = listed[i].ID
+	}
+	items, err := readBooks(ctx, d, listedIDs, false, "")
+	if err != nil {
+		return nil, err
+	}
+	books := make([]bookRead, len(items))
+	for i := range items {
+		it := &items[i]
 		b := bookRead{ID: it.ID, UpdatedAt: it.UpdatedAt, Series: []seriesHeld{}}
 		for _, s := range it.Media.Metadata.Series {
 			e := seriesHeld{ID: s.ID, name: s.Name}
@@ -218,15 +218,6 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			b.Series = append(b.Series, e)
 		}
 		books[i] = b
-	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	type seriesSet = []struct {
-		Name     string  `json:"name"`
-		Sequence *string `json:"sequence,omitempty"`
 	}
 	var moved, inBoth, toEnd []string
 	var updates []abs.BatchMediaUpdate
@@ -239,24 +230,18 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 		if !hasFrom {
 			continue // out of the series since it was listed: left alone
 		}
-		list := seriesSet{}
+		list := []seriesEntry{}
 		for i, s := range b.Series {
 			switch {
 			case s.ID == from.ID && hasInto:
 				// in both: the place in into_series_id stays
 			case s.ID == from.ID:
-				list = append(list, struct {
-					Name     string  `json:"name"`
-					Sequence *string `json:"sequence,omitempty"`
-				}{into.Name, s.Sequence})
+				list = append(list, seriesEntry{Name: into.Name, Sequence: s.Sequence})
 				if i != len(b.Series)-1 {
 					toEnd = append(toEnd, b.ID)
 				}
 			default:
-				list = append(list, struct {
-					Name     string  `json:"name"`
-					Sequence *string `json:"sequence,omitempty"`
-				}{s.name, s.Sequence})
+				list = append(list, seriesEntry{Name: s.name, Sequence: s.Sequence})
 			}
 		}
 		moved = append(moved, b.ID)

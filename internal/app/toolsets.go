@@ -273,10 +273,7 @@ func (v *toolsets) enableToolset(ctx context.Context, req *mcp.CallToolRequest) 
 	if err := decodeArgs(req.Params.Arguments, &a); err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, ts := range registry.Toolsets {
-		names = append(names, ts.Name)
-	}
+	names := config.AllToolsets()
 	if a.Toolset == nil || !slices.Contains(names, *a.Toolset) {
 		got := "is missing"
 		if a.Toolset != nil {
@@ -400,20 +397,14 @@ func argSummary(schema any) map[string]string {
 			}
 			w.WriteString(" " + strings.Join(vals, "|"))
 		}
-		span := func(what string, lo, hi any) {
+		span := func(what string, lo, hi any) { // nothing when neither bound is set
 			if lo != nil || hi != nil {
 				fmt.Fprintf(&w, " %s%s..%s", what, orEmpty(lo), orEmpty(hi))
 			}
 		}
-		if p.Minimum != nil || p.Maximum != nil {
-			span("", ptrVal(p.Minimum), ptrVal(p.Maximum))
-		}
-		if p.MinLength != nil || p.MaxLength != nil {
-			span("length ", ptrVal(p.MinLength), ptrVal(p.MaxLength))
-		}
-		if p.MinItems != nil || p.MaxItems != nil {
-			span("items ", ptrVal(p.MinItems), ptrVal(p.MaxItems))
-		}
+		span("", ptrVal(p.Minimum), ptrVal(p.Maximum))
+		span("length ", ptrVal(p.MinLength), ptrVal(p.MaxLength))
+		span("items ", ptrVal(p.MinItems), ptrVal(p.MaxItems))
 		if p.Default != nil {
 			fmt.Fprintf(&w, " = %v", p.Default)
 		}

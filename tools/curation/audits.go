@@ -140,7 +140,7 @@ var placeInTitle = regexp.MustCompile(`(?i)(\b(book|volume|vol|part|tome|band)\b
 // AuditSeries is audit_series.
 func AuditSeries(ctx context.Context, d *kit.Deps, a toolargs.AuditSeries) (*mcp.CallToolResult, error) {
 	pending := kit.Alongside(ctx, func(ctx context.Context) itemsRead {
-		items, err := readItems(ctx, d, a.LibraryID, filter("series", "no-series"))
+		items, err := readItems(ctx, d, a.LibraryID, kit.Filter("series", "no-series"))
 		return itemsRead{items, err}
 	})
 	series, err := readSeries(ctx, d, a.LibraryID)
@@ -531,13 +531,13 @@ func sortTogether(ids, names []string) {
 // missingFilters are Audiobookshelf's filters the missing audit reads,
 // in its kinds' order: libraryItemsBookFilters' missing group, and issues.
 var missingFilters = []struct{ kind, filter string }{
-	{"cover", filter("missing", "cover")},
-	{"description", filter("missing", "description")},
-	{"asin", filter("missing", "asin")},
-	{"isbn", filter("missing", "isbn")},
-	{"published_year", filter("missing", "publishedYear")},
-	{"language", filter("missing", "language")},
-	{"chapters", filter("missing", "chapters")},
+	{"cover", kit.Filter("missing", "cover")},
+	{"description", kit.Filter("missing", "description")},
+	{"asin", kit.Filter("missing", "asin")},
+	{"isbn", kit.Filter("missing", "isbn")},
+	{"published_year", kit.Filter("missing", "publishedYear")},
+	{"language", kit.Filter("missing", "language")},
+	{"chapters", kit.Filter("missing", "chapters")},
 	{"issues", "issues"},
 }
 

@@ -534,7 +534,7 @@ func planSeries(ctx context.Context, d *kit.Deps, states []bookState, mode, name
 // countSeriesBooks is how many books of a library are in a series
 // (Audiobookshelf's series filter, limit 1: its total).
 func countSeriesBooks(ctx context.Context, d *kit.Deps, libraryID, seriesID string) (int, error) {
-	params := &abs.ListLibraryItemsParams{Limit: kit.Ptr(1), Page: kit.Ptr(0), Filter: kit.Ptr(filter("series", seriesID))}
+	params := &abs.ListLibraryItemsParams{Limit: kit.Ptr(1), Page: kit.Ptr(0), Filter: kit.Ptr(kit.Filter("series", seriesID))}
 	body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListLibraryItems(ctx, libraryID, params)
 	})

@@ -194,7 +194,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 	if strings.EqualFold(from.Name, into.Name) {
 		return nil, kit.Errorf(kit.Unchanged, `argument "into_series_id": the names of series %s and %s differ only in case, and Audiobookshelf's batch update finds a book's series by name ignoring case, so it cannot move books between them; rename one of them in Audiobookshelf first.`, from.ID, into.ID)
 	}
-	listed, err := walkItems(ctx, d, from.LibraryID, filter("series", from.ID), false)
+	listed, err := walkItems(ctx, d, from.LibraryID, kit.Filter("series", from.ID), false)
 	if err != nil {
 		return nil, err
 	}

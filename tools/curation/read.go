@@ -2,7 +2,6 @@ package curation
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"net/http"
 
@@ -24,16 +23,6 @@ const (
 	// an error rather than loop on a server that never says it is done.
 	maxPages = 2000
 )
-
-// filter is Audiobookshelf's filter parameter: group.base64(value), as
-// libraryFilters.decode reads it; a group alone ("issues") when value is
-// empty.
-func filter(group, value string) string {
-	if value == "" {
-		return group
-	}
-	return group + "." + base64.StdEncoding.EncodeToString([]byte(value))
-}
 
 // readItems reads a book library's items, filtered by filterBy (""
 // for all), page after page of itemsPage until Audiobookshelf's total.

@@ -167,7 +167,7 @@ func readHoldings(ctx context.Context, d *kit.Deps, k nameKind, names []string) 
 			continue
 		}
 		for _, name := range names {
-			items, err := walkItems(ctx, d, l.ID, filter(k.group, name), !k.booksOnly)
+			items, err := walkItems(ctx, d, l.ID, kit.Filter(k.group, name), !k.booksOnly)
 			if err != nil {
 				return nil, err
 			}

@@ -144,21 +144,43 @@ func (d *Deps) ReadMe(ctx context.Context) ([]byte, *absdata.User, error) {
 	return body, &u, nil
 }
 
-// ReadSeriesBooks reads the first limit books of a series in series order
-// (the library's items filtered to it, sorted by sequence, minified).
-func (d *Deps) ReadSeriesBooks(ctx context.Context, libraryID, seriesID string, limit int) ([]absdata.Item, error) {
-	filter := "series." + base64.StdEncoding.EncodeToString([]byte(seriesID))
-	body, err := d.Get(ctx, "the books of series "+seriesID, func(ctx context.Context) (*http.Response, error) {
-		return d.API.ListLibraryItems(ctx, libraryID, &abs.ListLibraryItemsParams{Filter: &filter, Sort: Ptr("sequence"),
+// Filter is Audiobookshelf's filter parameter: group.base64(value), as
+// libraryFilters.decode reads it; the group alone ("issues") when value is
+// empty.
+func Filter(group, value string) string {
+	if value == "" {
+		return group
+	}
+	return group + "." + base64.StdEncoding.EncodeToString([]byte(value))
+}
+
+// ReadFilteredBooks reads the first limit items (minified) of a library
+// that the filter of group and value holds, in Audiobookshelf's sort
+// given, and how many it holds; what names the read in an error.
+func (d *Deps) ReadFilteredBooks(ctx context.Context, what, libraryID, group, value, sort string, limit int) ([]absdata.Item, int, error) {
+	filter := Filter(group, value)
+	body, err := d.Get(ctx, what, func(ctx context.Context) (*http.Response, error) {
+		return d.API.ListLibraryItems(ctx, libraryID, &abs.ListLibraryItemsParams{Filter: &filter, Sort: Ptr(sort),
 			Minified: Ptr(abs.ListLibraryItemsParamsMinifiedN1), Limit: Ptr(limit), Page: Ptr(0)})
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var v absdata.Listing[absdata.Item]
 	if err := Decode(body, &v); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	rows, _ := v.Rows()
-	return rows, nil
+	rows, total := v.Rows()
+	n := len(rows)
+	if total != nil {
+		n = *total
+	}
+	return rows, n, nil
+}
+
+// ReadSeriesBooks reads the first limit books of a series in series order
+// (the library's items filtered to it, sorted by sequence, minified), and
+// how many it has.
+func (d *Deps) ReadSeriesBooks(ctx context.Context, libraryID, seriesID string, limit int) ([]absdata.Item, int, error) {
+	return d.ReadFilteredBooks(ctx, "the books of series "+seriesID, libraryID, "series", seriesID, "sequence", limit)
 }

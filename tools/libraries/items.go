@@ -2,7 +2,6 @@ package libraries
 
 import (
 	"context"
-	"encoding/base64"
 	"net/http"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
@@ -44,7 +43,7 @@ func EncodeFilter(group string, value *string) (string, error) {
 	if value == nil || *value == "" {
 		return "", kit.Errorf(kit.NotSent, `argument "filter_value": filter_group %q needs a value (get_library_filter_data lists them).`, group)
 	}
-	return group + "." + base64.StdEncoding.EncodeToString([]byte(*value)), nil
+	return kit.Filter(group, *value), nil
 }
 
 // ListLibraryItems is list_library_items.

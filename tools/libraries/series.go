@@ -150,23 +150,13 @@ func filteredBooks(ctx context.Context, d *kit.Deps, libraryID, group, id, sort 
 	if group == "series" {
 		seriesID = id
 	}
-	filter, err := EncodeFilter(group, &id)
+	if _, err := EncodeFilter(group, &id); err != nil {
+		return nil, 0, err
+	}
+	rows, n, err := d.ReadFilteredBooks(ctx, "library "+libraryID, libraryID, group, id, itemSorts[sort], limit)
 	if err != nil {
 		return nil, 0, err
 	}
-	params := &abs.ListLibraryItemsParams{Limit: kit.Ptr(limit), Page: kit.Ptr(0), Sort: kit.Ptr(itemSorts[sort]), Filter: &filter,
-		Minified: kit.Ptr(abs.ListLibraryItemsParamsMinifiedN1)}
-	body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
-		return d.API.ListLibraryItems(ctx, libraryID, params)
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	var v absdata.Listing[absdata.Item]
-	if err := kit.Decode(body, &v); err != nil {
-		return nil, 0, err
-	}
-	rows, total := v.Rows()
 	out := make([]seriesBook, 0, len(rows))
 	for i := range rows {
 		it := &rows[i]
@@ -177,10 +167,6 @@ func filteredBooks(ctx context.Context, d *kit.Deps, libraryID, group, id, sort 
 			}
 		}
 		out = append(out, b)
-	}
-	n := len(out)
-	if total != nil {
-		n = *total
 	}
 	return out, n, nil
 }

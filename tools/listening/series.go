@@ -2,14 +2,12 @@ package listening
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"math"
 	"net/http"
 	"sort"
 	"strconv"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
@@ -105,29 +103,6 @@ func findStartedSeries(ctx context.Context, d *kit.Deps, books map[string]*absda
 		out[i] = *s
 	}
 	return out, left, nil
-}
-
-// seriesBooks reads a series' books in Audiobookshelf's sequence order
-// (a library page filtered by the series), each with its place in it.
-func seriesBooks(ctx context.Context, d *kit.Deps, libraryID, seriesID string) ([]absdata.Item, int, error) {
-	filter := "series." + base64.StdEncoding.EncodeToString([]byte(seriesID))
-	body, err := d.Get(ctx, "the books of series "+seriesID, func(ctx context.Context) (*http.Response, error) {
-		return d.API.ListLibraryItems(ctx, libraryID, &abs.ListLibraryItemsParams{Filter: &filter, Sort: kit.Ptr("sequence"),
-			Minified: kit.Ptr(abs.ListLibraryItemsParamsMinifiedN1), Limit: kit.Ptr(SeriesBooksMax), Page: kit.Ptr(0)})
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	var v absdata.Listing[absdata.Item]
-	if err := kit.Decode(body, &v); err != nil {
-		return nil, 0, err
-	}
-	rows, total := v.Rows()
-	n := len(rows)
-	if total != nil {
-		n = *total
-	}
-	return rows, n, nil
 }
 
 // Book states.
@@ -300,7 +275,7 @@ func readViews(ctx context.Context, d *kit.Deps, series []startedSeries, books m
 	errs := make([]error, len(series))
 	kit.EachLimit(len(series), parallel, func(i int) {
 		s := series[i]
-		items, total, err := seriesBooks(ctx, d, s.LibraryID, s.ID)
+		items, total, err := d.ReadSeriesBooks(ctx, s.LibraryID, s.ID, SeriesBooksMax)
 		if err != nil {
 			errs[i] = err
 			return
@@ -338,7 +313,7 @@ func GetSeriesProgress(ctx context.Context, d *kit.Deps, a toolargs.GetSeriesPro
 		if r.err != nil {
 			return nil, r.err
 		}
-		items, total, err := seriesBooks(ctx, d, s.LibraryID, s.ID)
+		items, total, err := d.ReadSeriesBooks(ctx, s.LibraryID, s.ID, SeriesBooksMax)
 		if err != nil {
 			return nil, err
 		}

@@ -166,7 +166,7 @@ func nextInSeries[E any](ctx context.Context, d *kit.Deps, entries []E, of func(
 	}
 	books := make([][]absdata.Item, len(keys))
 	kit.EachLimit(len(keys), 4, func(i int) {
-		books[i], _ = d.ReadSeriesBooks(ctx, keys[i].library, keys[i].series, seriesBooksRead)
+		books[i], _, _ = d.ReadSeriesBooks(ctx, keys[i].library, keys[i].series, seriesBooksRead)
 	})
 	byKey := make(map[key][]absdata.Item, len(keys))
 	for i, k := range keys {

@@ -2,7 +2,6 @@ package upkeep
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -200,7 +199,7 @@ func deletedRecords(ctx context.Context, d *kit.Deps, b *absdata.Item, authors, 
 	failed := make([]error, len(probes))
 	kit.EachLimit(len(probes), recordReads, func(i int) {
 		pr := probes[i]
-		filter := pr.group + "." + base64.StdEncoding.EncodeToString([]byte(pr.id))
+		filter := kit.Filter(pr.group, pr.id)
 		body, err := d.Get(ctx, "the books of "+strings.TrimSuffix(pr.group, "s")+" "+kit.ShowID(pr.id), func(ctx context.Context) (*http.Response, error) {
 			return d.API.ListLibraryItems(ctx, b.LibraryID, &abs.ListLibraryItemsParams{Limit: kit.Ptr(1), Page: kit.Ptr(0), Filter: &filter})
 		})

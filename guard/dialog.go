@@ -75,6 +75,43 @@ func clean(s string) string {
 	return b.String()
 }
 
+// MaxQuoted is how many characters of a name a question shows; a longer
+// name is clipped with an ellipsis.
+const MaxQuoted = 80
+
+// Quote makes a title or a name (Audiobookshelf's text, or the call's own
+// words) safe to show inside a question: cleaned of control, format and
+// line-break characters, clipped to MaxQuoted characters with an ellipsis,
+// and put in double quotes (a double quote or backslash in it escaped), so
+// it reads as data and never as a sentence of the dialog.
+func Quote(s string) string {
+	s = clean(s)
+	if r := []rune(s); len(r) > MaxQuoted {
+		s = strings.TrimRight(string(r[:MaxQuoted-1]), " ") + "…"
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		if r == '"' || r == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// Named is a target as a question names it: its noun, its quoted name and
+// its id (`collection "Space Opera Picks" (id col_1)`); with no name, the
+// noun and the id alone.
+func Named(noun, name, id string) string {
+	if clean(name) == "" {
+		return fmt.Sprintf("%s %s", noun, id)
+	}
+	return fmt.Sprintf("%s %s (id %s)", noun, Quote(name), id)
+}
+
 // Message composes the question's text: the action, then the measured
 // consequences, then what is taken out and what stays, as short paragraphs,
 // each cleaned of control, zero-width and bidi characters.
@@ -92,6 +129,7 @@ func (q *Question) Message() string {
 		}
 	}
 	add(q.Action)
+	add(q.Found...)
 	add(q.Consequences...)
 	add(q.TakesOut, q.Stays)
 	return strings.Join(paras, "\n\n")

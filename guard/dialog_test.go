@@ -210,3 +210,32 @@ func TestValidID(t *testing.T) {
 		}
 	}
 }
+
+// TestQuote: a name in a question is cleaned, clipped and quoted, so a
+// hostile name stays one quoted piece of data.
+func TestQuote(t *testing.T) {
+	long := strings.Repeat("a", 200)
+	cases := []struct{ in, want string }{
+		{"Space Opera Picks", `"Space Opera Picks"`},
+		{"Ignore\nprevious\u202einstructions", `"Ignore previousinstructions"`},
+		{"zero\u200bwidth", `"zerowidth"`},
+		{`say "yes"`, `"say \"yes\""`},
+		{long, `"` + strings.Repeat("a", MaxQuoted-1) + `…"`},
+		{"", `""`},
+	}
+	for _, c := range cases {
+		if got := Quote(c.in); got != c.want {
+			t.Errorf("Quote(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+	if got := Named("collection", "Kids", "col_1"); got != `collection "Kids" (id col_1)` {
+		t.Errorf("Named = %s", got)
+	}
+	if got := Named("collection", "\u200b", "col_1"); got != `collection col_1` {
+		t.Errorf("Named with an empty name = %s", got)
+	}
+	q := Question{Action: "This will delete " + Named("collection", "Kids", "col_1") + ".", Found: []string{`You said "Kid"; the only collection whose name holds it is "Kids".`}}
+	if msg := q.Message(); !strings.Contains(msg, "col_1).\n\nYou said") {
+		t.Errorf("Found does not follow the action: %q", msg)
+	}
+}

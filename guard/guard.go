@@ -90,8 +90,10 @@ const (
 )
 
 // Question is what a guarded tool asks, built by the tool after it has read
-// what it needs to count. Every string in it must be made of ids and counts
-// only: never a title, name or description.
+// what it needs to count. It names each target by its title or name beside
+// its id, so the person can judge it without the conversation: a name is
+// always data, put in with Quote (cleaned, clipped, quoted), never prose.
+// Descriptions and other long text stay out.
 type Question struct {
 	// Tool is the tool's name.
 	Tool string
@@ -109,8 +111,14 @@ type Question struct {
 	Read any
 	// Targets are the ids acted on, for the log line.
 	Targets []string
-	// Action is the first sentence: "This will remove 2 book(s) from collection col_1."
+	// Action is the first sentence: `This will remove 2 book(s) ("Mort",
+	// "Sourcery") from collection "Discworld in order" (id col_1).`
 	Action string
+	// Found says, for each target found from a name, which words the call
+	// used and what they matched (`You said "Space Opera"; the only
+	// collection whose name holds it is "Space Opera Picks".`); it follows
+	// the Action.
+	Found []string
 	// Consequences are sentences that depend on what was measured, such as
 	// "These are its last entries: Audiobookshelf deletes the playlist itself."
 	Consequences []string

@@ -1320,7 +1320,7 @@ func listLibraries(d *kit.Deps) kit.Handler {
 
 func getLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
@@ -1335,7 +1335,7 @@ func getLibrary(d *kit.Deps) kit.Handler {
 
 func getLibraryStats(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
@@ -1350,7 +1350,7 @@ func getLibraryStats(d *kit.Deps) kit.Handler {
 
 func getLibraryFilterData(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
@@ -1365,7 +1365,7 @@ func getLibraryFilterData(d *kit.Deps) kit.Handler {
 
 func listLibraryItems(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
@@ -1380,7 +1380,7 @@ func listLibraryItems(d *kit.Deps) kit.Handler {
 
 func searchLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "any_library", Omit: true})
 		if err != nil {
 			return nil, err
@@ -1395,7 +1395,7 @@ func searchLibrary(d *kit.Deps) kit.Handler {
 
 func getPersonalizedShelves(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
@@ -1410,7 +1410,7 @@ func getPersonalizedShelves(d *kit.Deps) kit.Handler {
 
 func listSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
@@ -1425,7 +1425,7 @@ func listSeries(d *kit.Deps) kit.Handler {
 
 func getSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "series_id", Kind: "series"})
 		if err != nil {
 			return nil, err
@@ -1440,7 +1440,7 @@ func getSeries(d *kit.Deps) kit.Handler {
 
 func listAuthors(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
@@ -1455,7 +1455,7 @@ func listAuthors(d *kit.Deps) kit.Handler {
 
 func getAuthor(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "author_id", Kind: "author"},
 			kit.NameArg{Param: "library_id", Kind: "book_library"})
 		if err != nil {
@@ -1501,7 +1501,7 @@ func getServerStatus(d *kit.Deps) kit.Handler {
 
 func getLibraryItem(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
@@ -1516,7 +1516,7 @@ func getLibraryItem(d *kit.Deps) kit.Handler {
 
 func getItemChapters(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
@@ -1531,7 +1531,7 @@ func getItemChapters(d *kit.Deps) kit.Handler {
 
 func getPodcastEpisode(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
@@ -1546,7 +1546,7 @@ func getPodcastEpisode(d *kit.Deps) kit.Handler {
 
 func listRecentEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true})
 		if err != nil {
 			return nil, err
@@ -1611,7 +1611,7 @@ func listListeningSessions(d *kit.Deps) kit.Handler {
 
 func getMediaProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
@@ -1626,7 +1626,7 @@ func getMediaProgress(d *kit.Deps) kit.Handler {
 
 func setMediaProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
@@ -1643,11 +1643,14 @@ func setMediaProgress(d *kit.Deps) kit.Handler {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "set_media_progress", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
 				TakesOut: "The finished date cannot be given back from here; set_media_progress takes no date, and marking the item finished again records a new one.",
 				Stays:    "The item itself, its bookmarks and its listening sessions are not touched.",
 			}); !ok {
 				return res, nil
 			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
 		}
 		return plan.Execute(ctx)
 	}
@@ -1677,7 +1680,7 @@ func deleteMediaProgress(d *kit.Deps) kit.Handler {
 
 func listBookmarks(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
@@ -1692,9 +1695,12 @@ func listBookmarks(d *kit.Deps) kit.Handler {
 
 func createBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
+			return nil, err
+		}
+		if err := found.RefusePartial(); err != nil {
 			return nil, err
 		}
 		a, err := toolargs.DecodeCreateBookmark(raw)
@@ -1707,7 +1713,7 @@ func createBookmark(d *kit.Deps) kit.Handler {
 
 func updateBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
@@ -1724,11 +1730,14 @@ func updateBookmark(d *kit.Deps) kit.Handler {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "update_bookmark", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
 				TakesOut: "The title somebody typed for this position is replaced and cannot be given back from here.",
 				Stays:    "The item and its other bookmarks are not touched.",
 			}); !ok {
 				return res, nil
 			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
 		}
 		return plan.Execute(ctx)
 	}
@@ -1736,7 +1745,7 @@ func updateBookmark(d *kit.Deps) kit.Handler {
 
 func deleteBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
@@ -1752,6 +1761,7 @@ func deleteBookmark(d *kit.Deps) kit.Handler {
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_bookmark", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			Found:    found.Sentences(),
 			TakesOut: "The title somebody typed for this position is gone; create_bookmark would make a new one with a new title.",
 			Stays:    "The item and its other bookmarks are not touched.",
 		}); !ok {
@@ -1763,7 +1773,7 @@ func deleteBookmark(d *kit.Deps) kit.Handler {
 
 func listCollections(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "library"})
 		if err != nil {
 			return nil, err
@@ -1778,7 +1788,7 @@ func listCollections(d *kit.Deps) kit.Handler {
 
 func getCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "collection_id", Kind: "collection"})
 		if err != nil {
 			return nil, err
@@ -1793,10 +1803,13 @@ func getCollection(d *kit.Deps) kit.Handler {
 
 func createCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true},
 			kit.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
+			return nil, err
+		}
+		if err := found.RefusePartial(); err != nil {
 			return nil, err
 		}
 		a, err := toolargs.DecodeCreateCollection(raw)
@@ -1813,7 +1826,7 @@ func createCollection(d *kit.Deps) kit.Handler {
 
 func updateCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "collection_id", Kind: "collection"},
 			kit.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
@@ -1835,11 +1848,14 @@ func updateCollection(d *kit.Deps) kit.Handler {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "update_collection", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
 				TakesOut: "What the change replaces cannot be given back exactly from here: the current curated order, when books are given, and a name or other text with characters its put-back could not carry.",
 				Stays:    "No book is added or removed; the items themselves are not touched.",
 			}); !ok {
 				return res, nil
 			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
 		}
 		return plan.Execute(ctx)
 	}
@@ -1847,10 +1863,13 @@ func updateCollection(d *kit.Deps) kit.Handler {
 
 func addBooksToCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "collection_id", Kind: "collection"},
 			kit.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
+			return nil, err
+		}
+		if err := found.RefusePartial(); err != nil {
 			return nil, err
 		}
 		a, err := toolargs.DecodeAddBooksToCollection(raw)
@@ -1867,7 +1886,7 @@ func addBooksToCollection(d *kit.Deps) kit.Handler {
 
 func removeBooksFromCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "collection_id", Kind: "collection"},
 			kit.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
@@ -1888,6 +1907,7 @@ func removeBooksFromCollection(d *kit.Deps) kit.Handler {
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "remove_books_from_collection", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			Found:    found.Sentences(),
 			TakesOut: "The curated order cannot be reconstructed from here: putting the books back with add_books_to_collection appends them at the end.",
 			Stays:    "The items themselves are not deleted.",
 		}); !ok {
@@ -1899,7 +1919,7 @@ func removeBooksFromCollection(d *kit.Deps) kit.Handler {
 
 func deleteCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "collection_id", Kind: "collection"})
 		if err != nil {
 			return nil, err
@@ -1919,6 +1939,7 @@ func deleteCollection(d *kit.Deps) kit.Handler {
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_collection", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			Found:    found.Sentences(),
 			TakesOut: "The curated list and its order cannot be reconstructed from here.",
 			Stays:    "The books themselves stay in the library.",
 		}); !ok {
@@ -1930,7 +1951,7 @@ func deleteCollection(d *kit.Deps) kit.Handler {
 
 func listPlaylists(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "library"})
 		if err != nil {
 			return nil, err
@@ -1945,7 +1966,7 @@ func listPlaylists(d *kit.Deps) kit.Handler {
 
 func getPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "playlist_id", Kind: "playlist"})
 		if err != nil {
 			return nil, err
@@ -1960,10 +1981,13 @@ func getPlaylist(d *kit.Deps) kit.Handler {
 
 func createPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "library", Omit: true},
 			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
 		if err != nil {
+			return nil, err
+		}
+		if err := found.RefusePartial(); err != nil {
 			return nil, err
 		}
 		a, err := toolargs.DecodeCreatePlaylist(raw)
@@ -1976,7 +2000,7 @@ func createPlaylist(d *kit.Deps) kit.Handler {
 
 func updatePlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "playlist_id", Kind: "playlist"},
 			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
 		if err != nil {
@@ -1994,11 +2018,14 @@ func updatePlaylist(d *kit.Deps) kit.Handler {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "update_playlist", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
 				TakesOut: "What the change replaces cannot be given back exactly from here: the current curated order, when items are given, and a name or other text with characters its put-back could not carry.",
 				Stays:    "No entry is added or removed; the media itself is not touched.",
 			}); !ok {
 				return res, nil
 			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
 		}
 		return plan.Execute(ctx)
 	}
@@ -2006,7 +2033,7 @@ func updatePlaylist(d *kit.Deps) kit.Handler {
 
 func addItemsToPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "playlist_id", Kind: "playlist"},
 			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
 		if err != nil {
@@ -2024,11 +2051,14 @@ func addItemsToPlaylist(d *kit.Deps) kit.Handler {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "add_items_to_playlist", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
 				TakesOut: "The empty playlist cannot be given back from here: Audiobookshelf deletes a playlist when its last entry is removed.",
 				Stays:    "Nothing is removed now; the media itself is not touched.",
 			}); !ok {
 				return res, nil
 			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
 		}
 		return plan.Execute(ctx)
 	}
@@ -2036,7 +2066,7 @@ func addItemsToPlaylist(d *kit.Deps) kit.Handler {
 
 func removeItemsFromPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "playlist_id", Kind: "playlist"},
 			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
 		if err != nil {
@@ -2053,6 +2083,7 @@ func removeItemsFromPlaylist(d *kit.Deps) kit.Handler {
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "remove_items_from_playlist", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			Found:    found.Sentences(),
 			TakesOut: "The entries and the order they sat in cannot be reconstructed from here.",
 			Stays:    "The media itself is not deleted.",
 		}); !ok {
@@ -2064,7 +2095,7 @@ func removeItemsFromPlaylist(d *kit.Deps) kit.Handler {
 
 func deletePlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "playlist_id", Kind: "playlist"})
 		if err != nil {
 			return nil, err
@@ -2080,6 +2111,7 @@ func deletePlaylist(d *kit.Deps) kit.Handler {
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_playlist", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			Found:    found.Sentences(),
 			TakesOut: "The playlist and its order cannot be reconstructed from here.",
 			Stays:    "The media itself stays in the library.",
 		}); !ok {
@@ -2115,9 +2147,12 @@ func getPodcastFeed(d *kit.Deps) kit.Handler {
 
 func createPodcast(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true})
 		if err != nil {
+			return nil, err
+		}
+		if err := found.RefusePartial(); err != nil {
 			return nil, err
 		}
 		a, err := toolargs.DecodeCreatePodcast(raw)
@@ -2134,7 +2169,7 @@ func createPodcast(d *kit.Deps) kit.Handler {
 
 func checkNewEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
@@ -2153,9 +2188,12 @@ func checkNewEpisodes(d *kit.Deps) kit.Handler {
 
 func downloadPodcastEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
+			return nil, err
+		}
+		if err := found.RefusePartial(); err != nil {
 			return nil, err
 		}
 		a, err := toolargs.DecodeDownloadPodcastEpisodes(raw)
@@ -2172,7 +2210,7 @@ func downloadPodcastEpisodes(d *kit.Deps) kit.Handler {
 
 func listPodcastDownloads(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true},
 			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
@@ -2188,7 +2226,7 @@ func listPodcastDownloads(d *kit.Deps) kit.Handler {
 
 func deletePodcastEpisode(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
@@ -2208,6 +2246,7 @@ func deletePodcastEpisode(d *kit.Deps) kit.Handler {
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_podcast_episode", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			Found:    found.Sentences(),
 			TakesOut: "The listening progress of the episode and its places in playlists cannot be restored from here.",
 			Stays:    "Without delete_file the audio file stays in the podcast's folder. With delete_file it is deleted from disk, and only a feed that still carries the episode can bring it back (download_podcast_episodes).",
 		}); !ok {
@@ -2219,7 +2258,7 @@ func deletePodcastEpisode(d *kit.Deps) kit.Handler {
 
 func deletePodcast(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
@@ -2239,6 +2278,7 @@ func deletePodcast(d *kit.Deps) kit.Handler {
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "delete_podcast", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			Found:    found.Sentences(),
 			TakesOut: "The listening progress of its episodes and their places in playlists cannot be restored from here; subscribing again makes a new podcast with a new id.",
 			Stays:    "Without delete_files the folder and its files stay on disk (a library scan may add them back as a new item). With delete_files the folder is deleted with everything in it, and only a feed that still carries the episodes can bring them back.",
 		}); !ok {
@@ -2250,9 +2290,12 @@ func deletePodcast(d *kit.Deps) kit.Handler {
 
 func scanLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
+			return nil, err
+		}
+		if err := found.RefusePartial(); err != nil {
 			return nil, err
 		}
 		a, err := toolargs.DecodeScanLibrary(raw)
@@ -2269,7 +2312,7 @@ func scanLibrary(d *kit.Deps) kit.Handler {
 
 func updateItemMetadata(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
@@ -2290,11 +2333,14 @@ func updateItemMetadata(d *kit.Deps) kit.Handler {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "update_item_metadata", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
 				TakesOut: "What the change replaces or takes off the book cannot be given back exactly from here: a value the put-back could not carry is lost, an author or series left with no book is deleted (the name put back is a new record with a new id), and one put back is appended after those that stay.",
 				Stays:    "The book's other fields, its audio files, progress and bookmarks are not touched.",
 			}); !ok {
 				return res, nil
 			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
 		}
 		return plan.Execute(ctx)
 	}
@@ -2302,7 +2348,7 @@ func updateItemMetadata(d *kit.Deps) kit.Handler {
 
 func matchLibraryItem(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
@@ -2323,11 +2369,14 @@ func matchLibraryItem(d *kit.Deps) kit.Handler {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "match_library_item", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
 				TakesOut: "The values of the filled fields counted here, which a person may have typed, are replaced by the provider's first result; a replaced cover file cannot be put back from here.",
 				Stays:    "Empty fields are filled as without override; the audio files, progress and bookmarks are not touched.",
 			}); !ok {
 				return res, nil
 			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
 		}
 		return plan.Execute(ctx)
 	}
@@ -2335,7 +2384,7 @@ func matchLibraryItem(d *kit.Deps) kit.Handler {
 
 func getItemCover(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
@@ -2350,7 +2399,7 @@ func getItemCover(d *kit.Deps) kit.Handler {
 
 func removeItemCover(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
@@ -2370,6 +2419,7 @@ func removeItemCover(d *kit.Deps) kit.Handler {
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "remove_item_cover", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			Found:    found.Sentences(),
 			TakesOut: "Which file is the item's cover cannot be set back from here; no tool here sets a cover.",
 			Stays:    "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched.",
 		}); !ok {
@@ -2381,7 +2431,7 @@ func removeItemCover(d *kit.Deps) kit.Handler {
 
 func whatNext(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "library"})
 		if err != nil {
 			return nil, err
@@ -2396,7 +2446,7 @@ func whatNext(d *kit.Deps) kit.Handler {
 
 func getSeriesProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "series_id", Kind: "series"})
 		if err != nil {
 			return nil, err
@@ -2411,7 +2461,7 @@ func getSeriesProgress(d *kit.Deps) kit.Handler {
 
 func getListeningByPeriod(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "library"})
 		if err != nil {
 			return nil, err
@@ -2426,9 +2476,12 @@ func getListeningByPeriod(d *kit.Deps) kit.Handler {
 
 func hideSeriesFromContinueSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "series_id", Kind: "series"})
 		if err != nil {
+			return nil, err
+		}
+		if err := found.RefusePartial(); err != nil {
 			return nil, err
 		}
 		a, err := toolargs.DecodeHideSeriesFromContinueSeries(raw)
@@ -2441,9 +2494,12 @@ func hideSeriesFromContinueSeries(d *kit.Deps) kit.Handler {
 
 func readdSeriesToContinueSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "series_id", Kind: "series"})
 		if err != nil {
+			return nil, err
+		}
+		if err := found.RefusePartial(); err != nil {
 			return nil, err
 		}
 		a, err := toolargs.DecodeReaddSeriesToContinueSeries(raw)
@@ -2456,7 +2512,7 @@ func readdSeriesToContinueSeries(d *kit.Deps) kit.Handler {
 
 func auditSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
@@ -2471,7 +2527,7 @@ func auditSeries(d *kit.Deps) kit.Handler {
 
 func auditPeople(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
@@ -2486,7 +2542,7 @@ func auditPeople(d *kit.Deps) kit.Handler {
 
 func auditDuplicates(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
@@ -2501,7 +2557,7 @@ func auditDuplicates(d *kit.Deps) kit.Handler {
 
 func auditMissing(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
@@ -2516,7 +2572,7 @@ func auditMissing(d *kit.Deps) kit.Handler {
 
 func auditTagsAndGenres(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
@@ -2693,7 +2749,7 @@ func mergeNarrators(d *kit.Deps) kit.Handler {
 
 func mergeAuthors(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "author_id", Kind: "author"},
 			kit.NameArg{Param: "into_author_id", Kind: "author"})
 		if err != nil {
@@ -2714,6 +2770,7 @@ func mergeAuthors(d *kit.Deps) kit.Handler {
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "merge_authors", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			Found:    found.Sentences(),
 			TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.",
 			Stays:    "The books themselves stay, and so do the kept author's name, biography, ASIN and image.",
 		}); !ok {
@@ -2725,7 +2782,7 @@ func mergeAuthors(d *kit.Deps) kit.Handler {
 
 func mergeSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "series_id", Kind: "series"},
 			kit.NameArg{Param: "into_series_id", Kind: "series"})
 		if err != nil {
@@ -2746,6 +2803,7 @@ func mergeSeries(d *kit.Deps) kit.Handler {
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "merge_series", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			Found:    found.Sentences(),
 			TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.",
 			Stays:    "The books themselves stay, with their other series and fields, and so do the kept series' name and summary.",
 		}); !ok {
@@ -2757,7 +2815,7 @@ func mergeSeries(d *kit.Deps) kit.Handler {
 
 func batchUpdateBooks(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
 			return nil, err
@@ -2781,11 +2839,14 @@ func batchUpdateBooks(d *kit.Deps) kit.Handler {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "batch_update_books", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
 				TakesOut: "What the change replaces, or takes from the middle of a list, cannot be given back exactly from here; a series taken off its last book is deleted.",
 				Stays:    "The books' other fields, their authors, audio files, progress and bookmarks are not touched.",
 			}); !ok {
 				return res, nil
 			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
 		}
 		return plan.Execute(ctx)
 	}
@@ -2793,7 +2854,7 @@ func batchUpdateBooks(d *kit.Deps) kit.Handler {
 
 func batchQuickMatch(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, err := d.ResolveNames(ctx, req.Params.Arguments,
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
 			kit.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
 			return nil, err
@@ -2813,6 +2874,7 @@ func batchQuickMatch(d *kit.Deps) kit.Handler {
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "batch_quick_match", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			Found:    found.Sentences(),
 			TakesOut: "The provider's metadata and covers are written over the items in the background on the server; nothing of it can be put back from here, and the tool does not learn what changed.",
 			Stays:    "The items' audio files, progress and bookmarks are not touched; with neither override, no field or cover that holds a value is replaced.",
 		}); !ok {

@@ -540,7 +540,9 @@ func quotedList(ss []string) string {
 // writeHandler writes one tool's handler, the path every call of it takes
 // (docs/architecture.md): the titles and names given where ids are turned
 // into ids (kit.Deps.ResolveNames, here, so that the decoder, the
-// permission, the plan and the question see ids alone); its arguments
+// permission and the plan see ids alone; what each name matched goes into
+// a guarded question, and a write that does not ask in this call refuses
+// a partial match before anything changing is sent); its arguments
 // decoded and checked; the permission
 // checked; for a guarded tool its plan, the question, and the change; else
 // the tool's function. Errors go back to internal/app's wrapper, the one
@@ -566,11 +568,23 @@ func writeHandler(b *bytes.Buffer, t *Tool) {
 		}
 		names = append(names, n+"}")
 	}
+	// What the names matched: a read may act on a partial match (its
+	// answer shows what it read); a guarded write's question says it; a
+	// write that does not ask refuses it before anything is sent.
+	readOnly := t.Annotations.ReadOnly != nil && *t.Annotations.ReadOnly
+	found := "found"
+	if readOnly {
+		found = "_"
+	}
 	if len(names) > 0 {
-		fmt.Fprintf(b, "\t\traw, err := d.ResolveNames(ctx, req.Params.Arguments,\n\t\t\t%s)\n", strings.Join(names, ",\n\t\t\t"))
+		fmt.Fprintf(b, "\t\traw, %s, err := d.ResolveNames(ctx, req.Params.Arguments,\n\t\t\t%s)\n", found, strings.Join(names, ",\n\t\t\t"))
 		b.WriteString("\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n")
+		if !readOnly && !t.Guarded() {
+			b.WriteString("\t\tif err := found.RefusePartial(); err != nil {\n\t\t\treturn nil, err\n\t\t}\n")
+		}
 		raw = "raw"
 	}
+	hasFound := len(names) > 0 && !readOnly
 	fmt.Fprintf(b, "\t\ta, err := toolargs.Decode%s(%s)\n", typ, raw)
 	b.WriteString("\t\tif err != nil {\n\t\t\treturn nil, kit.ArgumentError(err)\n\t\t}\n")
 	if t.Check {
@@ -602,10 +616,18 @@ func writeHandler(b *bytes.Buffer, t *Tool) {
 	fmt.Fprintf(b, "%sif ok, res := d.Guard.Check(ctx, req, guard.Question{\n", indent)
 	fmt.Fprintf(b, "%s\tTool: %q, Args: a, ConfirmToken: a.ConfirmToken,\n", indent, t.Name)
 	fmt.Fprintf(b, "%s\tTargets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,\n", indent)
+	if hasFound {
+		fmt.Fprintf(b, "%s\tFound: found.Sentences(),\n", indent)
+	}
 	fmt.Fprintf(b, "%s\tTakesOut: %q,\n%s\tStays: %q,\n", indent, oneLine(g.TakesOut), indent, oneLine(g.Stays))
 	fmt.Fprintf(b, "%s}); !ok {\n%s\treturn res, nil\n%s}\n", indent, indent, indent)
 	if g.Condition != "always" {
-		b.WriteString("\t\t}\n")
+		if hasFound {
+			// Not asked in this call: a partial match is refused.
+			b.WriteString("\t\t} else if err := found.RefusePartial(); err != nil {\n\t\t\treturn nil, err\n\t\t}\n")
+		} else {
+			b.WriteString("\t\t}\n")
+		}
 	}
 	b.WriteString("\t\treturn plan.Execute(ctx)\n\t}\n}\n\n")
 }

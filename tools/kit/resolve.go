@@ -55,7 +55,8 @@ const MaxNames = 25
 const MaxCandidates = 10
 
 // searchLimit is how many matches of each group a search for a name asks
-// for: an exact title beyond it is not seen, which the "none" error says.
+// for. Audiobookshelf cuts each group at it, so an answer with a group at
+// the limit is not trusted: the name is matched on the complete listing.
 const searchLimit = 25
 
 var (
@@ -90,29 +91,36 @@ func LooksLikeID(s string) bool {
 }
 
 // ResolveNames turns the titles and names among a call's arguments into
-// ids, before the arguments are decoded (so the permission, the plan and a
-// guarded tool's question see ids alone), and fills a left-out library
-// argument when the user has exactly one library of its kind. A value that
-// looks like an id is left as it is and costs no request. A name that
-// matches nothing, or more than one thing, is an error naming the argument
-// (with the candidates and their ids), and nothing is sent beyond the reads.
+// ids, before the arguments are decoded (so the permission and the plan
+// see ids alone), and fills a left-out library argument when the user has
+// exactly one library of its kind. A value that looks like an id is left
+// as it is and costs no request. A name matches what is named so exactly
+// (case, accents, spacing and punctuation aside), else what holds it in
+// its name; an item, a podcast, a series or an author is looked for with
+// Audiobookshelf's search, and where its answer was cut at the limit or
+// holds no exact match, on the complete listing of the library. A name
+// that matches nothing, or more than one thing, is an error naming the
+// argument (with the candidates and their ids), and nothing is sent
+// beyond the reads. What each name matched comes back beside the
+// arguments: a guarded tool's question says it, and a write that does
+// not ask refuses a partial match (Founds.RefusePartial).
 // Arguments that are not a JSON object, or values of another type, are
 // left for the decoder to refuse.
-func (d *Deps) ResolveNames(ctx context.Context, raw json.RawMessage, args ...NameArg) (json.RawMessage, error) {
+func (d *Deps) ResolveNames(ctx context.Context, raw json.RawMessage, args ...NameArg) (json.RawMessage, Founds, error) {
 	if len(args) == 0 {
-		return raw, nil
+		return raw, nil, nil
 	}
 	m := map[string]json.RawMessage{}
 	if len(strings.TrimSpace(string(raw))) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-			return raw, nil
+			return raw, nil, nil
 		}
 	}
 	// Counted before anything is sent: each name costs a search.
 	n := 0
 	for _, a := range args {
 		if n += countNames(a, m[a.Param]); n > MaxNames {
-			return nil, Errorf(NotSent, "argument %q: at most %d titles or names in one call (each is a search), and it brings them to %d; give ids for the rest.", a.Param, MaxNames, n)
+			return nil, nil, Errorf(NotSent, "argument %q: at most %d titles or names in one call (each is a search), and it brings them to %d; give ids for the rest.", a.Param, MaxNames, n)
 		}
 	}
 	r := &resolver{d: d, ctx: ctx}
@@ -136,7 +144,7 @@ func (d *Deps) ResolveNames(ctx context.Context, raw json.RawMessage, args ...Na
 			if a.Omit {
 				id, err := r.onlyLibrary(a)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				m[a.Param], _ = json.Marshal(id)
 				changed = true
@@ -145,7 +153,7 @@ func (d *Deps) ResolveNames(ctx context.Context, raw json.RawMessage, args ...Na
 		}
 		nv, ch, err := r.value(a, v)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if ch {
 			m[a.Param] = nv
@@ -159,9 +167,10 @@ func (d *Deps) ResolveNames(ctx context.Context, raw json.RawMessage, args ...Na
 		}
 	}
 	if !changed {
-		return raw, nil
+		return raw, r.found, nil
 	}
-	return json.Marshal(m)
+	out, err := json.Marshal(m)
+	return out, r.found, err
 }
 
 // countNames is how many titles or names v (an argument's value) holds.
@@ -199,6 +208,13 @@ func countNames(a NameArg, v json.RawMessage) int {
 		}
 	}
 	return n
+}
+
+// searched: a name of the kind is looked for with Audiobookshelf's search
+// (and, where that cannot settle it, the complete listing); the other
+// kinds are matched on a listing that is complete.
+func (k NameKind) searched() bool {
+	return k == NameItem || k == NamePodcast || k == NameSeries || k == NameAuthor
 }
 
 func (k NameKind) isLibrary() bool {
@@ -259,6 +275,11 @@ type resolver struct {
 	libs        []absdata.Library
 	collections []absdata.Collection
 	playlists   []absdata.Playlist
+
+	found Founds // what each name matched
+
+	mu     sync.Mutex
+	listed map[string]*listed // complete listings read, by group and library
 }
 
 // value resolves one argument's value: a string, a list of strings, or a
@@ -323,6 +344,7 @@ func (r *resolver) value(a NameArg, v json.RawMessage) (json.RawMessage, bool, e
 // candidate is one thing a name may stand for.
 type candidate struct {
 	ID, Name, Library string
+	Podcast           bool // an item of a listing that is a podcast
 }
 
 // one resolves one value: an id (or an empty value, left to the decoder)
@@ -332,13 +354,23 @@ func (r *resolver) one(a NameArg, arg, s string) (string, bool, error) {
 		return s, false, nil
 	}
 	name := strings.TrimSpace(s)
-	cands, err := r.candidates(a.Kind, name)
+	cands, complete, err := r.candidates(a.Kind, name)
 	if err != nil {
 		return "", false, err
 	}
-	match := pick(cands, name)
+	match, exact := pick(cands, name)
+	if a.Kind.searched() && (!complete || !exact) {
+		// A search cut at its limit may hide the exact name, or a second
+		// one; one without an exact match may have missed it written
+		// otherwise (accents, punctuation): the complete listing decides.
+		if cands, err = r.listing(a.Kind); err != nil {
+			return "", false, err
+		}
+		match, exact = pick(cands, name)
+	}
 	switch {
 	case len(match) == 1:
+		r.found = append(r.found, Found{Arg: arg, Kind: a.Kind, Words: name, Name: match[0].Name, ID: match[0].ID, Exact: exact})
 		return match[0].ID, true, nil
 	case len(match) == 0:
 		return "", false, Errorf(Unchanged, "argument %q: no %s is named %q. Give its id (%s lists them) or another name.", arg, a.Kind.noun(), clip(name, 80), a.Kind.lister())
@@ -350,7 +382,7 @@ func (r *resolver) one(a NameArg, arg, s string) (string, bool, error) {
 			fmt.Fprintf(&b, " … and %d more (a longer name narrows them)", len(match)-MaxCandidates)
 			break
 		}
-		fmt.Fprintf(&b, " %s %q", c.ID, clip(c.Name, 80))
+		fmt.Fprintf(&b, " %q %q", c.ID, clip(c.Name, 80))
 		if i < len(match)-1 && i < MaxCandidates-1 {
 			b.WriteString(",")
 		}
@@ -359,9 +391,10 @@ func (r *resolver) one(a NameArg, arg, s string) (string, bool, error) {
 	return "", false, Errorf(Unchanged, "%s", b.String())
 }
 
-// pick is what a name matches: those named exactly so (case and spaces
-// aside), else those whose name holds it.
-func pick(cands []candidate, name string) []candidate {
+// pick is what a name matches: those named exactly so (case, accents,
+// spacing and punctuation aside; exact true), else those whose name holds
+// it.
+func pick(cands []candidate, name string) ([]candidate, bool) {
 	q := fold(name)
 	var exact, part []candidate
 	seen := map[string]bool{}
@@ -379,12 +412,10 @@ func pick(cands []candidate, name string) []candidate {
 		}
 	}
 	if len(exact) > 0 {
-		return exact
+		return exact, true
 	}
-	return part
+	return part, false
 }
-
-func fold(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 
 func clip(s string, n int) string {
 	if r := []rune(s); len(r) > n {
@@ -393,14 +424,15 @@ func clip(s string, n int) string {
 	return s
 }
 
-// candidates reads what a name of the kind may stand for.
-func (r *resolver) candidates(k NameKind, name string) ([]candidate, error) {
+// candidates reads what a name of the kind may stand for; complete is
+// false when what was read may leave some out (a search cut at its limit).
+func (r *resolver) candidates(k NameKind, name string) (_ []candidate, complete bool, _ error) {
 	var out []candidate
 	switch {
 	case k.isLibrary():
 		libs, err := r.libraries()
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		for _, l := range libs {
 			if k.fits(l.MediaType) {
@@ -411,11 +443,11 @@ func (r *resolver) candidates(k NameKind, name string) ([]candidate, error) {
 		if r.collections == nil {
 			body, err := r.d.Get(r.ctx, "collections", func(ctx context.Context) (*http.Response, error) { return r.d.API.ListCollections(ctx) })
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			var v absdata.Listing[absdata.Collection]
 			if err := Decode(body, &v); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			r.collections = append(append([]absdata.Collection{}, v.Collections...), v.Results...)
 		}
@@ -426,11 +458,11 @@ func (r *resolver) candidates(k NameKind, name string) ([]candidate, error) {
 		if r.playlists == nil {
 			body, err := r.d.Get(r.ctx, "playlists", func(ctx context.Context) (*http.Response, error) { return r.d.API.ListPlaylists(ctx) })
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			var v absdata.Listing[absdata.Playlist]
 			if err := Decode(body, &v); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			r.playlists = append(append([]absdata.Playlist{}, v.Playlists...), v.Results...)
 		}
@@ -440,7 +472,7 @@ func (r *resolver) candidates(k NameKind, name string) ([]candidate, error) {
 	default:
 		return r.search(k, name)
 	}
-	return out, nil
+	return out, true, nil
 }
 
 // fits: a library of this media type can hold what the kind names.
@@ -496,7 +528,7 @@ func (r *resolver) onlyLibrary(a NameArg) (string, error) {
 			fmt.Fprintf(&b, " … and %d more (list_libraries)", len(fit)-MaxCandidates)
 			break
 		}
-		fmt.Fprintf(&b, " %s %q (%s)", l.ID, clip(l.Name, 80), l.MediaType)
+		fmt.Fprintf(&b, " %q %q (%s)", l.ID, clip(l.Name, 80), l.MediaType)
 		if i < len(fit)-1 && i < MaxCandidates-1 {
 			b.WriteString(",")
 		}
@@ -505,25 +537,37 @@ func (r *resolver) onlyLibrary(a NameArg) (string, error) {
 	return "", Errorf(Unchanged, "%s", b.String())
 }
 
-// search asks Audiobookshelf's search of each library that can hold what
-// the kind names (the call's library alone when it gave one), all at the
-// same time.
-func (r *resolver) search(k NameKind, name string) ([]candidate, error) {
-	var ids []string
+// searchedLibraries are the libraries a name of the kind is looked for
+// in: the call's library when it gave one, else each of the user's that
+// can hold what the kind names.
+func (r *resolver) searchedLibraries(k NameKind) ([]string, error) {
 	if r.libraryID != "" {
-		ids = []string{r.libraryID}
-	} else {
-		libs, err := r.libraries()
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range libs {
-			if k.fits(l.MediaType) {
-				ids = append(ids, l.ID)
-			}
+		return []string{r.libraryID}, nil
+	}
+	libs, err := r.libraries()
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, l := range libs {
+		if k.fits(l.MediaType) {
+			ids = append(ids, l.ID)
 		}
 	}
+	return ids, nil
+}
+
+// search asks Audiobookshelf's search of each library that can hold what
+// the kind names (the call's library alone when it gave one), all at the
+// same time; complete is false when a group the kind is read from came
+// back with searchLimit hits (Audiobookshelf cuts each group there).
+func (r *resolver) search(k NameKind, name string) ([]candidate, bool, error) {
+	ids, err := r.searchedLibraries(k)
+	if err != nil {
+		return nil, false, err
+	}
 	found := make([][]candidate, len(ids))
+	cut := make([]bool, len(ids))
 	errs := make([]error, len(ids))
 	var mu sync.Mutex
 	EachLimit(len(ids), 4, func(i int) {
@@ -543,10 +587,15 @@ func (r *resolver) search(k NameKind, name string) ([]candidate, error) {
 		var c []candidate
 		switch k {
 		case NameSeries:
+			// A series with no book the user may see is dropped after the
+			// cut: fewer than the limit can still be a cut answer, which
+			// the listing then settles only when no exact name is here.
+			cut[i] = len(v.Series) >= searchLimit
 			for _, s := range v.Series {
 				c = append(c, candidate{ID: s.Series.ID, Name: s.Series.Name, Library: id})
 			}
 		case NameAuthor:
+			cut[i] = len(v.Authors) >= searchLimit
 			for _, au := range v.Authors {
 				c = append(c, candidate{ID: au.ID, Name: au.Name, Library: id})
 			}
@@ -555,6 +604,7 @@ func (r *resolver) search(k NameKind, name string) ([]candidate, error) {
 			if k == NameItem {
 				hits = append(append([]absdata.SearchHit{}, v.Book...), v.Podcast...)
 			}
+			cut[i] = len(v.Book) >= searchLimit || len(v.Podcast) >= searchLimit
 			for _, h := range hits {
 				c = append(c, candidate{ID: h.LibraryItem.ID, Name: h.LibraryItem.Media.Metadata.Title.Value, Library: id})
 			}
@@ -564,11 +614,13 @@ func (r *resolver) search(k NameKind, name string) ([]candidate, error) {
 		mu.Unlock()
 	})
 	var out []candidate
+	complete := true
 	for i := range ids {
 		if errs[i] != nil {
-			return nil, errs[i]
+			return nil, false, errs[i]
 		}
 		out = append(out, found[i]...)
+		complete = complete && !cut[i]
 	}
-	return out, nil
+	return out, complete, nil
 }

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -43,8 +44,72 @@ func TestPick(t *testing.T) {
 		"COLOUR":              {"5", "6"},
 		"Sourcery":            nil,
 	} {
-		if got := ids(pick(cands, name)); !reflect.DeepEqual(got, want) {
-			t.Errorf("pick(%q) = %v, want %v", name, got, want)
+		got, _ := pick(cands, name)
+		if !reflect.DeepEqual(ids(got), want) {
+			t.Errorf("pick(%q) = %v, want %v", name, ids(got), want)
 		}
+	}
+}
+
+// TestPickExactBeforePartial: case, accents, spacing and punctuation do
+// not count in an exact match, and an exact match wins over every name
+// that holds the words.
+func TestPickExactBeforePartial(t *testing.T) {
+	cands := []candidate{
+		{ID: "a", Name: "A Kids Archive (do not touch)"}, {ID: "k", Name: "Kids"}, {ID: "b", Name: "Kids Archive"},
+		{ID: "c", Name: "The Colour of Magic"}, {ID: "e", Name: "Élan Vital"}, {ID: "m", Name: "Mort"}, {ID: "q", Name: "Mort!"},
+	}
+	for _, tc := range []struct {
+		name  string
+		want  []string
+		exact bool
+	}{
+		{"kids", []string{"k"}, true},
+		{"  KIDS ", []string{"k"}, true},
+		{"the colour-of-magic", []string{"c"}, true},
+		{"The Colour of Magic.", []string{"c"}, true},
+		{"elan vital", []string{"e"}, true},
+		{"ÉLAN-VITAL", []string{"e"}, true},
+		{"colour", []string{"c"}, false},
+		{"Kids Arch", []string{"a", "b"}, false},
+		{"mort", []string{"m", "q"}, true}, // "Mort" and "Mort!" are the same name: ambiguous
+	} {
+		got, exact := pick(cands, tc.name)
+		var ids []string
+		for _, c := range got {
+			ids = append(ids, c.ID)
+		}
+		if !reflect.DeepEqual(ids, tc.want) || exact != tc.exact {
+			t.Errorf("pick(%q) = %v exact %v, want %v exact %v", tc.name, ids, exact, tc.want, tc.exact)
+		}
+	}
+	if fold("!!!") != "!!!" || fold("Ça va") != "cava" {
+		t.Errorf("fold: %q, %q", fold("!!!"), fold("Ça va"))
+	}
+}
+
+// TestFoundSentences: a partial match is said with both the words and
+// the name, quoted; an exact one as written says nothing; a write that
+// does not ask refuses the partial one with its quoted id.
+func TestFoundSentences(t *testing.T) {
+	fs := Founds{
+		{Arg: "collection_id", Kind: NameCollection, Words: "Kids", Name: "Kids Archive (do not delete)", ID: "col_1"},
+		{Arg: "author_id", Kind: NameAuthor, Words: "Mara Lowe", Name: "Mara Lowe", ID: "au_1", Exact: true},
+		{Arg: "library_item_id", Kind: NameItem, Words: "the colour-of-magic", Name: "The Colour of Magic", ID: "li_1", Exact: true},
+	}
+	got := fs.Sentences()
+	want := []string{
+		`You said "Kids"; no collection is named that, and the only collection whose name holds it is "Kids Archive (do not delete)".`,
+		`You said "the colour-of-magic": the item titled so (case, accents and punctuation aside) is "The Colour of Magic".`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Sentences = %q, want %q", got, want)
+	}
+	err := fs.RefusePartial()
+	if err == nil || !strings.Contains(err.Error(), `argument "collection_id": no collection is named "Kids"; the only one whose name holds it is "Kids Archive (do not delete)" (id "col_1").`) {
+		t.Errorf("RefusePartial = %v", err)
+	}
+	if err := fs[1:].RefusePartial(); err != nil {
+		t.Errorf("exact matches refused: %v", err)
 	}
 }

@@ -74,7 +74,7 @@ var requestCases = func() []readCase {
 // nameReads are how many of each of tools.yaml's name_requests a call by
 // name adds: the libraries read, a collections or playlists list read, and
 // the searches (names times libraries searched).
-type nameReads struct{ libraries, list, search int }
+type nameReads struct{ libraries, list, search, page int }
 
 // nameCases are calls by name: each adds what name_requests says.
 var nameCases = []readCase{
@@ -91,6 +91,19 @@ var nameCases = []readCase{
 	// question's run and the approved one, on either protocol revision).
 	{tool: "delete_collection", args: map[string]any{"collection_id": "Space Opera Picks"}, names: &nameReads{list: 2}},
 	{tool: "get_playlist", args: map[string]any{"playlist_id": "Commute"}, names: &nameReads{list: 1}},
+	// No title is "Hail Mary" exactly: the search of each library cannot
+	// settle it, so each library's items are read complete (one page each).
+	{tool: "get_library_item", args: map[string]any{"library_item_id": "Hail Mary"}, names: &nameReads{libraries: 1, search: 2, page: 2}},
+	// A search cut at 25 books: the book library's items are read
+	// complete (one page of 500 holds the 52 books); the podcast
+	// library's search was not cut and holds no exact title, so its
+	// items are read too.
+	{tool: "update_item_metadata", args: map[string]any{"library_item_id": "Kids", "fields": map[string]any{"description": "x"}}, setup: kidsShelf,
+		names: &nameReads{libraries: 1, search: 2, page: 2}},
+	// An author named with no exact match: the library's authors, one page.
+	{tool: "get_author", args: map[string]any{"author_id": "Pratchett"}, names: &nameReads{libraries: 1, search: 1, page: 1}},
+	// A series with no exact match: the library's series, one page.
+	{tool: "get_series", args: map[string]any{"series_id": "Expanse"}, names: &nameReads{libraries: 1, search: 1, page: 1}},
 	// Three series match "s" (Discworld, The Expanse, Earthsea): each one's
 	// books in series order.
 	{tool: "search_library", args: map[string]any{"library_id": sd.LibraryBooksID, "q": "s"}},
@@ -163,7 +176,7 @@ func TestRequestsPerCall(t *testing.T) {
 			}
 			if c.names != nil {
 				nr := m.NameRequests
-				extra += c.names.libraries*nr.Libraries + c.names.list*nr.List + c.names.search*nr.Search
+				extra += c.names.libraries*nr.Libraries + c.names.list*nr.List + c.names.search*nr.Search + c.names.page*nr.Page
 			}
 			n := len(reqs) - extra - c.per
 			if c.per > 0 && rq.Per == "" {

@@ -51,8 +51,12 @@ type NameRequests struct {
 	List int `yaml:"list"`
 	// Search: GET /api/libraries/{id}/search, for each name of an item,
 	// podcast, series or author and each library searched for it.
-	Search int    `yaml:"search"`
-	Note   string `yaml:"note"`
+	Search int `yaml:"search"`
+	// Page: GET /api/libraries/{id}/items, /series or /authors, each page
+	// of a complete listing read when a search cannot settle a name (a
+	// group cut at the limit, or no exact match).
+	Page int    `yaml:"page"`
+	Note string `yaml:"note"`
 }
 
 // DiscoveryTool is one discovery tool's declaration: what tools/list shows

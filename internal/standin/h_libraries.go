@@ -826,12 +826,17 @@ func hSearch(c *ctx) {
 	// Narrators are grouped without an ORDER BY: sorted by value, as SQLite's
 	// GROUP BY returns them.
 	sort.Strings(narrOrder)
+	// Each group is cut at the limit, as SQL's LIMIT does: the series are
+	// cut before those without a book the user may see are dropped, so
+	// fewer than the limit may come back from a cut group.
 	seriesMatches := []jobj{}
+	seriesCut := 0
 	for i := range c.s.data.Series {
 		se := &c.s.data.Series[i]
-		if se.LibraryID != c.lib.ID || !match(se.Name) || len(seriesMatches) >= limit {
+		if se.LibraryID != c.lib.ID || !match(se.Name) || seriesCut >= limit {
 			continue
 		}
+		seriesCut++
 		bj := []jobj{}
 		for j := range c.s.data.Items {
 			li := &c.s.data.Items[j]

@@ -514,6 +514,19 @@ func TestSearchAuthorsSeriesShelves(t *testing.T) {
 			t.Errorf("podcast search %v", pm)
 		}
 	})
+	t.Run("each group cut at the limit", func(t *testing.T) {
+		// As libraryItemsBookFilters.search in 2.36: every group is a
+		// query with LIMIT, so a name beyond it is never sent.
+		m := get(t, s, lib+"/search?q=e&limit=2").json(t)
+		for _, k := range []string{"book", "authors", "tags", "genres", "narrators"} {
+			if n := len(m[k].([]any)); n != 2 {
+				t.Errorf("%s: %d hits at limit 2", k, n)
+			}
+		}
+		if n := len(m["series"].([]any)); n > 2 {
+			t.Errorf("series: %d hits at limit 2", n)
+		}
+	})
 	t.Run("authors shape depends on limit and page", func(t *testing.T) {
 		m := get(t, s, lib+"/authors").json(t)
 		if len(m["authors"].([]any)) != 7 {

@@ -270,16 +270,16 @@ func TestMergeRefusesBadInput(t *testing.T) {
 		want string
 	}{
 		{"merge_authors", map[string]any{"author_id": sd.AuthorGaiman, "into_author_id": sd.AuthorGaiman}, `"into_author_id": they are the same author`},
-		{"merge_authors", map[string]any{"author_id": "0a0b0c0d-1111-4222-8333-944445555aaa", "into_author_id": sd.AuthorGaiman}, `argument "author_id"`},
+		{"merge_authors", map[string]any{"author_id": "0a0b0c0d-1111-4222-8333-944445555aaa", "into_author_id": sd.AuthorGaiman}, `argument "author_id" (author "0a0b0c0d-1111-4222-8333-944445555aaa")`},
 		{"merge_authors", map[string]any{"author_id": sd.AuthorGaiman, "into_author_id": "0a0b0c0d-1111-4222-8333-944445555aaa"}, `argument "into_author_id"`},
-		{"merge_authors", map[string]any{"author_id": sd.AuthorGaiman, "into_author_id": otherAuthor}, `argument "into_author_id": author ` + otherAuthor + ` is of library ` + otherLib},
-		{"merge_authors", map[string]any{"author_id": twinAuthor, "into_author_id": sd.AuthorGaiman}, `argument "into_author_id": authors ` + twinAuthor + ` and ` + sd.AuthorGaiman + ` have exactly the same name`},
+		{"merge_authors", map[string]any{"author_id": sd.AuthorGaiman, "into_author_id": otherAuthor}, `argument "into_author_id": author "` + otherAuthor + `" is of library "` + otherLib + `"`},
+		{"merge_authors", map[string]any{"author_id": twinAuthor, "into_author_id": sd.AuthorGaiman}, `argument "into_author_id": authors "` + twinAuthor + `" and "` + sd.AuthorGaiman + `" have exactly the same name`},
 		{"merge_series", map[string]any{"series_id": sd.SeriesEarthsea, "into_series_id": sd.SeriesEarthsea}, `"into_series_id": they are the same series`},
-		{"merge_series", map[string]any{"series_id": "0a0b0c0d-1111-4222-8333-944445555aaa", "into_series_id": sd.SeriesExpanse}, `argument "series_id"`},
+		{"merge_series", map[string]any{"series_id": "0a0b0c0d-1111-4222-8333-944445555aaa", "into_series_id": sd.SeriesExpanse}, `argument "series_id" (series "0a0b0c0d-1111-4222-8333-944445555aaa";`},
 		{"merge_series", map[string]any{"series_id": sd.SeriesEarthsea, "into_series_id": "0a0b0c0d-1111-4222-8333-944445555aaa"}, `argument "into_series_id"`},
-		{"merge_series", map[string]any{"series_id": sd.SeriesEarthsea, "into_series_id": otherSeries}, `argument "into_series_id": series ` + otherSeries + ` is of library ` + otherLib},
-		{"merge_series", map[string]any{"series_id": otherSeries, "into_series_id": sd.SeriesEarthsea}, `argument "into_series_id": series ` + sd.SeriesEarthsea + ` is of library ` + sd.LibraryBooksID},
-		{"merge_series", map[string]any{"series_id": caseSeries, "into_series_id": sd.SeriesExpanse}, `argument "into_series_id": the names of series ` + caseSeries + ` and ` + sd.SeriesExpanse + ` differ only in case`},
+		{"merge_series", map[string]any{"series_id": sd.SeriesEarthsea, "into_series_id": otherSeries}, `argument "into_series_id": series "` + otherSeries + `" is of library "` + otherLib + `"`},
+		{"merge_series", map[string]any{"series_id": otherSeries, "into_series_id": sd.SeriesEarthsea}, `argument "into_series_id": series "` + sd.SeriesEarthsea + `" is of library "` + sd.LibraryBooksID + `"`},
+		{"merge_series", map[string]any{"series_id": caseSeries, "into_series_id": sd.SeriesExpanse}, `argument "into_series_id": the names of series "` + caseSeries + `" and "` + sd.SeriesExpanse + `" differ only in case`},
 		{"merge_series", map[string]any{"series_id": sd.SeriesEarthsea}, `into_series_id`},
 	} {
 		before := e.Standin.SnapshotJSON()

@@ -38,11 +38,11 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 		return nil, err
 	}
 	if from.LibraryID != into.LibraryID {
-		return nil, kit.Errorf(kit.Unchanged, `argument "into_author_id": author %s is of library %s and author %s of library %s; Audiobookshelf merges authors of one library only (list_authors gives a library's authors).`,
+		return nil, kit.Errorf(kit.Unchanged, `argument "into_author_id": author %q is of library %q and author %q of library %q; Audiobookshelf merges authors of one library only (list_authors gives a library's authors).`,
 			into.ID, into.LibraryID, from.ID, from.LibraryID)
 	}
 	if from.Name == into.Name {
-		return nil, kit.Errorf(kit.Unchanged, `argument "into_author_id": authors %s and %s have exactly the same name, and Audiobookshelf merges two authors only when one is renamed to the other's name; rename one of them in Audiobookshelf first.`, from.ID, into.ID)
+		return nil, kit.Errorf(kit.Unchanged, `argument "into_author_id": authors %q and %q have exactly the same name, and Audiobookshelf merges two authors only when one is renamed to the other's name; rename one of them in Audiobookshelf first.`, from.ID, into.ID)
 	}
 	fromRead, intoRead := readOfAuthor(from), readOfAuthor(into)
 	inInto := map[string]bool{}
@@ -86,7 +86,7 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 		}
 		_ = json.Unmarshal(body, &ans)
 		if !ans.Merged || ans.Author.ID != into.ID {
-			return nil, kit.Errorf(kit.Made, "Audiobookshelf did not merge: it renamed author %s to the name author %s had when it was read (author %s was renamed in between). Author %s still exists under the new name; get_author shows both.",
+			return nil, kit.Errorf(kit.Made, "Audiobookshelf did not merge: it renamed author %q to the name author %q had when it was read (author %q was renamed in between). Author %q still exists under the new name; get_author shows both.",
 				from.ID, into.ID, into.ID, from.ID)
 		}
 		shown, cut := capIDs(fromRead.Books)
@@ -138,7 +138,7 @@ func readBoth[T any](ctx context.Context, d *kit.Deps, read func(context.Context
 // readAuthor reads an author with the books this user sees
 // (include=items); a 404 names the argument.
 func readAuthor(ctx context.Context, d *kit.Deps, arg, id string) (*absdata.Author, error) {
-	body, err := d.Get(ctx, fmt.Sprintf("argument %q (author %s)", arg, id), func(ctx context.Context) (*http.Response, error) {
+	body, err := d.Get(ctx, fmt.Sprintf("argument %q (author %q)", arg, id), func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetAuthor(ctx, id, &abs.GetAuthorParams{Include: kit.Ptr("items")})
 	})
 	if err != nil {
@@ -188,11 +188,11 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 		return nil, err
 	}
 	if from.LibraryID != into.LibraryID {
-		return nil, kit.Errorf(kit.Unchanged, `argument "into_series_id": series %s is of library %s and series %s of library %s; a book can only be in series of its own library (list_series gives a library's series).`,
+		return nil, kit.Errorf(kit.Unchanged, `argument "into_series_id": series %q is of library %q and series %q of library %q; a book can only be in series of its own library (list_series gives a library's series).`,
 			into.ID, into.LibraryID, from.ID, from.LibraryID)
 	}
 	if strings.EqualFold(from.Name, into.Name) {
-		return nil, kit.Errorf(kit.Unchanged, `argument "into_series_id": the names of series %s and %s differ only in case, and Audiobookshelf's batch update finds a book's series by name ignoring case, so it cannot move books between them; rename one of them in Audiobookshelf first.`, from.ID, into.ID)
+		return nil, kit.Errorf(kit.Unchanged, `argument "into_series_id": the names of series %q and %q differ only in case, and Audiobookshelf's batch update finds a book's series by name ignoring case, so it cannot move books between them; rename one of them in Audiobookshelf first.`, from.ID, into.ID)
 	}
 	listed, err := walkItems(ctx, d, from.LibraryID, kit.Filter("series", from.ID), false)
 	if err != nil {
@@ -313,7 +313,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 // readOneSeries reads a series (GET /api/series/:id); a 404 (no such
 // series, or none of its books visible to the user) names the argument.
 func readOneSeries(ctx context.Context, d *kit.Deps, arg, id string) (*absdata.Series, error) {
-	body, err := d.Get(ctx, fmt.Sprintf("argument %q (series %s; Audiobookshelf also answers 404 for a series none of whose books this user sees)", arg, id), func(ctx context.Context) (*http.Response, error) {
+	body, err := d.Get(ctx, fmt.Sprintf("argument %q (series %q; Audiobookshelf also answers 404 for a series none of whose books this user sees)", arg, id), func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetSeries(ctx, id, nil)
 	})
 	if err != nil {

@@ -278,6 +278,13 @@ func hItemUpdateMedia(c *ctx) {
 	body, _ := c.body.(map[string]any)
 	li := c.li
 	updated := c.s.applyMediaUpdate(li, body)
+	// 2.36 sends updated only when something changed: hasUpdates is
+	// `updateFromRequest(...) || mediaPayload.url`, undefined when
+	// nothing did, and res.json drops an undefined key.
+	if !updated {
+		c.sendJSON(jobj{{"libraryItem", c.s.itemOld(li, viewOpts{})}})
+		return
+	}
 	c.sendJSON(jobj{{"updated", updated}, {"libraryItem", c.s.itemOld(li, viewOpts{})}})
 }
 

@@ -59,7 +59,7 @@ var writeAnswers = []writeAnswer{
 	{"readdSeriesToContinueListening", http.MethodGet, regexp.MustCompile(`/api/me/series/[^/]+/readd-to-continue-listening$`), false, []string{"id", "username", "type"}, "what_next"},
 	// upkeep toolset
 	{"scanLibrary", http.MethodPost, regexp.MustCompile(`/api/libraries/[^/]+/scan$`), true, nil, "get_library_stats"},
-	{"updateLibraryItemMedia", http.MethodPatch, regexp.MustCompile(`/api/items/[^/]+/media$`), false, []string{"updated", "libraryItem"}, "get_library_item"},
+	{"updateLibraryItemMedia", http.MethodPatch, regexp.MustCompile(`/api/items/[^/]+/media$`), false, []string{"libraryItem"}, "get_library_item"},
 	{"matchLibraryItem", http.MethodPost, regexp.MustCompile(`/api/items/[^/]+/match$`), false, nil, "get_library_item"},
 	{"removeLibraryItemCover", http.MethodDelete, regexp.MustCompile(`/api/items/[^/]+/cover$`), true, nil, "get_library_item"},
 	// curation toolset

@@ -413,6 +413,12 @@ func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateI
 		out := map[string]any{"updated": v.Updated, "library_item_id": a.LibraryItemID, "changed": changing,
 			"previous": prev, "now": nowValues(&v.LibraryItem, changing, a.LibraryItemID)}
 		var notes []string
+		if !v.Updated {
+			// Audiobookshelf leaves updated out of a change that changed
+			// nothing: the book held these values when it came (another
+			// call set them first). A success, not a strange answer.
+			notes = append(notes, "Audiobookshelf changed nothing: the book already held these values when the change arrived (another call may have set them first).")
+		}
 		for _, k := range changing {
 			if !sameValue(valueOf(&v.LibraryItem, k), want[k]) && !(want[k] == "" && valueOf(&v.LibraryItem, k) == nil) {
 				notes = append(notes, fmt.Sprintf("Audiobookshelf stored %s differently from what was sent (it sanitizes description HTML; see now).", k))

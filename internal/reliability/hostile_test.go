@@ -174,7 +174,9 @@ func validArgs(tool string, s toolSchema) map[string]any {
 		case name == "items":
 			args[name] = []any{map[string]any{"library_item_id": sd.ItemColourOfMagic}}
 		case name == "fields":
-			args[name] = map[string]any{"title": "x"}
+			// Not "x": a book titled so would be the exact name (punctuation
+			// aside) of the hostile value "./x", which then names it.
+			args[name] = map[string]any{"title": "A valid title"}
 		case name == "library_id":
 			args[name] = sd.LibraryBooksID
 		case name == "into_author_id" || name == "into_series_id":
@@ -200,7 +202,9 @@ func validArgs(tool string, s toolSchema) map[string]any {
 		case len(p.Enum) > 0:
 			args[name] = p.Enum[0]
 		case p.Type == "string":
-			args[name] = "x"
+			// Not "x": a record named so (a collection, a playlist) would
+			// be the exact name (punctuation aside) of the hostile "./x".
+			args[name] = "valid words"
 		}
 	}
 	for _, r := range s.Required {
@@ -280,17 +284,24 @@ func hostileCases(t *testing.T) []hostileCase {
 }
 
 // nameReads are the only requests a title or a name given where an id is
-// may cause (tools/kit/resolve.go): the lists it is looked up in, and the
-// searches that carry it in their query, never in a path.
+// may cause (tools/kit/resolve.go): the lists it is looked up in, the
+// searches that carry it in their query, never in a path, and a library's
+// complete listing of items, series or authors, which carries it nowhere.
 func nameReads(reqs []sd.Request) bool {
 	for _, r := range reqs {
 		if r.Method != http.MethodGet {
 			return false
 		}
-		switch rest, search := strings.CutSuffix(r.RawPath, "/search"); {
-		case r.RawPath == "/api/libraries", r.RawPath == "/api/collections", r.RawPath == "/api/playlists":
-		case search && strings.HasPrefix(rest, "/api/libraries/") && argdec.IsID(strings.TrimPrefix(rest, "/api/libraries/")):
-		default:
+		if r.RawPath == "/api/libraries" || r.RawPath == "/api/collections" || r.RawPath == "/api/playlists" {
+			continue
+		}
+		ok := false
+		for _, suffix := range []string{"/search", "/items", "/series", "/authors"} {
+			if rest, cut := strings.CutSuffix(r.RawPath, suffix); cut && strings.HasPrefix(rest, "/api/libraries/") && argdec.IsID(strings.TrimPrefix(rest, "/api/libraries/")) {
+				ok = true
+			}
+		}
+		if !ok {
 			return false
 		}
 	}

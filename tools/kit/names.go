@@ -122,6 +122,18 @@ func fold(s string) string {
 	return b.String()
 }
 
+// foldWords is a name as a part of a name is looked for in it: accents
+// dropped, lower case, spacing collapsed, punctuation kept.
+func foldWords(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
 // The pages a name's complete listing is read in: a minified item is
 // about 1,000 characters, a series carries its books, an author about 300.
 const (

@@ -393,9 +393,10 @@ func (r *resolver) one(a NameArg, arg, s string) (string, bool, error) {
 
 // pick is what a name matches: those named exactly so (case, accents,
 // spacing and punctuation aside; exact true), else those whose name holds
-// it.
+// it (case, accents and spacing aside: with its punctuation, so that "_a"
+// is not the "a" of every name).
 func pick(cands []candidate, name string) ([]candidate, bool) {
-	q := fold(name)
+	q, qw := fold(name), foldWords(name)
 	var exact, part []candidate
 	seen := map[string]bool{}
 	for _, c := range cands {
@@ -403,11 +404,10 @@ func pick(cands []candidate, name string) ([]candidate, bool) {
 			continue
 		}
 		seen[c.ID] = true
-		n := fold(c.Name)
 		switch {
-		case n == q:
+		case fold(c.Name) == q:
 			exact = append(exact, c)
-		case strings.Contains(n, q):
+		case strings.Contains(foldWords(c.Name), qw):
 			part = append(part, c)
 		}
 	}

@@ -74,7 +74,7 @@ func TestPickExactBeforePartial(t *testing.T) {
 		{"Kids Arch", []string{"a", "b"}, false},
 		{"kids archive (do", []string{"a"}, false},
 		{"élan", []string{"e"}, false},
-		{"_a", nil, false}, // punctuation counts in a part of a name
+		{"_a", nil, false},                 // punctuation counts in a part of a name
 		{"mort", []string{"m", "q"}, true}, // "Mort" and "Mort!" are the same name: ambiguous
 	} {
 		got, exact := pick(cands, tc.name)

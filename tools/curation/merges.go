@@ -268,7 +268,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 		Action: fmt.Sprintf("This will merge %s into %s: its %d book(s) (%s) are put in series %s at the same sequence, and Audiobookshelf removes %s once no book is left in it.",
 			fromName, intoName, len(moved), titledList(moved, titles), intoName, fromName),
 		Consequences: []string{
-			fmt.Sprintf("%d of those books (%s) are in series %s already: they keep their place there and lose their sequence in series %s.", len(inBoth), titledList(inBoth, titles), intoName, fromName),
+			fmt.Sprintf("%d of those books (%s) are in series %s already: they keep their place there and lose their sequence in %s.", len(inBoth), titledList(inBoth, titles), intoName, fromName),
 			fmt.Sprintf("The removed series' record, %s, goes with its summary: %s. Series %s keeps its own name and summary.", fromName, yesNo(!from.Description.Null() && from.Description.String() != ""), intoName),
 		},
 		Read: struct {
@@ -279,7 +279,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 	}
 	if len(toEnd) > 0 {
 		plan.Consequences = append(plan.Consequences, fmt.Sprintf(
-			"On %d of them (%s) series %s is not the book's last series: Audiobookshelf keeps a book's series in the order they were added, so series %s comes after the book's other series.",
+			"On %d of them (%s) %s is not the book's last series: Audiobookshelf keeps a book's series in the order they were added, so series %s comes after the book's other series.",
 			len(toEnd), titledList(toEnd, titles), fromName, intoName))
 	}
 	plan.Consequences = append(plan.Consequences, "Counted over the books this user sees; a book of the series this user cannot see stays in it, and then the series is not removed.")

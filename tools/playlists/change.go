@@ -177,8 +177,8 @@ func PlanAddItemsToPlaylist(ctx context.Context, d *kit.Deps, a toolargs.AddItem
 		plan.Effects = []string{EffectFillsEmptyPlaylist}
 		plan.Read = readOf(p)
 		plan.Action = fmt.Sprintf("This will add %d entr%s to %s, which holds 0 entries now.", len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1], kit.Named("playlist", p.Name, a.PlaylistID))
-		plan.Consequences = []string{fmt.Sprintf("Taking the %d entr%s out again would make Audiobookshelf delete playlist %s itself (it deletes a playlist whose last entry is removed): the empty playlist, with its id, name and description, could not be given back from here.",
-			len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1], a.PlaylistID)}
+		plan.Consequences = []string{fmt.Sprintf("Taking the %d entr%s out again would make Audiobookshelf delete the playlist itself (it deletes a playlist whose last entry is removed): the empty playlist, with its id, name and description, could not be given back from here.",
+			len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1])}
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
 		rb, err := d.Mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {

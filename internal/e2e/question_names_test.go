@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/toolgen"
@@ -121,5 +122,68 @@ func TestEveryQuestionNamesItsTargets(t *testing.T) {
 				t.Errorf("the token path does not say what the question says:\n%s\n--- question:\n%s", text, asked[0])
 			}
 		})
+	}
+}
+
+// quotedParts splits a question into what stands outside quoted names and
+// the quoted names themselves (a quote or backslash inside one is escaped
+// with a backslash, as guard.Quote writes it).
+func quotedParts(q string) (outside string, quoted []string) {
+	var out, cur strings.Builder
+	in, esc := false, false
+	for _, r := range q {
+		switch {
+		case !in && r == '"':
+			in = true
+			cur.Reset()
+		case !in:
+			out.WriteRune(r)
+		case esc:
+			cur.WriteRune(r)
+			esc = false
+		case r == '\\':
+			esc = true
+		case r == '"':
+			in = false
+			quoted = append(quoted, cur.String())
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	return out.String(), quoted
+}
+
+// hostileChars are characters no question may carry: bidi overrides and
+// isolates, zero-width characters, a BOM, a soft hyphen, a tag character,
+// line breaks inside a paragraph and the C0 and C1 controls that name them.
+var hostileChars = []string{"\u202e", "\u202d", "\u2066", "\u2067", "\u2068", "\u2069", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\U000E0041", "\r", "\x1b", "\x7f", "\u009b", "\u0085", "\u2028", "\u2029", "\t"}
+
+// onlyQuoted checks a question against hostile words: each may appear only
+// inside a quoted name, never in the question's own sentences; no quoted
+// name is longer than guard.MaxQuoted characters; the question carries
+// none of hostileChars, and no line break but the ones between its
+// paragraphs.
+func onlyQuoted(t *testing.T, where, q string, words ...string) {
+	t.Helper()
+	outside, quoted := quotedParts(q)
+	for _, w := range words {
+		if strings.Contains(outside, w) {
+			t.Errorf("%s: %q stands outside a quoted name:\n%s", where, w, q)
+		}
+	}
+	for _, n := range quoted {
+		if len([]rune(n)) > guard.MaxQuoted {
+			t.Errorf("%s: a quoted name of %d characters, longer than %d:\n%s", where, len([]rune(n)), guard.MaxQuoted, q)
+		}
+	}
+	for _, c := range hostileChars {
+		if strings.Contains(q, c) {
+			t.Errorf("%s: the question carries %q:\n%s", where, c, q)
+		}
+	}
+	for _, p := range strings.Split(q, "\n\n") {
+		if strings.Contains(p, "\n") {
+			t.Errorf("%s: a line break inside a paragraph:\n%s", where, q)
+		}
 	}
 }

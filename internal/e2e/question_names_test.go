@@ -156,7 +156,7 @@ func quotedParts(q string) (outside string, quoted []string) {
 // hostileChars are characters no question may carry: bidi overrides and
 // isolates, zero-width characters, a BOM, a soft hyphen, a tag character,
 // line breaks inside a paragraph and the C0 and C1 controls that name them.
-var hostileChars = []string{"\u202e", "\u202d", "\u2066", "\u2067", "\u2068", "\u2069", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\U000E0041", "\r", "\x1b", "\x7f", "\u009b", "\u0085", "\u2028", "\u2029", "\t"}
+var hostileChars = []string{"\u202e", "\u202d", "\u2066", "\u2067", "\u2068", "\u2069", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\U000E0041", "\r", "\x1b", "\x7f", "\u009b", "\u0085", "\u2028", "\u2029", "\t", "\v", "\f", "\x00"}
 
 // onlyQuoted checks a question against hostile words: each may appear only
 // inside a quoted name, never in the question's own sentences; no quoted

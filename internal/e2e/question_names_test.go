@@ -126,32 +126,8 @@ func TestEveryQuestionNamesItsTargets(t *testing.T) {
 }
 
 // quotedParts splits a question into what stands outside quoted names and
-// the quoted names themselves (a quote or backslash inside one is escaped
-// with a backslash, as guard.Quote writes it).
-func quotedParts(q string) (outside string, quoted []string) {
-	var out, cur strings.Builder
-	in, esc := false, false
-	for _, r := range q {
-		switch {
-		case !in && r == '"':
-			in = true
-			cur.Reset()
-		case !in:
-			out.WriteRune(r)
-		case esc:
-			cur.WriteRune(r)
-			esc = false
-		case r == '\\':
-			esc = true
-		case r == '"':
-			in = false
-			quoted = append(quoted, cur.String())
-		default:
-			cur.WriteRune(r)
-		}
-	}
-	return out.String(), quoted
-}
+// the quoted names themselves.
+func quotedParts(q string) (outside string, quoted []string) { return apptest.Unquoted(q) }
 
 // hostileChars are characters no question may carry: bidi overrides and
 // isolates, zero-width characters, a BOM, a soft hyphen, a tag character,

@@ -233,7 +233,7 @@ func TestUpdateTextAsksWhenItCannotBePutBack(t *testing.T) {
 	}
 }
 
-// Everything that goes into a question is an id checked as such, whatever
+// Every id that goes into a question is checked as such, whatever
 // Audiobookshelf answers: a progress record whose episodeId is text (a
 // rewriting proxy) is refused before anything is asked or sent, and the
 // text appears nowhere.

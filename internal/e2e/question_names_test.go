@@ -39,7 +39,7 @@ var questionNames = map[string][]string{
 	"set_media_progress":    {named("book", "Leviathan Wakes", sd.ItemLeviathanWakes)},
 	"delete_media_progress": {"progress record " + sd.ProgressColourOfMagic, named("book", "The Colour of Magic", sd.ItemColourOfMagic)},
 	"delete_bookmark":       {`bookmark "The Luggage appears" at 1234.5 s in ` + named("book", "The Colour of Magic", sd.ItemColourOfMagic)},
-	"update_bookmark":       {`title "Rincewind meets the Luggage" of the bookmark at 2345 s in ` + named("book", "The Colour of Magic", sd.ItemColourOfMagic)},
+	"update_bookmark":       {`title "Rincewind meets the Luggage" of the bookmark at 2345 s in ` + named("book", "The Colour of Magic", sd.ItemColourOfMagic) + ` with "Rincewind"`},
 	"update_collection": {named("collection", "Discworld in order", sd.CollectionDiscworldInOrder),
 		"New order: " + named("", "Mort", sd.ItemMort) + ", " + named("", "The Colour of Magic", sd.ItemColourOfMagic)},
 	"remove_books_from_collection": {"remove 1 book(s) (" + named("", "Mort", sd.ItemMort) + ") from " + named("collection", "Discworld in order", sd.CollectionDiscworldInOrder)},

@@ -98,8 +98,21 @@ func TestUnrestorableTextAsks(t *testing.T) {
 					}
 				}
 				onlyQuoted(t, "the question", q, "MARK", "new text", "[31m")
-				if strings.Contains(q, "new text") || (strings.Contains(c.tool, "metadata") || strings.Contains(c.tool, "collection")) && strings.Contains(q, "MARK") {
-					t.Errorf("the question holds the new text or a description:\n%s", q)
+				// A new name or title is said, quoted; a description, old or
+				// new, is not.
+				switch c.tool {
+				case "update_playlist":
+					if !strings.Contains(q, `(new name "new text")`) {
+						t.Errorf("the question does not say the new name:\n%s", q)
+					}
+				case "update_bookmark":
+					if !strings.Contains(q, `with "new text"`) {
+						t.Errorf("the question does not say the new title:\n%s", q)
+					}
+				default:
+					if strings.Contains(q, "new text") || strings.Contains(q, "MARK") {
+						t.Errorf("the question holds a description:\n%s", q)
+					}
 				}
 				if m := mutations(e.Standin); len(m) != 0 || !res.IsError {
 					t.Errorf("declined, yet sent %v: %s", m, apptest.Text(res))

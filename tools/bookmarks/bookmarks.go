@@ -217,7 +217,7 @@ func PlanUpdateBookmark(ctx context.Context, d *kit.Deps, a toolargs.UpdateBookm
 		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
 		// The bookmarks carry no item title: the item is read for the
 		// question's name (only when it asks).
-		plan.Action = fmt.Sprintf("This will replace the title %s of the bookmark at %s s in %s.", guard.Quote(old.Title), ts, d.ItemName(ctx, a.LibraryItemID, nil))
+		plan.Action = fmt.Sprintf("This will replace the title %s of the bookmark at %s s in %s with %s.", guard.Quote(old.Title), ts, d.ItemName(ctx, a.LibraryItemID, nil), guard.Quote(a.Title))
 		plan.Consequences = []string{"The title it holds now could not be given back with update_bookmark: " + lostWhy + "."}
 		// The title and creation time, as delete_bookmark binds them.
 		plan.Read = map[string]any{"title": old.Title, "createdAt": old.CreatedAt}

@@ -32,7 +32,7 @@ func PlanUpdateCollection(ctx context.Context, d *kit.Deps, a toolargs.UpdateCol
 	if lost != "" {
 		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
 		plan.Read = readOf(c)
-		plan.Action = fmt.Sprintf("This will replace the %s of %s.", lost, kit.Named("collection", c.Name, a.CollectionID))
+		plan.Action = fmt.Sprintf("This will replace the %s of %s%s.", lost, kit.Named("collection", c.Name, a.CollectionID), kit.NewName(a.Name))
 		plan.Consequences = []string{"The text it holds now could not be given back with update_collection: " + lostWhy + "."}
 		plan.Consequences = append(plan.Consequences, sharedNote()...)
 	}

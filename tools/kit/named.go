@@ -46,6 +46,15 @@ func Named(noun, name, id string) string {
 	return guard.Named(noun, name, ShowID(id))
 }
 
+// NewName says, after a record a call renames, the name it is given
+// (` (new name "Later")`); "" when the call gives none.
+func NewName(name *string) string {
+	if name == nil {
+		return ""
+	}
+	return " (new name " + guard.Quote(*name) + ")"
+}
+
 // Titles lists ids by the titles of the items in byID (an id not there is
 // listed by its id alone).
 func Titles(ids []string, byID map[string]string) []Titled {

@@ -32,7 +32,7 @@ func PlanUpdatePlaylist(ctx context.Context, d *kit.Deps, a toolargs.UpdatePlayl
 	if lost != "" {
 		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
 		plan.Read = readOf(p)
-		plan.Action = fmt.Sprintf("This will replace the %s of %s.", lost, kit.Named("playlist", p.Name, a.PlaylistID))
+		plan.Action = fmt.Sprintf("This will replace the %s of %s%s.", lost, kit.Named("playlist", p.Name, a.PlaylistID), kit.NewName(a.Name))
 		plan.Consequences = []string{"The text it holds now could not be given back with update_playlist: " + lostWhy + "."}
 	}
 	if a.Items != nil {

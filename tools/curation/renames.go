@@ -339,14 +339,6 @@ func showIDs(out map[string]any, changed []string, why string) {
 	out["library_item_ids"] = shown
 }
 
-func ids(hs []holder) []string {
-	out := make([]string, len(hs))
-	for i, h := range hs {
-		out[i] = h.ID
-	}
-	return out
-}
-
 // titled lists holders for a question by title and id; "none" when
 // there are none.
 func titled(hs []holder) string {
@@ -373,11 +365,4 @@ func titledIDs(ids []string, hs ...[]holder) string {
 		}
 	}
 	return kit.ListTitled(kit.Titles(ids, byID))
-}
-
-func listOrNone(ids []string) string {
-	if len(ids) == 0 {
-		return "none"
-	}
-	return kit.ListIDs(ids)
 }

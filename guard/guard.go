@@ -364,7 +364,8 @@ func agreedVersion(v string) string {
 	return v
 }
 
-// decision writes the one log line of a decision: ids only.
+// decision writes the one log line of a decision: ids only, never the
+// names the question shows.
 func (g *Guard) decision(ctx context.Context, tool string, targets []string, p path, outcome, reason string) {
 	attrs := []slog.Attr{
 		slog.String("tool", tool),

@@ -16,11 +16,12 @@ import (
 // than a line feed or a tab: CR, so any CRLF, VT, FF, NUL, ESC, DEL, the C1
 // controls) cannot travel in a put-back: the call giving it back would be
 // refused. So where such text is what an update replaces, the four update
-// tools ask first, with ids and counts only; where the put-back restores
+// tools ask first, naming the record by its quoted, cleaned name (a
+// description never shows); where the put-back restores
 // exactly (line feeds and tabs), nothing changes.
 
 // storedText is what each case stores: the marker "MARK" lets a test check
-// that none of it reaches a question.
+// that a description never reaches a question, and a name only quoted.
 var hostileStored = map[string]string{
 	"CRLF": "MARK line one\r\nline two",
 	"VT":   "MARK\vx",
@@ -75,7 +76,8 @@ var unrestorableCalls = []struct {
 
 // TestUnrestorableTextAsks: stored text with a character the put-back
 // would be refused for makes each update tool ask; the question names the
-// id, the field and a count, never the text; declined, nothing is sent.
+// id, the field and a count; a name or title it replaces stands only
+// quoted and cleaned, a description not at all; declined, nothing is sent.
 func TestUnrestorableTextAsks(t *testing.T) {
 	for _, c := range unrestorableCalls {
 		for kind, text := range hostileStored {
@@ -95,9 +97,21 @@ func TestUnrestorableTextAsks(t *testing.T) {
 						t.Errorf("the question lacks %q:\n%s", w, q)
 					}
 				}
-				for _, w := range []string{"MARK", "new text", "[31m"} {
-					if strings.Contains(q, w) {
-						t.Errorf("the question holds %q:\n%s", w, q)
+				onlyQuoted(t, "the question", q, "MARK", "new text", "[31m")
+				// A new name or title is said, quoted; a description, old or
+				// new, is not.
+				switch c.tool {
+				case "update_playlist":
+					if !strings.Contains(q, `(new name "new text")`) {
+						t.Errorf("the question does not say the new name:\n%s", q)
+					}
+				case "update_bookmark":
+					if !strings.Contains(q, `with "new text"`) {
+						t.Errorf("the question does not say the new title:\n%s", q)
+					}
+				default:
+					if strings.Contains(q, "new text") || strings.Contains(q, "MARK") {
+						t.Errorf("the question holds a description:\n%s", q)
 					}
 				}
 				if m := mutations(e.Standin); len(m) != 0 || !res.IsError {

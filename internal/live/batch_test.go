@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 )
 
 // TestLiveBatchUpdate: on a real Audiobookshelf, every call of
@@ -217,7 +219,7 @@ func TestLiveBatchUpdate(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"batch_update_books", both("tags", "remove", map[string]any{"values": []string{run + "-first"}}), "change the tags of 2 book(s)"},
+		{"batch_update_books", both("tags", "remove", map[string]any{"values": []string{run + "-first"}}), "take " + guard.Quote(run+"-first") + " out of the tags on 2 book(s)"},
 		{"batch_quick_match", map[string]any{"library_item_ids": books, "override_details": true, "override_cover": true}, "quick match 2 item(s)"},
 	} {
 		n := nAsked()
@@ -226,8 +228,9 @@ func TestLiveBatchUpdate(t *testing.T) {
 			t.Fatalf("%s: want one question and nothing changed, asked %d: %s", c.tool, nAsked()-n, text)
 		}
 		_, q := bin.last()
-		if strings.Contains(q, run) || !strings.Contains(q, books[0]) || !strings.Contains(q, c.want) {
-			t.Errorf("%s: the question must name the books by id and count, and no name:\n%s", c.tool, q)
+		quotedOnly(t, c.tool, q, run)
+		if !strings.Contains(q, namedIn(titleOf(before[books[0]]), books[0])) || !strings.Contains(q, c.want) {
+			t.Errorf("%s: the question must name the books by title and id, and say %s:\n%s", c.tool, c.want, q)
 		}
 		for _, id := range books {
 			if d := compareRaw(t, "declined "+c.tool+" "+id, before[id], raw(id)); d != 0 {

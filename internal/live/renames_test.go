@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 )
 
 // TestLiveRenames: on a real Audiobookshelf, rename_tag, rename_genre and
@@ -120,8 +122,9 @@ func TestLiveRenames(t *testing.T) {
 		}
 	}
 
-	// A merge: the second book holds both names; the rename asks, with
-	// ids and counts only, and declined it changes nothing.
+	// A merge: the second book holds both names; the rename asks, saying
+	// which name becomes which and naming the books by title and id, and
+	// declined it changes nothing.
 	oldName, other := run+"-merge-old", run+"-merge-into"
 	set(books[0], "tags", append(slices.Clone(orig[books[0]]["tags"]), oldName))
 	set(books[1], "tags", append(slices.Clone(orig[books[1]]["tags"]), oldName, other))
@@ -136,8 +139,11 @@ func TestLiveRenames(t *testing.T) {
 		t.Fatalf("a merge: want one question and nothing changed, asked %d: %s", nAsked()-n, text)
 	}
 	_, q := bin.last()
-	if strings.Contains(q, run) || !strings.Contains(q, books[1]) || !strings.Contains(q, "already held by 1 item(s)") {
-		t.Errorf("the question must name the books by id and count, and no tag:\n%s", q)
+	quotedOnly(t, "rename_tag", q, run)
+	for _, w := range []string{"rename tag " + guard.Quote(oldName) + " to " + guard.Quote(other), namedIn(titleOf(before[books[1]]), books[1]), "already held by 1 item(s)"} {
+		if !strings.Contains(q, w) {
+			t.Errorf("the question lacks %s:\n%s", w, q)
+		}
 	}
 	for _, id := range books {
 		if d := compareRaw(t, "declined merge "+id, before[id], raw(id)); d != 0 {
@@ -145,8 +151,9 @@ func TestLiveRenames(t *testing.T) {
 		}
 	}
 
-	// Merges of two names each book holds one of: they always ask, with
-	// ids and counts only; declined, nothing changes.
+	// Merges of two names each book holds one of: they always ask, naming
+	// every spelling, the one kept and the books; declined, nothing
+	// changes.
 	for _, c := range []struct{ tool, group, listArg, intoArg string }{
 		{"merge_tags", "tags", "tags", "into_tag"},
 		{"merge_narrators", "narrators", "narrators", "into_narrator"},
@@ -163,8 +170,12 @@ func TestLiveRenames(t *testing.T) {
 			t.Fatalf("%s: want one question and nothing changed, asked %d: %s", c.tool, nAsked()-n, text)
 		}
 		_, q := bin.last()
-		if strings.Contains(q, run) || !strings.Contains(q, books[0]) || !strings.Contains(q, books[1]) || !strings.Contains(q, "on 2 item(s)") {
-			t.Errorf("%s: the question must name the books by id and count, and no name:\n%s", c.tool, q)
+		quotedOnly(t, c.tool, q, run)
+		for _, w := range []string{fmt.Sprintf("merge the 2 %s %s, %s into the one %s %s, on 2 item(s)", c.group, guard.Quote(first), guard.Quote(second), strings.TrimSuffix(c.group, "s"), guard.Quote(into)),
+			namedIn(titleOf(before[books[0]]), books[0]), namedIn(titleOf(before[books[1]]), books[1])} {
+			if !strings.Contains(q, w) {
+				t.Errorf("%s: the question lacks %s:\n%s", c.tool, w, q)
+			}
 		}
 		for _, id := range books {
 			if d := compareRaw(t, "declined "+c.tool+" "+id, before[id], raw(id)); d != 0 {

@@ -43,8 +43,9 @@ func TestLiveUnrestorableText(t *testing.T) {
 		t.Helper()
 		return callText(t, cs, tool, args)
 	}
-	// checkAsked: the call asked once, naming id and a control character
-	// count and none of the text, and, declined, changed nothing.
+	// checkAsked: the call asked once, naming id beside its name and a
+	// control character count, a name with the text only quoted and
+	// cleaned, and, declined, changed nothing.
 	checkAsked := func(tool, id string, args map[string]any, stored func() string) {
 		t.Helper()
 		mu.Lock()
@@ -58,8 +59,14 @@ func TestLiveUnrestorableText(t *testing.T) {
 			t.Errorf("%s: asked %d times, error %v: %s", tool, len(q), isErr, text)
 			return
 		}
-		if !strings.Contains(q[0], id) || !strings.Contains(q[0], "control character") || strings.Contains(q[0], run) {
-			t.Errorf("%s: the question must name %s and a count of control characters, and none of the text:\n%s", tool, id, q[0])
+		if !strings.Contains(q[0], "(id "+id+")") || !strings.Contains(q[0], "control character") || strings.Contains(q[0], "\r") {
+			t.Errorf("%s: the question must name %s beside its name and a count of control characters, and carry no CR:\n%s", tool, id, q[0])
+		}
+		// A name or title stands only quoted and cleaned; a description not
+		// at all.
+		quotedOnly(t, tool, q[0], run)
+		if (tool == "update_collection" || tool == "update_item_metadata") && strings.Contains(q[0], "line two") {
+			t.Errorf("%s: the question shows the description:\n%s", tool, q[0])
 		}
 		if got := stored(); got != crlf {
 			t.Errorf("%s: declined, yet the stored text is now %q", tool, got)

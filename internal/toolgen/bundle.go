@@ -102,7 +102,7 @@ func bundleLongDescription(m *Manifest, repo string) string {
 	return fmt.Sprintf(`Your [Audiobookshelf](https://www.audiobookshelf.org) library in Claude: ask what you are listening to, find books and podcast episodes, set progress and bookmarks, put a series in order in a collection.
 
 - **%d tools** in %d toolsets, %d that read and %d that write. Listed from the start: %d everyday tools and %d that let Claude turn any other toolset on when a request needs it, so a conversation pays only for what it uses. The toolsets: %s.
-- **Nothing you curated is taken away without you being asked**: %d tools ask you first, in a dialog showing ids and counts, before they take out something that cannot be put back from here.
+- **Nothing you curated is taken away without you being asked**: %d tools ask you first, in a dialog that names each title or name it changes (quoted, beside its id) with the counts, before they take out something that cannot be put back from here.
 - Compact answers by default; the raw Audiobookshelf object on request.
 
 You need your Audiobookshelf's URL and an API key (Audiobookshelf 2.26 or newer: Settings → API Keys, made by an admin for your user). Optional: read-only mode, the toolsets listed from the start (all: every tool), the request timeout, a self-signed certificate.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
@@ -214,10 +215,11 @@ func PlanUpdateBookmark(ctx context.Context, d *kit.Deps, a toolargs.UpdateBookm
 	}
 	if lostWhy != "" {
 		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
-		plan.Action = fmt.Sprintf("This will replace the title of the bookmark at %s s in library item %s.", ts, a.LibraryItemID)
+		// The bookmarks carry no item title: the item is read for the
+		// question's name (only when it asks).
+		plan.Action = fmt.Sprintf("This will replace the title %s of the bookmark at %s s in %s with %s.", guard.Quote(old.Title), ts, d.ItemName(ctx, a.LibraryItemID, nil), guard.Quote(a.Title))
 		plan.Consequences = []string{"The title it holds now could not be given back with update_bookmark: " + lostWhy + "."}
-		// The title and creation time, as delete_bookmark binds them; the
-		// title is part of the digest only, never of the question.
+		// The title and creation time, as delete_bookmark binds them.
 		plan.Read = map[string]any{"title": old.Title, "createdAt": old.CreatedAt}
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
@@ -270,10 +272,12 @@ func PlanDeleteBookmark(ctx context.Context, d *kit.Deps, a toolargs.DeleteBookm
 	ts := strconv.FormatFloat(a.Time, 'f', -1, 64)
 	return &kit.Plan{
 		Targets: []string{a.LibraryItemID},
-		Action:  fmt.Sprintf("This will delete the bookmark at %s s in library item %s (%d bookmark(s) there now).", ts, a.LibraryItemID, len(bms)),
+		// The bookmarks carry no item title: the item is read for the
+		// question's name.
+		Action: fmt.Sprintf("This will delete the bookmark %s at %s s in %s (%d bookmark(s) there now).", guard.Quote(bm.Title), ts, d.ItemName(ctx, a.LibraryItemID, nil), len(bms)),
 		// The bookmark's title and creation time: a bookmark made again at
 		// the same time after this one is deleted has a new createdAt. The
-		// title goes into the digest only, never into a question.
+		// question shows the title quoted, cleaned and clipped.
 		Read: struct {
 			ItemID    string `json:"libraryItemId"`
 			Time      string `json:"time"`

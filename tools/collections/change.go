@@ -32,7 +32,7 @@ func PlanUpdateCollection(ctx context.Context, d *kit.Deps, a toolargs.UpdateCol
 	if lost != "" {
 		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
 		plan.Read = readOf(c)
-		plan.Action = fmt.Sprintf("This will replace the %s of collection %s.", lost, a.CollectionID)
+		plan.Action = fmt.Sprintf("This will replace the %s of %s%s.", lost, kit.Named("collection", c.Name, a.CollectionID), kit.NewName(a.Name))
 		plan.Consequences = []string{"The text it holds now could not be given back with update_collection: " + lostWhy + "."}
 		plan.Consequences = append(plan.Consequences, sharedNote()...)
 	}
@@ -58,8 +58,8 @@ func PlanUpdateCollection(ctx context.Context, d *kit.Deps, a toolargs.UpdateCol
 		}
 		plan.Targets = append(plan.Targets, books...)
 		plan.Read = readOf(c)
-		plan.Action = fmt.Sprintf("This will reorder the %d book(s) of collection %s; %d of them change place.", len(books), a.CollectionID, moved)
-		plan.Consequences = []string{"New order: " + kit.ListIDs(books) + "."}
+		plan.Action = fmt.Sprintf("This will reorder the %d book(s) of %s; %d of them change place.", len(books), kit.Named("collection", c.Name, a.CollectionID), moved)
+		plan.Consequences = []string{"New order: " + kit.ListTitled(kit.Titles(books, kit.ItemTitles(c.Books))) + "."}
 		if lost != "" {
 			plan.Consequences = append(plan.Consequences, "The text it holds now could not be given back with update_collection: "+lostWhy+".")
 		} else if a.Name != nil || a.Description != nil {
@@ -177,8 +177,9 @@ func PlanRemoveBooksFromCollection(ctx context.Context, d *kit.Deps, a toolargs.
 	stay := len(c.Books) - len(a.LibraryItemIDs)
 	plan := &kit.Plan{
 		Targets: append([]string{a.CollectionID}, a.LibraryItemIDs...),
-		Action:  fmt.Sprintf("This will remove %d book(s) from collection %s; %d stay.", len(a.LibraryItemIDs), a.CollectionID, stay),
-		Read:    readOf(c),
+		Action: fmt.Sprintf("This will remove %d book(s) (%s) from %s; %d stay.", len(a.LibraryItemIDs), kit.ListTitled(kit.Titles(a.LibraryItemIDs, kit.ItemTitles(c.Books))),
+			kit.Named("collection", c.Name, a.CollectionID), stay),
+		Read: readOf(c),
 	}
 	if stay == 0 {
 		plan.Consequences = []string{"These are all of its books: the collection stays, empty."}
@@ -208,7 +209,7 @@ func PlanDeleteCollection(ctx context.Context, d *kit.Deps, a toolargs.DeleteCol
 	}
 	return &kit.Plan{
 		Targets:      []string{a.CollectionID},
-		Action:       fmt.Sprintf("This will delete collection %s with its %d book(s) in their order.", a.CollectionID, len(c.Books)),
+		Action:       fmt.Sprintf("This will delete %s with its %d book(s) in their order.", kit.Named("collection", c.Name, a.CollectionID), len(c.Books)),
 		Consequences: sharedNote(),
 		Read:         readOf(c),
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {

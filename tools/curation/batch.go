@@ -11,6 +11,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
@@ -233,6 +234,13 @@ func PlanBatchUpdateBooks(ctx context.Context, d *kit.Deps, a toolargs.BatchUpda
 		}
 	}
 	plan := &kit.Plan{Targets: c.ids()}
+	titles := kit.ItemTitles(items)
+	seriesNames := map[string]string{}
+	for _, st := range states {
+		for _, sr := range st.Series {
+			seriesNames[sr.ID] = sr.Name
+		}
+	}
 	for _, e := range []struct {
 		name string
 		ids  []string
@@ -243,15 +251,15 @@ func PlanBatchUpdateBooks(ctx context.Context, d *kit.Deps, a toolargs.BatchUpda
 	} {
 		if len(e.ids) > 0 {
 			plan.Effects = append(plan.Effects, e.name)
-			plan.Consequences = append(plan.Consequences, fmt.Sprintf("On %d of them (%s) %s.", len(e.ids), kit.ListIDs(e.ids), e.text))
+			plan.Consequences = append(plan.Consequences, fmt.Sprintf("On %d of them (%s) %s.", len(e.ids), kit.ListTitled(kit.Titles(e.ids, titles)), e.text))
 		}
 	}
 	if len(c.deleted) > 0 {
 		plan.Effects = append(plan.Effects, EffectDeletesSeries)
-		plan.Consequences = append(plan.Consequences, fmt.Sprintf("%d series record(s) (%s) would be left without a book: Audiobookshelf deletes them, and putting the name back makes a new record with a new id.", len(c.deleted), kit.ListIDs(c.deleted)))
+		plan.Consequences = append(plan.Consequences, fmt.Sprintf("%d series record(s) (%s) would be left without a book: Audiobookshelf deletes them, and putting the name back makes a new record with a new id.", len(c.deleted), kit.ListTitled(kit.Titles(c.deleted, seriesNames))))
 	}
 	if len(plan.Effects) > 0 {
-		plan.Action = fmt.Sprintf("This will change the %s of %d book(s): %s.", a.Field, len(c.payload), kit.ListIDs(c.ids()))
+		plan.Action = fmt.Sprintf("This will %s on %d book(s): %s.", batchChange(a, mode), len(c.payload), kit.ListTitled(kit.Titles(c.ids(), titles)))
 		plan.Read = struct {
 			Books  []bookState    `json:"books"`
 			Counts map[string]int `json:"seriesCounts,omitempty"`
@@ -290,6 +298,50 @@ func PlanBatchUpdateBooks(ctx context.Context, d *kit.Deps, a toolargs.BatchUpda
 // change is what a batch update would do: the payload of the books that
 // change, which of them make it ask and why, and the call that puts it
 // back when none does.
+// batchChange says in words what batch_update_books does to each book,
+// with the call's values quoted: `add "a", "b" to the tags`, `set the
+// publisher to "X"`, `take them out of series "Y"`.
+func batchChange(a toolargs.BatchUpdateBooks, mode string) string {
+	switch a.Field {
+	case "tags", "genres", "narrators":
+		quoted := make([]string, len(a.Values))
+		for i, v := range a.Values {
+			quoted[i] = guard.Quote(v)
+		}
+		vs := strings.Join(quoted, ", ")
+		switch {
+		case mode == "set" && len(a.Values) == 0:
+			return "clear the " + a.Field
+		case mode == "set":
+			return fmt.Sprintf("set the %s to %s", a.Field, vs)
+		case mode == "remove":
+			return fmt.Sprintf("take %s out of the %s", vs, a.Field)
+		}
+		return fmt.Sprintf("add %s to the %s", vs, a.Field)
+	case "publisher", "language":
+		if a.Value == nil || *a.Value == "" {
+			return "clear the " + a.Field
+		}
+		return fmt.Sprintf("set the %s to %s", a.Field, guard.Quote(*a.Value))
+	case "series":
+		name, seq := "", ""
+		if a.Series != nil {
+			name = guard.Quote(*a.Series)
+		}
+		if a.Sequence != nil {
+			seq = " at sequence " + guard.Quote(*a.Sequence)
+		}
+		switch mode {
+		case "remove":
+			return "take the books out of series " + name
+		case "set":
+			return fmt.Sprintf("set the series to %s%s alone", name, seq)
+		}
+		return fmt.Sprintf("put the books in series %s%s", name, seq)
+	}
+	return "change the " + a.Field
+}
+
 type change struct {
 	payload  []abs.BatchMediaUpdate
 	replaced []string
@@ -574,8 +626,12 @@ func PlanBatchQuickMatch(ctx context.Context, d *kit.Deps, a toolargs.BatchQuick
 		}
 	}
 	ids := a.LibraryItemIDs
+	provider := "a metadata provider"
+	if a.Provider != nil {
+		provider = "metadata provider " + guard.Quote(*a.Provider)
+	}
 	plan := &kit.Plan{Targets: ids, Read: reads,
-		Action: fmt.Sprintf("This will quick match %d item(s) (%d podcast(s) among them) against a metadata provider, in the background on the server: %s.", len(ids), podcasts, kit.ListIDs(ids))}
+		Action: fmt.Sprintf("This will quick match %d item(s) (%d podcast(s) among them) against %s, in the background on the server: %s.", len(ids), podcasts, provider, kit.ListTitled(kit.Titles(ids, kit.ItemTitles(items))))}
 	switch {
 	case a.OverrideDetails && a.OverrideCover:
 		plan.Consequences = append(plan.Consequences, "Details and covers that hold a value are replaced by the provider's.")

@@ -55,14 +55,16 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 			both = append(both, id)
 		}
 	}
+	titles := kit.ItemTitles(from.LibraryItems)
+	fromName, intoName := kit.Named("author", from.Name, from.ID), kit.NamedID(into.Name, into.ID)
 	plan := &kit.Plan{
 		Targets: []string{from.ID, into.ID},
-		Action: fmt.Sprintf("This will merge author %s into author %s: its %d book(s) (%s) get author %s instead, and Audiobookshelf removes author %s.",
-			from.ID, into.ID, len(fromRead.Books), listOrNone(fromRead.Books), into.ID, from.ID),
+		Action: fmt.Sprintf("This will merge %s into %s: its %d book(s) (%s) get author %s instead, and Audiobookshelf removes %s.",
+			fromName, intoName, len(fromRead.Books), titledList(fromRead.Books, titles), intoName, fromName),
 		Consequences: []string{
-			fmt.Sprintf("%d of those books (%s) hold both authors already: they keep one.", len(both), listOrNone(both)),
-			fmt.Sprintf("Author %s's record goes with what only it holds: a biography: %s; an ASIN: %s; an image: %s. Author %s keeps its own name, biography, ASIN and image.",
-				from.ID, yesNo(fromRead.HasDescription), yesNo(fromRead.HasASIN), yesNo(fromRead.HasImage), into.ID),
+			fmt.Sprintf("%d of those books (%s) hold both authors already: they keep one.", len(both), titledList(both, titles)),
+			fmt.Sprintf("The removed author's record, %s, goes with what only it holds: a biography: %s; an ASIN: %s; an image: %s. Author %s keeps its own name, biography, ASIN and image.",
+				fromName, yesNo(fromRead.HasDescription), yesNo(fromRead.HasASIN), yesNo(fromRead.HasImage), intoName),
 			"Counted over the books this user sees; Audiobookshelf moves every book of the author.",
 		},
 		Read: struct {
@@ -149,6 +151,15 @@ func readAuthor(ctx context.Context, d *kit.Deps, arg, id string) (*absdata.Auth
 		return nil, err
 	}
 	return &au, nil
+}
+
+// titledList lists books for a question by title and id; "none" when
+// there are none.
+func titledList(ids []string, titles map[string]string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return kit.ListTitled(kit.Titles(ids, titles))
 }
 
 func readOfAuthor(au *absdata.Author) authorRead {
@@ -250,13 +261,15 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 		}
 		updates = append(updates, abs.BatchMediaUpdate{Id: b.ID, MediaPayload: abs.MediaUpdate{Metadata: &abs.MediaMetadataUpdate{Series: &list}}})
 	}
+	titles := kit.ItemTitles(items)
+	fromName, intoName := kit.Named("series", from.Name, from.ID), kit.NamedID(into.Name, into.ID)
 	plan := &kit.Plan{
 		Targets: []string{from.ID, into.ID},
-		Action: fmt.Sprintf("This will merge series %s into series %s: its %d book(s) (%s) are put in series %s at the same sequence, and Audiobookshelf removes series %s once no book is left in it.",
-			from.ID, into.ID, len(moved), listOrNone(moved), into.ID, from.ID),
+		Action: fmt.Sprintf("This will merge %s into %s: its %d book(s) (%s) are put in series %s at the same sequence, and Audiobookshelf removes %s once no book is left in it.",
+			fromName, intoName, len(moved), titledList(moved, titles), intoName, fromName),
 		Consequences: []string{
-			fmt.Sprintf("%d of those books (%s) are in series %s already: they keep their place there and lose their sequence in series %s.", len(inBoth), listOrNone(inBoth), into.ID, from.ID),
-			fmt.Sprintf("Series %s's record goes with its summary: %s. Series %s keeps its own name and summary.", from.ID, yesNo(!from.Description.Null() && from.Description.String() != ""), into.ID),
+			fmt.Sprintf("%d of those books (%s) are in series %s already: they keep their place there and lose their sequence in %s.", len(inBoth), titledList(inBoth, titles), intoName, fromName),
+			fmt.Sprintf("The removed series' record, %s, goes with its summary: %s. Series %s keeps its own name and summary.", fromName, yesNo(!from.Description.Null() && from.Description.String() != ""), intoName),
 		},
 		Read: struct {
 			From  int64      `json:"from"`
@@ -266,8 +279,8 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 	}
 	if len(toEnd) > 0 {
 		plan.Consequences = append(plan.Consequences, fmt.Sprintf(
-			"On %d of them (%s) series %s is not the book's last series: Audiobookshelf keeps a book's series in the order they were added, so series %s comes after the book's other series.",
-			len(toEnd), kit.ListIDs(toEnd), from.ID, into.ID))
+			"On %d of them (%s) %s is not the book's last series: Audiobookshelf keeps a book's series in the order they were added, so series %s comes after the book's other series.",
+			len(toEnd), titledList(toEnd, titles), fromName, intoName))
 	}
 	plan.Consequences = append(plan.Consequences, "Counted over the books this user sees; a book of the series this user cannot see stays in it, and then the series is not removed.")
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {

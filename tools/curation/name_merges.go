@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -60,24 +61,33 @@ func planMerge(ctx context.Context, d *kit.Deps, k nameKind, sources []string, i
 	}
 	seen := map[string]bool{}
 	var changed, parts []string
-	for i, s := range sources {
+	for _, s := range sources {
 		for _, it := range h.by[s] {
 			if !seen[it.ID] {
 				seen[it.ID] = true
 				changed = append(changed, it.ID)
 			}
 		}
-		parts = append(parts, fmt.Sprintf("name %d: %d item(s) (%s)", i+1, len(h.by[s]), listOrNone(ids(h.by[s]))))
+		parts = append(parts, fmt.Sprintf("%s: %d item(s) (%s)", guard.Quote(s), len(h.by[s]), titled(h.by[s])))
 	}
 	if len(changed) == 0 {
 		return nil, kit.Errorf(kit.NotAsked, "argument %q: no item of the libraries this user sees holds any of the %d names (names are compared exactly: case and spaces count), so there is nothing to merge. %s lists the spellings in use.", k.listArg, len(sources), auditOf(k))
 	}
 	plan := &kit.Plan{Targets: changed}
-	plan.Action = fmt.Sprintf("This will merge %d %s names into one on %d item(s) of the server, in every library: %s.", len(sources), k.what, len(changed), listOrNone(changed))
+	quoted := make([]string, len(sources))
+	for i, s := range sources {
+		quoted[i] = guard.Quote(s)
+	}
+	var holders []holder
+	for _, s := range sources {
+		holders = append(holders, h.by[s]...)
+	}
+	plan.Action = fmt.Sprintf("This will merge the %d %ss %s into the one %s %s, on %d item(s) of the server, in every library: %s.",
+		len(sources), k.what, strings.Join(quoted, ", "), k.what, guard.Quote(into), len(changed), titledIDs(changed, holders))
 	plan.Consequences = append(plan.Consequences,
 		"Items holding each name merged, in the order given: "+strings.Join(parts, "; ")+".",
-		fmt.Sprintf("The name merged into is held by %d item(s) already (%s). The merged names cannot be split again from here: renaming back would take the name off every item holding it, and on items holding several of the names they become one, at the end of the item's %ss.",
-			len(h.by[into]), listOrNone(ids(h.by[into])), k.what))
+		fmt.Sprintf("The name merged into, %s, is held by %d item(s) already (%s). The merged names cannot be split again from here: renaming back would take the name off every item holding it, and on items holding several of the names they become one, at the end of the item's %ss.",
+			guard.Quote(into), len(h.by[into]), titled(h.by[into]), k.what))
 	if !h.seesAll {
 		plan.Consequences = append(plan.Consequences, unseen(k))
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -112,6 +113,8 @@ type holder struct {
 	UpdatedAt int64    `json:"updatedAt"`
 	List      []string `json:"list"`
 	Joined    string   `json:"joined,omitempty"`
+	// Title is the item's title, for the question only.
+	Title string `json:"-"`
 }
 
 // holdings is what a rename or a merge read: for each name, in every
@@ -172,7 +175,7 @@ func readHoldings(ctx context.Context, d *kit.Deps, k nameKind, names []string) 
 				return nil, err
 			}
 			for i := range items {
-				hd := holder{ID: items[i].ID, UpdatedAt: items[i].UpdatedAt, List: k.list(&items[i])}
+				hd := holder{ID: items[i].ID, UpdatedAt: items[i].UpdatedAt, List: k.list(&items[i]), Title: items[i].Media.Metadata.Title.Value}
 				if k.joined != nil {
 					hd.Joined = k.joined(&items[i])
 				}
@@ -254,20 +257,20 @@ func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName s
 		plan.Effects = append(plan.Effects, EffectMergesNames)
 		plan.Consequences = append(plan.Consequences, fmt.Sprintf(
 			"The new name is already held by %d item(s) (%s), %d of them among those changed (%s): the two names become one there, and the rename back would take the name off every one of those items, not only the ones changed.",
-			len(withNew), kit.ListIDs(ids(withNew)), len(both), listOrNone(both)))
+			len(withNew), titled(withNew), len(both), titledIDs(both, withOld)))
 	}
 	if len(reordered) > 0 {
 		plan.Effects = append(plan.Effects, EffectReordersNames)
 		plan.Consequences = append(plan.Consequences, fmt.Sprintf(
 			"On %d of them (%s) the %s is not the last of the item's %ss: Audiobookshelf puts the new name at the end, so the rename back would not give the order back.",
-			len(reordered), kit.ListIDs(reordered), k.what, k.what))
+			len(reordered), titledIDs(reordered, withOld), k.what, k.what))
 	}
 	if !h.seesAll && len(changed) > 0 {
 		plan.Effects = append(plan.Effects, EffectUnseenBooks)
 		plan.Consequences = append(plan.Consequences, unseen(k))
 	}
 	if len(plan.Effects) > 0 {
-		plan.Action = fmt.Sprintf("This will rename a %s on %d item(s) of the server, in every library: %s.", k.what, len(changed), listOrNone(changed))
+		plan.Action = fmt.Sprintf("This will rename %s %s to %s on %d item(s) of the server, in every library: %s.", k.what, guard.Quote(oldName), guard.Quote(newName), len(changed), titled(withOld))
 		plan.Read = struct {
 			Old []holder `json:"old"`
 			New []holder `json:"new"`
@@ -336,17 +339,30 @@ func showIDs(out map[string]any, changed []string, why string) {
 	out["library_item_ids"] = shown
 }
 
-func ids(hs []holder) []string {
-	out := make([]string, len(hs))
-	for i, h := range hs {
-		out[i] = h.ID
+// titled lists holders for a question by title and id; "none" when
+// there are none.
+func titled(hs []holder) string {
+	if len(hs) == 0 {
+		return "none"
 	}
-	return out
+	ts := make([]kit.Titled, len(hs))
+	for i, h := range hs {
+		ts[i] = kit.Titled{ID: h.ID, Name: h.Title}
+	}
+	return kit.ListTitled(ts)
 }
 
-func listOrNone(ids []string) string {
+// titledIDs lists ids for a question by the titles the holders read;
+// "none" when there are none.
+func titledIDs(ids []string, hs ...[]holder) string {
 	if len(ids) == 0 {
 		return "none"
 	}
-	return kit.ListIDs(ids)
+	byID := map[string]string{}
+	for _, l := range hs {
+		for _, h := range l {
+			byID[h.ID] = h.Title
+		}
+	}
+	return kit.ListTitled(kit.Titles(ids, byID))
 }

@@ -66,8 +66,8 @@ func PluralBe(n int) string {
 
 // PlainIDs refuses, before anything is asked, a question that would carry
 // an id Audiobookshelf answered that is not a plain id (letters, digits
-// and _ . : - only): what goes into a question is ids and counts, checked
-// as such, whatever Audiobookshelf answers.
+// and _ . : - only): the ids in a question stand beside quoted names as
+// they are, so they are checked as such, whatever Audiobookshelf answers.
 func PlainIDs(what string, ids ...string) error {
 	for _, id := range ids {
 		if !guard.ValidID(id) {

@@ -13,9 +13,14 @@ import (
 type Plan struct {
 	// Targets are the ids acted on.
 	Targets []string
-	// Action is the dialog's first sentence, made of ids and counts only.
+	// Action is the dialog's first sentence: what will change, each target
+	// named by its title or name beside its id (guard.Named, Named,
+	// ListTitled: cleaned, clipped and quoted, never as prose), the counts,
+	// and a merge's or rename's direction in words. Descriptions and other
+	// long text stay out.
 	Action string
-	// Consequences are further sentences that depend on what was read.
+	// Consequences are further sentences that depend on what was read,
+	// naming what they name as Action does.
 	Consequences []string
 	// Read is what the plan read that the change takes out (ids, order,
 	// timestamps, a bookmark's title): the approval is bound to a digest of

@@ -32,7 +32,7 @@ func PlanUpdatePlaylist(ctx context.Context, d *kit.Deps, a toolargs.UpdatePlayl
 	if lost != "" {
 		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
 		plan.Read = readOf(p)
-		plan.Action = fmt.Sprintf("This will replace the %s of playlist %s.", lost, a.PlaylistID)
+		plan.Action = fmt.Sprintf("This will replace the %s of %s%s.", lost, kit.Named("playlist", p.Name, a.PlaylistID), kit.NewName(a.Name))
 		plan.Consequences = []string{"The text it holds now could not be given back with update_playlist: " + lostWhy + "."}
 	}
 	if a.Items != nil {
@@ -61,8 +61,8 @@ func PlanUpdatePlaylist(ctx context.Context, d *kit.Deps, a toolargs.UpdatePlayl
 		}
 		plan.Targets = append(plan.Targets, entryIDs(a.Items)...)
 		plan.Read = readOf(p)
-		plan.Action = fmt.Sprintf("This will reorder the %d entries of playlist %s; %d of them change place.", len(a.Items), a.PlaylistID, moved)
-		plan.Consequences = []string{"New order: " + kit.ListIDs(entryIDs(a.Items)) + "."}
+		plan.Action = fmt.Sprintf("This will reorder the %d entries of %s; %d of them change place.", len(a.Items), kit.Named("playlist", p.Name, a.PlaylistID), moved)
+		plan.Consequences = []string{"New order: " + kit.ListTitled(entryTitles(p, a.Items)) + "."}
 		if lost != "" {
 			plan.Consequences = append(plan.Consequences, "The text it holds now could not be given back with update_playlist: "+lostWhy+".")
 		} else if a.Name != nil || a.Description != nil {
@@ -176,9 +176,9 @@ func PlanAddItemsToPlaylist(ctx context.Context, d *kit.Deps, a toolargs.AddItem
 	if empty {
 		plan.Effects = []string{EffectFillsEmptyPlaylist}
 		plan.Read = readOf(p)
-		plan.Action = fmt.Sprintf("This will add %d entr%s to playlist %s, which holds 0 entries now.", len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1], a.PlaylistID)
-		plan.Consequences = []string{fmt.Sprintf("Taking the %d entr%s out again would make Audiobookshelf delete playlist %s itself (it deletes a playlist whose last entry is removed): the empty playlist, with its id, name and description, could not be given back from here.",
-			len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1], a.PlaylistID)}
+		plan.Action = fmt.Sprintf("This will add %d entr%s to %s, which holds 0 entries now.", len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1], kit.Named("playlist", p.Name, a.PlaylistID))
+		plan.Consequences = []string{fmt.Sprintf("Taking the %d entr%s out again would make Audiobookshelf delete the playlist itself (it deletes a playlist whose last entry is removed): the empty playlist, with its id, name and description, could not be given back from here.",
+			len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1])}
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
 		rb, err := d.Mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
@@ -224,8 +224,9 @@ func PlanRemoveItemsFromPlaylist(ctx context.Context, d *kit.Deps, a toolargs.Re
 	stay := len(p.Items) - len(a.Items)
 	plan := &kit.Plan{
 		Targets: append([]string{a.PlaylistID}, entryIDs(a.Items)...),
-		Action:  fmt.Sprintf("This will remove %d of the %d entries of playlist %s; %d stay.", len(a.Items), len(p.Items), a.PlaylistID, stay),
-		Read:    readOf(p),
+		Action: fmt.Sprintf("This will remove %d of the %d entries (%s) of %s; %d stay.", len(a.Items), len(p.Items), kit.ListTitled(entryTitles(p, a.Items)),
+			kit.Named("playlist", p.Name, a.PlaylistID), stay),
+		Read: readOf(p),
 	}
 	if stay == 0 {
 		plan.Consequences = []string{fmt.Sprintf("These are all of its entries: Audiobookshelf deletes playlist %s itself when its last entry is removed.", a.PlaylistID)}
@@ -285,7 +286,7 @@ func PlanDeletePlaylist(ctx context.Context, d *kit.Deps, a toolargs.DeletePlayl
 	}
 	return &kit.Plan{
 		Targets: []string{a.PlaylistID},
-		Action:  fmt.Sprintf("This will delete playlist %s with its %d entries in their order.", a.PlaylistID, len(p.Items)),
+		Action:  fmt.Sprintf("This will delete %s with its %d entries in their order.", kit.Named("playlist", p.Name, a.PlaylistID), len(p.Items)),
 		Read:    readOf(p),
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
 			_, err := d.Mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {

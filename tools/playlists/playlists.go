@@ -36,6 +36,33 @@ func readOf(p *absdata.Playlist) playlistRead {
 	return playlistRead{ID: p.ID, LastUpdate: p.LastUpdate, Entries: entryIDs(keysOf(p))}
 }
 
+// entryTitles lists entries for a question by the titles the playlist read
+// holds: a book's title, an episode's title with its podcast's.
+func entryTitles(p *absdata.Playlist, items []argdec.PlaylistItem) []kit.Titled {
+	byKey := make(map[argdec.PlaylistItem]string, len(p.Items))
+	for i := range p.Items {
+		e := &p.Items[i]
+		var title string
+		if e.LibraryItem != nil {
+			title = e.LibraryItem.Media.Metadata.Title.Value
+		}
+		if e.Episode != nil && e.Episode.Title != "" {
+			if title != "" {
+				title = e.Episode.Title + " (" + title + ")"
+			} else {
+				title = e.Episode.Title
+			}
+		}
+		byKey[keyOf(e)] = title
+	}
+	ids := entryIDs(items)
+	out := make([]kit.Titled, len(items))
+	for i, k := range items {
+		out[i] = kit.Titled{ID: ids[i], Name: byKey[k]}
+	}
+	return out
+}
+
 func keysOf(p *absdata.Playlist) []argdec.PlaylistItem {
 	out := make([]argdec.PlaylistItem, 0, len(p.Items))
 	for i := range p.Items {

@@ -83,22 +83,24 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.Delet
 		return nil, err
 	}
 	plan := &kit.Plan{Targets: []string{it.ID, ep.ID}, Read: read}
+	episode, podcast := kit.Named("episode", ep.Title, ep.ID), kit.Named("podcast", it.Media.Metadata.Title.Value, it.ID)
+	playlists := playlistNames(pls.Playlists)
 	if a.DeleteFile {
 		size := ""
 		if read.Size > 0 {
 			size = fmt.Sprintf(" (%d bytes)", read.Size)
 		}
-		plan.Action = fmt.Sprintf("This will remove episode %s from podcast %s and DELETE ITS AUDIO FILE FROM DISK%s.", ep.ID, it.ID, size)
+		plan.Action = fmt.Sprintf("This will remove %s from %s and DELETE ITS AUDIO FILE FROM DISK%s.", episode, podcast, size)
 		plan.Consequences = append(plan.Consequences, "The file cannot be restored from here: only a feed that still carries the episode can bring it back, as a new download with a new episode id.")
 	} else {
-		plan.Action = fmt.Sprintf("This will remove episode %s from podcast %s. Its audio file stays on disk in the podcast's folder.", ep.ID, it.ID)
+		plan.Action = fmt.Sprintf("This will remove %s from %s. Its audio file stays on disk in the podcast's folder.", episode, podcast)
 	}
 	plan.Consequences = append(plan.Consequences,
 		fmt.Sprintf("The listening progress of the episode goes with it: %d record(s) of this user, and any other user's.", progress))
 	if len(in) > 0 {
-		c := fmt.Sprintf("It is taken out of %d playlist(s) of this user: %s.", len(in), kit.ListIDs(in))
+		c := fmt.Sprintf("It is taken out of %d playlist(s) of this user: %s.", len(in), kit.ListTitled(kit.Titles(in, playlists)))
 		if len(emptied) > 0 {
-			c += fmt.Sprintf(" %s %s no other entry, so Audiobookshelf deletes %s.", kit.ListIDs(emptied), map[bool]string{true: "has", false: "have"}[len(emptied) == 1], map[bool]string{true: "it", false: "them"}[len(emptied) == 1])
+			c += fmt.Sprintf(" %s %s no other entry, so Audiobookshelf deletes %s.", kit.ListTitled(kit.Titles(emptied, playlists)), map[bool]string{true: "has", false: "have"}[len(emptied) == 1], map[bool]string{true: "it", false: "them"}[len(emptied) == 1])
 		}
 		plan.Consequences = append(plan.Consequences, c)
 	}
@@ -237,17 +239,19 @@ func PlanDeletePodcast(ctx context.Context, d *kit.Deps, a toolargs.DeletePodcas
 		return nil, kit.Errorf(kit.NotAsked, `argument "library_item_id": Audiobookshelf answered for %s with another item.`, a.LibraryItemID)
 	}
 	plan := &kit.Plan{Targets: append([]string{it.ID}, in...), Read: read}
+	podcast := kit.Named("podcast", it.Media.Metadata.Title.Value, it.ID)
+	playlists := playlistNames(pls.Playlists)
 	if a.DeleteFiles {
-		plan.Action = fmt.Sprintf("This will delete podcast %s with its %d episode(s) from the library, and DELETE ITS FOLDER FROM DISK with everything in it: %d audio file(s) and %d other file(s) that Audiobookshelf knows of.", it.ID, len(it.Media.Episodes), audio, other)
+		plan.Action = fmt.Sprintf("This will delete %s with its %d episode(s) from the library, and DELETE ITS FOLDER FROM DISK with everything in it: %d audio file(s) and %d other file(s) that Audiobookshelf knows of.", podcast, len(it.Media.Episodes), audio, other)
 	} else {
-		plan.Action = fmt.Sprintf("This will delete podcast %s with its %d episode(s) from the library. Its folder stays on disk with its %d audio file(s) and %d other file(s).", it.ID, len(it.Media.Episodes), audio, other)
+		plan.Action = fmt.Sprintf("This will delete %s with its %d episode(s) from the library. Its folder stays on disk with its %d audio file(s) and %d other file(s).", podcast, len(it.Media.Episodes), audio, other)
 	}
 	plan.Consequences = append(plan.Consequences,
 		fmt.Sprintf("The listening progress of its episodes goes with it: %d record(s) of this user, and any other user's.", progress))
 	if len(in) > 0 {
-		c := fmt.Sprintf("%d entry(ies) are taken out of %d playlist(s) of this user: %s.", entries, len(in), kit.ListIDs(in))
+		c := fmt.Sprintf("%d entry(ies) are taken out of %d playlist(s) of this user: %s.", entries, len(in), kit.ListTitled(kit.Titles(in, playlists)))
 		if len(emptied) > 0 {
-			c += fmt.Sprintf(" %s %s no other entry, so Audiobookshelf deletes %s.", kit.ListIDs(emptied), map[bool]string{true: "has", false: "have"}[len(emptied) == 1], map[bool]string{true: "it", false: "them"}[len(emptied) == 1])
+			c += fmt.Sprintf(" %s %s no other entry, so Audiobookshelf deletes %s.", kit.ListTitled(kit.Titles(emptied, playlists)), map[bool]string{true: "has", false: "have"}[len(emptied) == 1], map[bool]string{true: "it", false: "them"}[len(emptied) == 1])
 		}
 		plan.Consequences = append(plan.Consequences, c)
 	}
@@ -274,4 +278,13 @@ func PlanDeletePodcast(ctx context.Context, d *kit.Deps, a toolargs.DeletePodcas
 		return kit.JSONResult(out)
 	}
 	return plan, nil
+}
+
+// playlistNames maps each playlist's id to its name, for a question.
+func playlistNames(pls []absdata.Playlist) map[string]string {
+	out := make(map[string]string, len(pls))
+	for _, p := range pls {
+		out[p.ID] = p.Name
+	}
+	return out
 }

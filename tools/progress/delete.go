@@ -48,10 +48,9 @@ func PlanDeleteMediaProgress(ctx context.Context, d *kit.Deps, a toolargs.Delete
 			return nil, kit.Errorf(kit.Unchanged, "progress record %s: Audiobookshelf answered with a %s that is not a plain id (letters, digits and _ . : - only), so it cannot be put into the question; it is not shown. Check the record in Audiobookshelf's own interface.", a.MediaProgressID, field)
 		}
 	}
-	of := "library item " + rec.LibraryItemID
-	if rec.EpisodeID != nil && *rec.EpisodeID != "" {
-		of = fmt.Sprintf("episode %s of library item %s", *rec.EpisodeID, rec.LibraryItemID)
-	}
+	// The record carries no title: the item is read for the question's
+	// name (by its id alone when that read fails).
+	of := d.ItemName(ctx, rec.LibraryItemID, rec.EpisodeID)
 	state := fmt.Sprintf("at %d s, %d%%", compact.Seconds(rec.CurrentTime), compact.Pct(rec.Progress))
 	if rec.IsFinished {
 		state = "finished"

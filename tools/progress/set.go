@@ -43,7 +43,7 @@ func PlanSetMediaProgress(ctx context.Context, d *kit.Deps, a toolargs.SetMediaP
 	if a.EpisodeID != nil {
 		plan.Targets = append(plan.Targets, *a.EpisodeID)
 	}
-	if loss := finishedLoss(rec, bodies, what); loss != "" {
+	if loss := finishedLoss(rec, bodies, kit.ItemNamed(it, a.LibraryItemID, a.EpisodeID)); loss != "" {
 		plan.Effects = append(plan.Effects, EffectClearsFinishedDate)
 		plan.Action = loss
 		if len(bodies) > 1 && bodies[1].CurrentTime != nil {

@@ -85,7 +85,7 @@ func PlanRemoveItemCover(ctx context.Context, d *kit.Deps, a toolargs.RemoveItem
 	file := it.Media.CoverPath.Value
 	return &kit.Plan{
 		Targets: []string{id},
-		Action:  fmt.Sprintf("This will remove the cover of library item %s: Audiobookshelf forgets which image file is its cover.", id),
+		Action:  fmt.Sprintf("This will remove the cover of %s: Audiobookshelf forgets which image file is its cover.", kit.ItemNamed(it, id, nil)),
 		Read:    coverRead{ID: it.ID, UpdatedAt: it.UpdatedAt, HasCover: true},
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
 			r, err := d.Send(kit.ForItem(ctx, id), true, func(ctx context.Context) (*http.Response, error) {

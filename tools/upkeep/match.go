@@ -9,6 +9,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,7 +43,7 @@ func PlanMatchLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.MatchLibr
 	plan := &kit.Plan{Targets: []string{a.LibraryItemID}, Read: matchRead{ID: b.ID, UpdatedAt: b.UpdatedAt, Filled: filled}}
 	if a.Override && len(filled) > 0 {
 		plan.Effects = []string{EffectOverwritesFilledFields}
-		plan.Action = fmt.Sprintf("This will replace up to %d filled field(s) of book %s with the first result of provider %s: %s.", len(filled), a.LibraryItemID, a.Provider, strings.Join(filled, ", "))
+		plan.Action = fmt.Sprintf("This will replace up to %d filled field(s) of %s with the first result of provider %s: %s.", len(filled), kit.Named("book", b.Media.Metadata.Title.Value, a.LibraryItemID), guard.Quote(a.Provider), strings.Join(filled, ", "))
 		plan.Consequences = []string{"Only the fields the provider has a value for change. The answer carries the old values; update_item_metadata can put back every field but a replaced cover."}
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {

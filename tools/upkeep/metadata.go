@@ -280,13 +280,13 @@ type metadataRead struct {
 
 // authorsAndSeries names author and series ids with their counts, for a
 // question: "2 authors (a, b) and 1 series (c)".
-func authorsAndSeries(authors, series []string) string {
+func authorsAndSeries(authors, series []string, names map[string]string) string {
 	var parts []string
 	if len(authors) > 0 {
-		parts = append(parts, countOf(len(authors), "author", "authors")+" ("+kit.ListIDs(authors)+")")
+		parts = append(parts, countOf(len(authors), "author", "authors")+" ("+kit.ListTitled(kit.Titles(authors, names))+")")
 	}
 	if len(series) > 0 {
-		parts = append(parts, countOf(len(series), "series", "series")+" ("+kit.ListIDs(series)+")")
+		parts = append(parts, countOf(len(series), "series", "series")+" ("+kit.ListTitled(kit.Titles(series, names))+")")
 	}
 	return strings.Join(parts, " and ")
 }
@@ -353,6 +353,16 @@ func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateI
 		seriesOrder = append(seriesOrder, se.ID)
 	}
 	movedAuthors, movedSeries := outOfPlace(authorOrder, offAuthors), outOfPlace(seriesOrder, offSeries)
+	// The names the question gives the book, its fields, and the authors
+	// and series it takes off, from the book as read.
+	names := map[string]string{}
+	for _, au := range b.Media.Metadata.Authors {
+		names[au.ID] = au.Name
+	}
+	for _, se := range b.Media.Metadata.Series {
+		names[se.ID] = se.Name
+	}
+	fields := fmt.Sprintf("%s (%s) of %s", countOf(len(changing), "field", "fields"), strings.Join(changing, ", "), kit.Named("book", b.Media.Metadata.Title.Value, a.LibraryItemID))
 	lostFields, controls := unrestorable(a.LibraryItemID, prev, changing)
 	if len(delAuthors) > 0 || len(delSeries) > 0 || len(movedAuthors) > 0 || len(movedSeries) > 0 || len(lostFields) > 0 {
 		plan.Read = metadataRead{ID: b.ID, UpdatedAt: b.UpdatedAt, Authors: delAuthors, Series: delSeries, MovedAuthors: movedAuthors, MovedSeries: movedSeries, Unrestorable: lostFields}
@@ -363,7 +373,7 @@ func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateI
 		if controls > 0 {
 			why = fmt.Sprintf("%d control character(s) among them (a CR, as in a CRLF line end, or VT, FF, NUL, ESC, DEL or a C1 control) that the tool's arguments refuse", controls)
 		}
-		plan.Action = fmt.Sprintf("This will change %s of book %s.", countOf(len(changing), "field", "fields"), a.LibraryItemID)
+		plan.Action = fmt.Sprintf("This will change %s.", fields)
 		plan.Consequences = append(plan.Consequences, fmt.Sprintf("What %s hold%s now could not be given back with update_item_metadata: the put-back would be refused (%s).",
 			strings.Join(lostFields, ", "), map[bool]string{true: "s", false: ""}[len(lostFields) == 1], why))
 	}
@@ -376,9 +386,9 @@ func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateI
 		}
 		one := len(movedAuthors)+len(movedSeries) == 1
 		moved := fmt.Sprintf("It takes off %s listed before others that stay: put back with update_item_metadata, %s would be appended after them, so the book's order of authors and series could not be given back.",
-			authorsAndSeries(movedAuthors, movedSeries), map[bool]string{true: "it", false: "they"}[one])
+			authorsAndSeries(movedAuthors, movedSeries, names), map[bool]string{true: "it", false: "they"}[one])
 		if len(delAuthors) == 0 && len(delSeries) == 0 {
-			plan.Action = fmt.Sprintf("This will change %s of book %s. %s", countOf(len(changing), "field", "fields"), a.LibraryItemID, moved)
+			plan.Action = fmt.Sprintf("This will change %s. %s", fields, moved)
 		} else {
 			plan.Consequences = append(plan.Consequences, moved)
 		}
@@ -387,8 +397,8 @@ func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateI
 		plan.Effects = append(plan.Effects, EffectDeletesAuthorOrSeries)
 		plan.Targets = append(append(plan.Targets, delAuthors...), delSeries...)
 		one := len(delAuthors)+len(delSeries) == 1
-		plan.Action = fmt.Sprintf("This will change %s of book %s and so delete %s: the book is %s last book, and Audiobookshelf deletes an author or series left with no book.",
-			countOf(len(changing), "field", "fields"), a.LibraryItemID, authorsAndSeries(delAuthors, delSeries), map[bool]string{true: "its", false: "their"}[one])
+		plan.Action = fmt.Sprintf("This will change %s and so delete %s: the book is %s last book, and Audiobookshelf deletes an author or series left with no book.",
+			fields, authorsAndSeries(delAuthors, delSeries, names), map[bool]string{true: "its", false: "their"}[one])
 		plan.Consequences = append([]string{"Putting the names back with update_item_metadata makes new records with new ids: what Audiobookshelf held on the deleted ones (a series' description and any RSS feed opened for it) cannot be given back from here."}, plan.Consequences...)
 		if kept := len(offAuthors) + len(offSeries) - len(delAuthors) - len(delSeries); kept > 0 {
 			plan.Consequences = append(plan.Consequences, fmt.Sprintf("%s taken off the book %s: another book keeps %s, or (an author) its own details do.",

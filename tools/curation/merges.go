@@ -33,8 +33,13 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 	if a.AuthorID == a.IntoAuthorID {
 		return nil, kit.Errorf(kit.NotSent, `arguments "author_id" and "into_author_id": they are the same author; give the author to merge away and another one to keep.`)
 	}
+	libs := librariesSeen(ctx, d)
 	from, into, err := readBoth(ctx, d, readAuthor, "author_id", a.AuthorID, "into_author_id", a.IntoAuthorID)
 	if err != nil {
+		libs.Abandon()
+		return nil, err
+	}
+	if err := inSight(libs.Wait(), "author", "author_id", from.ID, from.LibraryID, "into_author_id", into.ID, into.LibraryID); err != nil {
 		return nil, err
 	}
 	if from.LibraryID != into.LibraryID {
@@ -113,6 +118,40 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 	return plan, nil
 }
 
+// librarySet is the libraries the user sees, or why they could not be
+// read.
+type librarySet struct {
+	set map[string]bool
+	err error
+}
+
+// librariesSeen reads the libraries the user sees, alongside the records'
+// reads.
+func librariesSeen(ctx context.Context, d *kit.Deps) *kit.Pending[librarySet] {
+	return kit.Alongside(ctx, func(ctx context.Context) librarySet {
+		s, err := d.LibrarySet(ctx)
+		return librarySet{s, err}
+	})
+}
+
+// inSight refuses a merge of records (what: "author", "series") of a
+// library the user does not see, as if the record were not there:
+// Audiobookshelf reads and changes an author by id whatever its library
+// (AuthorController.middleware checks no library), and its merge would
+// then act where the person cannot look. Nothing of the record is told.
+func inSight(libs librarySet, what, fromArg, fromID, fromLib, intoArg, intoID, intoLib string) error {
+	if libs.err != nil {
+		return libs.err
+	}
+	if !libs.set[fromLib] {
+		return kit.NotSeen(fromArg, what, fromID)
+	}
+	if !libs.set[intoLib] {
+		return kit.NotSeen(intoArg, what, intoID)
+	}
+	return nil
+}
+
 // readBoth reads the record merged away and the one kept at the same
 // time, with read; an error of either is the answer.
 func readBoth[T any](ctx context.Context, d *kit.Deps, read func(context.Context, *kit.Deps, string, string) (*T, error), fromArg, fromID, intoArg, intoID string) (from, into *T, err error) {
@@ -183,8 +222,13 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 	if a.SeriesID == a.IntoSeriesID {
 		return nil, kit.Errorf(kit.NotSent, `arguments "series_id" and "into_series_id": they are the same series; give the series to merge away and another one to keep.`)
 	}
+	libs := librariesSeen(ctx, d)
 	from, into, err := readBoth(ctx, d, readOneSeries, "series_id", a.SeriesID, "into_series_id", a.IntoSeriesID)
 	if err != nil {
+		libs.Abandon()
+		return nil, err
+	}
+	if err := inSight(libs.Wait(), "series", "series_id", from.ID, from.LibraryID, "into_series_id", into.ID, into.LibraryID); err != nil {
 		return nil, err
 	}
 	if from.LibraryID != into.LibraryID {

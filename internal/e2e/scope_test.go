@@ -232,6 +232,13 @@ func TestListeningLeavesOutALostLibrary(t *testing.T) {
 		}
 		noneHidden(t, c.tool, text)
 	}
+	// A series of the lost library, by id: not found, and nothing of it.
+	res := e.Call(t, "get_series_progress", map[string]any{"series_id": hiddenSeries})
+	if text := apptest.Text(res); !res.IsError || !strings.Contains(text, "not found") {
+		t.Errorf("get_series_progress of a hidden series: isError=%v: %s", res.IsError, text)
+	} else {
+		noneHidden(t, "get_series_progress of a hidden series", strings.ReplaceAll(text, hiddenSeries, ""))
+	}
 	r, err := e.Session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "audiobookshelf://me/listening-now"})
 	if err != nil {
 		t.Fatalf("listening now: %v", err)

@@ -320,6 +320,12 @@ func GetSeriesProgress(ctx context.Context, d *kit.Deps, a toolargs.GetSeriesPro
 			return nil, r.err
 		}
 		items, total, err := d.ReadSeriesBooks(ctx, s.LibraryID, s.ID, SeriesBooksMax)
+		if e := kit.AsError(err); e != nil && e.Status == http.StatusForbidden {
+			// Audiobookshelf answers a series of any library by id, and
+			// 403 for the books of a library the user does not see: the
+			// series is not told of.
+			return nil, kit.NotSeen("series_id", "series", *a.SeriesID)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -250,4 +251,29 @@ func TestListeningLeavesOutALostLibrary(t *testing.T) {
 		t.Fatalf("complete: %v", err)
 	}
 	noneHidden(t, "the completion", strings.Join(cr.Completion.Values, " "))
+}
+
+// TestRenameAnswerCountsWhatWasRead: when Audiobookshelf's count of items
+// renamed is larger than the items read (changed in between, or out of
+// sight), the answer counts the items read, does not tell Audiobookshelf's
+// number, and offers no put-back.
+func TestRenameAnswerCountsWhatWasRead(t *testing.T) {
+	e := start(t, apptest.Options{Elicit: approve})
+	e.Standin.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodPost || r.URL.Path != "/api/tags/rename" {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"tagMerged":false,"numItemsUpdated":977}`))
+		return true
+	})
+	res := e.Call(t, "rename_tag", map[string]any{"tag": "space-opera", "new_tag": "space opera"})
+	v := decode(t, res)
+	ids, _ := at(t, v, "library_item_ids").([]any)
+	if res.IsError || len(ids) == 0 || at(t, v, "items_changed") != float64(len(ids)) {
+		t.Fatalf("want the items read counted: %s", apptest.Text(res))
+	}
+	if text := apptest.Text(res); strings.Contains(text, "977") || strings.Contains(text, `"put_back"`) || !strings.Contains(text, `"not_put_back"`) {
+		t.Errorf("the answer tells Audiobookshelf's count or offers a put-back: %s", text)
+	}
 }

@@ -224,7 +224,7 @@ var All = []Tool{
 	{
 		Name: "get_series", Title: "Get series", Toolset: "libraries",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"getSeries", "listLibraryItems"},
+		Operations: []string{"getSeries", "listLibraries", "listLibraryItems"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "get_series",
@@ -252,7 +252,7 @@ var All = []Tool{
 	{
 		Name: "get_author", Title: "Get author", Toolset: "libraries",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"getAuthor"},
+		Operations: []string{"getAuthor", "listLibraries"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "get_author",

@@ -277,3 +277,31 @@ func TestRenameAnswerCountsWhatWasRead(t *testing.T) {
 		t.Errorf("the answer tells Audiobookshelf's count or offers a put-back: %s", text)
 	}
 }
+
+// TestReadRecordsOutOfSight: Audiobookshelf answers an author or a series
+// of any library by id (the author with its books); get_author and
+// get_series answer one of a library the user does not see as not found,
+// compact or full, and show nothing of it.
+func TestReadRecordsOutOfSight(t *testing.T) {
+	e := start(t, apptest.Options{})
+	hideALibrary(e.Standin)
+	for _, c := range []struct {
+		tool, arg string
+		args      map[string]any
+	}{
+		{"get_author", "author_id", map[string]any{"author_id": hiddenAuthor, "include_items": true}},
+		{"get_author", "author_id", map[string]any{"author_id": hiddenAuthor, "detail": "full"}},
+		{"get_series", "series_id", map[string]any{"series_id": hiddenSeries}},
+		{"get_series", "series_id", map[string]any{"series_id": hiddenSeries, "detail": "full"}},
+	} {
+		res := e.Call(t, c.tool, c.args)
+		text := apptest.Text(res)
+		if !res.IsError || !strings.Contains(text, `argument "`+c.arg+`"`) || !strings.Contains(text, "not found") {
+			t.Errorf("%s %v: want not found, got isError=%v: %s", c.tool, c.args, res.IsError, text)
+		}
+		noneHidden(t, c.tool, strings.ReplaceAll(text, c.args[c.arg].(string), ""))
+	}
+	if res := e.Call(t, "get_author", map[string]any{"author_id": sd.AuthorGaiman}); res.IsError {
+		t.Errorf("get_author of an author the user sees: %s", apptest.Text(res))
+	}
+}

@@ -33,7 +33,7 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 	if a.AuthorID == a.IntoAuthorID {
 		return nil, kit.Errorf(kit.NotSent, `arguments "author_id" and "into_author_id": they are the same author; give the author to merge away and another one to keep.`)
 	}
-	libs := librariesSeen(ctx, d)
+	libs := d.SeenLibraries(ctx)
 	from, into, err := readBoth(ctx, d, readAuthor, "author_id", a.AuthorID, "into_author_id", a.IntoAuthorID)
 	if err != nil {
 		libs.Abandon()
@@ -118,38 +118,16 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 	return plan, nil
 }
 
-// librarySet is the libraries the user sees, or why they could not be
-// read.
-type librarySet struct {
-	set map[string]bool
-	err error
-}
-
-// librariesSeen reads the libraries the user sees, alongside the records'
-// reads.
-func librariesSeen(ctx context.Context, d *kit.Deps) *kit.Pending[librarySet] {
-	return kit.Alongside(ctx, func(ctx context.Context) librarySet {
-		s, err := d.LibrarySet(ctx)
-		return librarySet{s, err}
-	})
-}
-
 // inSight refuses a merge of records (what: "author", "series") of a
 // library the user does not see, as if the record were not there:
 // Audiobookshelf reads and changes an author by id whatever its library
 // (AuthorController.middleware checks no library), and its merge would
 // then act where the person cannot look. Nothing of the record is told.
-func inSight(libs librarySet, what, fromArg, fromID, fromLib, intoArg, intoID, intoLib string) error {
-	if libs.err != nil {
-		return libs.err
+func inSight(libs kit.Seen, what, fromArg, fromID, fromLib, intoArg, intoID, intoLib string) error {
+	if err := libs.Check(fromArg, what, fromID, fromLib); err != nil {
+		return err
 	}
-	if !libs.set[fromLib] {
-		return kit.NotSeen(fromArg, what, fromID)
-	}
-	if !libs.set[intoLib] {
-		return kit.NotSeen(intoArg, what, intoID)
-	}
-	return nil
+	return libs.Check(intoArg, what, intoID, intoLib)
 }
 
 // readBoth reads the record merged away and the one kept at the same
@@ -222,7 +200,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 	if a.SeriesID == a.IntoSeriesID {
 		return nil, kit.Errorf(kit.NotSent, `arguments "series_id" and "into_series_id": they are the same series; give the series to merge away and another one to keep.`)
 	}
-	libs := librariesSeen(ctx, d)
+	libs := d.SeenLibraries(ctx)
 	from, into, err := readBoth(ctx, d, readOneSeries, "series_id", a.SeriesID, "into_series_id", a.IntoSeriesID)
 	if err != nil {
 		libs.Abandon()

@@ -58,6 +58,37 @@ func (d *Deps) LibrarySet(ctx context.Context) (map[string]bool, error) {
 	return out, nil
 }
 
+// Seen is the libraries the user of the call sees, or why they could not
+// be read (SeenLibraries).
+type Seen struct {
+	set map[string]bool
+	err error
+}
+
+// SeenLibraries reads the libraries the user of the call sees, alongside
+// the read of a record that Audiobookshelf answers whatever its library
+// (an author, a series); Seen.Check then refuses the record.
+func (d *Deps) SeenLibraries(ctx context.Context) *Pending[Seen] {
+	return Alongside(ctx, func(ctx context.Context) Seen {
+		set, err := d.LibrarySet(ctx)
+		return Seen{set, err}
+	})
+}
+
+// Check refuses record id (what: "author", "series"), given as argument
+// arg, of library libraryID when the user does not see that library, as
+// if it were not there (NotSeen); the error of the libraries' read, if it
+// failed.
+func (s Seen) Check(arg, what, id, libraryID string) error {
+	if s.err != nil {
+		return s.err
+	}
+	if !s.set[libraryID] {
+		return NotSeen(arg, what, id)
+	}
+	return nil
+}
+
 // NotSeen is the error for a record (what: "author", "series") the user of
 // the call does not see, given as argument arg: worded as Audiobookshelf's
 // 404 is, so it tells nothing of the record.

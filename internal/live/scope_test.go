@@ -248,6 +248,13 @@ func TestLiveScope(t *testing.T) {
 		}
 	}
 
+	// Reading an author of the lost library by id: not found.
+	text, isErr = callText(t, cs, "get_author", map[string]any{"author_id": authorA, "include_items": true})
+	if !isErr || !strings.Contains(text, "not found") {
+		t.Errorf("get_author of a hidden author: want not found, got isError=%v: %s", isErr, text)
+	}
+	noSecret("get_author", strings.ReplaceAll(text, authorA, ""))
+
 	// Listening: answers without the lost book, and without a 403.
 	for _, tool := range []string{"list_items_in_progress", "what_next", "get_series_progress"} {
 		text, isErr := callText(t, cs, tool, map[string]any{})

@@ -224,7 +224,7 @@ var All = []Tool{
 	{
 		Name: "get_series", Title: "Get series", Toolset: "libraries",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"getSeries", "listLibraryItems"},
+		Operations: []string{"getSeries", "listLibraries", "listLibraryItems"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "get_series",
@@ -252,7 +252,7 @@ var All = []Tool{
 	{
 		Name: "get_author", Title: "Get author", Toolset: "libraries",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"getAuthor"},
+		Operations: []string{"getAuthor", "listLibraries"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "get_author",
@@ -379,7 +379,7 @@ var All = []Tool{
 		Name: "list_items_in_progress", Title: "List items in progress", Toolset: "me",
 		Default:  true,
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"listItemsInProgress", "listMediaProgress", "getMe"},
+		Operations: []string{"listItemsInProgress", "listLibraries", "listMediaProgress", "getMe"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "list_items_in_progress",
@@ -968,7 +968,7 @@ var All = []Tool{
 	{
 		Name: "what_next", Title: "What to listen to next", Toolset: "listening",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"listMediaProgress", "getMe", "listItemsInProgress", "getLibraryItem", "listLibraryItems"},
+		Operations: []string{"listMediaProgress", "getMe", "listItemsInProgress", "listLibraries", "getLibraryItem", "listLibraryItems"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "what_next",
@@ -1118,7 +1118,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "rename_tag",
 			Title:       "Rename tag",
-			Description: "Rename a tag on every book and podcast of the server (Audiobookshelf's own rename, all libraries). Names are compared exactly. Onto a new name where the tag is the last of every item's tags, the answer carries the item ids and the rename back. Onto a name some item already has (a merge), or where the tag is not last on some item (Audiobookshelf appends the new name at the end), it asks first.",
+			Description: "Rename a tag on every book and podcast of the server (Audiobookshelf's own rename, all libraries; only for a user who sees every item). Names are compared exactly. Onto a new name where the tag is the last of every item's tags, the answer carries the item ids and the rename back. Onto a name some item already has (a merge), or where the tag is not last on some item (Audiobookshelf appends the new name at the end), it asks first.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"tag":{"type":"string","minLength":1,"maxLength":500,"description":"The tag as items hold it (audit_tags_and_genres lists them)."},"new_tag":{"type":"string","minLength":1,"maxLength":500,"description":"The new name."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["tag","new_tag"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
@@ -1135,7 +1135,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "rename_genre",
 			Title:       "Rename genre",
-			Description: "Rename a genre on every book and podcast of the server (Audiobookshelf's own rename, all libraries). Names are compared exactly. Onto a new name where the genre is the last of every item's genres, the answer carries the item ids and the rename back. Onto a name some item already has (a merge), or where the genre is not last on some item (Audiobookshelf appends the new name at the end), it asks first.",
+			Description: "Rename a genre on every book and podcast of the server (Audiobookshelf's own rename, all libraries; only for a user who sees every item). Names are compared exactly. Onto a new name where the genre is the last of every item's genres, the answer carries the item ids and the rename back. Onto a name some item already has (a merge), or where the genre is not last on some item (Audiobookshelf appends the new name at the end), it asks first.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"genre":{"type":"string","minLength":1,"maxLength":500,"description":"The genre as items hold it (audit_tags_and_genres lists them)."},"new_genre":{"type":"string","minLength":1,"maxLength":500,"description":"The new name."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["genre","new_genre"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
@@ -1148,11 +1148,11 @@ var All = []Tool{
 		Operations: []string{"getMe", "listLibraries", "listLibraryItems", "getLibraryItem", "renameNarrator"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "when effect merges_names or effect reorders_names or effect unseen_books", WhenParams: nil, WhenEffects: []string{"merges_names", "reorders_names", "unseen_books"}, BindsTo: []string{"narrator", "new_narrator"}, Kind: "book metadata", TakesOut: "A merged name cannot be split again from here, a book's order of narrators cannot be given back, and books the user does not see are changed unseen.", Stays: "The books themselves and their other fields are not touched."},
+		Guard:      &Guard{Condition: "when effect merges_names or effect reorders_names", WhenParams: nil, WhenEffects: []string{"merges_names", "reorders_names"}, BindsTo: []string{"narrator", "new_narrator"}, Kind: "book metadata", TakesOut: "A merged name cannot be split again from here, and a book's order of narrators cannot be given back.", Stays: "The books themselves and their other fields are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "rename_narrator",
 			Title:       "Rename narrator",
-			Description: "Rename a narrator on every book of every library (Audiobookshelf's rename, which reaches books the user cannot see too, so it takes no library). Names are compared exactly. Onto a new name where the narrator is the last of every book's narrators, the answer carries the book ids and the rename back. Onto a name some book already has (a merge), where the narrator is not last on some book (Audiobookshelf appends the new name at the end), or when the user does not see every book, it asks first.",
+			Description: "Rename a narrator on every book of every library (Audiobookshelf's rename takes no library; only for a user who sees every book). Names are compared exactly. Onto a new name where the narrator is the last of every book's narrators, the answer carries the book ids and the rename back. Onto a name some book already has (a merge), or where the narrator is not last on some book (Audiobookshelf appends the new name at the end), it asks first.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"narrator":{"type":"string","minLength":1,"maxLength":500,"description":"The narrator as books hold it (audit_people lists the spellings)."},"new_narrator":{"type":"string","minLength":1,"maxLength":500,"description":"The new name."},"confirm_token":{"type":"string","maxLength":200,"description":"Token an earlier call gave; same arguments."}},"required":["narrator","new_narrator"],"additionalProperties":false}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
@@ -1199,7 +1199,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "listLibraries", "listLibraryItems", "renameNarrator"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"narrators", "into_narrator"}, Kind: "book metadata", TakesOut: "The merged names cannot be split again from here, a book's order of narrators cannot be given back, and books the user does not see are changed unseen.", Stays: "The books themselves and their other fields are not touched."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"narrators", "into_narrator"}, Kind: "book metadata", TakesOut: "The merged names cannot be split again from here, and a book's order of narrators cannot be given back.", Stays: "The books themselves and their other fields are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "merge_narrators",
 			Title:       "Merge narrators",
@@ -1213,7 +1213,7 @@ var All = []Tool{
 		Name: "merge_authors", Title: "Merge authors", Toolset: "curation",
 		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
 		Reason:     "Takes an author record out with its description, ASIN and image; the books that held both keep one, so the merge cannot be split again from here.",
-		Operations: []string{"getMe", "getAuthor", "updateAuthor"},
+		Operations: []string{"getMe", "listLibraries", "getAuthor", "updateAuthor"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id"}, Kind: "authors and series", TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves stay, and so do the kept author's name, biography, ASIN and image."},
@@ -1230,7 +1230,7 @@ var All = []Tool{
 		Name: "merge_series", Title: "Merge series", Toolset: "curation",
 		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
 		Reason:     "Empties a series, which Audiobookshelf then removes with its description; a book already in both loses its sequence in the removed one.",
-		Operations: []string{"getMe", "getSeries", "listLibraryItems", "getLibraryItem", "batchUpdateLibraryItems"},
+		Operations: []string{"getMe", "listLibraries", "getSeries", "listLibraryItems", "getLibraryItem", "batchUpdateLibraryItems"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id"}, Kind: "authors and series", TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves stay, with their other series and fields, and so do the kept series' name and summary."},
@@ -2655,11 +2655,11 @@ func renameNarrator(d *kit.Deps) kit.Handler {
 		if err != nil {
 			return nil, err
 		}
-		if plan.Effect("merges_names") || plan.Effect("reorders_names") || plan.Effect("unseen_books") {
+		if plan.Effect("merges_names") || plan.Effect("reorders_names") {
 			if ok, res := d.Guard.Check(ctx, req, guard.Question{
 				Tool: "rename_narrator", Args: a, ConfirmToken: a.ConfirmToken,
 				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
-				TakesOut: "A merged name cannot be split again from here, a book's order of narrators cannot be given back, and books the user does not see are changed unseen.",
+				TakesOut: "A merged name cannot be split again from here, and a book's order of narrators cannot be given back.",
 				Stays:    "The books themselves and their other fields are not touched.",
 			}); !ok {
 				return res, nil
@@ -2738,7 +2738,7 @@ func mergeNarrators(d *kit.Deps) kit.Handler {
 		if ok, res := d.Guard.Check(ctx, req, guard.Question{
 			Tool: "merge_narrators", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
-			TakesOut: "The merged names cannot be split again from here, a book's order of narrators cannot be given back, and books the user does not see are changed unseen.",
+			TakesOut: "The merged names cannot be split again from here, and a book's order of narrators cannot be given back.",
 			Stays:    "The books themselves and their other fields are not touched.",
 		}); !ok {
 			return res, nil

@@ -205,7 +205,7 @@ func TestGuardedToolsMatchTheContract(t *testing.T) {
 		"batch_update_books": "when effect replaces_values or effect partial_lists or effect deletes_series",
 		"batch_quick_match":  "always",
 		// and a narrator's rename, which reaches books the user may not see
-		"rename_narrator": "when effect merges_names or effect reorders_names or effect unseen_books",
+		"rename_narrator": "when effect merges_names or effect reorders_names",
 		// curation: a merge takes names out, always
 		"merge_tags":      "always",
 		"merge_genres":    "always",

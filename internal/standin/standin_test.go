@@ -1458,3 +1458,31 @@ func TestHousehold(t *testing.T) {
 		t.Error("permission not changed")
 	}
 }
+
+// TestOutOfSight: as Audiobookshelf 2.36 does for a user kept from a
+// library (MiscController.renameTag, AuthorController.middleware,
+// MeController.getAllLibraryItemsInProgress, LibraryItemController.
+// middleware): the tag rename changes the items of the library too, the
+// author route answers one of it, the items in progress still hold its
+// book, and the item route answers 403 for that book.
+func TestOutOfSight(t *testing.T) {
+	s := start(t)
+	s.SetPermissions(func(p *Permissions) {
+		p.AccessAllLibraries = false
+		p.LibrariesAccessible = []string{LibraryPodcastsID}
+	})
+	inProgress := ids(t, get(t, s, "/api/me/items-in-progress").json(t)["libraryItems"])
+	if !contains(inProgress, ItemColourOfMagic) {
+		t.Errorf("items in progress without the lost library's book: %v", inProgress)
+	}
+	if r := get(t, s, "/api/items/"+ItemColourOfMagic); r.status != 403 {
+		t.Errorf("the item route for a book of a library not seen: %d", r.status)
+	}
+	if r := get(t, s, "/api/authors/"+AuthorGaiman); r.status != 200 {
+		t.Errorf("the author route for an author of a library not seen: %d", r.status)
+	}
+	r := call(t, s, "POST", "/api/tags/rename", map[string]any{"tag": "discworld", "newTag": "disc-world"}, "")
+	if n := r.json(t)["numItemsUpdated"]; n != 6.0 {
+		t.Errorf("the tag rename changed %v items, want the 6 of the library not seen", n)
+	}
+}

@@ -33,8 +33,13 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 	if a.AuthorID == a.IntoAuthorID {
 		return nil, kit.Errorf(kit.NotSent, `arguments "author_id" and "into_author_id": they are the same author; give the author to merge away and another one to keep.`)
 	}
+	libs := d.SeenLibraries(ctx)
 	from, into, err := readBoth(ctx, d, readAuthor, "author_id", a.AuthorID, "into_author_id", a.IntoAuthorID)
 	if err != nil {
+		libs.Abandon()
+		return nil, err
+	}
+	if err := inSight(libs.Wait(), "author", "author_id", from.ID, from.LibraryID, "into_author_id", into.ID, into.LibraryID); err != nil {
 		return nil, err
 	}
 	if from.LibraryID != into.LibraryID {
@@ -113,6 +118,18 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 		return kit.JSONResult(out)
 	}
 	return plan, nil
+}
+
+// inSight refuses a merge of records (what: "author", "series") of a
+// library the user does not see, as if the record were not there:
+// Audiobookshelf reads and changes an author by id whatever its library
+// (AuthorController.middleware checks no library), and its merge would
+// then act where the person cannot look. Nothing of the record is told.
+func inSight(libs kit.Seen, what, fromArg, fromID, fromLib, intoArg, intoID, intoLib string) error {
+	if err := libs.Check(fromArg, what, fromID, fromLib); err != nil {
+		return err
+	}
+	return libs.Check(intoArg, what, intoID, intoLib)
 }
 
 // readBoth reads the record merged away and the one kept at the same
@@ -194,8 +211,13 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 	if a.SeriesID == a.IntoSeriesID {
 		return nil, kit.Errorf(kit.NotSent, `arguments "series_id" and "into_series_id": they are the same series; give the series to merge away and another one to keep.`)
 	}
+	libs := d.SeenLibraries(ctx)
 	from, into, err := readBoth(ctx, d, readOneSeries, "series_id", a.SeriesID, "into_series_id", a.IntoSeriesID)
 	if err != nil {
+		libs.Abandon()
+		return nil, err
+	}
+	if err := inSight(libs.Wait(), "series", "series_id", from.ID, from.LibraryID, "into_series_id", into.ID, into.LibraryID); err != nil {
 		return nil, err
 	}
 	if from.LibraryID != into.LibraryID {

@@ -42,7 +42,8 @@ type merged struct {
 // Approved, it sends the renames one after the other, in the order given,
 // skipping a name no item holds; one that fails stops the rest, and the
 // error says which were made and which not. Names no item holds at all
-// are refused before anything is asked.
+// are refused before anything is asked, and a user who does not see every
+// item before anything is read (readHoldings).
 func planMerge(ctx context.Context, d *kit.Deps, k nameKind, sources []string, into string) (*kit.Plan, error) {
 	if err := checkName(k, k.intoArg, into); err != nil {
 		return nil, err
@@ -55,7 +56,7 @@ func planMerge(ctx context.Context, d *kit.Deps, k nameKind, sources []string, i
 			return nil, kit.Errorf(kit.NotSent, "arguments %q and %q: entry %d of %s is the %s merged into; list only the names to take out.", k.listArg, k.intoArg, i, k.listArg, k.what)
 		}
 	}
-	h, err := readHoldings(ctx, d, k, append(append([]string{}, sources...), into))
+	h, err := readHoldings(ctx, d, k, k.mergeTool, append(append([]string{}, sources...), into))
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +89,6 @@ func planMerge(ctx context.Context, d *kit.Deps, k nameKind, sources []string, i
 		"Items holding each name merged, in the order given: "+strings.Join(parts, "; ")+".",
 		fmt.Sprintf("The name merged into, %s, is held by %d item(s) already (%s). The merged names cannot be split again from here: renaming back would take the name off every item holding it, and on items holding several of the names they become one, at the end of the item's %ss.",
 			guard.Quote(into), len(h.by[into]), titled(h.by[into]), k.what))
-	if !h.seesAll {
-		plan.Consequences = append(plan.Consequences, unseen(k))
-	}
 	read := map[string][]holder{}
 	for n, hs := range h.by {
 		read[n] = hs
@@ -108,6 +106,9 @@ func planMerge(ctx context.Context, d *kit.Deps, k nameKind, sources []string, i
 			if err != nil {
 				return nil, mergeFailed(k, sources, done, i, err)
 			}
+			// Counted as read: Audiobookshelf's count may take in items
+			// changed since, which the answer does not describe.
+			n = min(n, len(h.by[s]))
 			total += n
 			done = append(done, merged{Name: s, ItemsChanged: n, Sent: true})
 		}

@@ -27,12 +27,6 @@ const (
 	EffectReordersNames = "reorders_names"
 )
 
-// EffectUnseenBooks: the user of the key does not see every book of the
-// server (libraries, tags or explicit content kept from it), and
-// Audiobookshelf's narrator rename acts on every book all the same, so
-// what it would do to the books not seen cannot be read, nor put back.
-const EffectUnseenBooks = "unseen_books"
-
 // shownIDs is how many item ids an answer lists; the rest are counted.
 const shownIDs = 100
 
@@ -51,9 +45,6 @@ type nameKind struct {
 	// booksOnly: only books hold the name (narrators); podcast libraries
 	// are not read.
 	booksOnly bool
-	// sight: the rename reaches books the user may not see, so the plan
-	// reads the user's permissions (EffectUnseenBooks).
-	sight bool
 	// send renames oldName to newName; libraryID is a library the user
 	// sees, for a route that names one.
 	send func(ctx context.Context, d *kit.Deps, libraryID, oldName, newName string) (*http.Response, error)
@@ -82,7 +73,7 @@ var (
 		mergeTool: "merge_narrators", listArg: "narrators", intoArg: "into_narrator",
 		list:      func(it *absdata.Item) []string { return it.Media.Metadata.Narrators },
 		joined:    func(it *absdata.Item) string { return it.Media.Metadata.NarratorName },
-		booksOnly: true, sight: true, countKey: "updated",
+		booksOnly: true, countKey: "updated",
 		send: func(ctx context.Context, d *kit.Deps, libraryID, oldName, newName string) (*http.Response, error) {
 			return d.API.RenameNarrator(ctx, libraryID, base64.StdEncoding.EncodeToString([]byte(oldName)), abs.NarratorRename{Name: newName})
 		}}
@@ -118,14 +109,11 @@ type holder struct {
 }
 
 // holdings is what a rename or a merge read: for each name, in every
-// library the user sees (book libraries for a kind of books only), the
-// items holding it; a library the route can be sent through; and, for a
-// kind whose route reaches books the user may not see, whether it sees
-// every book.
+// library (book libraries for a kind of books only), the items holding
+// it; and a library the route can be sent through.
 type holdings struct {
 	by        map[string][]holder
 	libraryID string
-	seesAll   bool
 }
 
 // checkName refuses an empty, blank or multi-line name for argument arg.
@@ -139,25 +127,22 @@ func checkName(k nameKind, arg, v string) error {
 	return nil
 }
 
-// readHoldings reads, in every library the user sees, the items holding
-// each of names (Audiobookshelf's own filter, which compares names
-// exactly, as the renames do).
-func readHoldings(ctx context.Context, d *kit.Deps, k nameKind, names []string) (*holdings, error) {
-	h := &holdings{by: map[string][]holder{}, seesAll: true}
-	if k.sight {
-		// The user of the key as the permission check read it in this
-		// call (tools.yaml declares one for every tool of a kind with
-		// sight); read afresh per person, whose user may be a minute old.
-		p, ok := kit.Checked(ctx)
-		if !ok {
-			_, me, err := d.ReadMe(ctx)
-			if err != nil {
-				return nil, err
-			}
-			p = kit.PersonOf(me)
-		}
-		h.seesAll = p.SeesEverything
+// readHoldings reads, in every library, the items holding each of names
+// (Audiobookshelf's own filter, which compares names exactly, as the
+// renames do). Audiobookshelf's renames change every item of the server,
+// whatever its user sees, so tool refuses, before anything else is read,
+// a user who does not see every item: what the change would do there
+// could be neither counted nor shown, and the answer would tell of items
+// the person may not see.
+func readHoldings(ctx context.Context, d *kit.Deps, k nameKind, tool string, names []string) (*holdings, error) {
+	p, err := d.Viewer(ctx)
+	if err != nil {
+		return nil, err
 	}
+	if !p.SeesEverything {
+		return nil, kit.RefuseServerWide(tool, k.what, p)
+	}
+	h := &holdings{by: map[string][]holder{}}
 	libs, err := d.ReadLibraries(ctx)
 	if err != nil {
 		return nil, err
@@ -204,16 +189,12 @@ func (h *holdings) rename(ctx context.Context, d *kit.Deps, k nameKind, oldName,
 	return updated, merged, nil
 }
 
-// unseen is the question's sentence when the user does not see every book.
-func unseen(k nameKind) string {
-	return fmt.Sprintf("The user of the key does not see every book of the server (libraries, tags or explicit content are kept from it), and Audiobookshelf renames the %s on every book of the server all the same: what it does to the books not seen cannot be read from here, nor put back.", k.what)
-}
-
 // planRename reads the items holding the old name and those holding the
 // new one, and says what the rename would do to them. Onto a name no
-// item holds, where the old name is the last of every list that holds it
-// (and the user sees every item the route reaches), the rename back gives
-// every list back exactly, so it does not ask; otherwise it asks.
+// item holds, where the old name is the last of every list that holds it,
+// the rename back gives every list back exactly, so it does not ask;
+// otherwise it asks. A user who does not see every item is refused
+// (readHoldings).
 func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName string) (*kit.Plan, error) {
 	for _, arg := range []struct{ name, v string }{{k.oldArg, oldName}, {k.newArg, newName}} {
 		if err := checkName(k, arg.name, arg.v); err != nil {
@@ -223,7 +204,7 @@ func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName s
 	if oldName == newName {
 		return nil, kit.Errorf(kit.NotSent, "arguments %q and %q: they are the same %s; give a different new name.", k.oldArg, k.newArg, k.what)
 	}
-	h, err := readHoldings(ctx, d, k, []string{oldName, newName})
+	h, err := readHoldings(ctx, d, k, k.tool, []string{oldName, newName})
 	if err != nil {
 		return nil, err
 	}
@@ -265,10 +246,6 @@ func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName s
 			"On %d of them (%s) the %s is not the last of the item's %ss: Audiobookshelf puts the new name at the end, so the rename back would not give the order back.",
 			len(reordered), titledIDs(reordered, withOld), k.what, k.what))
 	}
-	if !h.seesAll && len(changed) > 0 {
-		plan.Effects = append(plan.Effects, EffectUnseenBooks)
-		plan.Consequences = append(plan.Consequences, unseen(k))
-	}
 	if len(plan.Effects) > 0 {
 		plan.Action = fmt.Sprintf("This will rename %s %s to %s on %d item(s) of the server, in every library: %s.", k.what, guard.Quote(oldName), guard.Quote(newName), len(changed), titled(withOld))
 		plan.Read = struct {
@@ -285,14 +262,16 @@ func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName s
 		if err != nil {
 			return nil, err
 		}
-		out := map[string]any{"renamed": true, "items_changed": updated}
+		// What the answer counts is what was read: Audiobookshelf's own
+		// count may take in items changed since, which the answer does
+		// not describe.
+		out := map[string]any{"renamed": true, "items_changed": min(updated, len(changed))}
 		showIDs(out, changed, "the rename back needs none of them")
 		switch {
 		case len(plan.Effects) > 0:
-			out["not_put_back"] = "The person approved a rename that the rename back cannot undo exactly (a merge, a changed order, or books the user does not see)."
+			out["not_put_back"] = "The person approved a rename that the rename back cannot undo exactly (a merge, or a changed order)."
 		case merged || updated != len(changed):
-			out["not_put_back"] = fmt.Sprintf("Audiobookshelf changed %d item(s) where %d were read%s: the %s changed in between, so a rename back might not give every item its list back; read the items first.",
-				updated, len(changed), map[bool]string{true: " and found the new name already in use", false: ""}[merged], k.what)
+			out["not_put_back"] = fmt.Sprintf("Audiobookshelf's answer does not match the items read: the %s changed on some item in between, so a rename back might not give every item its list back; read the items first.", k.what)
 		default:
 			out["put_back"] = &kit.PutBack{Tool: k.tool, Arguments: map[string]any{k.oldArg: newName, k.newArg: oldName}}
 		}

@@ -56,18 +56,31 @@ func GetAuthor(ctx context.Context, d *kit.Deps, a toolargs.GetAuthor) (*mcp.Cal
 	if a.IncludeItems {
 		params.Include = kit.Ptr("items,series")
 	}
+	// Audiobookshelf answers an author of any library by id, with its
+	// books (AuthorController.middleware checks no library): one of a
+	// library the user does not see is answered as not found.
+	libs := d.SeenLibraries(ctx)
 	body, err := d.Get(ctx, "author "+a.AuthorID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetAuthor(ctx, a.AuthorID, params)
 	})
 	if err != nil {
+		libs.Abandon()
 		return nil, err
-	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
 	}
 	var au absdata.Author
 	if err := kit.Decode(body, &au); err != nil {
+		libs.Abandon()
 		return nil, err
+	}
+	// An author without a library (a server older than its libraries'
+	// authors) cannot be checked, and is shown as before.
+	if seen := libs.Wait(); au.LibraryID != "" {
+		if err := seen.Check("author_id", "author", a.AuthorID, au.LibraryID); err != nil {
+			return nil, err
+		}
+	}
+	if kit.Full(a.Detail) {
+		return kit.RawResult(body)
 	}
 	out := map[string]any{"id": au.ID, "name": au.Name, "library_id": au.LibraryID}
 	if a.LibraryID != nil && au.LibraryID != "" && au.LibraryID != *a.LibraryID {

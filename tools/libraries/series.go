@@ -76,18 +76,28 @@ func seriesBrief(s *absdata.Series) SeriesBrief {
 
 // GetSeries is get_series.
 func GetSeries(ctx context.Context, d *kit.Deps, a toolargs.GetSeries) (*mcp.CallToolResult, error) {
+	// Audiobookshelf answers a series of any library by id
+	// (SeriesController.middleware filters its books by tags and explicit
+	// content, not by library): one of a library the user does not see is
+	// answered as not found.
+	libs := d.SeenLibraries(ctx)
 	body, err := d.Get(ctx, "series "+a.SeriesID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetSeries(ctx, a.SeriesID, &abs.GetSeriesParams{Include: kit.Ptr("progress")})
 	})
 	if err != nil {
+		libs.Abandon()
+		return nil, err
+	}
+	var s absdata.Series
+	if err := kit.Decode(body, &s); err != nil {
+		libs.Abandon()
+		return nil, err
+	}
+	if err := libs.Wait().Check("series_id", "series", a.SeriesID, s.LibraryID); err != nil {
 		return nil, err
 	}
 	if kit.Full(a.Detail) {
 		return kit.RawResult(body)
-	}
-	var s absdata.Series
-	if err := kit.Decode(body, &s); err != nil {
-		return nil, err
 	}
 	out := map[string]any{"id": s.ID, "name": s.Name, "added": compact.Date(s.AddedAt)}
 	// Its books in series order: the library's items filtered to the

@@ -251,9 +251,7 @@ func AuthorNames(ctx context.Context, d *kit.Deps, library, value string) ([]str
 func ItemIDs(ctx context.Context, d *kit.Deps, value string) ([]string, int, error) {
 	var ids []string
 	if strings.TrimSpace(value) == "" {
-		body, err := d.Get(ctx, "the items in progress", func(ctx context.Context) (*http.Response, error) {
-			return d.API.ListItemsInProgress(ctx, &abs.ListItemsInProgressParams{Limit: kit.Ptr(MaxCompletions)})
-		})
+		body, _, _, err := d.ItemsInProgress(ctx, MaxCompletions)
 		if err != nil {
 			return nil, 0, err
 		}

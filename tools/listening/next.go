@@ -3,10 +3,8 @@ package listening
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sort"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
@@ -80,9 +78,9 @@ func WhatNext(ctx context.Context, d *kit.Deps, a toolargs.WhatNext) (*mcp.CallT
 		r, err := d.ProgressRecords(ctx)
 		return recordsOrErr{r, err}
 	})
-	body, err := d.Get(ctx, "the items in progress", func(ctx context.Context) (*http.Response, error) {
-		return d.API.ListItemsInProgress(ctx, &abs.ListItemsInProgressParams{Limit: kit.Ptr(100)})
-	})
+	// Items of libraries the user no longer sees are left out, here and
+	// from what was finished.
+	body, _, hidden, err := d.ItemsInProgress(ctx, 100)
 	if err != nil {
 		recsP.Abandon()
 		return nil, err
@@ -149,10 +147,32 @@ func WhatNext(ctx context.Context, d *kit.Deps, a toolargs.WhatNext) (*mcp.CallT
 			DurationS: compact.Seconds(dur), LeftS: compact.Seconds(left), ProgressPct: compact.Pct(p.Progress), LastUpdate: compact.Stamp(p.LastUpdate)})
 	}
 
+	// Next in series: the series of the books the person has touched.
+	books := bookRecords(r.recs)
+	var started []startedSeries
+	left := 0
+	unseen := map[string]bool{}
+	for _, id := range hidden {
+		unseen[id] = true
+	}
+	if wantBooks {
+		var notSeen []string
+		started, left, notSeen, err = findStartedSeries(ctx, d, books, a.LibraryID)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range notSeen {
+			unseen[id] = true
+		}
+	}
+
 	// Recently finished: the person's records, newest finish first.
 	var done []*absdata.Progress
 	for i := range r.recs {
 		p := &r.recs[i]
+		if unseen[p.LibraryItemID] {
+			continue
+		}
 		isEpisode := p.EpisodeID != nil && *p.EpisodeID != ""
 		if p.IsFinished && ((isEpisode && wantEpisodes) || (!isEpisode && wantBooks)) {
 			done = append(done, p)
@@ -166,17 +186,11 @@ func WhatNext(ctx context.Context, d *kit.Deps, a toolargs.WhatNext) (*mcp.CallT
 	}
 	sort.Slice(done, func(i, j int) bool { return finishedAt(done[i]) > finishedAt(done[j]) })
 
-	// Next in series: the series of the books the person has touched.
-	books := bookRecords(r.recs)
 	var next []NextInSeries
 	total := 0
 	p := kit.PagingOf(a.Page, a.Limit)
 	var extra []kit.Field
 	if wantBooks {
-		started, left, err := findStartedSeries(ctx, d, books, a.LibraryID)
-		if err != nil {
-			return nil, err
-		}
 		total = len(started)
 		views, err := readViews(ctx, d, kit.PageOf(started, p.Page, p.Limit), books)
 		if err != nil {

@@ -48,8 +48,11 @@ func bookRecords(recs []absdata.Progress) map[string]*absdata.Progress {
 
 // findStartedSeries reads the RecentBooks most recently touched books with
 // progress (in libraryID, when given) and answers their series, the most
-// recently touched first, and how many books with progress were not read.
-func findStartedSeries(ctx context.Context, d *kit.Deps, books map[string]*absdata.Progress, libraryID *string) ([]startedSeries, int, error) {
+// recently touched first, how many books with progress were not read, and
+// the books the user may no longer see: Audiobookshelf keeps a user's
+// progress of a library they have lost, and answers 403 for its book
+// (LibraryItemController.middleware), which is left out.
+func findStartedSeries(ctx context.Context, d *kit.Deps, books map[string]*absdata.Progress, libraryID *string) (started []startedSeries, left int, unseen []string, err error) {
 	recs := make([]*absdata.Progress, 0, len(books))
 	for _, p := range books {
 		recs = append(recs, p)
@@ -60,7 +63,6 @@ func findStartedSeries(ctx context.Context, d *kit.Deps, books map[string]*absda
 		}
 		return recs[i].LibraryItemID < recs[j].LibraryItemID
 	})
-	left := 0
 	if len(recs) > RecentBooks {
 		left = len(recs) - RecentBooks
 		recs = recs[:RecentBooks]
@@ -79,7 +81,11 @@ func findStartedSeries(ctx context.Context, d *kit.Deps, books map[string]*absda
 			if e := kit.AsError(errs[i]); e != nil && e.Status == http.StatusNotFound {
 				continue
 			}
-			return nil, 0, errs[i]
+			if e := kit.AsError(errs[i]); e != nil && e.Status == http.StatusForbidden {
+				unseen = append(unseen, recs[i].LibraryItemID)
+				continue
+			}
+			return nil, 0, nil, errs[i]
 		}
 		if libraryID != nil && it.LibraryID != *libraryID {
 			continue
@@ -102,7 +108,7 @@ func findStartedSeries(ctx context.Context, d *kit.Deps, books map[string]*absda
 	for i, s := range order {
 		out[i] = *s
 	}
-	return out, left, nil
+	return out, left, unseen, nil
 }
 
 // Book states.
@@ -314,6 +320,12 @@ func GetSeriesProgress(ctx context.Context, d *kit.Deps, a toolargs.GetSeriesPro
 			return nil, r.err
 		}
 		items, total, err := d.ReadSeriesBooks(ctx, s.LibraryID, s.ID, SeriesBooksMax)
+		if e := kit.AsError(err); e != nil && e.Status == http.StatusForbidden {
+			// Audiobookshelf answers a series of any library by id, and
+			// 403 for the books of a library the user does not see: the
+			// series is not told of.
+			return nil, kit.NotSeen("series_id", "series", *a.SeriesID)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -325,7 +337,7 @@ func GetSeriesProgress(ctx context.Context, d *kit.Deps, a toolargs.GetSeriesPro
 		return nil, err
 	}
 	books := bookRecords(recs)
-	started, left, err := findStartedSeries(ctx, d, books, nil)
+	started, left, _, err := findStartedSeries(ctx, d, books, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
@@ -33,9 +32,15 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 			return recs
 		})
 	}
-	body, err := d.Get(ctx, "the items in progress", func(ctx context.Context) (*http.Response, error) {
-		return d.API.ListItemsInProgress(ctx, &abs.ListItemsInProgressParams{Limit: kit.Ptr((page+1)*limit + 1)})
-	})
+	// Entries of libraries the user no longer sees are left out (kit.
+	// ItemsInProgress); with some left out of a full answer, the list is
+	// read again, longer, so the page is not cut short by them.
+	want := (page+1)*limit + 1
+	body, sent, hidden, err := d.ItemsInProgress(ctx, want)
+	for tries := 0; err == nil && len(hidden) > 0 && sent == want && tries < 3; tries++ {
+		want = sent + 4*len(hidden)
+		body, sent, hidden, err = d.ItemsInProgress(ctx, want)
+	}
 	if err != nil {
 		if records != nil {
 			records.Abandon()
@@ -95,9 +100,11 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 		Progress  *compact.ProgressIn   `json:"progress,omitempty"`
 	}
 	total := len(all)
-	if total > (page+1)*limit {
+	if total > (page+1)*limit && len(hidden) == 0 {
 		// There is more: as many as the user's records in progress say,
-		// and at least one more than this page.
+		// and at least one more than this page. With entries left out
+		// the records would count those too: the total is then what was
+		// read.
 		total = max(inProgress, total)
 	}
 	entries := make([]entry, 0, len(rows))

@@ -88,7 +88,7 @@ const ServerTitle = "Audiobookshelf"
 
 // Instructions are initialize's instructions: how the tools fit together,
 // and the kinds of what the guarded tools take out.
-const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers, tags and genres, authors and series) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again. More tools (series, authors, collections, playlists, podcasts, listening, upkeep): list_toolsets, then enable_toolset; if they do not appear in your tool list, run them with call_tool."
+const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers, tags and genres, authors and series) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again. More tools (series, authors, collections, playlists, podcasts, listening, upkeep): list_toolsets, then call_tool runs any of them at once (enable_toolset gives their arguments)."
 
 // Toolsets lists the toolsets in the manifest's order.
 var Toolsets = []Toolset{
@@ -1293,14 +1293,14 @@ var Discovery = []*mcp.Tool{
 	{
 		Name:        "enable_toolset",
 		Title:       "Enable toolset",
-		Description: "Turn a toolset on here; answers with its tools and their arguments (if not listed, run them with call_tool).",
+		Description: "Turn a toolset on here; answers with its tools and their arguments, which call_tool runs at once.",
 		InputSchema: json.RawMessage(`{"additionalProperties":false,"properties":{"toolset":{"description":"Its name (list_toolsets).","type":"string"}},"required":["toolset"],"type":"object"}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	},
 	{
 		Name:        "call_tool",
 		Title:       "Call tool",
-		Description: "Run an enabled toolset's tool with its arguments; it asks and refuses as a direct call would.",
+		Description: "Run any tool of any toolset with its arguments (turns its toolset on); it asks and refuses as a direct call would.",
 		InputSchema: json.RawMessage(`{"additionalProperties":false,"properties":{"arguments":{"description":"Its arguments.","type":"object"},"name":{"description":"The tool's name.","type":"string"}},"required":["name"],"type":"object"}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 	},

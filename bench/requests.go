@@ -403,3 +403,51 @@ func MeasureOnStandin(ctx context.Context, tok *Tokenizer, toolsets []string) ([
 	}
 	return ts, nil
 }
+
+// ToolsList is the tools/list answer of a fresh server over the stand-in
+// with the toolsets given (nil: the default ones): its tokens as the
+// server sent it, and each tool definition's tokens (its JSON alone).
+func ToolsList(ctx context.Context, tok *Tokenizer, toolsets []string) (total int, perTool map[string]int, err error) {
+	sd := standin.New(standin.Options{Now: standin.SampleNow})
+	url, err := sd.Listen("127.0.0.1:0")
+	if err != nil {
+		return 0, nil, err
+	}
+	defer sd.Close()
+	cfg := config.Config{URL: url, APIKey: standin.DefaultAPIKey, Elicitation: true, Toolsets: toolsets, Timeout: 30 * time.Second}
+	srv, err := app.New(app.Options{Config: &cfg, Version: "bench", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return 0, nil, err
+	}
+	defer srv.Close()
+	<-srv.Registered()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP.Connect(ctx, st, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer ss.Close()
+	rec := &lines{}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.LoggingTransport{Transport: ct, Writer: rec}, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer cs.Close()
+	rec.take()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, m := range rec.take(true) {
+		total += tok.Count(m)
+	}
+	perTool = map[string]int{}
+	for _, tl := range res.Tools {
+		b, err := json.Marshal(tl)
+		if err != nil {
+			return 0, nil, err
+		}
+		perTool[tl.Name] = tok.Count(string(b))
+	}
+	return total, perTool, nil
+}

@@ -2,6 +2,10 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,4 +68,36 @@ func TestEverydayRequests(t *testing.T) {
 		t.Errorf("with default settings the eight cost %d tokens, %.0f%% of the %d with every toolset listed; at most %.0f%%", def, 100*share, every, 100*MaxShareOfAll)
 	}
 	t.Logf("default: %d tokens (at most %d); every toolset: %d", def, MaxTokens, every)
+}
+
+// MaxAllToolsListTokens bounds tools/list with every toolset on
+// (AUDIOBOOKSHELF_TOOLSETS=all), as sent, in Encoding's tokens (issue 41):
+// what every request pays where the discovery tools cannot help.
+const MaxAllToolsListTokens = 10000
+
+// TestEveryToolsetListFits holds tools/list with every toolset on to
+// MaxAllToolsListTokens, and logs each definition's tokens, largest first.
+func TestEveryToolsetListFits(t *testing.T) {
+	tok, err := NewTokenizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := config.ParseToolsets("all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, per, err := ToolsList(t.Context(), tok, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := slices.Collect(maps.Keys(per))
+	slices.SortFunc(names, func(a, b string) int { return per[b] - per[a] })
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s %d\n", n, per[n])
+	}
+	t.Logf("tools/list with every toolset: %d tools, %d tokens\n%s", len(per), total, b.String())
+	if total > MaxAllToolsListTokens {
+		t.Errorf("tools/list with every toolset on costs %d %s tokens; at most %d", total, Encoding, MaxAllToolsListTokens)
+	}
 }

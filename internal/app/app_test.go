@@ -60,9 +60,12 @@ func TestToolsListAnnotations(t *testing.T) {
 			if err := json.Unmarshal(b, &raw); err != nil {
 				t.Fatal(err)
 			}
+			// destructiveHint means something only when readOnlyHint is
+			// false: a read-only tool leaves it out (issue 41).
 			for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
-				if _, ok := raw.Annotations[k].(bool); !ok {
-					t.Errorf("%s: annotation %s is not present as a boolean: %s", tool.Name, k, b)
+				_, ok := raw.Annotations[k].(bool)
+				if want := k != "destructiveHint" || !tool.Annotations.ReadOnlyHint; ok != want {
+					t.Errorf("%s: annotation %s present as a boolean: %v, want %v: %s", tool.Name, k, ok, want, b)
 				}
 			}
 			if tool.Annotations.ReadOnlyHint {

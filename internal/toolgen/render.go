@@ -2,6 +2,7 @@ package toolgen
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"go/format"
@@ -98,7 +99,24 @@ func marshalNoEscape(v any) ([]byte, error) {
 func num(f float64) json.Number { return json.Number(strconv.FormatFloat(f, 'f', -1, 64)) }
 
 // InputSchema is the JSON schema of a tool's arguments as a model sees it.
-func InputSchema(t *Tool) ([]byte, error) {
+// It holds what a model needs to call the tool: types, allowed values,
+// numeric ranges (but a maximum of sanityMax or more), defaults (but false
+// and 0), what is required. The root does not say additionalProperties:
+// false (about 400 tokens over every toolset): the decoder refuses an
+// argument the tool does not take, naming it. The bounds of a string's
+// length and of a list's size are left out (about 700 tokens over every
+// toolset, issue 41): no sensible call reaches them, the decoder checks
+// them on every call and names the bound when it refuses one, and
+// docs/tools.md states them.
+func InputSchema(t *Tool) ([]byte, error) { return schemaOf(t, false) }
+
+// CheckedSchema is the JSON schema of a tool's arguments with every bound
+// the decoder checks: InputSchema's, and the length and size bounds and the
+// root's additionalProperties: false that tools/list leaves out. The tests
+// that make bad arguments read it.
+func CheckedSchema(t *Tool) ([]byte, error) { return schemaOf(t, true) }
+
+func schemaOf(t *Tool, checked bool) ([]byte, error) {
 	props := newObj()
 	var required []string
 	for i := range t.Params {
@@ -117,7 +135,7 @@ func InputSchema(t *Tool) ([]byte, error) {
 			s.set("type", "array").set("items", newObj().set("type", "string"))
 		case "string_list":
 			item := newObj().set("type", "string")
-			if p.MaxLength > 0 {
+			if checked && p.MaxLength > 0 {
 				item.set("maxLength", p.MaxLength)
 			}
 			s.set("type", "array").set("items", item)
@@ -130,7 +148,7 @@ func InputSchema(t *Tool) ([]byte, error) {
 				set("additionalProperties", false)
 			s.set("type", "array").set("items", item)
 		case "metadata_fields":
-			metadataFieldsSchema(s)
+			metadataFieldsSchema(s, checked)
 		}
 		if len(p.Enum) > 0 && p.Pattern != "" {
 			s.set("anyOf", []*obj{newObj().set("enum", p.Enum), newObj().set("pattern", p.Pattern)})
@@ -140,22 +158,24 @@ func InputSchema(t *Tool) ([]byte, error) {
 		if p.Min != nil {
 			s.set("minimum", num(*p.Min))
 		}
-		if p.Max != nil {
+		if p.Max != nil && (checked || *p.Max < sanityMax) {
 			s.set("maximum", num(*p.Max))
 		}
-		if p.MinLength > 0 {
-			s.set("minLength", p.MinLength)
+		if checked {
+			if p.MinLength > 0 {
+				s.set("minLength", p.MinLength)
+			}
+			if p.MaxLength > 0 && p.Type != "string_list" {
+				s.set("maxLength", p.MaxLength)
+			}
+			if p.MinItems > 0 {
+				s.set("minItems", p.MinItems)
+			}
+			if p.MaxItems > 0 {
+				s.set("maxItems", p.MaxItems)
+			}
 		}
-		if p.MaxLength > 0 && p.Type != "string_list" {
-			s.set("maxLength", p.MaxLength)
-		}
-		if p.MinItems > 0 {
-			s.set("minItems", p.MinItems)
-		}
-		if p.MaxItems > 0 {
-			s.set("maxItems", p.MaxItems)
-		}
-		if p.Default != nil {
+		if p.Default != nil && (checked || !zeroDefault(p.Default)) {
 			s.set("default", p.Default)
 		}
 		s.set("description", p.Description)
@@ -168,7 +188,9 @@ func InputSchema(t *Tool) ([]byte, error) {
 	if len(required) > 0 {
 		root.set("required", required)
 	}
-	root.set("additionalProperties", false)
+	if checked {
+		root.set("additionalProperties", false)
+	}
 	return marshalNoEscape(root)
 }
 
@@ -462,10 +484,12 @@ const ServerName = `)
 			fmt.Fprintf(&b, "\t\tGuard: &Guard{Condition: %q, WhenParams: %s, WhenEffects: %s, BindsTo: []string{%s}, Kind: %q, TakesOut: %q, Stays: %q},\n",
 				g.Condition, quotedList(g.WhenParams()), quotedList(g.WhenEffects()), strings.Join(binds, ", "), g.Kind, oneLine(g.TakesOut), oneLine(g.Stays))
 		}
-		fmt.Fprintf(&b, "\t\tDefinition: &mcp.Tool{\n\t\t\tName: %q,\n\t\t\tTitle: %q,\n\t\t\tDescription: %q,\n", t.Name, t.Title, oneLine(t.Description))
+		// No Title in the definition: it restates the name, which is what a
+		// model reads; tools.yaml's title names the tool in docs/tools.md and
+		// the bundle (about 450 tokens over every toolset, issue 41).
+		fmt.Fprintf(&b, "\t\tDefinition: &mcp.Tool{\n\t\t\tName: %q,\n\t\t\tDescription: %q,\n", t.Name, oneLine(t.Description))
 		fmt.Fprintf(&b, "\t\t\tInputSchema: json.RawMessage(%s),\n", "`"+string(schema)+"`")
-		fmt.Fprintf(&b, "\t\t\tAnnotations: &mcp.ToolAnnotations{ReadOnlyHint: %t, DestructiveHint: ptr(%t), IdempotentHint: %t, OpenWorldHint: ptr(%t)},\n\t\t},\n",
-			*a.ReadOnly, *a.Destructive, *a.Idempotent, *a.OpenWorld)
+		fmt.Fprintf(&b, "\t\t\tAnnotations: %s,\n\t\t},\n", annotationsLiteral(a))
 		fmt.Fprintf(&b, "\t\tHandler: %s,\n\t},\n", lowerFirst(GoName(t.Name)))
 	}
 	b.WriteString("}\n\n// Discovery are the tools through which a model reaches the other\n// toolsets in the same conversation, as tools/list shows them; internal/app\n// serves them.\nvar Discovery = []*mcp.Tool{\n")
@@ -476,16 +500,27 @@ const ServerName = `)
 			return nil, err
 		}
 		a := t.Annotations
-		fmt.Fprintf(&b, "\t{\n\t\tName: %q,\n\t\tTitle: %q,\n\t\tDescription: %q,\n", t.Name, t.Title, oneLine(t.Description))
+		fmt.Fprintf(&b, "\t{\n\t\tName: %q,\n\t\tDescription: %q,\n", t.Name, oneLine(t.Description))
 		fmt.Fprintf(&b, "\t\tInputSchema: json.RawMessage(%s),\n", "`"+string(schema)+"`")
-		fmt.Fprintf(&b, "\t\tAnnotations: &mcp.ToolAnnotations{ReadOnlyHint: %t, DestructiveHint: ptr(%t), IdempotentHint: %t, OpenWorldHint: ptr(%t)},\n\t},\n",
-			*a.ReadOnly, *a.Destructive, *a.Idempotent, *a.OpenWorld)
+		fmt.Fprintf(&b, "\t\tAnnotations: %s,\n\t},\n", annotationsLiteral(a))
 	}
 	b.WriteString("}\n\nfunc ptr(b bool) *bool { return &b }\n\n")
 	for i := range m.Tools {
 		writeHandler(&b, &m.Tools[i])
 	}
 	return gofmt(RegistryFile, b.Bytes())
+}
+
+// annotationsLiteral is a tool's hints as the Go literal of its definition.
+// A read-only tool's definition leaves destructiveHint out: the protocol
+// gives it meaning only when readOnlyHint is false (tools.yaml states it
+// all the same, and docs/tools.md shows it). go-sdk writes readOnlyHint and
+// idempotentHint always.
+func annotationsLiteral(a Annotations) string {
+	if *a.ReadOnly {
+		return fmt.Sprintf("&mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: %t, OpenWorldHint: ptr(%t)}", *a.Idempotent, *a.OpenWorld)
+	}
+	return fmt.Sprintf("&mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(%t), IdempotentHint: %t, OpenWorldHint: ptr(%t)}", *a.Destructive, *a.Idempotent, *a.OpenWorld)
 }
 
 // ModulePath is the Go module of this repository.
@@ -750,7 +785,7 @@ func renderToolsDoc(m *Manifest) []byte {
 			if t.Toolset != ts.Name {
 				continue
 			}
-			fmt.Fprintf(&b, "### %s\n\n**%s.** %s\n\n", t.Name, t.Title, oneLine(t.Description))
+			fmt.Fprintf(&b, "### %s\n\n**%s.** %s\n\n", t.Name, t.Title, oneLine(cmp.Or(t.Details, t.Description)))
 			if t.Default {
 				b.WriteString("In the default tools/list.\n\n")
 			}
@@ -789,7 +824,7 @@ func renderToolsDoc(m *Manifest) []byte {
 				if p.Omittable() {
 					req = "unless the user has one such library"
 				}
-				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", p.Name, paramType(p), req, paramBounds(p), oneLine(p.Description))
+				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", p.Name, paramType(p), req, paramBounds(p), oneLine(cmp.Or(p.Details, p.Description)))
 			}
 			b.WriteString("\n")
 		}
@@ -999,18 +1034,47 @@ func renderGuardDoc(m *Manifest) []byte {
 	return b.Bytes()
 }
 
+// sanityMax is where a maximum stops being a limit a call meets (a page
+// size, a width) and only guards against nonsense (a page number, a time in
+// seconds): from it on, tools/list leaves the maximum out and the decoder
+// checks it.
+const sanityMax = 100000
+
+// zeroDefault reports a default of false or 0, which is what a model
+// takes a left-out boolean or page to be: tools/list leaves it out (the
+// decoder applies it, docs/tools.md states it).
+func zeroDefault(v any) bool {
+	switch d := v.(type) {
+	case bool:
+		return !d
+	case int:
+		return d == 0
+	case float64:
+		return d == 0
+	}
+	return false
+}
+
 // metadataFieldsSchema is the schema of a metadata_fields parameter: the
-// fields argdec.MetadataFields takes, with its bounds.
-func metadataFieldsSchema(s *obj) {
+// fields argdec.MetadataFields takes, with its bounds when checked (tools/list
+// leaves them out: InputSchema).
+func metadataFieldsSchema(s *obj, checked bool) {
 	str := func(minLen, maxLen int) *obj {
 		o := newObj().set("type", "string")
+		if !checked {
+			return o
+		}
 		if minLen > 0 {
 			o.set("minLength", minLen)
 		}
 		return o.set("maxLength", maxLen)
 	}
 	list := func(item *obj, maxItems int) *obj {
-		return newObj().set("type", "array").set("items", item).set("maxItems", maxItems)
+		o := newObj().set("type", "array").set("items", item)
+		if checked {
+			o.set("maxItems", maxItems)
+		}
+		return o
 	}
 	series := newObj().set("type", "object").
 		set("properties", newObj().

@@ -5,10 +5,12 @@
 // guarded delete of a throwaway playlist by its name, which gives the
 // two-call token; the second call deletes it. On stdio, --http and --http
 // --stateless, for the TypeScript SDK 1.x, client 2.x (2026-07-28) and the
-// AI SDK's client; behind mcp-remote on its defaults; and behind
-// supergateway on its default, a new server process for every request,
-// where enable_toolset then call_tool used to answer "off in this
-// conversation: call enable_toolset first", again and again.
+// AI SDK's client; behind mcp-remote on its defaults; behind supergateway on
+// its default, a new server process for every request; and with the MCP
+// Inspector's CLI, a new process (over stdio) or a new session (over --http)
+// for every command. Behind the last two, enable_toolset then call_tool used
+// to answer "off in this conversation: call enable_toolset first", again and
+// again.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -29,6 +31,9 @@ import { DEFAULT_TOOLS } from "./suite.mjs";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const mcpRemote = path.join(here, "node_modules", "mcp-remote", "dist", "proxy.js");
 const supergateway = path.join(here, "node_modules", "supergateway", "dist", "index.js");
+// The Inspector's CLI reads its own package.json relative to the directory
+// it runs in: it runs in its build directory.
+const inspectorDir = path.join(here, "node_modules", "@modelcontextprotocol", "inspector-cli", "build");
 const limit = { timeout: 60_000 };
 const STATE_KEY = Buffer.alloc(32, 9).toString("base64");
 
@@ -174,5 +179,48 @@ test("supergateway (default: a process per request): what_next and a guarded del
       await exited;
     }
     assert.equal(await demo.stop(), 0, demo.stderr());
+  }
+});
+
+// inspector is a client whose every call is one run of the Inspector's CLI
+// (its defaults): a new connection, and over stdio a new server process,
+// each time. target: the server command and its arguments, or the URL.
+function inspector(target, env) {
+  const run = async (args) => {
+    const child = spawn(process.execPath, [path.join(inspectorDir, "index.js"), ...target, ...args],
+      { cwd: inspectorDir, env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (c) => { out += c; });
+    child.stderr.setEncoding("utf8").on("data", (c) => { err += c; });
+    const [code] = await once(child, "exit");
+    assert.equal(code, 0, `inspector ${args.join(" ")}: exit ${code}\n${out}${err}`);
+    return JSON.parse(out);
+  };
+  return {
+    listTools: () => run(["--method", "tools/list"]),
+    callTool: ({ name, arguments: a }) => run(["--method", "tools/call", "--tool-name", name,
+      ...Object.entries(a).flatMap(([k, v]) => ["--tool-arg", `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`])]),
+  };
+}
+
+test("the Inspector CLI over stdio (a process per command): what_next and a guarded delete through call_tool, no loop", limit, async () => {
+  const demo = await startHTTP();
+  const m = demo.stderr().match(/served from memory at (http:\/\/\S+?);/);
+  assert.ok(m, demo.stderr());
+  try {
+    await reach(inspector([binary], { AUDIOBOOKSHELF_URL: m[1], AUDIOBOOKSHELF_API_KEY: "standin-api-key", AUDIOBOOKSHELF_STATE_KEY: STATE_KEY }),
+      "inspector stdio", { enableFirst: true });
+  } finally {
+    assert.equal(await demo.stop(), 0, demo.stderr());
+  }
+});
+
+test("the Inspector CLI over --http (a session per command): what_next and a guarded delete through call_tool, no loop", limit, async () => {
+  const server = await startHTTP();
+  try {
+    await reach(inspector([server.url], {}), "inspector http", { enableFirst: true });
+  } finally {
+    assert.equal(await server.stop(), 0, server.stderr());
   }
 });

@@ -830,7 +830,7 @@ func renderToolsDoc(m *Manifest) []byte {
 		}
 	}
 	if len(m.Discovery) > 0 {
-		b.WriteString("## discovery\n\nListed unless every toolset is on from the start (`AUDIOBOOKSHELF_TOOLSETS=all`); they read this server's own tools and the session, and send nothing to Audiobookshelf. What `enable_toolset` turns on is held for that session alone (stdio: the one session; HTTP: the MCP session) and dropped when it ends; a request without a session (`--stateless`, or revision 2026-07-28) keeps nothing, and `call_tool` runs any tool of any toolset there. `call_tool` runs a tool exactly as a direct call would: read-only mode, the person's permissions and the guard apply.\n\n")
+		b.WriteString("## discovery\n\nListed unless every toolset is on from the start (`AUDIOBOOKSHELF_TOOLSETS=all`); they read this server's own tools and the session, and send nothing to Audiobookshelf. `call_tool` runs any tool of any toolset, on or off, exactly as a direct call would: read-only mode, the person's permissions and the guard apply. What `enable_toolset` (or `call_tool`) turns on is held for that session alone (stdio: the one session; HTTP: the MCP session) and dropped when it ends; a request without a session (`--stateless`, or revision 2026-07-28) keeps nothing.\n\n")
 		for i := range m.Discovery {
 			t := &m.Discovery[i]
 			schema, _ := marshalNoEscape(t.InputSchema)

@@ -320,14 +320,11 @@ func (v *toolsets) enableToolset(ctx context.Context, req *mcp.CallToolRequest) 
 		answer["note"] = "Run these tools now with call_tool {name, arguments} (this server keeps no session, so nothing stays turned on)."
 	case len(tools) == 0:
 		answer["note"] = "None of its tools can be used here."
-	case !slices.ContainsFunc(tools, func(t registry.Tool) bool { return !v.listed(ss, t.Name) }):
-		answer["note"] = callNow
 	default:
-		if v.enable(ss, name) {
-			answer["note"] = callNow
+		answer["note"] = callNow
+		// Told once, and only when the list it sees changes.
+		if slices.ContainsFunc(tools, func(t registry.Tool) bool { return !v.listed(ss, t.Name) }) && v.enable(ss, name) {
 			v.notifyListChanged(ctx, ss)
-		} else {
-			answer["note"] = callNow
 		}
 	}
 	return kit.JSONResult(answer)

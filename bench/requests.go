@@ -44,6 +44,24 @@ func NewTokenizer() (*Tokenizer, error) {
 // Count is the number of tokens of s.
 func (t *Tokenizer) Count(s string) int { return len(t.enc.Encode(s, nil, nil)) }
 
+// Targets of the everyday requests with default settings (issue 30), for
+// each kind of client (issue 41).
+const (
+	MaxCalls = 12
+	// MaxTokens is what the eight together may cost with default
+	// settings: tools/list once per request and every call's request and
+	// answer, as sent.
+	MaxTokens = 16000
+	// MaxShareOfAll is what the default may cost at most, as a share of
+	// the same eight with every toolset listed, measured in the same run.
+	MaxShareOfAll = 0.25
+)
+
+// MaxAllToolsListTokens bounds tools/list with every toolset on
+// (AUDIOBOOKSHELF_TOOLSETS=all), as sent, in Encoding's tokens (issue 41):
+// what every request pays where the discovery tools cannot help.
+const MaxAllToolsListTokens = 10000
+
 // Sample names what the everyday requests speak of, as a person would:
 // titles and names of the library they run against.
 type Sample struct {
@@ -176,6 +194,31 @@ func toolsetOf(name string) string {
 	return ""
 }
 
+// Client is how a client treats a tool list that changed in its
+// conversation (issue 41): the bench counts both kinds.
+type Client int
+
+const (
+	// Rereads reloads tools/list when it changes (the TypeScript SDKs'
+	// listChanged option): after enable_toolset it reads the longer list,
+	// counted in place of the short one, and calls the tool by name.
+	Rereads Client = iota
+	// NeverRereads keeps the list it read first (most clients, on their
+	// defaults): it reads the tool's arguments in enable_toolset's answer
+	// and runs the tool through call_tool.
+	NeverRereads
+)
+
+// ClientKinds are both kinds, in the order the tables show them.
+var ClientKinds = []Client{Rereads, NeverRereads}
+
+func (c Client) String() string {
+	if c == Rereads {
+		return "re-reads tools/list"
+	}
+	return "never re-reads (call_tool)"
+}
+
 // Tally is what one request cost: its calls, and the tokens of tools/list
 // (the answer as the server sent it, read once per request) and of every
 // call (request and answer as sent).
@@ -232,13 +275,13 @@ func (l *lines) take(readOnly ...bool) []string {
 type Setup func(ctx context.Context, id string) (func(), error)
 
 // MeasureRequests runs each request on a fresh server over cfg (a copy
-// per request), counting its calls and tokens. The server is the one
-// app.New builds, in process; the client declares elicitation and
-// approves (none of the eight asks).
-func MeasureRequests(ctx context.Context, cfg config.Config, reqs []Request, tok *Tokenizer, setup Setup) ([]Tally, error) {
+// per request), counting its calls and tokens as a client of kind c would
+// spend them. The server is the one app.New builds, in process; the client
+// declares elicitation and approves (none of the eight asks).
+func MeasureRequests(ctx context.Context, cfg config.Config, reqs []Request, tok *Tokenizer, setup Setup, c Client) ([]Tally, error) {
 	var out []Tally
 	for _, r := range reqs {
-		t, err := measureOne(ctx, cfg, r, tok, setup)
+		t, err := measureOne(ctx, cfg, r, tok, setup, c)
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", r.ID, err)
 		}
@@ -247,7 +290,7 @@ func MeasureRequests(ctx context.Context, cfg config.Config, reqs []Request, tok
 	return out, nil
 }
 
-func measureOne(ctx context.Context, cfg config.Config, r Request, tok *Tokenizer, setup Setup) (Tally, error) {
+func measureOne(ctx context.Context, cfg config.Config, r Request, tok *Tokenizer, setup Setup, kind Client) (Tally, error) {
 	if setup != nil {
 		undo, err := setup(ctx, r.ID)
 		if err != nil {
@@ -307,8 +350,12 @@ func measureOne(ctx context.Context, cfg config.Config, r Request, tok *Tokenize
 			return t, err
 		}
 		// A tool the list does not hold is one enable_toolset away: the
-		// call a model makes first (its answer, with the toolset's
-		// definitions, counted like any other).
+		// call a model makes first, for the tool's arguments (its answer,
+		// with the toolset's definitions, counted like any other). A client
+		// that re-reads tools/list then reads the longer list (counted in
+		// place of the short one) and calls the tool by name; one that
+		// does not runs it through call_tool.
+		through := false
 		if !listed[s.Tool] {
 			ts := toolsetOf(s.Tool)
 			if ts == "" || !listed["enable_toolset"] {
@@ -321,13 +368,33 @@ func measureOne(ctx context.Context, cfg config.Config, r Request, tok *Tokenize
 			for _, m := range rec.take() {
 				t.CallTokens += tok.Count(m)
 			}
-			for _, tl := range registry.All {
-				if tl.Toolset == ts {
+			switch kind {
+			case Rereads:
+				tools, err := cs.ListTools(ctx, nil)
+				if err != nil {
+					return t, err
+				}
+				t.ListBytes, t.ListTokens = 0, 0
+				for _, m := range rec.take(true) {
+					t.ListBytes += len(m)
+					t.ListTokens += tok.Count(m)
+				}
+				rec.take() // the request for it: the client's, not the model's
+				for _, tl := range tools.Tools {
 					listed[tl.Name] = true
 				}
+				if !listed[s.Tool] {
+					return t, fmt.Errorf("%s is not listed after enable_toolset %s", s.Tool, ts)
+				}
+			default:
+				through = true
 			}
 		}
-		text, err := Call(ctx, cs, s.Tool, args)
+		name, callArgs := s.Tool, args
+		if through {
+			name, callArgs = "call_tool", map[string]any{"name": s.Tool, "arguments": args}
+		}
+		text, err := Call(ctx, cs, name, callArgs)
 		if err != nil {
 			return t, err
 		}
@@ -384,8 +451,8 @@ func thousands(n int) string {
 
 // MeasureOnStandin runs the requests of StandinSample, each on a fresh
 // sample library (the stand-in, in process) and a fresh server with the
-// toolsets given (nil: the default ones).
-func MeasureOnStandin(ctx context.Context, tok *Tokenizer, toolsets []string) ([]Tally, error) {
+// toolsets given (nil: the default ones), as a client of kind c.
+func MeasureOnStandin(ctx context.Context, tok *Tokenizer, toolsets []string, c Client) ([]Tally, error) {
 	var ts []Tally
 	for _, r := range Requests(StandinSample) {
 		sd := standin.New(standin.Options{Now: standin.SampleNow})
@@ -394,7 +461,7 @@ func MeasureOnStandin(ctx context.Context, tok *Tokenizer, toolsets []string) ([
 			return ts, err
 		}
 		cfg := config.Config{URL: url, APIKey: standin.DefaultAPIKey, Elicitation: true, Toolsets: toolsets}
-		got, err := MeasureRequests(ctx, cfg, []Request{r}, tok, nil)
+		got, err := MeasureRequests(ctx, cfg, []Request{r}, tok, nil, c)
 		sd.Close()
 		ts = append(ts, got...)
 		if err != nil {
@@ -402,4 +469,52 @@ func MeasureOnStandin(ctx context.Context, tok *Tokenizer, toolsets []string) ([
 		}
 	}
 	return ts, nil
+}
+
+// ToolsList is the tools/list answer of a fresh server over the stand-in
+// with the toolsets given (nil: the default ones): its tokens as the
+// server sent it, and each tool definition's tokens (its JSON alone).
+func ToolsList(ctx context.Context, tok *Tokenizer, toolsets []string) (total int, perTool map[string]int, err error) {
+	sd := standin.New(standin.Options{Now: standin.SampleNow})
+	url, err := sd.Listen("127.0.0.1:0")
+	if err != nil {
+		return 0, nil, err
+	}
+	defer sd.Close()
+	cfg := config.Config{URL: url, APIKey: standin.DefaultAPIKey, Elicitation: true, Toolsets: toolsets, Timeout: 30 * time.Second}
+	srv, err := app.New(app.Options{Config: &cfg, Version: "bench", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return 0, nil, err
+	}
+	defer srv.Close()
+	<-srv.Registered()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP.Connect(ctx, st, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer ss.Close()
+	rec := &lines{}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.LoggingTransport{Transport: ct, Writer: rec}, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer cs.Close()
+	rec.take()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, m := range rec.take(true) {
+		total += tok.Count(m)
+	}
+	perTool = map[string]int{}
+	for _, tl := range res.Tools {
+		b, err := json.Marshal(tl)
+		if err != nil {
+			return 0, nil, err
+		}
+		perTool[tl.Name] = tok.Count(string(b))
+	}
+	return total, perTool, nil
 }

@@ -192,8 +192,9 @@ async function sharedStandin() {
   const demo = await startHTTP();
   const m = demo.stderr().match(/served from memory at (http:\/\/\S+?);/);
   assert.ok(m, demo.stderr());
-  // A process per request keeps nothing enable_toolset turned on: every
-  // toolset is on from the start (README: behind such a gateway).
+  // A process per request keeps nothing enable_toolset turned on: these
+  // tests call delete_playlist directly, so every toolset is on from the
+  // start (reach.test.mjs goes through call_tool with the default tools).
   return { demo, env: { AUDIOBOOKSHELF_URL: m[1], AUDIOBOOKSHELF_API_KEY: "standin-api-key", ...ALL } };
 }
 

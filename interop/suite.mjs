@@ -53,14 +53,19 @@ export function defineSuite(transport) {
     const protocol = protocolOf(flavor, transport);
     const name = `${flavor} over ${transport} (${protocol})`;
 
-    test(`${name}: lists the ${DEFAULT_TOOLS} default tools with all four annotations, and reads`, limit, async () => {
+    test(`${name}: lists the ${DEFAULT_TOOLS} default tools with their annotations, and reads`, limit, async () => {
       const client = await connect(flavor, { transport });
       try {
         if (client.getNegotiatedProtocolVersion) assert.equal(client.getNegotiatedProtocolVersion(), protocol);
         const { tools } = await client.listTools();
         assert.equal(tools.length, DEFAULT_TOOLS);
         for (const tool of tools) {
-          for (const h of HINTS) assert.equal(typeof tool.annotations?.[h], "boolean", `${tool.name}: ${h}`);
+          // All four hints on every tool (a missing destructiveHint
+          // defaults to true, so a read-only tool says false).
+          for (const h of HINTS) {
+            assert.equal(typeof tool.annotations?.[h], "boolean", `${tool.name}: ${h}`);
+          }
+          if (tool.annotations.readOnlyHint) assert.equal(tool.annotations.destructiveHint, false, tool.name);
         }
         // list_libraries, search_library, list_items_in_progress,
         // get_year_stats, list_toolsets, enable_toolset.

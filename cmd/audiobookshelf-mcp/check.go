@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"runtime/debug"
 	"strings"
@@ -97,4 +98,29 @@ func moduleVersion(stamped string) string {
 		return strings.TrimPrefix(bi.Main.Version, "v")
 	}
 	return stamped
+}
+
+// startupKeyWait bounds the start-up check of the key: a server that does
+// not answer by then is left to the calls (it may come back).
+const startupKeyWait = 5 * time.Second
+
+// refusedKey is, over stdio, the one request at start-up that tells a key
+// Audiobookshelf refuses (401) from everything else: the error to exit
+// with, or "" when Audiobookshelf took the key, or could not be asked (an
+// unreachable server, a timeout, any other answer stays an error of each
+// call, as it may be passing). A client shows a server that exits at start
+// as failed; one that starts with a wrong key shows as connected, and every
+// call fails. The key is never in the text.
+func refusedKey(ctx context.Context, cfg *config.Config) string {
+	d, err := kit.NewDeps(kit.Options{URL: cfg.URL, APIKey: cfg.APIKey, Timeout: min(cfg.Timeout, startupKeyWait), InsecureTLS: cfg.InsecureTLS, Backoff: []time.Duration{}})
+	if err != nil {
+		return ""
+	}
+	_, _, err = d.ReadMe(ctx)
+	var ke *kit.Error
+	if !errors.As(err, &ke) || ke.Status != http.StatusUnauthorized {
+		return ""
+	}
+	msg := strings.ReplaceAll(ke.Text, cfg.APIKey, "[the key]")
+	return fmt.Sprintf("%s Then run audiobookshelf-mcp --check with the same variables: it says what it finds. (At %s.)", msg, cfg.URL)
 }

@@ -117,3 +117,46 @@ func TestCheckSaysWhatToSet(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedKeyStopsTheStart: over stdio, a key Audiobookshelf refuses
+// (401) is a setup error: the server exits 1 at start with the reason and
+// the fix, before it reads a message, so a client shows a failed start;
+// the key is printed nowhere. An Audiobookshelf that cannot be reached
+// stays an error of each call (it may come back): the server starts. Over
+// --http the key is not checked at start.
+func TestRefusedKeyStopsTheStart(t *testing.T) {
+	sd := standin.Start(t, standin.Options{})
+	const badKey = "not-the-key-77c1e0"
+	code, out, errOut := runQuick(t, baseEnv("AUDIOBOOKSHELF_URL="+sd.URL(), "AUDIOBOOKSHELF_API_KEY="+badKey))
+	if code != 1 || out != "" {
+		t.Errorf("a refused key over stdio: exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+	for _, want := range []string{"Audiobookshelf refused the API key (401 Unauthorized", "Settings → API Keys", "--check", sd.URL()} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("the refusal does not say %q:\n%s", want, errOut)
+		}
+	}
+	if strings.Contains(out+errOut, badKey) {
+		t.Error("the refused key was printed")
+	}
+	if len(sd.Mutations()) != 0 {
+		t.Errorf("the start changed something: %+v", sd.Mutations())
+	}
+
+	// The right key: the server starts and answers.
+	if res, _ := callOverStdio(t, standinEnv(sd), "list_libraries", nil); !strings.Contains(res, "Books") {
+		t.Errorf("with the key: %s", res)
+	}
+
+	// Nothing listening: the server starts, and the call says what failed.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	res, _ := callOverStdio(t, baseEnv("AUDIOBOOKSHELF_URL=http://"+addr, "AUDIOBOOKSHELF_API_KEY="+badKey), "list_libraries", nil)
+	if !strings.Contains(res, "refused the connection") || strings.Contains(res, badKey) {
+		t.Errorf("unreachable: %s", res)
+	}
+}

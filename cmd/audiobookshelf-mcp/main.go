@@ -242,6 +242,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 
+	// Over stdio a key Audiobookshelf refuses is a setup error: the server
+	// exits with it, so that the client shows a failed start (issue 41).
+	if listenAddr == "" && !o.demo && cfg.URL != "" && cfg.APIKey != "" && !cfg.PerPerson {
+		if msg := refusedKey(ctx, cfg); msg != "" {
+			fmt.Fprintln(stderr, "audiobookshelf-mcp:", msg)
+			return 1
+		}
+	}
 	srv, err := app.New(app.Options{Config: cfg, Version: version, Logger: logger, Stateless: o.stateless})
 	if err != nil {
 		fmt.Fprintln(stderr, "audiobookshelf-mcp:", err)

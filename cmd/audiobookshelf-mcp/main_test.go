@@ -286,8 +286,12 @@ func TestStdioToolsListWithoutConfiguration(t *testing.T) {
 		t.Fatalf("tools/list over stdio: %d tools, want %d", len(res.Tools), defaultTools())
 	}
 	for _, tool := range res.Tools {
+		readOnly := string(tool.Annotations["readOnlyHint"]) == "true"
 		for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
 			v := string(tool.Annotations[k])
+			if k == "destructiveHint" && readOnly && v != "false" {
+				t.Errorf("%s: a read-only tool says %s %q, want false", tool.Name, k, v)
+			}
 			if v != "true" && v != "false" {
 				t.Errorf("%s: %s is %q in the wire JSON", tool.Name, k, v)
 			}

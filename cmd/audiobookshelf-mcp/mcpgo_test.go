@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -155,4 +156,71 @@ func text(res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// TestMCPGoListensForToolListChanges: mcp-go settles on 2026-07-28 over
+// stdio and opens a subscriptions/listen stream for tool list changes; the
+// server acknowledges it, and tells that stream when enable_toolset, or
+// call_tool, turns a toolset on (issue 41: it used to acknowledge and send
+// nothing).
+func TestMCPGoListensForToolListChanges(t *testing.T) {
+	sd := standin.Start(t, standin.Options{})
+	c := mcpgo.NewClient(transport.NewStdio(binary, standinEnv(sd, "AUDIOBOOKSHELF_TOOLSETS=default")))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	changed, acked := make(chan mcp.JSONRPCNotification, 8), make(chan struct{}, 1)
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		switch n.Method {
+		case "notifications/tools/list_changed":
+			changed <- n
+		case "notifications/subscriptions/acknowledged":
+			acked <- struct{}{}
+		}
+	})
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ClientInfo: mcp.Implementation{Name: "interop-mcp-go", Version: "1.2.1"}}}); err != nil {
+		t.Fatalf("Initialize: %v", err)
+	}
+	if v := c.ProtocolVersion(); v != "2026-07-28" {
+		t.Fatalf("protocol %s", v)
+	}
+	stop, err := c.ListenAsync(ctx, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) { t.Errorf("listen: %v", err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	select {
+	case <-acked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("subscriptions/listen was not acknowledged")
+	}
+	for i, call := range []mcp.CallToolParams{
+		{Name: "enable_toolset", Arguments: map[string]any{"toolset": "collections"}},
+		{Name: "call_tool", Arguments: map[string]any{"name": "get_playlist", "arguments": map[string]any{"playlist_id": standin.PlaylistCommute}}},
+	} {
+		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: call})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %s", call.Name, err, text(res))
+		}
+		select {
+		case <-changed:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no notifications/tools/list_changed on the listen stream after %s (call %d)", call.Name, i+1)
+		}
+	}
+	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, tl := range tools.Tools {
+		listed = append(listed, tl.Name)
+	}
+	if !slices.Contains(listed, "delete_collection") || !slices.Contains(listed, "delete_playlist") {
+		t.Errorf("after enable_toolset collections and call_tool get_playlist: %v", listed)
+	}
 }

@@ -14,7 +14,7 @@ var _ = argdec.Or[int]
 
 // ListLibraries holds the arguments of list_libraries.
 type ListLibraries struct {
-	Detail string `json:"detail"` // full: the raw object.
+	Detail string `json:"detail"` // full: raw JSON.
 }
 
 // DecodeListLibraries reads and checks the arguments of list_libraries.
@@ -30,8 +30,8 @@ func DecodeListLibraries(raw json.RawMessage) (ListLibraries, error) {
 
 // GetLibrary holds the arguments of get_library.
 type GetLibrary struct {
-	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
-	Detail    string `json:"detail"`     // full: the raw object.
+	LibraryID string `json:"library_id"` // Id or name; omit if only one.
+	Detail    string `json:"detail"`     // full: raw JSON.
 }
 
 // DecodeGetLibrary reads and checks the arguments of get_library.
@@ -48,7 +48,7 @@ func DecodeGetLibrary(raw json.RawMessage) (GetLibrary, error) {
 
 // GetLibraryStats holds the arguments of get_library_stats.
 type GetLibraryStats struct {
-	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
+	LibraryID string `json:"library_id"` // Id or name; omit if only one.
 }
 
 // DecodeGetLibraryStats reads and checks the arguments of get_library_stats.
@@ -64,7 +64,7 @@ func DecodeGetLibraryStats(raw json.RawMessage) (GetLibraryStats, error) {
 
 // GetLibraryFilterData holds the arguments of get_library_filter_data.
 type GetLibraryFilterData struct {
-	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
+	LibraryID string `json:"library_id"` // Id or name; omit if only one.
 }
 
 // DecodeGetLibraryFilterData reads and checks the arguments of get_library_filter_data.
@@ -80,15 +80,15 @@ func DecodeGetLibraryFilterData(raw json.RawMessage) (GetLibraryFilterData, erro
 
 // ListLibraryItems holds the arguments of list_library_items.
 type ListLibraryItems struct {
-	LibraryID      string  `json:"library_id"`      // Library id or name; omit if only one.
+	LibraryID      string  `json:"library_id"`      // Id or name; omit if only one.
 	Page           int64   `json:"page"`            // 0-based page.
 	Limit          int64   `json:"limit"`           // Items per page.
-	Sort           *string `json:"sort"`            // Sort key; sequence needs a series filter.
-	Descending     bool    `json:"descending"`      // Sort descending.
-	FilterGroup    *string `json:"filter_group"`    // authors/series take an id; genres/tags/narrators/publishers/languages a name; progress: finished, not-started, in-progress, not-finished; abridged, explicit, issues, feed-open none.
-	FilterValue    *string `json:"filter_value"`    // Value for filter_group (get_library_filter_data).
-	CollapseSeries bool    `json:"collapse_series"` // Each series once, not its books.
-	Detail         string  `json:"detail"`          // full: the raw object.
+	Sort           *string `json:"sort"`            // sequence needs a series filter.
+	Descending     bool    `json:"descending"`      // Descending.
+	FilterGroup    *string `json:"filter_group"`    // authors/series: an id; progress: finished, not-started, in-progress, not-finished; others a name.
+	FilterValue    *string `json:"filter_value"`    // Value for filter_group.
+	CollapseSeries bool    `json:"collapse_series"` // Each series once.
+	Detail         string  `json:"detail"`          // full: raw JSON.
 }
 
 // DecodeListLibraryItems reads and checks the arguments of list_library_items.
@@ -115,7 +115,7 @@ type SearchLibrary struct {
 	LibraryID string `json:"library_id"` // Library id or name; omit for the only book library.
 	Q         string `json:"q"`          // Search text.
 	Limit     int64  `json:"limit"`      // Results per kind.
-	Detail    string `json:"detail"`     // full: the raw object.
+	Detail    string `json:"detail"`     // full: raw JSON.
 }
 
 // DecodeSearchLibrary reads and checks the arguments of search_library.
@@ -134,9 +134,9 @@ func DecodeSearchLibrary(raw json.RawMessage) (SearchLibrary, error) {
 
 // GetPersonalizedShelves holds the arguments of get_personalized_shelves.
 type GetPersonalizedShelves struct {
-	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
+	LibraryID string `json:"library_id"` // Id or name; omit if only one.
 	Limit     int64  `json:"limit"`      // Entries per shelf.
-	Detail    string `json:"detail"`     // full: the raw object.
+	Detail    string `json:"detail"`     // full: raw JSON.
 }
 
 // DecodeGetPersonalizedShelves reads and checks the arguments of get_personalized_shelves.
@@ -154,12 +154,12 @@ func DecodeGetPersonalizedShelves(raw json.RawMessage) (GetPersonalizedShelves, 
 
 // ListSeries holds the arguments of list_series.
 type ListSeries struct {
-	LibraryID  string  `json:"library_id"` // Library id or name; omit if only one.
+	LibraryID  string  `json:"library_id"` // Id or name; omit if only one.
 	Page       int64   `json:"page"`       // 0-based page.
 	Limit      int64   `json:"limit"`      // Series per page.
 	Sort       *string `json:"sort"`       // Sort key.
-	Descending bool    `json:"descending"` // Sort descending.
-	Detail     string  `json:"detail"`     // full: the raw object.
+	Descending bool    `json:"descending"` // Descending.
+	Detail     string  `json:"detail"`     // full: raw JSON.
 }
 
 // DecodeListSeries reads and checks the arguments of list_series.
@@ -180,8 +180,8 @@ func DecodeListSeries(raw json.RawMessage) (ListSeries, error) {
 
 // GetSeries holds the arguments of get_series.
 type GetSeries struct {
-	SeriesID string `json:"series_id"` // Series id or name.
-	Detail   string `json:"detail"`    // full: the raw object.
+	SeriesID string `json:"series_id"` // Id or name.
+	Detail   string `json:"detail"`    // full: raw JSON.
 }
 
 // DecodeGetSeries reads and checks the arguments of get_series.
@@ -198,11 +198,11 @@ func DecodeGetSeries(raw json.RawMessage) (GetSeries, error) {
 
 // ListAuthors holds the arguments of list_authors.
 type ListAuthors struct {
-	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
+	LibraryID string `json:"library_id"` // Id or name; omit if only one.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Entries per page.
 	Sort      string `json:"sort"`       // Sort key.
-	Detail    string `json:"detail"`     // full: the raw object.
+	Detail    string `json:"detail"`     // full: raw JSON.
 }
 
 // DecodeListAuthors reads and checks the arguments of list_authors.
@@ -223,9 +223,9 @@ func DecodeListAuthors(raw json.RawMessage) (ListAuthors, error) {
 // GetAuthor holds the arguments of get_author.
 type GetAuthor struct {
 	AuthorID     string  `json:"author_id"`     // Author id or name.
-	IncludeItems bool    `json:"include_items"` // Also the author's books and series.
+	IncludeItems bool    `json:"include_items"` // Also their books and series.
 	LibraryID    *string `json:"library_id"`    // Books of this library only.
-	Detail       string  `json:"detail"`        // full: the raw object.
+	Detail       string  `json:"detail"`        // full: raw JSON.
 }
 
 // DecodeGetAuthor reads and checks the arguments of get_author.
@@ -294,8 +294,8 @@ func DecodeGetServerStatus(raw json.RawMessage) (GetServerStatus, error) {
 
 // GetLibraryItem holds the arguments of get_library_item.
 type GetLibraryItem struct {
-	LibraryItemID string `json:"library_item_id"` // Library item id or title.
-	Detail        string `json:"detail"`          // full: the raw object.
+	LibraryItemID string `json:"library_item_id"` // Item id or title.
+	Detail        string `json:"detail"`          // full: raw JSON.
 }
 
 // DecodeGetLibraryItem reads and checks the arguments of get_library_item.
@@ -312,7 +312,7 @@ func DecodeGetLibraryItem(raw json.RawMessage) (GetLibraryItem, error) {
 
 // GetItemChapters holds the arguments of get_item_chapters.
 type GetItemChapters struct {
-	LibraryItemID string `json:"library_item_id"` // Library item id or title.
+	LibraryItemID string `json:"library_item_id"` // Item id or title.
 	Page          int64  `json:"page"`            // 0-based page.
 	Limit         int64  `json:"limit"`           // Entries per page.
 }
@@ -333,8 +333,8 @@ func DecodeGetItemChapters(raw json.RawMessage) (GetItemChapters, error) {
 // GetPodcastEpisode holds the arguments of get_podcast_episode.
 type GetPodcastEpisode struct {
 	LibraryItemID string `json:"library_item_id"` // Podcast id or title.
-	EpisodeID     string `json:"episode_id"`      // Episode id (get_library_item, list_recent_episodes).
-	Detail        string `json:"detail"`          // full: the raw object.
+	EpisodeID     string `json:"episode_id"`      // Episode id.
+	Detail        string `json:"detail"`          // full: raw JSON.
 }
 
 // DecodeGetPodcastEpisode reads and checks the arguments of get_podcast_episode.
@@ -355,7 +355,7 @@ type ListRecentEpisodes struct {
 	LibraryID string `json:"library_id"` // Podcast library id or name.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Episodes per page.
-	Detail    string `json:"detail"`     // full: the raw object.
+	Detail    string `json:"detail"`     // full: raw JSON.
 }
 
 // DecodeListRecentEpisodes reads and checks the arguments of list_recent_episodes.
@@ -374,7 +374,7 @@ func DecodeListRecentEpisodes(raw json.RawMessage) (ListRecentEpisodes, error) {
 
 // GetMe holds the arguments of get_me.
 type GetMe struct {
-	Detail string `json:"detail"` // full: the raw object.
+	Detail string `json:"detail"` // full: raw JSON.
 }
 
 // DecodeGetMe reads and checks the arguments of get_me.
@@ -392,7 +392,7 @@ func DecodeGetMe(raw json.RawMessage) (GetMe, error) {
 type ListItemsInProgress struct {
 	Page   int64  `json:"page"`   // 0-based page.
 	Limit  int64  `json:"limit"`  // Entries per page.
-	Detail string `json:"detail"` // full: the raw object.
+	Detail string `json:"detail"` // full: raw JSON.
 }
 
 // DecodeListItemsInProgress reads and checks the arguments of list_items_in_progress.
@@ -410,8 +410,8 @@ func DecodeListItemsInProgress(raw json.RawMessage) (ListItemsInProgress, error)
 
 // GetListeningStats holds the arguments of get_listening_stats.
 type GetListeningStats struct {
-	Sessions int64  `json:"sessions"` // Recent sessions to add (all, paged list_listening_sessions).
-	Detail   string `json:"detail"`   // full: the raw object.
+	Sessions int64  `json:"sessions"` // Recent sessions to add.
+	Detail   string `json:"detail"`   // full: raw JSON.
 }
 
 // DecodeGetListeningStats reads and checks the arguments of get_listening_stats.
@@ -462,8 +462,8 @@ func DecodeListListeningSessions(raw json.RawMessage) (ListListeningSessions, er
 
 // GetMediaProgress holds the arguments of get_media_progress.
 type GetMediaProgress struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id or title.
-	EpisodeID     *string `json:"episode_id"`      // Episode id; required for a podcast.
+	LibraryItemID string  `json:"library_item_id"` // Item id or title.
+	EpisodeID     *string `json:"episode_id"`      // Episode id, for a podcast.
 }
 
 // DecodeGetMediaProgress reads and checks the arguments of get_media_progress.
@@ -481,13 +481,13 @@ func DecodeGetMediaProgress(raw json.RawMessage) (GetMediaProgress, error) {
 // SetMediaProgress holds the arguments of set_media_progress.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type SetMediaProgress struct {
-	LibraryItemID             string   `json:"library_item_id"`              // Library item id or title.
-	EpisodeID                 *string  `json:"episode_id"`                   // Episode id; required for a podcast.
+	LibraryItemID             string   `json:"library_item_id"`              // Item id or title.
+	EpisodeID                 *string  `json:"episode_id"`                   // Episode id, for a podcast.
 	CurrentTime               *float64 `json:"current_time"`                 // Position in seconds.
 	Progress                  *float64 `json:"progress"`                     // Fraction listened.
 	IsFinished                *bool    `json:"is_finished"`                  // Finished or not.
 	HideFromContinueListening *bool    `json:"hide_from_continue_listening"` // Hide from continue listening.
-	ConfirmToken              string   `json:"-"`                            // Token an earlier call gave; same arguments.
+	ConfirmToken              string   `json:"-"`                            // Token from an earlier answer.
 }
 
 // DecodeSetMediaProgress reads and checks the arguments of set_media_progress.
@@ -511,8 +511,8 @@ func DecodeSetMediaProgress(raw json.RawMessage) (SetMediaProgress, error) {
 // DeleteMediaProgress holds the arguments of delete_media_progress.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteMediaProgress struct {
-	MediaProgressID string `json:"media_progress_id"` // The progress record's id (field id of get_media_progress).
-	ConfirmToken    string `json:"-"`                 // Token an earlier call gave; same arguments.
+	MediaProgressID string `json:"media_progress_id"` // Progress record id (get_media_progress).
+	ConfirmToken    string `json:"-"`                 // Token from an earlier answer.
 }
 
 // DecodeDeleteMediaProgress reads and checks the arguments of delete_media_progress.
@@ -529,7 +529,7 @@ func DecodeDeleteMediaProgress(raw json.RawMessage) (DeleteMediaProgress, error)
 
 // ListBookmarks holds the arguments of list_bookmarks.
 type ListBookmarks struct {
-	LibraryItemID *string `json:"library_item_id"` // Only this item's bookmarks.
+	LibraryItemID *string `json:"library_item_id"` // Only this item's.
 	Page          int64   `json:"page"`            // 0-based page.
 	Limit         int64   `json:"limit"`           // Entries per page.
 }
@@ -549,7 +549,7 @@ func DecodeListBookmarks(raw json.RawMessage) (ListBookmarks, error) {
 
 // CreateBookmark holds the arguments of create_bookmark.
 type CreateBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id or title.
+	LibraryItemID string  `json:"library_item_id"` // Item id or title.
 	Time          float64 `json:"time"`            // Position in seconds.
 	Title         string  `json:"title"`           // Bookmark title.
 }
@@ -570,10 +570,10 @@ func DecodeCreateBookmark(raw json.RawMessage) (CreateBookmark, error) {
 // UpdateBookmark holds the arguments of update_bookmark.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type UpdateBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id or title.
-	Time          float64 `json:"time"`            // Bookmark time in seconds (list_bookmarks).
+	LibraryItemID string  `json:"library_item_id"` // Item id or title.
+	Time          float64 `json:"time"`            // Bookmark time in seconds.
 	Title         string  `json:"title"`           // New title.
-	ConfirmToken  string  `json:"-"`               // Token an earlier call gave; same arguments.
+	ConfirmToken  string  `json:"-"`               // Token from an earlier answer.
 }
 
 // DecodeUpdateBookmark reads and checks the arguments of update_bookmark.
@@ -593,9 +593,9 @@ func DecodeUpdateBookmark(raw json.RawMessage) (UpdateBookmark, error) {
 // DeleteBookmark holds the arguments of delete_bookmark.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Library item id or title.
-	Time          float64 `json:"time"`            // Bookmark time in seconds (list_bookmarks).
-	ConfirmToken  string  `json:"-"`               // Token an earlier call gave; same arguments.
+	LibraryItemID string  `json:"library_item_id"` // Item id or title.
+	Time          float64 `json:"time"`            // Bookmark time in seconds.
+	ConfirmToken  string  `json:"-"`               // Token from an earlier answer.
 }
 
 // DecodeDeleteBookmark reads and checks the arguments of delete_bookmark.
@@ -613,7 +613,7 @@ func DecodeDeleteBookmark(raw json.RawMessage) (DeleteBookmark, error) {
 
 // ListCollections holds the arguments of list_collections.
 type ListCollections struct {
-	LibraryID *string `json:"library_id"` // Only this library's collections.
+	LibraryID *string `json:"library_id"` // Only this library's.
 	Page      int64   `json:"page"`       // 0-based page.
 	Limit     int64   `json:"limit"`      // Entries per page.
 }
@@ -633,8 +633,8 @@ func DecodeListCollections(raw json.RawMessage) (ListCollections, error) {
 
 // GetCollection holds the arguments of get_collection.
 type GetCollection struct {
-	CollectionID string `json:"collection_id"` // Collection id or name.
-	Detail       string `json:"detail"`        // full: the raw object.
+	CollectionID string `json:"collection_id"` // Id or name.
+	Detail       string `json:"detail"`        // full: raw JSON.
 	Page         int64  `json:"page"`          // 0-based page.
 	Limit        int64  `json:"limit"`         // Entries per page.
 }
@@ -655,10 +655,10 @@ func DecodeGetCollection(raw json.RawMessage) (GetCollection, error) {
 
 // CreateCollection holds the arguments of create_collection.
 type CreateCollection struct {
-	LibraryID      string   `json:"library_id"`       // Library id or name; omit if only one.
+	LibraryID      string   `json:"library_id"`       // Id or name; omit if only one.
 	Name           string   `json:"name"`             // Collection name.
-	Description    *string  `json:"description"`      // Optional description.
-	LibraryItemIDs []string `json:"library_item_ids"` // Book ids or titles of that library, in order.
+	Description    *string  `json:"description"`      // Description.
+	LibraryItemIDs []string `json:"library_item_ids"` // Book ids or titles, in order.
 }
 
 // DecodeCreateCollection reads and checks the arguments of create_collection.
@@ -678,11 +678,11 @@ func DecodeCreateCollection(raw json.RawMessage) (CreateCollection, error) {
 // UpdateCollection holds the arguments of update_collection.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type UpdateCollection struct {
-	CollectionID   string   `json:"collection_id"`    // Collection id or name.
+	CollectionID   string   `json:"collection_id"`    // Id or name.
 	Name           *string  `json:"name"`             // New name.
 	Description    *string  `json:"description"`      // New description.
 	LibraryItemIDs []string `json:"library_item_ids"` // All its books, once each, in the new order.
-	ConfirmToken   string   `json:"-"`                // Token an earlier call gave; same arguments.
+	ConfirmToken   string   `json:"-"`                // Token from an earlier answer.
 }
 
 // DecodeUpdateCollection reads and checks the arguments of update_collection.
@@ -703,8 +703,8 @@ func DecodeUpdateCollection(raw json.RawMessage) (UpdateCollection, error) {
 
 // AddBooksToCollection holds the arguments of add_books_to_collection.
 type AddBooksToCollection struct {
-	CollectionID   string   `json:"collection_id"`    // Collection id or name.
-	LibraryItemIDs []string `json:"library_item_ids"` // Book ids or titles of the collection's library.
+	CollectionID   string   `json:"collection_id"`    // Id or name.
+	LibraryItemIDs []string `json:"library_item_ids"` // Book ids or titles.
 }
 
 // DecodeAddBooksToCollection reads and checks the arguments of add_books_to_collection.
@@ -722,9 +722,9 @@ func DecodeAddBooksToCollection(raw json.RawMessage) (AddBooksToCollection, erro
 // RemoveBooksFromCollection holds the arguments of remove_books_from_collection.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type RemoveBooksFromCollection struct {
-	CollectionID   string   `json:"collection_id"`    // Collection id or name.
-	LibraryItemIDs []string `json:"library_item_ids"` // Book ids or titles to take out.
-	ConfirmToken   string   `json:"-"`                // Token an earlier call gave; same arguments.
+	CollectionID   string   `json:"collection_id"`    // Id or name.
+	LibraryItemIDs []string `json:"library_item_ids"` // Book ids or titles.
+	ConfirmToken   string   `json:"-"`                // Token from an earlier answer.
 }
 
 // DecodeRemoveBooksFromCollection reads and checks the arguments of remove_books_from_collection.
@@ -743,8 +743,8 @@ func DecodeRemoveBooksFromCollection(raw json.RawMessage) (RemoveBooksFromCollec
 // DeleteCollection holds the arguments of delete_collection.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteCollection struct {
-	CollectionID string `json:"collection_id"` // Collection id or name.
-	ConfirmToken string `json:"-"`             // Token an earlier call gave; same arguments.
+	CollectionID string `json:"collection_id"` // Id or name.
+	ConfirmToken string `json:"-"`             // Token from an earlier answer.
 }
 
 // DecodeDeleteCollection reads and checks the arguments of delete_collection.
@@ -761,7 +761,7 @@ func DecodeDeleteCollection(raw json.RawMessage) (DeleteCollection, error) {
 
 // ListPlaylists holds the arguments of list_playlists.
 type ListPlaylists struct {
-	LibraryID *string `json:"library_id"` // Only this library's playlists.
+	LibraryID *string `json:"library_id"` // Only this library's.
 	Page      int64   `json:"page"`       // 0-based page.
 	Limit     int64   `json:"limit"`      // Entries per page.
 }
@@ -781,8 +781,8 @@ func DecodeListPlaylists(raw json.RawMessage) (ListPlaylists, error) {
 
 // GetPlaylist holds the arguments of get_playlist.
 type GetPlaylist struct {
-	PlaylistID string `json:"playlist_id"` // Playlist id or name.
-	Detail     string `json:"detail"`      // full: the raw object.
+	PlaylistID string `json:"playlist_id"` // Id or name.
+	Detail     string `json:"detail"`      // full: raw JSON.
 	Page       int64  `json:"page"`        // 0-based page.
 	Limit      int64  `json:"limit"`       // Entries per page.
 }
@@ -803,9 +803,9 @@ func DecodeGetPlaylist(raw json.RawMessage) (GetPlaylist, error) {
 
 // CreatePlaylist holds the arguments of create_playlist.
 type CreatePlaylist struct {
-	LibraryID   string                `json:"library_id"`  // Library id or name; omit if only one.
+	LibraryID   string                `json:"library_id"`  // Id or name; omit if only one.
 	Name        string                `json:"name"`        // Playlist name.
-	Description *string               `json:"description"` // Optional description.
+	Description *string               `json:"description"` // Description.
 	Items       []argdec.PlaylistItem `json:"items"`       // Entries in order.
 }
 
@@ -826,11 +826,11 @@ func DecodeCreatePlaylist(raw json.RawMessage) (CreatePlaylist, error) {
 // UpdatePlaylist holds the arguments of update_playlist.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type UpdatePlaylist struct {
-	PlaylistID   string                `json:"playlist_id"` // Playlist id or name.
+	PlaylistID   string                `json:"playlist_id"` // Id or name.
 	Name         *string               `json:"name"`        // New name.
 	Description  *string               `json:"description"` // New description.
 	Items        []argdec.PlaylistItem `json:"items"`       // All its entries, once each, in the new order.
-	ConfirmToken string                `json:"-"`           // Token an earlier call gave; same arguments.
+	ConfirmToken string                `json:"-"`           // Token from an earlier answer.
 }
 
 // DecodeUpdatePlaylist reads and checks the arguments of update_playlist.
@@ -852,9 +852,9 @@ func DecodeUpdatePlaylist(raw json.RawMessage) (UpdatePlaylist, error) {
 // AddItemsToPlaylist holds the arguments of add_items_to_playlist.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type AddItemsToPlaylist struct {
-	PlaylistID   string                `json:"playlist_id"` // Playlist id or name.
+	PlaylistID   string                `json:"playlist_id"` // Id or name.
 	Items        []argdec.PlaylistItem `json:"items"`       // Entries to append.
-	ConfirmToken string                `json:"-"`           // Token an earlier call gave; same arguments.
+	ConfirmToken string                `json:"-"`           // Token from an earlier answer.
 }
 
 // DecodeAddItemsToPlaylist reads and checks the arguments of add_items_to_playlist.
@@ -873,9 +873,9 @@ func DecodeAddItemsToPlaylist(raw json.RawMessage) (AddItemsToPlaylist, error) {
 // RemoveItemsFromPlaylist holds the arguments of remove_items_from_playlist.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type RemoveItemsFromPlaylist struct {
-	PlaylistID   string                `json:"playlist_id"` // Playlist id or name.
+	PlaylistID   string                `json:"playlist_id"` // Id or name.
 	Items        []argdec.PlaylistItem `json:"items"`       // Entries to take out.
-	ConfirmToken string                `json:"-"`           // Token an earlier call gave; same arguments.
+	ConfirmToken string                `json:"-"`           // Token from an earlier answer.
 }
 
 // DecodeRemoveItemsFromPlaylist reads and checks the arguments of remove_items_from_playlist.
@@ -894,8 +894,8 @@ func DecodeRemoveItemsFromPlaylist(raw json.RawMessage) (RemoveItemsFromPlaylist
 // DeletePlaylist holds the arguments of delete_playlist.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeletePlaylist struct {
-	PlaylistID   string `json:"playlist_id"` // Playlist id or name.
-	ConfirmToken string `json:"-"`           // Token an earlier call gave; same arguments.
+	PlaylistID   string `json:"playlist_id"` // Id or name.
+	ConfirmToken string `json:"-"`           // Token from an earlier answer.
 }
 
 // DecodeDeletePlaylist reads and checks the arguments of delete_playlist.
@@ -932,7 +932,7 @@ func DecodeSearchPodcasts(raw json.RawMessage) (SearchPodcasts, error) {
 
 // GetPodcastFeed holds the arguments of get_podcast_feed.
 type GetPodcastFeed struct {
-	FeedUrl string `json:"feed_url"` // Feed URL (http or https).
+	FeedUrl string `json:"feed_url"` // Feed URL.
 	Page    int64  `json:"page"`     // 0-based page.
 	Limit   int64  `json:"limit"`    // Episodes per page.
 }
@@ -953,8 +953,8 @@ func DecodeGetPodcastFeed(raw json.RawMessage) (GetPodcastFeed, error) {
 // CreatePodcast holds the arguments of create_podcast.
 type CreatePodcast struct {
 	LibraryID    string  `json:"library_id"`    // Podcast library id or name.
-	FeedUrl      string  `json:"feed_url"`      // Feed URL (http or https).
-	FolderID     *string `json:"folder_id"`     // Library folder if several (get_library).
+	FeedUrl      string  `json:"feed_url"`      // Feed URL.
+	FolderID     *string `json:"folder_id"`     // Library folder, if several.
 	AutoDownload bool    `json:"auto_download"` // Download new episodes on a schedule.
 }
 
@@ -996,7 +996,7 @@ func DecodeCheckNewEpisodes(raw json.RawMessage) (CheckNewEpisodes, error) {
 type DownloadPodcastEpisodes struct {
 	LibraryItemID string   `json:"library_item_id"` // Podcast id or title.
 	Episodes      []string `json:"episodes"`        // Keys from check_new_episodes.
-	Newest        *int64   `json:"newest"`          // Or this many of the newest missing.
+	Newest        *int64   `json:"newest"`          // Or this many newest missing.
 }
 
 // DecodeDownloadPodcastEpisodes reads and checks the arguments of download_podcast_episodes.
@@ -1016,7 +1016,7 @@ func DecodeDownloadPodcastEpisodes(raw json.RawMessage) (DownloadPodcastEpisodes
 // ListPodcastDownloads holds the arguments of list_podcast_downloads.
 type ListPodcastDownloads struct {
 	LibraryID     string   `json:"library_id"`      // Podcast library id or name.
-	LibraryItemID *string  `json:"library_item_id"` // A podcast (id or title).
+	LibraryItemID *string  `json:"library_item_id"` // A podcast: its newest episodes too.
 	Episodes      []string `json:"episodes"`        // Download keys, for their episode ids.
 	Page          int64    `json:"page"`            // 0-based page.
 	Limit         int64    `json:"limit"`           // Downloads per page.
@@ -1041,9 +1041,9 @@ func DecodeListPodcastDownloads(raw json.RawMessage) (ListPodcastDownloads, erro
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeletePodcastEpisode struct {
 	LibraryItemID string `json:"library_item_id"` // Podcast id or title.
-	EpisodeID     string `json:"episode_id"`      // Episode id (get_library_item).
-	DeleteFile    bool   `json:"delete_file"`     // Also delete the file from disk.
-	ConfirmToken  string `json:"-"`               // Token an earlier call gave; same arguments.
+	EpisodeID     string `json:"episode_id"`      // Episode id.
+	DeleteFile    bool   `json:"delete_file"`     // Also delete its file.
+	ConfirmToken  string `json:"-"`               // Token from an earlier answer.
 }
 
 // DecodeDeletePodcastEpisode reads and checks the arguments of delete_podcast_episode.
@@ -1064,8 +1064,8 @@ func DecodeDeletePodcastEpisode(raw json.RawMessage) (DeletePodcastEpisode, erro
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeletePodcast struct {
 	LibraryItemID string `json:"library_item_id"` // Podcast id or title.
-	DeleteFiles   bool   `json:"delete_files"`    // Also its folder on disk.
-	ConfirmToken  string `json:"-"`               // Token an earlier call gave; same arguments.
+	DeleteFiles   bool   `json:"delete_files"`    // Also delete its folder.
+	ConfirmToken  string `json:"-"`               // Token from an earlier answer.
 }
 
 // DecodeDeletePodcast reads and checks the arguments of delete_podcast.
@@ -1083,7 +1083,7 @@ func DecodeDeletePodcast(raw json.RawMessage) (DeletePodcast, error) {
 
 // ScanLibrary holds the arguments of scan_library.
 type ScanLibrary struct {
-	LibraryID string `json:"library_id"` // Library id or name; omit if only one.
+	LibraryID string `json:"library_id"` // Id or name; omit if only one.
 }
 
 // DecodeScanLibrary reads and checks the arguments of scan_library.
@@ -1100,9 +1100,9 @@ func DecodeScanLibrary(raw json.RawMessage) (ScanLibrary, error) {
 // UpdateItemMetadata holds the arguments of update_item_metadata.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type UpdateItemMetadata struct {
-	LibraryItemID string                 `json:"library_item_id"` // Library item id of a book, from list_library_items or search_library.
+	LibraryItemID string                 `json:"library_item_id"` // Book id or title.
 	Fields        *argdec.MetadataFields `json:"fields"`          // The fields to set, e.g. {"title": "Mort", "series": [{"name": "Discworld", "sequence": "4"}]}.
-	ConfirmToken  string                 `json:"-"`               // Token an earlier call gave; same arguments.
+	ConfirmToken  string                 `json:"-"`               // Token from an earlier answer.
 }
 
 // DecodeUpdateItemMetadata reads and checks the arguments of update_item_metadata.
@@ -1121,10 +1121,10 @@ func DecodeUpdateItemMetadata(raw json.RawMessage) (UpdateItemMetadata, error) {
 // MatchLibraryItem holds the arguments of match_library_item.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type MatchLibraryItem struct {
-	LibraryItemID string `json:"library_item_id"` // Library item id of a book, from list_library_items or search_library.
-	Provider      string `json:"provider"`        // Metadata provider: one of Audiobookshelf's own, or custom-ID for a custom metadata provider registered in Audiobookshelf (Settings → Item Metadata Utils; a library that uses one shows it as its provider, custom-ID).
-	Override      bool   `json:"override"`        // Replace fields that already hold a value (and the cover) instead of filling only empty ones. Asks the person first.
-	ConfirmToken  string `json:"-"`               // Token an earlier call gave; same arguments.
+	LibraryItemID string `json:"library_item_id"` // Book id or title.
+	Provider      string `json:"provider"`        // Metadata provider, or custom-ID for a custom one.
+	Override      bool   `json:"override"`        // Replace fields that hold a value, and the cover.
+	ConfirmToken  string `json:"-"`               // Token from an earlier answer.
 }
 
 // DecodeMatchLibraryItem reads and checks the arguments of match_library_item.
@@ -1143,8 +1143,8 @@ func DecodeMatchLibraryItem(raw json.RawMessage) (MatchLibraryItem, error) {
 
 // GetItemCover holds the arguments of get_item_cover.
 type GetItemCover struct {
-	LibraryItemID string `json:"library_item_id"` // Library item id or title.
-	Width         int64  `json:"width"`           // Width in pixels; the height follows the cover's shape.
+	LibraryItemID string `json:"library_item_id"` // Item id or title.
+	Width         int64  `json:"width"`           // Width in pixels.
 }
 
 // DecodeGetItemCover reads and checks the arguments of get_item_cover.
@@ -1162,8 +1162,8 @@ func DecodeGetItemCover(raw json.RawMessage) (GetItemCover, error) {
 // RemoveItemCover holds the arguments of remove_item_cover.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type RemoveItemCover struct {
-	LibraryItemID string `json:"library_item_id"` // Library item id or title.
-	ConfirmToken  string `json:"-"`               // Token an earlier call gave; same arguments.
+	LibraryItemID string `json:"library_item_id"` // Item id or title.
+	ConfirmToken  string `json:"-"`               // Token from an earlier answer.
 }
 
 // DecodeRemoveItemCover reads and checks the arguments of remove_item_cover.
@@ -1180,9 +1180,9 @@ func DecodeRemoveItemCover(raw json.RawMessage) (RemoveItemCover, error) {
 
 // WhatNext holds the arguments of what_next.
 type WhatNext struct {
-	LibraryID *string  `json:"library_id"` // Only this library (id or name).
-	MediaType *string  `json:"media_type"` // Only books or only podcast episodes (podcasts have no series).
-	MaxHours  *float64 `json:"max_hours"`  // Only books and episodes with at most this many hours left.
+	LibraryID *string  `json:"library_id"` // Only this library.
+	MediaType *string  `json:"media_type"` // Only books or only episodes.
+	MaxHours  *float64 `json:"max_hours"`  // At most this many hours left.
 	Page      int64    `json:"page"`       // 0-based page.
 	Limit     int64    `json:"limit"`      // Series per page.
 }
@@ -1204,9 +1204,9 @@ func DecodeWhatNext(raw json.RawMessage) (WhatNext, error) {
 
 // GetSeriesProgress holds the arguments of get_series_progress.
 type GetSeriesProgress struct {
-	SeriesID *string `json:"series_id"` // One series (id or name); leave out for every started series.
+	SeriesID *string `json:"series_id"` // One series (id or name); omit for all.
 	Page     int64   `json:"page"`      // 0-based page.
-	Limit    int64   `json:"limit"`     // Series per page (without series_id).
+	Limit    int64   `json:"limit"`     // Series per page.
 }
 
 // DecodeGetSeriesProgress reads and checks the arguments of get_series_progress.
@@ -1224,10 +1224,10 @@ func DecodeGetSeriesProgress(raw json.RawMessage) (GetSeriesProgress, error) {
 
 // GetListeningByPeriod holds the arguments of get_listening_by_period.
 type GetListeningByPeriod struct {
-	From      string  `json:"from"`       // First day, YYYY-MM-DD (the server's local dates, as Audiobookshelf records them).
-	To        string  `json:"to"`         // Last day, YYYY-MM-DD, included.
-	By        string  `json:"by"`         // Period: day, ISO week (starting Monday), or month.
-	LibraryID *string `json:"library_id"` // Only this library (id or name); the totals per period are then this library's.
+	From      string  `json:"from"`       // First day, YYYY-MM-DD.
+	To        string  `json:"to"`         // Last day, YYYY-MM-DD.
+	By        string  `json:"by"`         // Period.
+	LibraryID *string `json:"library_id"` // Only this library.
 	Page      int64   `json:"page"`       // 0-based page.
 	Limit     int64   `json:"limit"`      // Periods per page.
 }
@@ -1250,7 +1250,7 @@ func DecodeGetListeningByPeriod(raw json.RawMessage) (GetListeningByPeriod, erro
 
 // HideSeriesFromContinueSeries holds the arguments of hide_series_from_continue_series.
 type HideSeriesFromContinueSeries struct {
-	SeriesID string `json:"series_id"` // Series id or name.
+	SeriesID string `json:"series_id"` // Id or name.
 }
 
 // DecodeHideSeriesFromContinueSeries reads and checks the arguments of hide_series_from_continue_series.
@@ -1266,7 +1266,7 @@ func DecodeHideSeriesFromContinueSeries(raw json.RawMessage) (HideSeriesFromCont
 
 // ReaddSeriesToContinueSeries holds the arguments of readd_series_to_continue_series.
 type ReaddSeriesToContinueSeries struct {
-	SeriesID string `json:"series_id"` // Series id or name.
+	SeriesID string `json:"series_id"` // Id or name.
 }
 
 // DecodeReaddSeriesToContinueSeries reads and checks the arguments of readd_series_to_continue_series.
@@ -1282,7 +1282,7 @@ func DecodeReaddSeriesToContinueSeries(raw json.RawMessage) (ReaddSeriesToContin
 
 // AuditSeries holds the arguments of audit_series.
 type AuditSeries struct {
-	LibraryID string `json:"library_id"` // Book library id or name; omit if only one.
+	LibraryID string `json:"library_id"` // Id or name; omit if only one.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Findings per page.
 }
@@ -1302,7 +1302,7 @@ func DecodeAuditSeries(raw json.RawMessage) (AuditSeries, error) {
 
 // AuditPeople holds the arguments of audit_people.
 type AuditPeople struct {
-	LibraryID string `json:"library_id"` // Book library id or name; omit if only one.
+	LibraryID string `json:"library_id"` // Id or name; omit if only one.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Findings per page.
 }
@@ -1322,7 +1322,7 @@ func DecodeAuditPeople(raw json.RawMessage) (AuditPeople, error) {
 
 // AuditDuplicates holds the arguments of audit_duplicates.
 type AuditDuplicates struct {
-	LibraryID string `json:"library_id"` // Book library id or name; omit if only one.
+	LibraryID string `json:"library_id"` // Id or name; omit if only one.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Findings per page.
 }
@@ -1342,7 +1342,7 @@ func DecodeAuditDuplicates(raw json.RawMessage) (AuditDuplicates, error) {
 
 // AuditMissing holds the arguments of audit_missing.
 type AuditMissing struct {
-	LibraryID string `json:"library_id"` // Book library id or name; omit if only one.
+	LibraryID string `json:"library_id"` // Id or name; omit if only one.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Findings per page.
 }
@@ -1362,7 +1362,7 @@ func DecodeAuditMissing(raw json.RawMessage) (AuditMissing, error) {
 
 // AuditTagsAndGenres holds the arguments of audit_tags_and_genres.
 type AuditTagsAndGenres struct {
-	LibraryID string `json:"library_id"` // Book library id or name; omit if only one.
+	LibraryID string `json:"library_id"` // Id or name; omit if only one.
 	Page      int64  `json:"page"`       // 0-based page.
 	Limit     int64  `json:"limit"`      // Findings per page.
 }
@@ -1383,9 +1383,9 @@ func DecodeAuditTagsAndGenres(raw json.RawMessage) (AuditTagsAndGenres, error) {
 // RenameTag holds the arguments of rename_tag.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type RenameTag struct {
-	Tag          string `json:"tag"`     // The tag as items hold it (audit_tags_and_genres lists them).
+	Tag          string `json:"tag"`     // The tag as items hold it.
 	NewTag       string `json:"new_tag"` // The new name.
-	ConfirmToken string `json:"-"`       // Token an earlier call gave; same arguments.
+	ConfirmToken string `json:"-"`       // Token from an earlier answer.
 }
 
 // DecodeRenameTag reads and checks the arguments of rename_tag.
@@ -1404,9 +1404,9 @@ func DecodeRenameTag(raw json.RawMessage) (RenameTag, error) {
 // RenameGenre holds the arguments of rename_genre.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type RenameGenre struct {
-	Genre        string `json:"genre"`     // The genre as items hold it (audit_tags_and_genres lists them).
+	Genre        string `json:"genre"`     // The genre as items hold it.
 	NewGenre     string `json:"new_genre"` // The new name.
-	ConfirmToken string `json:"-"`         // Token an earlier call gave; same arguments.
+	ConfirmToken string `json:"-"`         // Token from an earlier answer.
 }
 
 // DecodeRenameGenre reads and checks the arguments of rename_genre.
@@ -1425,9 +1425,9 @@ func DecodeRenameGenre(raw json.RawMessage) (RenameGenre, error) {
 // RenameNarrator holds the arguments of rename_narrator.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type RenameNarrator struct {
-	Narrator     string `json:"narrator"`     // The narrator as books hold it (audit_people lists the spellings).
+	Narrator     string `json:"narrator"`     // The narrator as books hold it.
 	NewNarrator  string `json:"new_narrator"` // The new name.
-	ConfirmToken string `json:"-"`            // Token an earlier call gave; same arguments.
+	ConfirmToken string `json:"-"`            // Token from an earlier answer.
 }
 
 // DecodeRenameNarrator reads and checks the arguments of rename_narrator.
@@ -1446,9 +1446,9 @@ func DecodeRenameNarrator(raw json.RawMessage) (RenameNarrator, error) {
 // MergeTags holds the arguments of merge_tags.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type MergeTags struct {
-	Tags         []string `json:"tags"`     // The spellings to take out, as items hold them; the name merged into is not among them.
-	IntoTag      string   `json:"into_tag"` // The tag they become (one of the spellings in use, or a new one).
-	ConfirmToken string   `json:"-"`        // Token an earlier call gave; same arguments.
+	Tags         []string `json:"tags"`     // Spellings to take out (not the target).
+	IntoTag      string   `json:"into_tag"` // The tag they become.
+	ConfirmToken string   `json:"-"`        // Token from an earlier answer.
 }
 
 // DecodeMergeTags reads and checks the arguments of merge_tags.
@@ -1467,9 +1467,9 @@ func DecodeMergeTags(raw json.RawMessage) (MergeTags, error) {
 // MergeGenres holds the arguments of merge_genres.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type MergeGenres struct {
-	Genres       []string `json:"genres"`     // The spellings to take out, as items hold them; the name merged into is not among them.
-	IntoGenre    string   `json:"into_genre"` // The genre they become (one of the spellings in use, or a new one).
-	ConfirmToken string   `json:"-"`          // Token an earlier call gave; same arguments.
+	Genres       []string `json:"genres"`     // Spellings to take out (not the target).
+	IntoGenre    string   `json:"into_genre"` // The genre they become.
+	ConfirmToken string   `json:"-"`          // Token from an earlier answer.
 }
 
 // DecodeMergeGenres reads and checks the arguments of merge_genres.
@@ -1488,9 +1488,9 @@ func DecodeMergeGenres(raw json.RawMessage) (MergeGenres, error) {
 // MergeNarrators holds the arguments of merge_narrators.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type MergeNarrators struct {
-	Narrators    []string `json:"narrators"`     // The spellings to take out, as books hold them; the name merged into is not among them.
-	IntoNarrator string   `json:"into_narrator"` // The narrator they become (one of the spellings in use, or a new one).
-	ConfirmToken string   `json:"-"`             // Token an earlier call gave; same arguments.
+	Narrators    []string `json:"narrators"`     // Spellings to take out (not the target).
+	IntoNarrator string   `json:"into_narrator"` // The narrator they become.
+	ConfirmToken string   `json:"-"`             // Token from an earlier answer.
 }
 
 // DecodeMergeNarrators reads and checks the arguments of merge_narrators.
@@ -1509,9 +1509,9 @@ func DecodeMergeNarrators(raw json.RawMessage) (MergeNarrators, error) {
 // MergeAuthors holds the arguments of merge_authors.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type MergeAuthors struct {
-	AuthorID     string `json:"author_id"`      // The author merged away (id or name; audit_people finds spellings of one person).
-	IntoAuthorID string `json:"into_author_id"` // The author kept, of the same library (id or name).
-	ConfirmToken string `json:"-"`              // Token an earlier call gave; same arguments.
+	AuthorID     string `json:"author_id"`      // The author merged away (id or name).
+	IntoAuthorID string `json:"into_author_id"` // The author kept (id or name).
+	ConfirmToken string `json:"-"`              // Token from an earlier answer.
 }
 
 // DecodeMergeAuthors reads and checks the arguments of merge_authors.
@@ -1530,9 +1530,9 @@ func DecodeMergeAuthors(raw json.RawMessage) (MergeAuthors, error) {
 // MergeSeries holds the arguments of merge_series.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type MergeSeries struct {
-	SeriesID     string `json:"series_id"`      // The series merged away (id or name; audit_series finds one series under two spellings).
-	IntoSeriesID string `json:"into_series_id"` // The series kept, of the same library (id or name).
-	ConfirmToken string `json:"-"`              // Token an earlier call gave; same arguments.
+	SeriesID     string `json:"series_id"`      // The series merged away (id or name).
+	IntoSeriesID string `json:"into_series_id"` // The series kept (id or name).
+	ConfirmToken string `json:"-"`              // Token from an earlier answer.
 }
 
 // DecodeMergeSeries reads and checks the arguments of merge_series.
@@ -1551,14 +1551,14 @@ func DecodeMergeSeries(raw json.RawMessage) (MergeSeries, error) {
 // BatchUpdateBooks holds the arguments of batch_update_books.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type BatchUpdateBooks struct {
-	LibraryItemIDs []string `json:"library_item_ids"` // Book ids or titles (any libraries).
+	LibraryItemIDs []string `json:"library_item_ids"` // Book ids or titles.
 	Field          string   `json:"field"`            // The field to change.
-	Mode           *string  `json:"mode"`             // add (the default for lists and series), remove or set (the default, and the only mode, for publisher and language).
-	Values         []string `json:"values"`           // Tags, genres or narrators, compared exactly (case and spaces count).
-	Value          *string  `json:"value"`            // Publisher or language; "" clears it.
-	Series         *string  `json:"series"`           // Series name (field series; Audiobookshelf compares series names ignoring case).
-	Sequence       *string  `json:"sequence"`         // The books' place in the series (add and set); left out: none.
-	ConfirmToken   string   `json:"-"`                // Token an earlier call gave; same arguments.
+	Mode           *string  `json:"mode"`             // add or remove (lists, series) or set.
+	Values         []string `json:"values"`           // Tags, genres or narrators.
+	Value          *string  `json:"value"`            // Publisher or language; "" clears.
+	Series         *string  `json:"series"`           // Series name.
+	Sequence       *string  `json:"sequence"`         // Place in the series.
+	ConfirmToken   string   `json:"-"`                // Token from an earlier answer.
 }
 
 // DecodeBatchUpdateBooks reads and checks the arguments of batch_update_books.
@@ -1583,11 +1583,11 @@ func DecodeBatchUpdateBooks(raw json.RawMessage) (BatchUpdateBooks, error) {
 // BatchQuickMatch holds the arguments of batch_quick_match.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type BatchQuickMatch struct {
-	LibraryItemIDs  []string `json:"library_item_ids"` // Item ids or titles (any libraries).
-	Provider        *string  `json:"provider"`         // Metadata provider (Audiobookshelf's default, google, when left out; podcasts always use iTunes), or custom-ID for a custom provider registered in Audiobookshelf.
-	OverrideDetails bool     `json:"override_details"` // Replace details that already hold a value (title, authors, series, description...) instead of filling only empty ones.
-	OverrideCover   bool     `json:"override_cover"`   // Replace covers items already have.
-	ConfirmToken    string   `json:"-"`                // Token an earlier call gave; same arguments.
+	LibraryItemIDs  []string `json:"library_item_ids"` // Item ids or titles.
+	Provider        *string  `json:"provider"`         // Metadata provider, or custom-ID.
+	OverrideDetails bool     `json:"override_details"` // Replace details that hold a value.
+	OverrideCover   bool     `json:"override_cover"`   // Replace existing covers.
+	ConfirmToken    string   `json:"-"`                // Token from an earlier answer.
 }
 
 // DecodeBatchQuickMatch reads and checks the arguments of batch_quick_match.

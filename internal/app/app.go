@@ -168,10 +168,10 @@ func New(o Options) (*Server, error) {
 				Tools:   &mcp.ToolCapabilities{ListChanged: true},
 				Prompts: &mcp.PromptCapabilities{}, Resources: &mcp.ResourceCapabilities{}, Completions: &mcp.CompletionCapabilities{},
 			}})
-	s.AddReceivingMiddleware(refuseSecondInitialize, refuseMethods(Unoffered, "this server sends no resource updates"), toolsForPerson(registry.All), g.Middleware(), clipToolName)
-	feats.add(s)
-	s.AddSendingMiddleware(g.SendingMiddleware(), sendListChanged)
 	view := newToolsets(registrable, selected, deps, logger)
+	s.AddReceivingMiddleware(refuseSecondInitialize, refuseMethods(Unoffered, "this server sends no resource updates"), toolsForPerson(registry.All), g.Middleware(), clipToolName, view.listen)
+	feats.add(s)
+	s.AddSendingMiddleware(g.SendingMiddleware(), view.sendListChanged)
 	registered := register(s, view, registrable, deps)
 	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered, guard: g, store: store, toolsets: view}, nil
 }

@@ -73,9 +73,9 @@ func toolsetState(t *testing.T, cs *mcp.ClientSession, toolset string) (state st
 }
 
 // TestEnableToolsetInOneSession: with no settings a session lists the
-// default and discovery tools; a tool of another toolset is refused,
-// directly and through call_tool, until enable_toolset turns its toolset
-// on; then the session is told (notifications/tools/list_changed), lists
+// default and discovery tools; a direct call of a tool of another
+// toolset is refused, naming call_tool and enable_toolset, until
+// enable_toolset turns its toolset on; then the session is told (notifications/tools/list_changed), lists
 // the toolset's tools and calls them, and another session of the same
 // server still lists the default alone.
 func TestEnableToolsetInOneSession(t *testing.T) {
@@ -106,10 +106,6 @@ func TestEnableToolsetInOneSession(t *testing.T) {
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "get_playlist", Arguments: getPlaylist}); err == nil || !strings.Contains(err.Error(), `enable_toolset with toolset "playlists"`) {
 		t.Errorf("a direct call of a tool that is not listed: %v", err)
 	}
-	res := apptest.CallOn(t, cs, "call_tool", map[string]any{"name": "get_playlist", "arguments": getPlaylist})
-	if !res.IsError || !strings.Contains(apptest.Text(res), `call enable_toolset with toolset "playlists" first`) {
-		t.Errorf("call_tool of a toolset that is off: %s", apptest.Text(res))
-	}
 	if state, tools, _ := toolsetState(t, cs, "playlists"); state != "off" || !slices.Contains(tools, "delete_playlist") {
 		t.Errorf("playlists before: %s %v", state, tools)
 	}
@@ -122,7 +118,7 @@ func TestEnableToolsetInOneSession(t *testing.T) {
 	default:
 	}
 
-	res = apptest.CallOn(t, cs, "enable_toolset", map[string]any{"toolset": "playlists"})
+	res := apptest.CallOn(t, cs, "enable_toolset", map[string]any{"toolset": "playlists"})
 	if res.IsError || !strings.Contains(apptest.Text(res), `"name":"delete_playlist"`) || !strings.Contains(apptest.Text(res), `"args":{"confirm_token?":`) ||
 		!strings.Contains(apptest.Text(res), `"items":"array of {episode_id?, library_item_id}`) ||
 		strings.Count(apptest.Text(res), `"playlist_id":"string: `) != 1 || !strings.Contains(apptest.Text(res), `"playlist_id":"as above"`) {
@@ -149,8 +145,13 @@ func TestEnableToolsetInOneSession(t *testing.T) {
 		t.Errorf("call_tool get_playlist once on: %s", apptest.Text(res))
 	}
 	// Again: already on, and nobody is told twice.
-	if res := apptest.CallOn(t, cs, "enable_toolset", map[string]any{"toolset": "playlists"}); res.IsError || !strings.Contains(apptest.Text(res), "Already on") {
+	if res := apptest.CallOn(t, cs, "enable_toolset", map[string]any{"toolset": "playlists"}); res.IsError || !strings.Contains(apptest.Text(res), "call_tool") {
 		t.Errorf("enable_toolset again: %s", apptest.Text(res))
+	}
+	select {
+	case <-changed:
+		t.Error("notifications/tools/list_changed twice for one toolset")
+	case <-time.After(50 * time.Millisecond):
 	}
 	// The other session: still the default.
 	if got := names(t, other); !slices.Equal(got, start) {
@@ -177,6 +178,44 @@ func TestEnableToolsetInOneSession(t *testing.T) {
 	}
 	if n := len(e.sd.Mutations()); n != 0 {
 		t.Errorf("%d mutating requests reached Audiobookshelf", n)
+	}
+}
+
+// TestCallToolReachesAnyToolset: call_tool runs a tool of a toolset that
+// is off in a fresh session, as its first call (a gateway may start a new
+// session for each request, so nothing turned on before may still be on),
+// and turns the toolset on in that session as enable_toolset does: the
+// session is told once, and lists the toolset's tools.
+func TestCallToolReachesAnyToolset(t *testing.T) {
+	e := startDefault(t, false, nil)
+	changed := make(chan struct{}, 8)
+	cs, err := e.connect(t, "2025-11-25", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	getPlaylist := map[string]any{"name": "get_playlist", "arguments": map[string]any{"playlist_id": standin.PlaylistCommute}}
+	for i := range 2 {
+		if res := apptest.CallOn(t, cs, "call_tool", getPlaylist); res.IsError || !strings.Contains(apptest.Text(res), standin.PlaylistCommute) {
+			t.Fatalf("call_tool get_playlist in a fresh session (call %d): %s", i+1, apptest.Text(res))
+		}
+	}
+	select {
+	case <-changed:
+	case <-time.After(apptest.HangGuard):
+		t.Fatal("no notifications/tools/list_changed after call_tool turned playlists on")
+	}
+	select {
+	case <-changed:
+		t.Error("notifications/tools/list_changed twice for one toolset")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if got := names(t, cs); !slices.Contains(got, "delete_playlist") {
+		t.Errorf("after call_tool get_playlist the session does not list delete_playlist: %v", got)
+	}
+	if state, _, _ := toolsetState(t, cs, "playlists"); state != "on" {
+		t.Errorf("playlists after call_tool: %s", state)
 	}
 }
 

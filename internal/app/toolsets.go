@@ -29,8 +29,9 @@ const (
 // read-only mode allows is registered with go-sdk, of every toolset; a
 // session lists and calls those it starts with (the configured ones:
 // AUDIOBOOKSHELF_TOOLSETS, or the default tools) and those of the
-// toolsets it turned on with enable_toolset, and call_tool runs the same
-// handler a direct call runs (wrap: the setup check, the person, the
+// toolsets it turned on with enable_toolset or call_tool, and call_tool
+// runs any registered tool, listed or not, through the same handler a
+// direct call runs (wrap: the setup check, the person, the
 // argument decoding, the permission, the guard, the error edge and the
 // budget).
 //
@@ -38,7 +39,7 @@ const (
 // when it ends: over stdio the one session, over HTTP each MCP session.
 // A request without a session (--stateless, or revision 2026-07-28) keeps
 // nothing: enable_toolset answers with the toolset's definitions and says
-// so, and call_tool runs any tool of any toolset.
+// so; call_tool runs any tool of any toolset there too.
 type toolsets struct {
 	start     map[string]bool          // the tools every session starts with
 	tools     map[string]registry.Tool // every registered tool, by name
@@ -46,15 +47,16 @@ type toolsets struct {
 	discovery bool // false: every toolset is on from the start
 	logger    *slog.Logger
 
-	mu      sync.Mutex
-	enabled map[*mcp.ServerSession]map[string]bool // toolset names
+	mu        sync.Mutex
+	enabled   map[*mcp.ServerSession]map[string]bool // toolset names
+	listening map[*mcp.ServerSession]any             // subscriptions/listen id for tool list changes (2026-07-28)
 }
 
 // newToolsets builds the sessions' view over the registrable tools and
 // those listed from the start.
 func newToolsets(registrable, start []registry.Tool, deps *kit.Deps, logger *slog.Logger) *toolsets {
 	v := &toolsets{start: map[string]bool{}, tools: map[string]registry.Tool{}, handlers: map[string]mcp.ToolHandler{},
-		logger: logger, enabled: map[*mcp.ServerSession]map[string]bool{}}
+		logger: logger, enabled: map[*mcp.ServerSession]map[string]bool{}, listening: map[*mcp.ServerSession]any{}}
 	for _, t := range start {
 		v.start[t.Name] = true
 	}
@@ -123,7 +125,7 @@ func (v *toolsets) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			ss, lasting := sessionOf(req)
 			if t, known := v.tools[p.Name]; known && !v.listed(ss, p.Name) {
-				how := fmt.Sprintf("enable_toolset with toolset %q turns it on in this conversation", t.Toolset)
+				how := fmt.Sprintf("call_tool runs it now, and enable_toolset with toolset %q turns it on in this conversation", t.Toolset)
 				if !lasting {
 					how = "this server keeps no session, so call it through call_tool"
 				}
@@ -259,7 +261,7 @@ func (v *toolsets) listToolsets(ctx context.Context, req *mcp.CallToolRequest) (
 		}
 		out = append(out, e)
 	}
-	how := "enable_toolset turns a toolset on in this conversation; a client that does not reload its tool list then runs its tools with call_tool."
+	how := "call_tool {name, arguments} runs any tool listed here right away; enable_toolset gives a toolset's arguments and turns it on in this conversation."
 	if !lasting {
 		how = "This server keeps no session: run any tool of any toolset with call_tool (enable_toolset gives its tools' arguments)."
 	}
@@ -315,21 +317,23 @@ func (v *toolsets) enableToolset(ctx context.Context, req *mcp.CallToolRequest) 
 	}
 	switch {
 	case !lasting:
-		answer["note"] = "This server keeps no session, so nothing stays turned on: run these tools with call_tool {name, arguments}."
+		answer["note"] = "Run these tools now with call_tool {name, arguments} (this server keeps no session, so nothing stays turned on)."
 	case len(tools) == 0:
 		answer["note"] = "None of its tools can be used here."
-	case !slices.ContainsFunc(tools, func(t registry.Tool) bool { return !v.listed(ss, t.Name) }):
-		answer["note"] = "Already on in this conversation; not in your tool list? Run them with call_tool {name, arguments}."
 	default:
-		if v.enable(ss, name) {
-			answer["note"] = "On in this conversation; not in your tool list? Run them with call_tool {name, arguments}."
+		answer["note"] = callNow
+		// Told once, and only when the list it sees changes.
+		if slices.ContainsFunc(tools, func(t registry.Tool) bool { return !v.listed(ss, t.Name) }) && v.enable(ss, name) {
 			v.notifyListChanged(ctx, ss)
-		} else {
-			answer["note"] = "Already on in this conversation; not in your tool list? Run them with call_tool {name, arguments}."
 		}
 	}
 	return kit.JSONResult(answer)
 }
+
+// callNow is enable_toolset's one line for a toolset on in the
+// conversation: the tools run through call_tool at once, whether or not
+// the client reloads its tool list.
+const callNow = "On in this conversation: run these tools now with call_tool {name, arguments}, or directly once your tool list shows them."
 
 // sameAsAbove stands, in enable_toolset's answer, for the summary of an
 // argument that an earlier tool of the answer takes just the same.
@@ -480,9 +484,12 @@ func (v *toolsets) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 		}
 		return nil, kit.ArgumentError(fmt.Errorf("name: %q is not a tool of this server (list_toolsets lists them)", name))
 	}
-	ss, lasting := sessionOf(req)
-	if lasting && !v.listed(ss, name) {
-		return nil, kit.Errorf(kit.Unchanged, "%s is in toolset %s, which is off in this conversation: call enable_toolset with toolset %q first.", name, t.Toolset, t.Toolset)
+	// A tool of a toolset that is off runs all the same: the model reached
+	// it in one step, whatever its client does with list changes or
+	// however its gateway maps requests to sessions. Where a conversation
+	// lasts, the toolset is turned on as enable_toolset would turn it on.
+	if ss, lasting := sessionOf(req); lasting && !v.listed(ss, name) && mayUse(req, t) && v.enable(ss, t.Toolset) {
+		v.notifyListChanged(ctx, ss)
 	}
 	args := a.Arguments
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
@@ -497,40 +504,86 @@ func (v *toolsets) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 
 // listChangedKey marks the progress notification that notifyListChanged
 // sends, for sendListChanged to turn into notifications/tools/list_changed.
+// Its value is the subscription id to stamp on it (nil: none).
 type listChangedKey struct{}
 
 // notifyListChanged tells one session that its tool list changed. go-sdk
 // sends notifications/tools/list_changed only to every session at once
 // (when a tool is added to the server), so the notification goes out
 // through the session's own send path, as sendListChanged rewrites it.
-// It travels with the enable_toolset call (on its stream, over HTTP), so
-// the client has it before the call's answer.
+// It travels with the call that turned the toolset on (on its stream, over
+// HTTP), so the client has it before the call's answer.
 //
-// A session of 2026-07-28 or newer is not told: that revision delivers
-// list changes only on a subscriptions/listen stream; its next tools/list
-// shows the toolset.
+// A session of 2026-07-28 or newer is told only on the subscriptions/listen
+// stream it opened for tool list changes (the notification carries that
+// stream's id, as that revision has it); without one it is not told, and
+// its next tools/list shows the toolset.
 func (v *toolsets) notifyListChanged(ctx context.Context, ss *mcp.ServerSession) {
+	var mark any = true
 	if p := ss.InitializeParams(); p != nil && p.ProtocolVersion >= statelessOnly {
-		return
+		v.mu.Lock()
+		id, ok := v.listening[ss]
+		v.mu.Unlock()
+		if !ok {
+			return
+		}
+		mark = subscription{id}
 	}
-	if err := ss.NotifyProgress(context.WithValue(ctx, listChangedKey{}, true), &mcp.ProgressNotificationParams{}); err != nil {
+	if err := ss.NotifyProgress(context.WithValue(ctx, listChangedKey{}, mark), &mcp.ProgressNotificationParams{}); err != nil {
 		v.logger.Warn("could not send notifications/tools/list_changed", "error", err)
+	}
+}
+
+// subscription is the id of a subscriptions/listen request, as a
+// notification on its stream carries it.
+type subscription struct{ id any }
+
+// listen holds, while a session's subscriptions/listen request lasts, the
+// id that go-sdk acknowledged tool list changes on (sendListChanged reads
+// it from the acknowledgement), and drops it when the request ends.
+func (v *toolsets) listen(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "subscriptions/listen" {
+			return next(ctx, method, req)
+		}
+		defer func() {
+			if ss, _ := req.GetSession().(*mcp.ServerSession); ss != nil {
+				v.mu.Lock()
+				delete(v.listening, ss)
+				v.mu.Unlock()
+			}
+		}()
+		return next(ctx, method, req)
 	}
 }
 
 // sendListChanged is a sending middleware: it turns notifyListChanged's
 // marked notification into notifications/tools/list_changed, and drops
 // the ones go-sdk sends itself when the tools are registered at start (the
-// list a session sees does not change then).
-func sendListChanged(next mcp.MethodHandler) mcp.MethodHandler {
+// list a session sees does not change then). It notes which sessions
+// listen for tool list changes (2026-07-28) from go-sdk's acknowledgement.
+func (v *toolsets) sendListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "notifications/tools/list_changed":
 			return nil, nil
+		case "notifications/subscriptions/acknowledged":
+			ss, _ := req.GetSession().(*mcp.ServerSession)
+			if p, ok := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams); ok && ss != nil && p.Notifications.ToolsListChanged {
+				if id, ok := p.Meta[mcp.MetaKeySubscriptionID]; ok {
+					v.mu.Lock()
+					v.listening[ss] = id
+					v.mu.Unlock()
+				}
+			}
 		case "notifications/progress":
-			if ctx.Value(listChangedKey{}) != nil {
+			if mark := ctx.Value(listChangedKey{}); mark != nil {
 				ss, _ := req.GetSession().(*mcp.ServerSession)
-				return next(ctx, "notifications/tools/list_changed", &mcp.ServerRequest[*mcp.ToolListChangedParams]{Session: ss, Params: &mcp.ToolListChangedParams{}})
+				params := &mcp.ToolListChangedParams{}
+				if sub, ok := mark.(subscription); ok {
+					params.Meta = mcp.Meta{mcp.MetaKeySubscriptionID: sub.id}
+				}
+				return next(ctx, "notifications/tools/list_changed", &mcp.ServerRequest[*mcp.ToolListChangedParams]{Session: ss, Params: params})
 			}
 		}
 		return next(ctx, method, req)

@@ -130,12 +130,13 @@ func TestDiscoveryAnswersFitTheSmallestBudget(t *testing.T) {
 // TestListChangedByRevision: over one lasting connection (as stdio) a
 // session of 2025-11-25 is told its list changed, once per toolset turned
 // on; one of 2026-07-28, whose revision delivers list changes only on a
-// subscriptions/listen stream, is not, and lists the toolset all the same.
+// subscriptions/listen stream (go-sdk's client opens one when it has a
+// handler for tool list changes), is told on that stream, once.
 func TestListChangedByRevision(t *testing.T) {
 	for _, c := range []struct {
 		version string
 		told    int32
-	}{{"2025-11-25", 1}, {"2026-07-28", 0}} {
+	}{{"2025-11-25", 1}, {"2026-07-28", 1}} {
 		srv, err := New(Options{Config: &config.Config{Elicitation: true}, Version: "test"})
 		if err != nil {
 			t.Fatal(err)
@@ -149,7 +150,13 @@ func TestListChangedByRevision(t *testing.T) {
 		var told atomic.Int32
 		changed := make(chan struct{}, 4)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
-			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { told.Add(1); changed <- struct{}{} },
+			ToolListChangedHandler: func(_ context.Context, req *mcp.ToolListChangedRequest) {
+				if _, ok := req.Params.GetMeta()[mcp.MetaKeySubscriptionID]; ok != (c.version >= statelessOnly) {
+					t.Errorf("%s: the notification's subscription id: %v", c.version, req.Params.GetMeta())
+				}
+				told.Add(1)
+				changed <- struct{}{}
+			},
 		}).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: c.version})
 		if err != nil {
 			t.Fatal(err)

@@ -234,13 +234,52 @@ type hostileCase struct {
 	args      map[string]any
 }
 
+// checkedSchema is a tool's schema with every bound its decoder checks
+// (toolgen.CheckedSchema: tools/list leaves the length and size bounds
+// out), read from tools.yaml.
+func checkedSchema(t *testing.T, name string) toolSchema {
+	t.Helper()
+	checkedOnce.Do(func() {
+		m, err := toolgen.Load("../../tools.yaml")
+		if err != nil {
+			checkedErr = err
+			return
+		}
+		checked = map[string]toolSchema{}
+		for i := range m.Tools {
+			b, err := toolgen.CheckedSchema(&m.Tools[i])
+			if err != nil {
+				checkedErr = err
+				return
+			}
+			var s toolSchema
+			if err := json.Unmarshal(b, &s); err != nil {
+				checkedErr = err
+				return
+			}
+			checked[m.Tools[i].Name] = s
+		}
+	})
+	if checkedErr != nil {
+		t.Fatal(checkedErr)
+	}
+	s, ok := checked[name]
+	if !ok {
+		t.Fatalf("%s: not in tools.yaml", name)
+	}
+	return s
+}
+
+var (
+	checkedOnce sync.Once
+	checked     map[string]toolSchema
+	checkedErr  error
+)
+
 func hostileCases(t *testing.T) []hostileCase {
 	var cases []hostileCase
 	for _, tool := range registry.All {
-		var s toolSchema
-		if err := json.Unmarshal(tool.Definition.InputSchema.(json.RawMessage), &s); err != nil {
-			t.Fatalf("%s: schema: %v", tool.Name, err)
-		}
+		s := checkedSchema(t, tool.Name)
 		base := validArgs(tool.Name, s)
 		names := make([]string, 0, len(s.Properties))
 		for n := range s.Properties {
@@ -335,9 +374,7 @@ func TestHostileArguments(t *testing.T) {
 	// The valid arguments are accepted (so each refusal below is about the
 	// one argument changed).
 	for _, tool := range registry.All {
-		var s toolSchema
-		json.Unmarshal(tool.Definition.InputSchema.(json.RawMessage), &s)
-		res := e.Call(t, tool.Name, validArgs(tool.Name, s))
+		res := e.Call(t, tool.Name, validArgs(tool.Name, checkedSchema(t, tool.Name)))
 		if strings.Contains(apptest.Text(res), argumentRefusal) {
 			t.Fatalf("%s: the valid arguments were refused: %s", tool.Name, apptest.Text(res))
 		}

@@ -131,8 +131,7 @@ func secretFaults() map[string]func(http.ResponseWriter, *http.Request) bool {
 func toolArgs(t *testing.T) map[string]map[string]any {
 	out := map[string]map[string]any{}
 	for _, tool := range registry.All {
-		var s toolSchema
-		json.Unmarshal(tool.Definition.InputSchema.(json.RawMessage), &s)
+		s := checkedSchema(t, tool.Name)
 		args := validArgs(tool.Name, s)
 		if _, ok := s.Properties["detail"]; ok {
 			args["detail"] = "full"

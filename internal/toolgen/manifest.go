@@ -83,8 +83,13 @@ type Tool struct {
 	Toolset string `yaml:"toolset"`
 	// Default puts the tool in the default tools/list (no
 	// AUDIOBOOKSHELF_TOOLSETS, or its "default").
-	Default     bool        `yaml:"default"`
-	Description string      `yaml:"description"`
+	Default     bool   `yaml:"default"`
+	Description string `yaml:"description"`
+	// Details is what docs/tools.md says of the tool in place of
+	// Description: the longer explanation a model does not need to choose
+	// and call the tool (every toolset's definitions are read on every
+	// request where all are listed; issue 41).
+	Details     string      `yaml:"details"`
 	Operations  []string    `yaml:"operations"`
 	Params      []Param     `yaml:"params"`
 	Annotations Annotations `yaml:"annotations"`
@@ -198,13 +203,16 @@ func (r Requests) Text() string {
 // Param is one parameter. With Use set it starts from the shared parameter
 // of that name; fields given beside it override.
 type Param struct {
-	Use         string   `yaml:"use"`
-	Name        string   `yaml:"name"`
-	Type        string   `yaml:"type"`
-	Required    bool     `yaml:"required"`
-	Description string   `yaml:"description"`
-	Maps        string   `yaml:"maps"`
-	Enum        []string `yaml:"enum"`
+	Use         string `yaml:"use"`
+	Name        string `yaml:"name"`
+	Type        string `yaml:"type"`
+	Required    bool   `yaml:"required"`
+	Description string `yaml:"description"`
+	// Details is what docs/tools.md says of the parameter in place of
+	// Description, when a model needs less than a reader of the docs.
+	Details string   `yaml:"details"`
+	Maps    string   `yaml:"maps"`
+	Enum    []string `yaml:"enum"`
 	// Pattern, beside enum, is a regular expression (anchored with ^ and
 	// $) that a value outside enum may match instead.
 	Pattern string `yaml:"pattern"`
@@ -402,6 +410,9 @@ func Parse(b []byte) (*Manifest, error) {
 			if p.Description != "" {
 				base.Description = p.Description
 			}
+			if p.Details != "" {
+				base.Details = p.Details
+			}
 			if p.Maps != "" {
 				base.Maps = p.Maps
 			}
@@ -420,7 +431,7 @@ func Parse(b []byte) (*Manifest, error) {
 				Type:        "string",
 				Maps:        "local",
 				MaxLength:   200,
-				Description: "Token an earlier call gave; same arguments.",
+				Description: "Token from an earlier answer.",
 			})
 		}
 	}

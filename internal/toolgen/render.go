@@ -2,6 +2,7 @@ package toolgen
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"go/format"
@@ -98,7 +99,25 @@ func marshalNoEscape(v any) ([]byte, error) {
 func num(f float64) json.Number { return json.Number(strconv.FormatFloat(f, 'f', -1, 64)) }
 
 // InputSchema is the JSON schema of a tool's arguments as a model sees it.
-func InputSchema(t *Tool) ([]byte, error) {
+// It holds what a model needs to call the tool: types, allowed values,
+// numeric ranges (but a maximum of sanityMax or more, and an integer's
+// minimum of 0: a page is "0-based" in its description), defaults (but
+// false and 0), what is required. The root does not say additionalProperties:
+// false (about 400 tokens over every toolset): the decoder refuses an
+// argument the tool does not take, naming it. The bounds of a string's
+// length and of a list's size are left out (about 700 tokens over every
+// toolset, issue 41): no sensible call reaches them, the decoder checks
+// them on every call and names the bound when it refuses one, and
+// docs/tools.md states them.
+func InputSchema(t *Tool) ([]byte, error) { return schemaOf(t, false) }
+
+// CheckedSchema is the JSON schema of a tool's arguments with every bound
+// the decoder checks: InputSchema's, and the length and size bounds and the
+// root's additionalProperties: false that tools/list leaves out. The tests
+// that make bad arguments read it.
+func CheckedSchema(t *Tool) ([]byte, error) { return schemaOf(t, true) }
+
+func schemaOf(t *Tool, checked bool) ([]byte, error) {
 	props := newObj()
 	var required []string
 	for i := range t.Params {
@@ -117,7 +136,7 @@ func InputSchema(t *Tool) ([]byte, error) {
 			s.set("type", "array").set("items", newObj().set("type", "string"))
 		case "string_list":
 			item := newObj().set("type", "string")
-			if p.MaxLength > 0 {
+			if checked && p.MaxLength > 0 {
 				item.set("maxLength", p.MaxLength)
 			}
 			s.set("type", "array").set("items", item)
@@ -130,32 +149,34 @@ func InputSchema(t *Tool) ([]byte, error) {
 				set("additionalProperties", false)
 			s.set("type", "array").set("items", item)
 		case "metadata_fields":
-			metadataFieldsSchema(s)
+			metadataFieldsSchema(s, checked)
 		}
 		if len(p.Enum) > 0 && p.Pattern != "" {
 			s.set("anyOf", []*obj{newObj().set("enum", p.Enum), newObj().set("pattern", p.Pattern)})
 		} else if len(p.Enum) > 0 {
 			s.set("enum", p.Enum)
 		}
-		if p.Min != nil {
+		if p.Min != nil && (checked || p.Type != "integer" || *p.Min != 0) {
 			s.set("minimum", num(*p.Min))
 		}
-		if p.Max != nil {
+		if p.Max != nil && (checked || *p.Max < sanityMax) {
 			s.set("maximum", num(*p.Max))
 		}
-		if p.MinLength > 0 {
-			s.set("minLength", p.MinLength)
+		if checked {
+			if p.MinLength > 0 {
+				s.set("minLength", p.MinLength)
+			}
+			if p.MaxLength > 0 && p.Type != "string_list" {
+				s.set("maxLength", p.MaxLength)
+			}
+			if p.MinItems > 0 {
+				s.set("minItems", p.MinItems)
+			}
+			if p.MaxItems > 0 {
+				s.set("maxItems", p.MaxItems)
+			}
 		}
-		if p.MaxLength > 0 && p.Type != "string_list" {
-			s.set("maxLength", p.MaxLength)
-		}
-		if p.MinItems > 0 {
-			s.set("minItems", p.MinItems)
-		}
-		if p.MaxItems > 0 {
-			s.set("maxItems", p.MaxItems)
-		}
-		if p.Default != nil {
+		if p.Default != nil && (checked || !zeroDefault(p.Default)) {
 			s.set("default", p.Default)
 		}
 		s.set("description", p.Description)
@@ -168,7 +189,9 @@ func InputSchema(t *Tool) ([]byte, error) {
 	if len(required) > 0 {
 		root.set("required", required)
 	}
-	root.set("additionalProperties", false)
+	if checked {
+		root.set("additionalProperties", false)
+	}
 	return marshalNoEscape(root)
 }
 
@@ -462,10 +485,12 @@ const ServerName = `)
 			fmt.Fprintf(&b, "\t\tGuard: &Guard{Condition: %q, WhenParams: %s, WhenEffects: %s, BindsTo: []string{%s}, Kind: %q, TakesOut: %q, Stays: %q},\n",
 				g.Condition, quotedList(g.WhenParams()), quotedList(g.WhenEffects()), strings.Join(binds, ", "), g.Kind, oneLine(g.TakesOut), oneLine(g.Stays))
 		}
-		fmt.Fprintf(&b, "\t\tDefinition: &mcp.Tool{\n\t\t\tName: %q,\n\t\t\tTitle: %q,\n\t\t\tDescription: %q,\n", t.Name, t.Title, oneLine(t.Description))
+		// No Title in the definition: it restates the name, which is what a
+		// model reads; tools.yaml's title names the tool in docs/tools.md and
+		// the bundle (about 450 tokens over every toolset, issue 41).
+		fmt.Fprintf(&b, "\t\tDefinition: &mcp.Tool{\n\t\t\tName: %q,\n\t\t\tDescription: %q,\n", t.Name, oneLine(t.Description))
 		fmt.Fprintf(&b, "\t\t\tInputSchema: json.RawMessage(%s),\n", "`"+string(schema)+"`")
-		fmt.Fprintf(&b, "\t\t\tAnnotations: &mcp.ToolAnnotations{ReadOnlyHint: %t, DestructiveHint: ptr(%t), IdempotentHint: %t, OpenWorldHint: ptr(%t)},\n\t\t},\n",
-			*a.ReadOnly, *a.Destructive, *a.Idempotent, *a.OpenWorld)
+		fmt.Fprintf(&b, "\t\t\tAnnotations: %s,\n\t\t},\n", annotationsLiteral(a))
 		fmt.Fprintf(&b, "\t\tHandler: %s,\n\t},\n", lowerFirst(GoName(t.Name)))
 	}
 	b.WriteString("}\n\n// Discovery are the tools through which a model reaches the other\n// toolsets in the same conversation, as tools/list shows them; internal/app\n// serves them.\nvar Discovery = []*mcp.Tool{\n")
@@ -476,16 +501,24 @@ const ServerName = `)
 			return nil, err
 		}
 		a := t.Annotations
-		fmt.Fprintf(&b, "\t{\n\t\tName: %q,\n\t\tTitle: %q,\n\t\tDescription: %q,\n", t.Name, t.Title, oneLine(t.Description))
+		fmt.Fprintf(&b, "\t{\n\t\tName: %q,\n\t\tDescription: %q,\n", t.Name, oneLine(t.Description))
 		fmt.Fprintf(&b, "\t\tInputSchema: json.RawMessage(%s),\n", "`"+string(schema)+"`")
-		fmt.Fprintf(&b, "\t\tAnnotations: &mcp.ToolAnnotations{ReadOnlyHint: %t, DestructiveHint: ptr(%t), IdempotentHint: %t, OpenWorldHint: ptr(%t)},\n\t},\n",
-			*a.ReadOnly, *a.Destructive, *a.Idempotent, *a.OpenWorld)
+		fmt.Fprintf(&b, "\t\tAnnotations: %s,\n\t},\n", annotationsLiteral(a))
 	}
 	b.WriteString("}\n\nfunc ptr(b bool) *bool { return &b }\n\n")
 	for i := range m.Tools {
 		writeHandler(&b, &m.Tools[i])
 	}
 	return gofmt(RegistryFile, b.Bytes())
+}
+
+// annotationsLiteral is a tool's hints as the Go literal of its definition:
+// all four, on every tool, so a client can tell in advance what a call
+// would do (a read-only tool says destructiveHint false too: the protocol's
+// default for a missing one is true). go-sdk writes readOnlyHint and
+// idempotentHint always.
+func annotationsLiteral(a Annotations) string {
+	return fmt.Sprintf("&mcp.ToolAnnotations{ReadOnlyHint: %t, DestructiveHint: ptr(%t), IdempotentHint: %t, OpenWorldHint: ptr(%t)}", *a.ReadOnly, *a.Destructive, *a.Idempotent, *a.OpenWorld)
 }
 
 // ModulePath is the Go module of this repository.
@@ -772,7 +805,7 @@ func renderToolsDoc(m *Manifest) []byte {
 			if t.Toolset != ts.Name {
 				continue
 			}
-			fmt.Fprintf(&b, "### %s\n\n**%s.** %s\n\n", t.Name, t.Title, oneLine(t.Description))
+			fmt.Fprintf(&b, "### %s\n\n**%s.** %s\n\n", t.Name, t.Title, oneLine(cmp.Or(t.Details, t.Description)))
 			if t.Default {
 				b.WriteString("In the default tools/list.\n\n")
 			}
@@ -811,13 +844,13 @@ func renderToolsDoc(m *Manifest) []byte {
 				if p.Omittable() {
 					req = "unless the user has one such library"
 				}
-				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", p.Name, paramType(p), req, paramBounds(p), oneLine(p.Description))
+				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", p.Name, paramType(p), req, paramBounds(p), oneLine(cmp.Or(p.Details, p.Description)))
 			}
 			b.WriteString("\n")
 		}
 	}
 	if len(m.Discovery) > 0 {
-		b.WriteString("## discovery\n\nListed unless every toolset is on from the start (`AUDIOBOOKSHELF_TOOLSETS=all`); they read this server's own tools and the session, and send nothing to Audiobookshelf. What `enable_toolset` turns on is held for that session alone (stdio: the one session; HTTP: the MCP session) and dropped when it ends; a request without a session (`--stateless`, or revision 2026-07-28) keeps nothing, and `call_tool` runs any tool of any toolset there. `call_tool` runs a tool exactly as a direct call would: read-only mode, the person's permissions and the guard apply.\n\n")
+		b.WriteString("## discovery\n\nListed unless every toolset is on from the start (`AUDIOBOOKSHELF_TOOLSETS=all`); they read this server's own tools and the session, and send nothing to Audiobookshelf. `call_tool` runs any tool of any toolset, on or off, exactly as a direct call would: read-only mode, the person's permissions and the guard apply. What `enable_toolset` (or `call_tool`) turns on is held for that session alone (stdio: the one session; HTTP: the MCP session) and dropped when it ends; a request without a session (`--stateless`, or revision 2026-07-28) keeps nothing.\n\n")
 		for i := range m.Discovery {
 			t := &m.Discovery[i]
 			schema, _ := marshalNoEscape(t.InputSchema)
@@ -1022,18 +1055,47 @@ func renderGuardDoc(m *Manifest) []byte {
 	return b.Bytes()
 }
 
+// sanityMax is where a maximum stops being a limit a call meets (a page
+// size, a width) and only guards against nonsense (a page number, a time in
+// seconds): from it on, tools/list leaves the maximum out and the decoder
+// checks it.
+const sanityMax = 100000
+
+// zeroDefault reports a default of false or 0, which is what a model
+// takes a left-out boolean or page to be: tools/list leaves it out (the
+// decoder applies it, docs/tools.md states it).
+func zeroDefault(v any) bool {
+	switch d := v.(type) {
+	case bool:
+		return !d
+	case int:
+		return d == 0
+	case float64:
+		return d == 0
+	}
+	return false
+}
+
 // metadataFieldsSchema is the schema of a metadata_fields parameter: the
-// fields argdec.MetadataFields takes, with its bounds.
-func metadataFieldsSchema(s *obj) {
+// fields argdec.MetadataFields takes, with its bounds when checked (tools/list
+// leaves them out: InputSchema).
+func metadataFieldsSchema(s *obj, checked bool) {
 	str := func(minLen, maxLen int) *obj {
 		o := newObj().set("type", "string")
+		if !checked {
+			return o
+		}
 		if minLen > 0 {
 			o.set("minLength", minLen)
 		}
 		return o.set("maxLength", maxLen)
 	}
 	list := func(item *obj, maxItems int) *obj {
-		return newObj().set("type", "array").set("items", item).set("maxItems", maxItems)
+		o := newObj().set("type", "array").set("items", item)
+		if checked {
+			o.set("maxItems", maxItems)
+		}
+		return o
 	}
 	series := newObj().set("type", "object").
 		set("properties", newObj().

@@ -222,7 +222,7 @@ func TestRenderedSchemaAndHandlers(t *testing.T) {
 	if err := json.Unmarshal(s, &schema); err != nil {
 		t.Fatal(err)
 	}
-	if schema.Type != "object" || len(schema.Required) != 1 || schema.Required[0] != "thing_id" || schema.Additional == nil || *schema.Additional {
+	if schema.Type != "object" || len(schema.Required) != 1 || schema.Required[0] != "thing_id" || schema.Additional != nil {
 		t.Errorf("schema: %s", s)
 	}
 	if _, ok := schema.Properties["confirm_token"]; !ok {

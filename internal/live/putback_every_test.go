@@ -100,21 +100,15 @@ func TestLivePutBackEveryWrite(t *testing.T) {
 	// Books: two for progress, one in a series for the metadata edit (the
 	// last one: TestLiveUpkeep edits the first), one without a series,
 	// subtitle or publisher for the match.
-	var progBooks []string
-	seriesBook, matchBook := "", ""
-	for _, b := range items.Results {
-		m := b.Media.Metadata
-		if m.SeriesName != "" {
-			seriesBook = b.ID
-		} else if matchBook == "" && m.Subtitle == nil && m.Publisher == nil {
-			matchBook = b.ID
-		}
-	}
-	for _, b := range items.Results {
-		if len(progBooks) < 2 && b.Media.Duration > 60 && b.ID != seriesBook && b.ID != matchBook {
-			progBooks = append(progBooks, b.ID)
-		}
-	}
+	// Each claimed: no other run changes them meanwhile.
+	seriesBook := claimBooks(a, lib, 1, func(it map[string]any) bool { return !noSeries(it) })[0]
+	matchBook := claimBooks(a, lib, 1, func(it map[string]any) bool {
+		return noSeries(it) && at(it, "media", "metadata", "subtitle") == nil && at(it, "media", "metadata", "publisher") == nil
+	})[0]
+	progBooks := claimBooks(a, lib, 2, func(it map[string]any) bool {
+		d, _ := at(it, "media", "duration").(float64)
+		return d > 60
+	})
 	if len(progBooks) < 2 || seriesBook == "" || matchBook == "" {
 		t.Fatalf("the book library needs two books over a minute long, one in a series and one with no series, subtitle or publisher (of %d books: %v, %q, %q)",
 			len(items.Results), progBooks, seriesBook, matchBook)

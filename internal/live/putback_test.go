@@ -18,12 +18,8 @@ func TestLivePutBack(t *testing.T) {
 	target, key, a := liveABS(t)
 	base := target.String()
 	lib := a.libraries()["book"]
-	var items struct{ Results []struct{ ID string } }
-	a.get("/api/libraries/"+lib+"/items?limit=2", &items)
-	if len(items.Results) < 2 {
-		t.Fatal("the book library needs two books")
-	}
-	book, other := items.Results[0].ID, items.Results[1].ID
+	claimed := claimBooks(a, lib, 2, nil)
+	book, other := claimed[0], claimed[1]
 	var asked atomic.Int32
 	// Upkeep on too (update_item_metadata, below); the person approves.
 	cs := connectEvery(t, base, key, &asked)

@@ -1,0 +1,382 @@
+package live
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The suite's own checks, around every live test (TestMain):
+//
+//   - What the server holds (its users, libraries, collections, the root
+//     user's playlists, and every library's items, by id with their key
+//     fields) is read at the start and at the end; a record that was there
+//     and is gone or changed fails the suite, and so does one that is new
+//     and was made by this run. Every test reaches Audiobookshelf through
+//     one proxy of the suite (AUDIOBOOKSHELF_URL is pointed at it), which
+//     notes the ids in every answer to a request that is not a GET: those
+//     are the records this run made. A record another run made on the same
+//     server in the meantime is not this run's, and is left out.
+//   - Every tool the binary registers with AUDIOBOOKSHELF_TOOLSETS=all is
+//     called through it by some live test (liveClient counts the calls):
+//     one that nothing called fails the suite, so a tool cannot land
+//     without a call on the real server. It is checked when the whole
+//     suite ran (no -run), as `make test-live` runs it.
+
+// liveRun holds what the suite notes while the tests run.
+var liveRun struct {
+	mu     sync.Mutex
+	made   map[string]bool // ids in answers to requests other than GET
+	called map[string]int  // tool name: calls answered
+}
+
+func noteMade(id string) {
+	liveRun.mu.Lock()
+	liveRun.made[id] = true
+	liveRun.mu.Unlock()
+}
+
+func wasMade(id string) bool {
+	liveRun.mu.Lock()
+	defer liveRun.mu.Unlock()
+	return liveRun.made[id]
+}
+
+func init() {
+	liveRun.made = map[string]bool{}
+	liveRun.called = map[string]int{}
+}
+
+// liveClient is the go-sdk client every live test connects to the binary
+// with (connectBinary, the household's deployments): it counts each tool
+// call that came back with an answer, for the suite's check that every
+// registered tool was called.
+func liveClient(opts *mcp.ClientOptions) *mcp.Client {
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-live", Version: "1"}, opts)
+	c.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if method == "tools/call" && err == nil && res != nil {
+				if p, ok := req.GetParams().(*mcp.CallToolParams); ok {
+					liveRun.mu.Lock()
+					liveRun.called[p.Name]++
+					liveRun.mu.Unlock()
+				}
+			}
+			return res, err
+		}
+	})
+	return c
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	rawURL, key := os.Getenv("AUDIOBOOKSHELF_URL"), os.Getenv("AUDIOBOOKSHELF_API_KEY")
+	if os.Getenv("ABS_LIVE") != "1" || rawURL == "" || key == "" {
+		os.Exit(m.Run())
+	}
+	target, err := url.Parse(strings.TrimRight(rawURL, "/"))
+	if err != nil || (target.Scheme != "http" && target.Scheme != "https") {
+		fmt.Fprintln(os.Stderr, "AUDIOBOOKSHELF_URL is not an http(s) URL")
+		os.Exit(2)
+	}
+	root := &rootClient{base: target.String(), key: key, hc: &http.Client{Timeout: 60 * time.Second}}
+	before, err := root.state()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "the live suite reads the server's users, libraries, collections, playlists and items with the root user's key: %v\n", err)
+		os.Exit(2)
+	}
+	proxyURL, stop, err := madeRecorder(target)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	os.Setenv("AUDIOBOOKSHELF_URL", proxyURL)
+	code := m.Run()
+	stop()
+
+	var failures []string
+	after, err := root.state()
+	if err != nil {
+		failures = append(failures, fmt.Sprintf("reading the server at the end: %v", err))
+	} else {
+		failures = append(failures, compareStates(before, after)...)
+	}
+	if run := flag.Lookup("test.run"); run != nil && run.Value.String() == "" {
+		uncalled, err := uncalledTools(target.String(), key)
+		if err != nil {
+			failures = append(failures, fmt.Sprintf("listing the binary's tools: %v", err))
+		}
+		for _, name := range uncalled {
+			failures = append(failures, fmt.Sprintf("tool %s is registered (AUDIOBOOKSHELF_TOOLSETS=all) and no live test called it through the binary", name))
+		}
+		if err == nil && len(uncalled) == 0 {
+			fmt.Printf("live suite: every registered tool was called (%d tools)\n", len(liveRun.called))
+		}
+	} else {
+		fmt.Println("live suite: -run picks some tests; every tool's call is checked on a whole run")
+	}
+	if len(failures) > 0 {
+		fmt.Println("--- FAIL: the live suite's end checks")
+		for _, f := range failures {
+			fmt.Println("    " + f)
+		}
+		fmt.Println("FAIL")
+		code = 1
+	} else {
+		fmt.Println("live suite: the server's users, libraries, collections, playlists and items are as they were found")
+	}
+	os.Exit(code)
+}
+
+// madeRecorder serves a reverse proxy to target on loopback that notes
+// the ids of the records in every answer to a request other than GET.
+func madeRecorder(target *url.URL) (string, func(), error) {
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.FlushInterval = -1
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.Method == http.MethodGet || resp.StatusCode/100 != 2 ||
+			!strings.Contains(resp.Header.Get("Content-Type"), "json") {
+			return nil
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		if err != nil {
+			return err
+		}
+		var v any
+		if json.Unmarshal(b, &v) == nil {
+			eachID(v, noteMade)
+		}
+		return nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+}
+
+// eachID calls f with every string under a key "id" in v.
+func eachID(v any, f func(string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && k == "id" && s != "" {
+				f(s)
+			} else {
+				eachID(e, f)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			eachID(e, f)
+		}
+	}
+}
+
+// rootClient reads the server directly with the root user's key.
+type rootClient struct {
+	base, key string
+	hc        *http.Client
+}
+
+func (r *rootClient) get(path string, out any) error {
+	req, err := http.NewRequest("GET", r.base+path, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+r.key)
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("GET %s: %d", path, resp.StatusCode)
+	}
+	return json.Unmarshal(b, out)
+}
+
+// record is one record of the server: its kind and id, what it belongs to
+// (an item's library), and its key fields as one line.
+type record struct {
+	kind, id, owner, fields string
+}
+
+// serverState is every record the suite compares, by kind and id.
+type serverState map[string]record
+
+func (r *rootClient) state() (serverState, error) {
+	s := serverState{}
+	add := func(kind, id, owner string, fields ...any) {
+		s[kind+" "+id] = record{kind: kind, id: id, owner: owner, fields: fmt.Sprintf("%q", fields)}
+	}
+	var users struct {
+		Users []struct {
+			ID, Username, Type string
+			IsActive           bool
+		}
+	}
+	if err := r.get("/api/users", &users); err != nil {
+		return nil, err
+	}
+	for _, u := range users.Users {
+		add("user", u.ID, "", u.Username, u.Type, u.IsActive)
+	}
+	var libs struct {
+		Libraries []struct {
+			ID, Name, MediaType string
+			Folders             []struct{ FullPath string }
+		}
+	}
+	if err := r.get("/api/libraries", &libs); err != nil {
+		return nil, err
+	}
+	for _, l := range libs.Libraries {
+		var folders []string
+		for _, f := range l.Folders {
+			folders = append(folders, f.FullPath)
+		}
+		add("library", l.ID, "", l.Name, l.MediaType, folders)
+		for page := 0; ; page++ {
+			var items struct {
+				Results []struct {
+					ID, LibraryID, MediaType string
+					Media                    struct {
+						Metadata    struct{ Title string }
+						NumEpisodes int
+					}
+				}
+				Total int
+			}
+			if err := r.get(fmt.Sprintf("/api/libraries/%s/items?limit=200&page=%d&minified=1", l.ID, page), &items); err != nil {
+				return nil, err
+			}
+			for _, it := range items.Results {
+				add("item", it.ID, l.ID, it.MediaType, it.Media.Metadata.Title, it.Media.NumEpisodes)
+			}
+			if len(items.Results) < 200 {
+				break
+			}
+		}
+	}
+	var cols struct {
+		Collections []struct {
+			ID, Name, LibraryID, UserID string
+			Books                       []struct{ ID string }
+		}
+	}
+	if err := r.get("/api/collections", &cols); err != nil {
+		return nil, err
+	}
+	for _, c := range cols.Collections {
+		var books []string
+		for _, b := range c.Books {
+			books = append(books, b.ID)
+		}
+		add("collection", c.ID, c.LibraryID, c.Name, books)
+	}
+	var pls struct {
+		Playlists []struct {
+			ID, Name, LibraryID string
+			Items               []struct{ LibraryItemID, EpisodeID string }
+		}
+	}
+	if err := r.get("/api/playlists", &pls); err != nil {
+		return nil, err
+	}
+	for _, p := range pls.Playlists {
+		var entries []string
+		for _, e := range p.Items {
+			entries = append(entries, e.LibraryItemID+"/"+e.EpisodeID)
+		}
+		add("playlist", p.ID, p.LibraryID, p.Name, entries)
+	}
+	return s, nil
+}
+
+// compareStates names each record that was there at the start and is gone
+// or changed at the end, and each new one this run made (its id in an
+// answer through the suite's proxy, or an item of a library it made).
+func compareStates(before, after serverState) []string {
+	var out []string
+	for k, b := range before {
+		a, ok := after[k]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s %s %s was on the server at the start and is gone", b.kind, b.id, b.fields))
+		case a.fields != b.fields:
+			out = append(out, fmt.Sprintf("%s %s is %s at the end, was %s", b.kind, b.id, a.fields, b.fields))
+		}
+	}
+	others := 0
+	for k, a := range after {
+		if _, ok := before[k]; ok {
+			continue
+		}
+		if wasMade(a.id) || (a.owner != "" && wasMade(a.owner)) {
+			out = append(out, fmt.Sprintf("%s %s %s was made by this run and is still on the server", a.kind, a.id, a.fields))
+		} else {
+			others++
+		}
+	}
+	if others > 0 {
+		fmt.Printf("live suite: %d record(s) new since the start were not made by this run (another run on the server): left out\n", others)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// uncalledTools are the tools the binary registers with every toolset on
+// that no live test called through liveClient.
+func uncalledTools(base, key string) ([]string, error) {
+	bin := os.Getenv("ABS_MCP_BIN")
+	if bin == "" {
+		return nil, fmt.Errorf("ABS_MCP_BIN is not set (make test-live sets it)")
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "AUDIOBOOKSHELF_URL=" + base, "AUDIOBOOKSHELF_API_KEY=" + key,
+		"AUDIOBOOKSHELF_TOOLSETS=all", "ELICITATION=true"}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-live-tools", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer cs.Close()
+	var uncalled []string
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		liveRun.mu.Lock()
+		n := liveRun.called[tool.Name]
+		liveRun.mu.Unlock()
+		if n == 0 {
+			uncalled = append(uncalled, tool.Name)
+		}
+	}
+	sort.Strings(uncalled)
+	return uncalled, nil
+}

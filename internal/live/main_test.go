@@ -7,12 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +23,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/contract"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/toolgen"
 )
 
 // The suite's own checks, around every live test (TestMain):
@@ -33,6 +40,11 @@ import (
 //     notes the ids in every answer to a request that is not a GET: those
 //     are the records this run made. A record another run made on the same
 //     server in the meantime is not this run's, and is left out.
+//   - The real server and the stand-in answer alike: the top-level fields
+//     of each read tool's answers on the real server (every answer without
+//     an error, through liveClient) are held to those of the same tool's
+//     example call (tools.yaml) on the stand-in (the binary's --demo); a
+//     field one of them answers and the other never does fails the suite.
 //   - Every tool the binary registers with AUDIOBOOKSHELF_TOOLSETS=all is
 //     called through it by some live test (liveClient counts the calls):
 //     one that nothing called fails the suite, so a tool cannot land
@@ -42,8 +54,9 @@ import (
 // liveRun holds what the suite notes while the tests run.
 var liveRun struct {
 	mu     sync.Mutex
-	made   map[string]bool // ids in answers to requests other than GET
-	called map[string]int  // tool name: calls answered
+	made   map[string]bool            // ids in answers to requests other than GET
+	called map[string]int             // tool name: calls answered
+	fields map[string]map[string]bool // read tool name: top-level fields of its answers
 }
 
 func noteMade(id string) {
@@ -61,6 +74,28 @@ func wasMade(id string) bool {
 func init() {
 	liveRun.made = map[string]bool{}
 	liveRun.called = map[string]int{}
+	liveRun.fields = map[string]map[string]bool{}
+}
+
+// topFields are the top-level fields of a tool's answer when it is a JSON
+// object without an error, else nil.
+func topFields(res *mcp.CallToolResult) map[string]bool {
+	if res == nil || res.IsError || len(res.Content) == 0 {
+		return nil
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		return nil
+	}
+	var v map[string]json.RawMessage
+	if json.Unmarshal([]byte(tc.Text), &v) != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for k := range v {
+		out[k] = true
+	}
+	return out
 }
 
 // liveClient is the go-sdk client every live test connects to the binary
@@ -74,8 +109,15 @@ func liveClient(opts *mcp.ClientOptions) *mcp.Client {
 			res, err := next(ctx, method, req)
 			if method == "tools/call" && err == nil && res != nil {
 				if p, ok := req.GetParams().(*mcp.CallToolParams); ok {
+					f := topFields(res.(*mcp.CallToolResult))
 					liveRun.mu.Lock()
 					liveRun.called[p.Name]++
+					if f != nil {
+						if liveRun.fields[p.Name] == nil {
+							liveRun.fields[p.Name] = map[string]bool{}
+						}
+						maps.Copy(liveRun.fields[p.Name], f)
+					}
 					liveRun.mu.Unlock()
 				}
 			}
@@ -118,6 +160,11 @@ func TestMain(m *testing.M) {
 	} else {
 		failures = append(failures, compareStates(before, after)...)
 	}
+	diffs, err := standinDifferences()
+	if err != nil {
+		failures = append(failures, fmt.Sprintf("calling the read tools on the stand-in: %v", err))
+	}
+	failures = append(failures, diffs...)
 	if run := flag.Lookup("test.run"); run != nil && run.Value.String() == "" {
 		uncalled, err := uncalledTools(target.String(), key)
 		if err != nil {
@@ -379,4 +426,71 @@ func uncalledTools(base, key string) ([]string, error) {
 	}
 	sort.Strings(uncalled)
 	return uncalled, nil
+}
+
+// standinDifferences calls each read tool the run called on the real
+// server once on the stand-in (the binary's --demo, with the tool's
+// example of tools.yaml) and names each top-level field of the answers that
+// one side has and the other never had.
+func standinDifferences() ([]string, error) {
+	root, err := contract.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	m, err := toolgen.Load(filepath.Join(root, "tools.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	readOnly := map[string]bool{}
+	for _, rt := range registry.All {
+		readOnly[rt.Name] = rt.ReadOnly
+	}
+	cmd := exec.Command(os.Getenv("ABS_MCP_BIN"), "--demo")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "AUDIOBOOKSHELF_TOOLSETS=all"}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-live-standin", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer cs.Close()
+	var out []string
+	compared := 0
+	for _, tool := range m.Tools {
+		liveRun.mu.Lock()
+		real := liveRun.fields[tool.Name]
+		liveRun.mu.Unlock()
+		if tool.Example == nil || !readOnly[tool.Name] || real == nil {
+			continue
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.Name, Arguments: tool.Example})
+		if err != nil {
+			return nil, fmt.Errorf("%s on the stand-in: %v", tool.Name, err)
+		}
+		stand := topFields(res)
+		if stand == nil {
+			out = append(out, fmt.Sprintf("%s: its example on the stand-in answers no JSON object (error %v)", tool.Name, res.IsError))
+			continue
+		}
+		compared++
+		for _, k := range slices.Sorted(maps.Keys(stand)) {
+			if !real[k] && !dataDependent[k] && !dataDependent[tool.Name+"."+k] {
+				out = append(out, fmt.Sprintf("%s: the stand-in answers the field %q, the real server never did", tool.Name, k))
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(real)) {
+			if !stand[k] && !dataDependent[k] && !dataDependent[tool.Name+"."+k] {
+				out = append(out, fmt.Sprintf("%s: the real server answered the field %q, the stand-in's example does not", tool.Name, k))
+			}
+		}
+	}
+	fmt.Printf("live suite: the top-level fields of %d read tools' answers compared with the stand-in's\n", compared)
+	return out, nil
+}
+
+// dataDependent are fields an answer has or leaves out by the data it
+// reads, not by the server: FIELD for every tool, or TOOL.FIELD.
+var dataDependent = map[string]bool{
+	"next":                                   true, // a paged list's: only when a further page exists
+	"get_listening_by_period.finished_count": true, // only when a book was finished in the period
 }

@@ -119,6 +119,11 @@ func claimBooks(a *abs, lib string, n int, fits func(item map[string]any) bool) 
 			}
 		}
 		if len(got) == n {
+			liveRun.mu.Lock()
+			for _, id := range got {
+				liveRun.claimed[id] = true
+			}
+			liveRun.mu.Unlock()
 			t.Logf("claimed %v", got)
 			return got
 		}

@@ -145,7 +145,7 @@ func (a *abs) snapshot() snapshot {
 		s.Playlists = append(s.Playlists, fmt.Sprintf("%s %q %v", p.ID, p.Name, p.Items))
 	}
 	for _, p := range me.MediaProgress {
-		s.Progress = append(s.Progress, fmt.Sprintf("%v %v %v %v %v %v", p["id"], p["mediaItemId"], p["currentTime"], p["progress"], p["isFinished"], p["hideFromContinueListening"]))
+		s.Progress = append(s.Progress, fmt.Sprintf("%v %v/%v %v %v %v %v %v", p["id"], p["libraryItemId"], p["episodeId"], p["mediaItemId"], p["currentTime"], p["progress"], p["isFinished"], p["hideFromContinueListening"]))
 	}
 	for _, b := range me.Bookmarks {
 		s.Bookmarks = append(s.Bookmarks, fmt.Sprintf("%v %v %q", b["libraryItemId"], b["time"], b["title"]))
@@ -159,7 +159,8 @@ func (a *abs) snapshot() snapshot {
 // withoutOthers is after less the collections, playlists and progress
 // records that are new since before and that this run did not make:
 // another run's on the same server (the suite's proxy notes what this run
-// made).
+// made). Progress on a book this run claimed, or on an episode, is this
+// run's.
 func withoutOthers(before, after snapshot) snapshot {
 	drop := func(b, a []string) []string {
 		if a == nil {
@@ -167,8 +168,11 @@ func withoutOthers(before, after snapshot) snapshot {
 		}
 		out := []string{}
 		for _, e := range a {
-			id, _, _ := strings.Cut(e, " ")
-			if wasMade(id) || slices.ContainsFunc(b, func(x string) bool { return strings.HasPrefix(x, id+" ") }) {
+			id, rest, _ := strings.Cut(e, " ")
+			item, _, _ := strings.Cut(rest, " ")
+			book, episode, isProgress := strings.Cut(item, "/")
+			if wasMade(id) || slices.ContainsFunc(b, func(x string) bool { return strings.HasPrefix(x, id+" ") }) ||
+				(isProgress && (claimedHere(book) || (episode != "" && episode != "<nil>"))) {
 				out = append(out, e)
 			}
 		}
@@ -244,8 +248,15 @@ func TestLiveContract(t *testing.T) {
 	if b1.ID == "" || b2.ID == "" {
 		t.Fatalf("need two books, one of them never started; the book library has %d", len(books.Results))
 	}
+	// A podcast, claimed as the books are: its episode's progress is this
+	// run's alone.
 	var pods struct{ Results []item }
-	a.get("/api/libraries/"+podLib+"/items?limit=20", &pods)
+	for _, id := range claimBooks(claimer, podLib, 1, func(it map[string]any) bool {
+		n, _ := at(it, "media", "numEpisodes").(float64)
+		return n > 0
+	}) {
+		pods.Results = append(pods.Results, item{ID: id})
+	}
 	var pod item
 	var episode string
 	for _, p := range pods.Results {

@@ -53,10 +53,11 @@ import (
 
 // liveRun holds what the suite notes while the tests run.
 var liveRun struct {
-	mu     sync.Mutex
-	made   map[string]bool            // ids in answers to requests other than GET
-	called map[string]int             // tool name: calls answered
-	fields map[string]map[string]bool // read tool name: top-level fields of its answers
+	mu      sync.Mutex
+	made    map[string]bool            // ids in answers to requests other than GET
+	called  map[string]int             // tool name: calls answered
+	fields  map[string]map[string]bool // read tool name: top-level fields of its answers
+	claimed map[string]bool            // the books this run claimed (claimBooks)
 }
 
 func noteMade(id string) {
@@ -75,6 +76,13 @@ func init() {
 	liveRun.made = map[string]bool{}
 	liveRun.called = map[string]int{}
 	liveRun.fields = map[string]map[string]bool{}
+	liveRun.claimed = map[string]bool{}
+}
+
+func claimedHere(id string) bool {
+	liveRun.mu.Lock()
+	defer liveRun.mu.Unlock()
+	return liveRun.claimed[id]
 }
 
 // topFields are the top-level fields of a tool's answer when it is a JSON

@@ -146,6 +146,30 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "AUDIOBOOKSHELF_URL is not an http(s) URL")
 		os.Exit(2)
 	}
+	builtIn := ""
+	if os.Getenv("ABS_MCP_BIN") == "" {
+		// One binary for every test and the end checks (make test-live
+		// builds it and sets ABS_MCP_BIN).
+		dir, err := os.MkdirTemp("", "live-bin")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		builtIn = dir
+		repo, err := contract.RepoRoot()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		bin := filepath.Join(dir, "audiobookshelf-mcp")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/audiobookshelf-mcp")
+		build.Dir = repo
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+			os.Exit(2)
+		}
+		os.Setenv("ABS_MCP_BIN", bin)
+	}
 	root := &rootClient{base: target.String(), key: key, hc: &http.Client{Timeout: 60 * time.Second}}
 	before, err := root.state()
 	if err != nil {
@@ -196,6 +220,9 @@ func TestMain(m *testing.M) {
 		code = 1
 	} else {
 		fmt.Println("live suite: the server's users, libraries, collections, playlists and items are as they were found")
+	}
+	if builtIn != "" {
+		os.RemoveAll(builtIn)
 	}
 	os.Exit(code)
 }

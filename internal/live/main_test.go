@@ -55,7 +55,9 @@ import (
 var liveRun struct {
 	mu      sync.Mutex
 	made    map[string]bool            // ids in answers to requests other than GET
+	touched map[string]bool            // ids in the paths and bodies of requests other than GET
 	called  map[string]int             // tool name: calls answered
+	ok      map[string]int             // tool name: calls answered without an error
 	fields  map[string]map[string]bool // read tool name: top-level fields of its answers
 	claimed map[string]bool            // the books this run claimed (claimBooks)
 }
@@ -66,6 +68,12 @@ func noteMade(id string) {
 	liveRun.mu.Unlock()
 }
 
+func wasTouched(id string) bool {
+	liveRun.mu.Lock()
+	defer liveRun.mu.Unlock()
+	return liveRun.touched[id]
+}
+
 func wasMade(id string) bool {
 	liveRun.mu.Lock()
 	defer liveRun.mu.Unlock()
@@ -74,7 +82,9 @@ func wasMade(id string) bool {
 
 func init() {
 	liveRun.made = map[string]bool{}
+	liveRun.touched = map[string]bool{}
 	liveRun.called = map[string]int{}
+	liveRun.ok = map[string]int{}
 	liveRun.fields = map[string]map[string]bool{}
 	liveRun.claimed = map[string]bool{}
 }
@@ -120,6 +130,9 @@ func liveClient(opts *mcp.ClientOptions) *mcp.Client {
 					f := topFields(res.(*mcp.CallToolResult))
 					liveRun.mu.Lock()
 					liveRun.called[p.Name]++
+					if r, _ := res.(*mcp.CallToolResult); r != nil && !r.IsError {
+						liveRun.ok[p.Name]++
+					}
 					if f != nil {
 						if liveRun.fields[p.Name] == nil {
 							liveRun.fields[p.Name] = map[string]bool{}
@@ -176,6 +189,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "the live suite reads the server's users, libraries, collections, playlists and items with the root user's key: %v\n", err)
 		os.Exit(2)
 	}
+	// This run's marker, an inactive API key of root: another run sees
+	// that this one is on the server (runMarkers).
+	mark, othersAtStart, err := root.mark()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "marking the run on the server: %v\n", err)
+		os.Exit(2)
+	}
 	proxyURL, stop, err := madeRecorder(target)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -190,7 +210,11 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		failures = append(failures, fmt.Sprintf("reading the server at the end: %v", err))
 	} else {
-		failures = append(failures, compareStates(before, after)...)
+		othersAtEnd, err := root.otherRuns(mark)
+		if err != nil {
+			failures = append(failures, fmt.Sprintf("reading the runs on the server: %v", err))
+		}
+		failures = append(failures, compareStates(before, after, othersAtStart+othersAtEnd > 0)...)
 	}
 	diffs, err := standinDifferences()
 	if err != nil {
@@ -224,6 +248,7 @@ func TestMain(m *testing.M) {
 	if builtIn != "" {
 		os.RemoveAll(builtIn)
 	}
+	root.unmark(mark)
 	os.Exit(code)
 }
 
@@ -232,6 +257,30 @@ func TestMain(m *testing.M) {
 func madeRecorder(target *url.URL) (string, func(), error) {
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.FlushInterval = -1
+	direct := rp.Director
+	rp.Director = func(r *http.Request) {
+		if r.Method != http.MethodGet {
+			liveRun.mu.Lock()
+			for _, seg := range strings.Split(r.URL.Path, "/") {
+				liveRun.touched[seg] = true
+			}
+			liveRun.mu.Unlock()
+			if r.Body != nil && strings.Contains(r.Header.Get("Content-Type"), "json") {
+				b, err := io.ReadAll(r.Body)
+				r.Body.Close()
+				r.Body = io.NopCloser(bytes.NewReader(b))
+				var v any
+				if err == nil && json.Unmarshal(b, &v) == nil {
+					eachID(v, func(id string) {
+						liveRun.mu.Lock()
+						liveRun.touched[id] = true
+						liveRun.mu.Unlock()
+					})
+				}
+			}
+		}
+		direct(r)
+	}
 	rp.ModifyResponse = func(resp *http.Response) error {
 		if resp.Request.Method == http.MethodGet || resp.StatusCode/100 != 2 ||
 			!strings.Contains(resp.Header.Get("Content-Type"), "json") {
@@ -400,19 +449,26 @@ func (r *rootClient) state() (serverState, error) {
 
 // compareStates names each record that was there at the start and is gone
 // or changed at the end, and each new one this run made (its id in an
-// answer through the suite's proxy, or an item of a library it made).
-func compareStates(before, after serverState) []string {
+// answer through the suite's proxy, or an item of a library it made). When
+// other runs were on the server (othersRan), a record gone or changed is
+// named only if this run sent a change naming it (its id in the path or
+// the body of a request other than GET, or its library's): else it was
+// another run's own, made before this run started.
+func compareStates(before, after serverState, othersRan bool) []string {
 	var out []string
+	others := 0
 	for k, b := range before {
 		a, ok := after[k]
+		ours := !othersRan || wasTouched(b.id) || (b.owner != "" && wasTouched(b.owner))
 		switch {
+		case (!ok || a.fields != b.fields) && !ours:
+			others++
 		case !ok:
 			out = append(out, fmt.Sprintf("%s %s %s was on the server at the start and is gone", b.kind, b.id, b.fields))
 		case a.fields != b.fields:
 			out = append(out, fmt.Sprintf("%s %s is %s at the end, was %s", b.kind, b.id, a.fields, b.fields))
 		}
 	}
-	others := 0
 	for k, a := range after {
 		if _, ok := before[k]; ok {
 			continue
@@ -424,7 +480,7 @@ func compareStates(before, after serverState) []string {
 		}
 	}
 	if others > 0 {
-		fmt.Printf("live suite: %d record(s) new since the start were not made by this run (another run on the server): left out\n", others)
+		fmt.Printf("live suite: %d record(s) made, changed or removed by another run on the server, not this one: left out\n", others)
 	}
 	sort.Strings(out)
 	return out
@@ -453,10 +509,12 @@ func uncalledTools(base, key string) ([]string, error) {
 			return nil, err
 		}
 		liveRun.mu.Lock()
-		n := liveRun.called[tool.Name]
+		n, ok := liveRun.called[tool.Name], liveRun.ok[tool.Name]
 		liveRun.mu.Unlock()
 		if n == 0 {
 			uncalled = append(uncalled, tool.Name)
+		} else if ok == 0 {
+			fmt.Printf("live suite: tool %s was called %d time(s), each answered with an error\n", tool.Name, n)
 		}
 	}
 	sort.Strings(uncalled)
@@ -528,4 +586,71 @@ func standinDifferences() ([]string, error) {
 var dataDependent = map[string]bool{
 	"next":                                   true, // a paged list's: only when a further page exists
 	"get_listening_by_period.finished_count": true, // only when a book was finished in the period
+}
+
+// runMarker names the inactive API key of root that says a live run is on
+// the server; one older than claimStale is a run that died.
+const runMarker = "mcp-live-run "
+
+// mark makes this run's marker and counts the other runs' markers.
+func (r *rootClient) mark() (string, int, error) {
+	var me struct {
+		ID string `json:"id"`
+	}
+	if err := r.get("/api/me", &me); err != nil {
+		return "", 0, err
+	}
+	body, _ := json.Marshal(map[string]any{"name": fmt.Sprintf("%s%d-%d", runMarker, os.Getpid(), time.Now().UnixNano()), "userId": me.ID, "isActive": false})
+	req, err := http.NewRequest("POST", r.base+"/api/api-keys", bytes.NewReader(body))
+	if err != nil {
+		return "", 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+r.key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return "", 0, err
+	}
+	defer resp.Body.Close()
+	var made struct {
+		APIKey struct{ ID string } `json:"apiKey"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&made); err != nil || resp.StatusCode != 200 || made.APIKey.ID == "" {
+		return "", 0, fmt.Errorf("POST /api/api-keys: %d %v", resp.StatusCode, err)
+	}
+	n, err := r.otherRuns(made.APIKey.ID)
+	return made.APIKey.ID, n, err
+}
+
+// otherRuns counts the markers of runs other than mine on the server.
+func (r *rootClient) otherRuns(mine string) (int, error) {
+	var keys struct {
+		APIKeys []claimKey `json:"apiKeys"`
+	}
+	if err := r.get("/api/api-keys", &keys); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, k := range keys.APIKeys {
+		if !strings.HasPrefix(k.Name, runMarker) || k.ID == mine {
+			continue
+		}
+		if at, err := time.Parse(time.RFC3339, k.CreatedAt); err == nil && time.Since(at) > claimStale {
+			continue
+		}
+		n++
+	}
+	return n, nil
+}
+
+// unmark deletes this run's marker.
+func (r *rootClient) unmark(mine string) {
+	req, err := http.NewRequest("DELETE", r.base+"/api/api-keys/"+mine, nil)
+	if err != nil {
+		return
+	}
+	req.Header.Set("Authorization", "Bearer "+r.key)
+	if resp, err := r.hc.Do(req); err == nil {
+		resp.Body.Close()
+	}
 }

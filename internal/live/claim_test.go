@@ -4,6 +4,7 @@ import (
 	crand "crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -142,15 +143,22 @@ func noSeries(it map[string]any) bool {
 
 // ownUser makes a user for the test with permissions, and an API key of
 // it, with root (the root user's client); both are deleted when the test
-// ends. It answers a client of the user and the key.
-func ownUser(t *testing.T, root *abs, what string, permissions map[string]any) (*abs, string) {
+// ends. It answers a client of the user and the key. With libraries, the
+// user may open those alone (a library another run makes meanwhile is not
+// the user's).
+func ownUser(t *testing.T, root *abs, what string, permissions map[string]any, libraries ...string) (*abs, string) {
 	t.Helper()
 	pw := make([]byte, 16)
 	crand.Read(pw)
 	name := prefix + what + "-" + hex.EncodeToString(pw[:4])
+	body := map[string]any{"username": name, "password": hex.EncodeToString(pw), "type": "user", "isActive": true, "permissions": permissions}
+	if len(libraries) > 0 {
+		p := maps.Clone(permissions)
+		p["accessAllLibraries"] = false
+		body["permissions"], body["librariesAccessible"] = p, libraries
+	}
 	var made struct{ User struct{ ID string } }
-	if st := root.do("POST", "/api/users", map[string]any{"username": name, "password": hex.EncodeToString(pw), "type": "user", "isActive": true,
-		"permissions": permissions}, &made); st != 200 || made.User.ID == "" {
+	if st := root.do("POST", "/api/users", body, &made); st != 200 || made.User.ID == "" {
 		t.Fatalf("POST /api/users: %d", st)
 	}
 	t.Cleanup(func() {

@@ -38,7 +38,8 @@ func TestLiveEverydayRequests(t *testing.T) {
 	}
 	target, rootKey := liveServer(t)
 	root := &abs{t: t, base: target.String(), key: rootKey, hc: &http.Client{Timeout: 60 * time.Second}}
-	a, key := ownUser(t, root, "everyday", map[string]any{"download": true, "update": true, "delete": false, "upload": false})
+	libs := root.libraries()
+	a, key := ownUser(t, root, "everyday", map[string]any{"download": true, "update": true, "delete": false, "upload": false}, libs["book"], libs["podcast"])
 	s, first, second := liveSample(t, a)
 	tok, err := bench.NewTokenizer()
 	if err != nil {

@@ -255,32 +255,31 @@ func TestMain(m *testing.M) {
 // madeRecorder serves a reverse proxy to target on loopback that notes
 // the ids of the records in every answer to a request other than GET.
 func madeRecorder(target *url.URL) (string, func(), error) {
-	rp := httputil.NewSingleHostReverseProxy(target)
-	rp.FlushInterval = -1
-	direct := rp.Director
-	rp.Director = func(r *http.Request) {
-		if r.Method != http.MethodGet {
-			liveRun.mu.Lock()
-			for _, seg := range strings.Split(r.URL.Path, "/") {
-				liveRun.touched[seg] = true
-			}
-			liveRun.mu.Unlock()
-			if r.Body != nil && strings.Contains(r.Header.Get("Content-Type"), "json") {
-				b, err := io.ReadAll(r.Body)
-				r.Body.Close()
-				r.Body = io.NopCloser(bytes.NewReader(b))
-				var v any
-				if err == nil && json.Unmarshal(b, &v) == nil {
-					eachID(v, func(id string) {
-						liveRun.mu.Lock()
-						liveRun.touched[id] = true
-						liveRun.mu.Unlock()
-					})
-				}
+	rp := &httputil.ReverseProxy{FlushInterval: -1, Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.SetURL(target)
+		r := pr.Out
+		if r.Method == http.MethodGet {
+			return
+		}
+		liveRun.mu.Lock()
+		for _, seg := range strings.Split(r.URL.Path, "/") {
+			liveRun.touched[seg] = true
+		}
+		liveRun.mu.Unlock()
+		if r.Body != nil && strings.Contains(r.Header.Get("Content-Type"), "json") {
+			b, err := io.ReadAll(r.Body)
+			r.Body.Close()
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			var v any
+			if err == nil && json.Unmarshal(b, &v) == nil {
+				eachID(v, func(id string) {
+					liveRun.mu.Lock()
+					liveRun.touched[id] = true
+					liveRun.mu.Unlock()
+				})
 			}
 		}
-		direct(r)
-	}
+	}}
 	rp.ModifyResponse = func(resp *http.Response) error {
 		if resp.Request.Method == http.MethodGet || resp.StatusCode/100 != 2 ||
 			!strings.Contains(resp.Header.Get("Content-Type"), "json") {

@@ -37,11 +37,14 @@ import (
 //     and is gone or changed fails the suite, and so does one that is new
 //     and was made by this run. Every test reaches Audiobookshelf through
 //     one proxy of the suite (AUDIOBOOKSHELF_URL is pointed at it), which
-//     notes the ids in every answer to a request that is not a GET: those
-//     are the records this run made. A record another run made on the same
-//     server in the meantime is not this run's, and is left out.
-//   - The real server and the stand-in answer alike (on a whole run, as
-//     below): the top-level fields
+//     notes the ids in every answer to a request that is not a GET (the
+//     records this run made) and in the path and body of every such
+//     request (the records it changed). A record another run made on the
+//     same server in the meantime is not this run's, and is left out; and
+//     while another run is on the server (each marks itself with an
+//     inactive root API key), a record gone or changed counts only when
+//     this run sent a change naming it.
+//   - The real server and the stand-in answer alike: the top-level fields
 //     of each read tool's answers on the real server (every answer without
 //     an error, through liveClient) are held to those of the same tool's
 //     example call (tools.yaml) on the stand-in (the binary's --demo); a
@@ -49,8 +52,10 @@ import (
 //   - Every tool the binary registers with AUDIOBOOKSHELF_TOOLSETS=all is
 //     called through it by some live test (liveClient counts the calls):
 //     one that nothing called fails the suite, so a tool cannot land
-//     without a call on the real server. It is checked when the whole
-//     suite ran (no -run), as `make test-live` runs it.
+//     without a call on the real server.
+//
+// The last two are checked when the whole suite ran (no -run), as `make
+// test-live` runs it.
 
 // liveRun holds what the suite notes while the tests run.
 var liveRun struct {

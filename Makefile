@@ -134,9 +134,16 @@ packaging/node_modules/.package-lock.json: packaging/package-lock.json packaging
 # end (internal/scalecheck).
 # Without it, every live test but the scale one runs (a test added to
 # internal/live is in the run without being named here).
+#
+# make test-live ABS_SRC=path/to/audiobookshelf.tar.gz (a release archive or
+# a source folder) runs it against a throwaway Audiobookshelf built from it,
+# on a free port with its data in a temporary folder, removed afterwards
+# (internal/live/throwaway-abs.sh; the built node modules are kept in
+# ~/.cache/audiobookshelf-mcp).
 LIVE_SELECT := $(if $(filter 1,$(ABS_LIVE_SCALE)),-run '^TestLiveScale$$',-skip '^TestLiveScale$$')
+LIVE_THROWAWAY := $(if $(ABS_SRC),internal/live/throwaway-abs.sh run $(abspath $(ABS_SRC)) --)
 test-live: build
-	ABS_LIVE=1 ABS_LIVE_SCALE=$(ABS_LIVE_SCALE) ABS_MCP_BIN=$(abspath $(BIN)) $(GO) test -count=1 -timeout 30m -v $(LIVE_SELECT) ./internal/live/
+	$(LIVE_THROWAWAY) env ABS_LIVE=1 ABS_LIVE_SCALE=$(ABS_LIVE_SCALE) ABS_MCP_BIN=$(abspath $(BIN)) $(GO) test -count=1 -timeout 30m -v $(LIVE_SELECT) ./internal/live/
 
 # Routes of an Audiobookshelf source tree or release archive against spec/
 # (cmd/specdrift). Exits 1 when a route a tool uses has gone or changed.

@@ -31,21 +31,7 @@ import (
 func TestLiveBatchUpdate(t *testing.T) {
 	target, key, a := liveABS(t)
 	lib := a.libraries()["book"]
-	// Two books of the middle of the library: the renames take its first.
-	var items struct {
-		Results []struct {
-			ID        string `json:"id"`
-			MediaType string `json:"mediaType"`
-		}
-	}
-	a.get("/api/libraries/"+lib+"/items?limit=2&page=2", &items)
-	if len(items.Results) < 2 {
-		a.get("/api/libraries/"+lib+"/items?limit=2", &items)
-	}
-	if len(items.Results) < 2 {
-		t.Fatal("the book library needs two books")
-	}
-	books := []string{items.Results[0].ID, items.Results[1].ID}
+	books := claimBooks(a, lib, 2, nil)
 	raw := func(id string) map[string]any {
 		var v map[string]any
 		a.get("/api/items/"+id+"?expanded=1", &v)

@@ -197,7 +197,7 @@ func TestLiveHousehold(t *testing.T) {
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
-				cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-live", Version: "1"}, opts).Connect(ctx,
+				cs, err := liveClient(opts).Connect(ctx,
 					&mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: withBearer{k}}, MaxRetries: -1},
 					&mcp.ClientSessionOptions{ProtocolVersion: version})
 				if err != nil {

@@ -16,7 +16,7 @@ import (
 // back, and after it the books' raw records are compared field by field
 // with what they were (only updatedAt left out). Then a rename onto a name
 // one of them holds (a merge) asks, naming no tag; declined, nothing
-// changes; and merge_tags and merge_narrators of two names ask, naming
+// changes; and merge_tags, merge_genres and merge_narrators of two names ask, naming
 // neither, declined change nothing, and approved leave each book the name
 // kept. The names are the run's own; the
 // books' tags, genres and narrators are set back at the end, even when a
@@ -25,12 +25,7 @@ import (
 func TestLiveRenames(t *testing.T) {
 	target, key, a := liveABS(t)
 	lib := a.libraries()["book"]
-	var items struct{ Results []struct{ ID string } }
-	a.get("/api/libraries/"+lib+"/items?limit=2", &items)
-	if len(items.Results) < 2 {
-		t.Fatal("the book library needs two books")
-	}
-	books := []string{items.Results[0].ID, items.Results[1].ID}
+	books := claimBooks(a, lib, 2, nil)
 	raw := func(id string) map[string]any {
 		var v map[string]any
 		a.get("/api/items/"+id+"?expanded=1", &v)
@@ -156,6 +151,7 @@ func TestLiveRenames(t *testing.T) {
 	// changes.
 	for _, c := range []struct{ tool, group, listArg, intoArg string }{
 		{"merge_tags", "tags", "tags", "into_tag"},
+		{"merge_genres", "genres", "genres", "into_genre"},
 		{"merge_narrators", "narrators", "narrators", "into_narrator"},
 	} {
 		first, second, into := run+"-"+c.group+"-merge-a", run+"-"+c.group+"-merge-b", run+"-"+c.group+"-merge-into"
@@ -200,5 +196,5 @@ func TestLiveRenames(t *testing.T) {
 		bin.setDecline(true)
 	}
 	report(t, spec, rec.all(), map[string]bool{"getMe": true, "listLibraries": true, "listLibraryItems": true, "getLibraryItem": true, "renameTag": true, "renameGenre": true, "renameNarrator": true})
-	t.Logf("renames put back on 2 books: %d raw field(s) compared, 0 differing unless reported; a merge asked once and, declined, changed nothing; merge_tags and merge_narrators asked once each and, declined, changed nothing, and approved merged", fields)
+	t.Logf("renames put back on 2 books: %d raw field(s) compared, 0 differing unless reported; a merge asked once and, declined, changed nothing; merge_tags, merge_genres and merge_narrators asked once each and, declined, changed nothing, and approved merged", fields)
 }

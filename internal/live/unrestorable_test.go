@@ -21,12 +21,7 @@ func TestLiveUnrestorableText(t *testing.T) {
 	target, key, a := liveABS(t)
 	base := target.String()
 	lib := a.libraries()["book"]
-	var items struct{ Results []struct{ ID string } }
-	a.get("/api/libraries/"+lib+"/items?limit=1", &items)
-	if len(items.Results) < 1 {
-		t.Fatal("the book library needs a book")
-	}
-	book := items.Results[0].ID
+	book := claimBooks(a, lib, 1, nil)[0]
 	run := fmt.Sprintf("crlf test %d", time.Now().UnixNano())
 	crlf := run + " line one\r\nline two"
 

@@ -403,6 +403,11 @@ func resultSizes(t *table) error {
 
 // ---------------------------------------------------------------- 4
 
+// everyToolset lists every tool from the start: the overhead and
+// throughput sections call get_library_item (toolset items) directly, as a
+// client that lists it would.
+const everyToolset = "AUDIOBOOKSHELF_TOOLSETS=all"
+
 var demoURL = regexp.MustCompile(`served from memory at (http://[^;\s]+)`)
 
 func overhead(t *table, p params) error {
@@ -411,6 +416,7 @@ func overhead(t *table, p params) error {
 	// direct requests go to that same stand-in.
 	watch := newWatcher(demoURL)
 	cmd := exec.Command(p.bin, "--demo")
+	cmd.Env = append(os.Environ(), everyToolset)
 	cmd.Stderr = watch
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -567,7 +573,7 @@ func report(t *table, how string, viaMCP, direct bench.Durations, target bool) {
 var listening = regexp.MustCompile(`listening on (http://\S+/mcp)`)
 
 func throughput(t *table, p params) error {
-	endpoint, pid, stop, how, err := startHTTP(p.bin, []string{"--demo", "--http", "127.0.0.1:0"}, nil)
+	endpoint, pid, stop, how, err := startHTTP(p.bin, []string{"--demo", "--http", "127.0.0.1:0"}, append(os.Environ(), everyToolset))
 	if err != nil {
 		return err
 	}
@@ -589,7 +595,7 @@ func throughput(t *table, p params) error {
 	}
 	defer rs.Close()
 	endpoint, pid, stop, _, err = startHTTP(p.bin, []string{"--http", "127.0.0.1:0"},
-		[]string{"AUDIOBOOKSHELF_URL=" + rs.URL, "AUDIOBOOKSHELF_API_KEY=" + standin.DefaultAPIKey})
+		[]string{"AUDIOBOOKSHELF_URL=" + rs.URL, "AUDIOBOOKSHELF_API_KEY=" + standin.DefaultAPIKey, everyToolset})
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,7 @@ func connectServer(ctx context.Context, bin, url, key string) (*mcp.ClientSessio
 func connectServerCmd(ctx context.Context, bin, url, key string) (*mcp.ClientSession, *watcher, int, error) {
 	watch := newWatcher(regexp.MustCompile(`^$^`))
 	cmd := exec.Command(bin)
-	cmd.Env = []string{"AUDIOBOOKSHELF_URL=" + url, "AUDIOBOOKSHELF_API_KEY=" + key}
+	cmd.Env = []string{"AUDIOBOOKSHELF_URL=" + url, "AUDIOBOOKSHELF_API_KEY=" + key, everyToolset}
 	cmd.Stderr = watch
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

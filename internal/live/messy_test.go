@@ -73,15 +73,7 @@ func TestLiveMessyAudits(t *testing.T) {
 	cover := coverJPEG()
 	for _, b := range books {
 		folder := filepath.Join(dir, b.RelPath)
-		if err := os.MkdirAll(folder, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		secs := fmt.Sprintf("%.3f", b.Book.Duration/messyDurationScale)
-		out, err := exec.Command(ffmpeg, "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono",
-			"-t", secs, "-c:a", "libmp3lame", "-b:a", "8k", filepath.Join(folder, b.RelPath+".mp3")).CombinedOutput()
-		if err != nil {
-			t.Fatalf("ffmpeg for %s: %v\n%s", b.RelPath, err, out)
-		}
+		silentBook(t, ffmpeg, filepath.Join(folder, b.RelPath+".mp3"), fmt.Sprintf("%.3f", b.Book.Duration/messyDurationScale))
 		if b.Book.CoverPath != "" {
 			if err := os.WriteFile(filepath.Join(folder, "cover.jpg"), cover, 0o644); err != nil {
 				t.Fatal(err)
@@ -90,17 +82,7 @@ func TestLiveMessyAudits(t *testing.T) {
 	}
 
 	run := fmt.Sprintf("mcp-live-messy-%d", time.Now().UnixNano())
-	var lib struct{ ID string }
-	if st := a.do("POST", "/api/libraries", map[string]any{"name": run, "mediaType": "book", "icon": "books",
-		"folders": []map[string]any{{"fullPath": dir}}}, &lib); st != 200 || lib.ID == "" {
-		t.Fatalf("creating the library %s: %d", run, st)
-	}
-	t.Cleanup(func() {
-		if st := a.do("DELETE", "/api/libraries/"+lib.ID, nil, nil); st != 200 {
-			t.Errorf("deleting the library %s (%s): %d", run, lib.ID, st)
-		}
-	})
-	scanAndWait(t, a, lib.ID)
+	lib := struct{ ID string }{ownLibrary(t, a, run, dir)}
 
 	// The books as Audiobookshelf scanned them, by folder.
 	var listing struct {

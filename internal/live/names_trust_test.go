@@ -49,30 +49,12 @@ func TestLiveNamesTrust(t *testing.T) {
 	cover := coverJPEG()
 	for i := range books {
 		folder := filepath.Join(dir, fmt.Sprintf("book-%02d", i))
-		if err := os.MkdirAll(folder, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command(ffmpeg, "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono",
-			"-t", "1", "-c:a", "libmp3lame", "-b:a", "8k", filepath.Join(folder, fmt.Sprintf("book-%02d.mp3", i))).CombinedOutput()
-		if err != nil {
-			t.Fatalf("ffmpeg: %v\n%s", err, out)
-		}
+		silentBook(t, ffmpeg, filepath.Join(folder, fmt.Sprintf("book-%02d.mp3", i)), "1")
 		if err := os.WriteFile(filepath.Join(folder, "cover.jpg"), cover, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var lib struct{ ID string }
-	libName := "mcp-live-names-" + run
-	if st := a.do("POST", "/api/libraries", map[string]any{"name": libName, "mediaType": "book", "icon": "books",
-		"folders": []map[string]any{{"fullPath": dir}}}, &lib); st != 200 || lib.ID == "" {
-		t.Fatalf("creating the library %s: %d", libName, st)
-	}
-	t.Cleanup(func() {
-		if st := a.do("DELETE", "/api/libraries/"+lib.ID, nil, nil); st != 200 {
-			t.Errorf("deleting the library %s (%s): %d", libName, lib.ID, st)
-		}
-	})
-	scanAndWait(t, a, lib.ID)
+	lib := struct{ ID string }{ownLibrary(t, a, "mcp-live-names-"+run, dir)}
 	var listing struct {
 		Total   int `json:"total"`
 		Results []struct {

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -75,27 +74,9 @@ func TestLiveScope(t *testing.T) {
 	type hiddenBook struct{ author, title, id string }
 	hidden := []*hiddenBook{{author: run + " Authora", title: run + " Book A"}, {author: run + " Authorb", title: run + " Book B"}}
 	for _, b := range hidden {
-		folder := filepath.Join(dir, b.author, b.title)
-		if err := os.MkdirAll(folder, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command(ffmpeg, "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono",
-			"-t", "120", "-c:a", "libmp3lame", "-b:a", "8k", filepath.Join(folder, "audio.mp3")).CombinedOutput()
-		if err != nil {
-			t.Fatalf("ffmpeg: %v\n%s", err, out)
-		}
+		silentBook(t, ffmpeg, filepath.Join(dir, b.author, b.title, "audio.mp3"), "120")
 	}
-	var lib struct{ ID string }
-	if st := root.do("POST", "/api/libraries", map[string]any{"name": run, "mediaType": "book", "icon": "books",
-		"folders": []map[string]any{{"fullPath": dir}}}, &lib); st != 200 || lib.ID == "" {
-		t.Fatalf("creating the library %s: %d", run, st)
-	}
-	t.Cleanup(func() {
-		if st := root.do("DELETE", "/api/libraries/"+lib.ID, nil, nil); st != 200 {
-			t.Errorf("deleting the library %s (%s): %d", run, lib.ID, st)
-		}
-	})
-	scanAndWait(t, root, lib.ID)
+	lib := struct{ ID string }{ownLibrary(t, root, run, dir)}
 	var listing struct {
 		Results []struct {
 			ID    string

@@ -4,8 +4,8 @@
 // what_next (listening toolset, off by default) through call_tool, and a
 // guarded delete of a throwaway playlist by its name, which gives the
 // two-call token; the second call deletes it. On stdio, --http and --http
-// --stateless, for the TypeScript SDK 1.x, client 2.x (2026-07-28) and the
-// AI SDK's client; behind mcp-remote on its defaults; behind supergateway on
+// --stateless, for the TypeScript SDK 1.x, client 2.x (2026-07-28), the
+// AI SDK's client and LangChain's MCP adapters; behind mcp-remote on its defaults; behind supergateway on
 // its default, a new server process for every request; and with the MCP
 // Inspector's CLI, a new process (over stdio) or a new session (over --http)
 // for every command. Behind the last two, enable_toolset then call_tool used
@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createMCPClient } from "@ai-sdk/mcp";
+import { MultiServerMCPClient } from "@langchain/mcp-adapters";
 import { StdioMCPTransport } from "@ai-sdk/mcp/mcp-stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -109,6 +110,55 @@ for (const transport of transports) {
     const client = await createMCPClient({ transport: tr, clientName: "interop-ai-sdk" });
     try {
       await reach(client, `ai-sdk ${transport}`);
+    } finally {
+      await client.close();
+      if (server) assert.equal(await server.stop(), 0, server.stderr());
+    }
+  });
+}
+
+// langchain is LangChain's MCP adapters as an agent uses them: the tools of
+// getTools(), each run with invoke. An answer with isError reaches the
+// agent as a ToolException holding the answer's text, which is what its
+// model reads: the confirm_token is taken from that text, as a model takes
+// it (the adapters pass no structuredContent on).
+async function langchain(server) {
+  const mc = new MultiServerMCPClient({ mcpServers: { abs: server } });
+  const tools = await mc.getTools();
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const asText = (out) => (typeof out === "string" ? out : Array.isArray(out) ? out.map((c) => c.text ?? "").join("") : JSON.stringify(out));
+  return {
+    async listTools() {
+      return { tools: tools.map((t) => ({ name: t.name })) };
+    },
+    async callTool({ name, arguments: args }) {
+      const tool = byName.get(name);
+      assert.ok(tool, `LangChain's tools hold no ${name}: ${[...byName.keys()].join(", ")}`);
+      try {
+        return { isError: false, content: [{ type: "text", text: asText(await tool.invoke(args)) }] };
+      } catch (e) {
+        const msg = String(e?.message ?? e);
+        const token = msg.match(/confirm_token "([^"]+)"/)?.[1];
+        return { isError: true, content: [{ type: "text", text: msg }], structuredContent: token ? { confirm_token: token } : undefined };
+      }
+    },
+    close: () => mc.close(),
+  };
+}
+
+for (const transport of transports) {
+  test(`@langchain/mcp-adapters over ${transport}, its defaults: what_next and a guarded delete through call_tool`, limit, async () => {
+    let server;
+    let config;
+    if (transport === "stdio") {
+      config = { transport: "stdio", command: binary, args: ["--demo"], env: { PATH: process.env.PATH }, stderr: "pipe" };
+    } else {
+      server = await startHTTP({ stateless: transport === "http-stateless" });
+      config = { transport: "http", url: server.url };
+    }
+    const client = await langchain(config);
+    try {
+      await reach(client, `langchain ${transport}`);
     } finally {
       await client.close();
       if (server) assert.equal(await server.stop(), 0, server.stderr());

@@ -69,11 +69,17 @@ func TestWindowsBuilds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-compiles the server twice")
 	}
+	// Beside the other parallel tests (the two builds at once, and while
+	// TestShutdownWithACallStuck waits out the grace period).
+	t.Parallel()
 	for _, arch := range []string{"amd64", "arm64"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(t.TempDir(), "audiobookshelf-mcp.exe"), ".")
-		cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH="+arch, "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("GOOS=windows GOARCH=%s go build: %v\n%s", arch, err, out)
-		}
+		t.Run(arch, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command("go", "build", "-o", filepath.Join(t.TempDir(), "audiobookshelf-mcp.exe"), ".")
+			cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH="+arch, "CGO_ENABLED=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("GOOS=windows GOARCH=%s go build: %v\n%s", arch, err, out)
+			}
+		})
 	}
 }

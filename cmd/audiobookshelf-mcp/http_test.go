@@ -545,6 +545,7 @@ func TestShutdownWithAQuestionPending(t *testing.T) {
 // grace period). The process still exits 0 within the grace period, saying
 // that the call was cut off.
 func TestShutdownWithACallStuck(t *testing.T) {
+	t.Parallel() // it waits out the 10 s grace period
 	sd, arrived, _ := slowStandin(t)
 	p := startHTTP(t, standinEnv(sd, "AUDIOBOOKSHELF_TIMEOUT=2m"), "--http", "127.0.0.1:0")
 	cs, err := p.client("2025-11-25", nil, nil)

@@ -14,6 +14,7 @@ import (
 // never cut: the error names its size, the budget and the compact form that
 // fits; nothing is changed. The compact form of the same item fits.
 func TestRawAnswerOverBudgetIsRefused(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = kit.MinMaxResultChars }})
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range d.Items {
@@ -52,6 +53,7 @@ func TestRawAnswerOverBudgetIsRefused(t *testing.T) {
 
 // A list answer over the budget names a smaller limit.
 func TestBudgetNamesASmallerLimit(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = kit.MinMaxResultChars }})
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range d.Items {

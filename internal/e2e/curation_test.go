@@ -27,6 +27,7 @@ var auditTools = auditscore.Tools
 // limit of 2, so paging is part of what is counted. The figures go to
 // RESULTS.md.
 func TestAuditsPrecisionRecall(t *testing.T) {
+	t.Parallel()
 	data, messy := sd.MessyData()
 	e := apptest.Start(t, apptest.Options{Standin: sd.Options{Data: data, Now: sd.SampleNow}})
 	call := func(_ context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
@@ -48,6 +49,7 @@ func TestAuditsPrecisionRecall(t *testing.T) {
 // it. (Reading the filter data, the audit missed both narrator spellings
 // of the messy library on a real server: TestLiveMessyAudits.)
 func TestAuditPeopleSeesNarratorsEditedSinceTheFilterData(t *testing.T) {
+	t.Parallel()
 	data, _ := sd.MessyData()
 	e := apptest.Start(t, apptest.Options{Standin: sd.Options{Data: data, Now: sd.SampleNow}})
 	narrators := func() []string {
@@ -100,6 +102,7 @@ func TestAuditPeopleSeesNarratorsEditedSinceTheFilterData(t *testing.T) {
 // The audits refuse a podcast library, naming the argument, and send
 // nothing more than the first read.
 func TestAuditsRefuseAPodcastLibrary(t *testing.T) {
+	t.Parallel()
 	e := apptest.Start(t, apptest.Options{})
 	for _, tool := range auditTools {
 		res := e.Call(t, tool, map[string]any{"library_id": sd.LibraryPodcastsID})
@@ -114,6 +117,7 @@ func TestAuditsRefuseAPodcastLibrary(t *testing.T) {
 // Podcasts library does not count); each answers exactly as with the id.
 // A podcast library named is refused as its id is.
 func TestAuditsTakeTheBookLibraryByNameOrNone(t *testing.T) {
+	t.Parallel()
 	e := apptest.Start(t, apptest.Options{})
 	for _, tool := range auditTools {
 		byID := e.Call(t, tool, map[string]any{"library_id": sd.LibraryBooksID})
@@ -136,6 +140,7 @@ func TestAuditsTakeTheBookLibraryByNameOrNone(t *testing.T) {
 // Nothing of the curation toolset is in the default tools/list; named in
 // AUDIOBOOKSHELF_TOOLSETS (default,curation) every audit is.
 func TestCurationIsOffByDefault(t *testing.T) {
+	t.Parallel()
 	def := start(t, apptest.Options{Config: func(c *config.Config) { c.Toolsets = nil }})
 	names := listedTools(t, def)
 	for _, n := range auditTools {

@@ -44,7 +44,9 @@ func requestDownload(t *testing.T, s *sd.Server, url string) {
 // list_podcast_downloads shows a download requested after it was last
 // called.
 func TestDownloadQueueReadPastTheCache(t *testing.T) {
+	t.Parallel()
 	t.Run("delete_podcast", func(t *testing.T) {
+		t.Parallel()
 		var e *apptest.Env
 		asked := 0
 		e = start(t, apptest.Options{Elicit: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -65,6 +67,7 @@ func TestDownloadQueueReadPastTheCache(t *testing.T) {
 		}
 	})
 	t.Run("list_podcast_downloads", func(t *testing.T) {
+		t.Parallel()
 		e := startApproving(t)
 		e.Standin.ModelAPICache(true)
 		e.Standin.HoldDownloads(true)

@@ -139,6 +139,7 @@ func secondSeriesOnMort(s *sd.Server) {
 // could not give back what it takes out, and the question says so with ids
 // and counts; declined, nothing is sent. The free calls run at once.
 func TestEffectGuardsAskExactlyThen(t *testing.T) {
+	t.Parallel()
 	meta := func(item string, fields map[string]any) map[string]any {
 		return map[string]any{"library_item_id": item, "fields": fields}
 	}
@@ -210,6 +211,7 @@ func TestEffectGuardsAskExactlyThen(t *testing.T) {
 		{"a narrator last after another", setNarrators(sd.ItemMort, "Kramer", "Michael"), "rename_narrator", map[string]any{"narrator": "Michael", "new_narrator": "Michael K."}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
 			e := start(t, apptest.Options{Elicit: rec.handle})
 			if c.setup != nil {
@@ -270,6 +272,7 @@ func TestEffectGuardsAskExactlyThen(t *testing.T) {
 // zero-width space, stands only inside one quoted, cleaned name, and the
 // names the call gives (the new author and series) stay out.
 func TestEffectGuardsQuoteNames(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
 	e := start(t, apptest.Options{Elicit: rec.handle})
 	addEmptyPlaylist(e.Standin)
@@ -311,8 +314,10 @@ func TestEffectGuardsQuoteNames(t *testing.T) {
 // records go as Audiobookshelf lets them go: the playlist holds the
 // entries, the author and series are deleted and the answer names them.
 func TestEffectGuardsApproved(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
 		t.Run(proto, func(t *testing.T) {
+			t.Parallel()
 			asked := 0
 			e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 				asked++
@@ -380,6 +385,7 @@ func TestEffectGuardsApproved(t *testing.T) {
 // 2026-07-28 the person is asked again, told why, and only that second
 // approval makes the change, once.
 func TestEffectGuardsChangedBetweenQuestionAndAnswer(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
 		for _, c := range guardedCases() {
 			if !slices.Contains([]string{"add_items_to_playlist", "update_item_metadata", "rename_tag", "rename_genre", "rename_narrator", "merge_tags", "merge_genres", "merge_narrators",
@@ -387,6 +393,7 @@ func TestEffectGuardsChangedBetweenQuestionAndAnswer(t *testing.T) {
 				continue
 			}
 			t.Run(proto+"/"+c.tool, func(t *testing.T) {
+				t.Parallel()
 				var e *apptest.Env
 				var asked []string
 				e = start(t, apptest.Options{ProtocolVersion: proto, Elicit: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {

@@ -238,8 +238,10 @@ func touch(t *testing.T, s *sd.Server, tool string) {
 }
 
 func TestSeveralInstancesDialog(t *testing.T) {
+	t.Parallel()
 	for _, c := range guardedCases() {
 		t.Run(c.tool, func(t *testing.T) {
+			t.Parallel()
 			cl := startCluster(t)
 			c.prepare(cl.sd)
 			answer := "decline"
@@ -358,8 +360,10 @@ func TestSeveralInstancesDialog(t *testing.T) {
 }
 
 func TestSeveralInstancesToken(t *testing.T) {
+	t.Parallel()
 	for _, c := range guardedCases() {
 		t.Run(c.tool, func(t *testing.T) {
+			t.Parallel()
 			cl := startCluster(t)
 			c.prepare(cl.sd)
 			// An older client that could show a dialog: behind stateless HTTP

@@ -259,6 +259,7 @@ func itemPath(d *sd.Data, id string) string { return itemOf(d, id).Path }
 // that asks (a delete, a removal) is approved here. A write tool with no
 // case fails the test by name, so a tool added later must get one.
 func TestEveryWriteAsksOrPutsBack(t *testing.T) {
+	t.Parallel()
 	for _, tool := range registry.All {
 		if tool.ReadOnly {
 			continue
@@ -275,7 +276,10 @@ func TestEveryWriteAsksOrPutsBack(t *testing.T) {
 			continue
 		}
 		for _, c := range cases {
-			t.Run(tool.Name+"/"+c.name, func(t *testing.T) { runPutBackCase(t, tool.Name, c) })
+			t.Run(tool.Name+"/"+c.name, func(t *testing.T) {
+				t.Parallel()
+				runPutBackCase(t, tool.Name, c)
+			})
 		}
 	}
 	known := map[string]bool{}

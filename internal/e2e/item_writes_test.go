@@ -99,6 +99,7 @@ func callTogether(t *testing.T, e *apptest.Env, calls []struct {
 // its scanner on such writes), while writes to different items still go
 // together.
 func TestItemWritesOneAtATime(t *testing.T) {
+	t.Parallel()
 	type call = struct {
 		tool string
 		args map[string]any
@@ -107,6 +108,7 @@ func TestItemWritesOneAtATime(t *testing.T) {
 		return call{"update_item_metadata", map[string]any{"library_item_id": item, "fields": fields}}
 	}
 	t.Run("one item", func(t *testing.T) {
+		t.Parallel()
 		e := startApproving(t)
 		f := countWrites(e.Standin, 2*time.Second)
 		callTogether(t, e, []call{
@@ -124,6 +126,7 @@ func TestItemWritesOneAtATime(t *testing.T) {
 	// A batch update writes to each of its books in one request: it waits
 	// for a write to one of them, and that write for it.
 	t.Run("a batch and one of its items", func(t *testing.T) {
+		t.Parallel()
 		e := startApproving(t)
 		f := countWrites(e.Standin, 2*time.Second)
 		callTogether(t, e, []call{
@@ -140,6 +143,7 @@ func TestItemWritesOneAtATime(t *testing.T) {
 	// merge_series moves its books in one batch update too: it waits for
 	// a write to one of them likewise.
 	t.Run("a series merge and one of its books", func(t *testing.T) {
+		t.Parallel()
 		e := startApproving(t)
 		f := countWrites(e.Standin, 2*time.Second)
 		callTogether(t, e, []call{
@@ -154,6 +158,7 @@ func TestItemWritesOneAtATime(t *testing.T) {
 		}
 	})
 	t.Run("different items", func(t *testing.T) {
+		t.Parallel()
 		e := startApproving(t)
 		f := countWrites(e.Standin, time.Minute)
 		callTogether(t, e, []call{

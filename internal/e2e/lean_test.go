@@ -9,6 +9,7 @@ import (
 // TestListeningStatsSessionsOnRequest: the compact stats leave the recent
 // sessions out unless asked for, and give as many as asked.
 func TestListeningStatsSessionsOnRequest(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	lean := apptest.Text(e.Call(t, "get_listening_stats", nil))
 	v := decode(t, e.Call(t, "get_listening_stats", map[string]any{"sessions": 2}))

@@ -78,6 +78,7 @@ func nextOf(t *testing.T, v any, series string) any {
 // not in the library: the next book is book 3, with the gap named; in
 // Discworld, book 1 in progress and book 2 finished, the next is book 3.
 func TestWhatNextNamesTheGap(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	calibansWarOutOfTheExpanse(e.Standin)
 	if res := e.Call(t, "set_media_progress", map[string]any{"library_item_id": sd.ItemLightFantastic, "is_finished": true}); res.IsError {
@@ -116,6 +117,7 @@ func TestWhatNextNamesTheGap(t *testing.T) {
 // number) leaves 5 missing in Discworld; The Expanse without its book 2
 // misses 2.
 func TestSeriesProgressNamesGapsAndDuplicates(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	calibansWarOutOfTheExpanse(e.Standin)
 	setSequence(sd.ItemSourcery, "4")(e.Standin)
@@ -170,6 +172,7 @@ func absDays(t *testing.T, e *apptest.Env) map[string]float64 {
 // TestListeningByPeriodMatchesAudiobookshelf: the totals per month, week
 // and day are Audiobookshelf's own days summed over the range.
 func TestListeningByPeriodMatchesAudiobookshelf(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	days := absDays(t, e)
 	from, to := "2025-10-01", "2025-12-31"
@@ -258,6 +261,7 @@ func continueSeries(t *testing.T, e *apptest.Env) []string {
 // TestContinueSeriesPutBack: a series taken off Continue Series comes back
 // with the put-back of the answer.
 func TestContinueSeriesPutBack(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	if !slices.Contains(continueSeries(t, e), sd.SeriesExpanse) {
 		t.Fatalf("The Expanse is not on Continue Series to begin with: %v", continueSeries(t, e))
@@ -288,6 +292,7 @@ func TestContinueSeriesPutBack(t *testing.T) {
 // TestContinueSeriesAbsentInReadOnlyMode: read-only leaves the reads of the
 // toolset and takes its writes away.
 func TestContinueSeriesAbsentInReadOnlyMode(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Config: func(c *config.Config) { c.ReadOnly = true }})
 	for _, tool := range []string{"hide_series_from_continue_series", "readd_series_to_continue_series"} {
 		e.Standin.ResetRequests()
@@ -310,6 +315,7 @@ func TestContinueSeriesAbsentInReadOnlyMode(t *testing.T) {
 // answer libraries, series, authors and item ids, and the resources are
 // the read tools' answers and a cover as a blob.
 func TestPromptsResourcesAndCompletions(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	ctx := context.Background()
 	caps := e.Session.InitializeResult().Capabilities
@@ -450,6 +456,7 @@ func TestPromptsResourcesAndCompletions(t *testing.T) {
 // naming the argument; its library argument completes book libraries and
 // its audits argument the audits. In read-only mode it names no write tool.
 func TestTidyPrompt(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	ctx := context.Background()
 	get := func(args map[string]string) (string, error) {
@@ -550,6 +557,7 @@ func TestTidyPrompt(t *testing.T) {
 // as the tool whose answer it is: a book of 3,000 tags read as a resource
 // stays within a budget of 10,000 characters.
 func TestResourcesHoldToTheBudget(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = kit.MinMaxResultChars }})
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range d.Items {

@@ -47,8 +47,10 @@ func matchAnswering(s *sd.Server, shape string, failReads bool) {
 // and its put-back; when that read fails too, it says the outcome is
 // unknown and how to look.
 func TestMatchAnswerOfAnotherShape(t *testing.T) {
+	t.Parallel()
 	for _, shape := range []string{`{}`, `{"updated":true}`} {
 		t.Run(shape, func(t *testing.T) {
+			t.Parallel()
 			e := startApproving(t)
 			matchAnswering(e.Standin, shape, false)
 			res := e.Call(t, "match_library_item", map[string]any{"library_item_id": sd.ItemMort})
@@ -72,6 +74,7 @@ func TestMatchAnswerOfAnotherShape(t *testing.T) {
 			}
 		})
 		t.Run(shape+" and the read back fails", func(t *testing.T) {
+			t.Parallel()
 			e := startApproving(t)
 			matchAnswering(e.Standin, shape, true)
 			res := e.Call(t, "match_library_item", map[string]any{"library_item_id": sd.ItemMort})

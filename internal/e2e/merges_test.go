@@ -48,8 +48,10 @@ func updatedAts(d *sd.Data) map[string]int64 {
 // updatedAt moves, and the answer says what is gone. The same call again
 // refuses before sending anything.
 func TestMergeAuthors(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
 		t.Run(proto, func(t *testing.T) {
+			t.Parallel()
 			ans := &answerer{approve: false}
 			e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: ans.elicit})
 			args := map[string]any{"author_id": sd.AuthorPratchett, "into_author_id": sd.AuthorGaiman}
@@ -172,8 +174,10 @@ func earthseaSetup(s *sd.Server) {
 // place there, the emptied series is gone, and only the moved books'
 // updatedAt moves. The same call again refuses before sending anything.
 func TestMergeSeries(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
 		t.Run(proto, func(t *testing.T) {
+			t.Parallel()
 			ans := &answerer{approve: false}
 			e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: ans.elicit})
 			earthseaSetup(e.Standin)
@@ -256,6 +260,7 @@ func TestMergeSeries(t *testing.T) {
 // names differ only in case: an error naming the argument, nothing
 // asked or sent.
 func TestMergeRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	var asked int
 	e := start(t, apptest.Options{Elicit: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked++
@@ -317,6 +322,7 @@ func TestMergeRefusesBadInput(t *testing.T) {
 
 // TestMergeByName: the records may be named instead of given by id.
 func TestMergeByName(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	v := decode(t, e.Call(t, "merge_series", map[string]any{"series_id": "Earthsea", "into_series_id": "The Expanse"}))
 	if str(at(t, v, "kept_series_id")) != sd.SeriesExpanse || str(at(t, v, "removed_series_id")) != sd.SeriesEarthsea {

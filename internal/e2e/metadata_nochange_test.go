@@ -15,7 +15,9 @@ import (
 // without updated; that is the success it is, not a server that "may not
 // be Audiobookshelf".
 func TestMetadataNoChangeIsASuccess(t *testing.T) {
+	t.Parallel()
 	t.Run("set in between", func(t *testing.T) {
+		t.Parallel()
 		e := start(t, apptest.Options{Elicit: approve})
 		// Another call's identical change lands between this call's read
 		// and its PATCH.
@@ -34,6 +36,7 @@ func TestMetadataNoChangeIsASuccess(t *testing.T) {
 		}
 	})
 	t.Run("three at once", func(t *testing.T) {
+		t.Parallel()
 		e := start(t, apptest.Options{Elicit: approve})
 		var wg sync.WaitGroup
 		errs := make([]string, 3)

@@ -20,6 +20,7 @@ import (
 // and the answer says per name how many items changed. The same call
 // again finds none of the names and is refused before any question.
 func TestMergeAsksDeclinedApproved(t *testing.T) {
+	t.Parallel()
 	type source struct {
 		name  string
 		items int
@@ -44,6 +45,7 @@ func TestMergeAsksDeclinedApproved(t *testing.T) {
 					`"Celia Imrie": 2 item(s)`, `"Martin Jarvis": 1 item(s) (` + named("", "Good Omens", sd.ItemGoodOmens) + ")", `The name merged into, "Nigel Planer", is held by 4 item(s) already`}},
 		} {
 			t.Run(proto+"/"+c.tool, func(t *testing.T) {
+				t.Parallel()
 				ans := &answerer{approve: false}
 				e := start(t, apptest.Options{ProtocolVersion: proto, Elicit: ans.elicit})
 				var names []string
@@ -106,6 +108,7 @@ func TestMergeAsksDeclinedApproved(t *testing.T) {
 // given (an item holding two of them ends with the one kept, once), and a
 // name no item holds is not sent, and says so.
 func TestMergeKeepsOrderAndSkipsNamesNotHeld(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	setNarrators(sd.ItemMort, "Celia Imrie", "Nigel Planer", "Martin Jarvis")(e.Standin)
 	e.Standin.ResetRequests()
@@ -127,6 +130,7 @@ func TestMergeKeepsOrderAndSkipsNamesNotHeld(t *testing.T) {
 // name was merged (with its count), which failed, and which was not
 // tried, and the stand-in shows exactly that.
 func TestMergeFailingMidway(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	var mu sync.Mutex
 	renames := 0
@@ -162,6 +166,7 @@ func TestMergeFailingMidway(t *testing.T) {
 // twice, too few or too many names, an empty, blank or multi-line name:
 // an error naming the argument; nothing is asked or sent.
 func TestMergeRefusesBadNames(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
 	e := start(t, apptest.Options{Elicit: rec.handle})
 	many := make([]string, 21)

@@ -17,6 +17,7 @@ import (
 // person would say. A unique name is used; the answer is the one the id
 // gives.
 func TestNamesWhereIDsAre(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		kind, tool string
 		args       map[string]any
@@ -37,6 +38,7 @@ func TestNamesWhereIDsAre(t *testing.T) {
 		{"titles in a list", "get_collection", map[string]any{"collection_id": "Discworld in order"}, sd.ItemColourOfMagic},
 	} {
 		t.Run(c.kind, func(t *testing.T) {
+			t.Parallel()
 			e := start(t, apptest.Options{})
 			res := e.Call(t, c.tool, c.args)
 			if res.IsError || !strings.Contains(apptest.Text(res), c.want) {
@@ -50,6 +52,7 @@ func TestNamesWhereIDsAre(t *testing.T) {
 // them with their ids, one that matches nothing names the argument; either
 // way nothing is changed.
 func TestNamesAmbiguousOrUnknown(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		tool string
@@ -73,6 +76,7 @@ func TestNamesAmbiguousOrUnknown(t *testing.T) {
 			[]string{`argument "library_item_id"`, `no podcast is named "Mort"`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			e := start(t, apptest.Options{Elicit: approve})
 			e.Standin.ResetRequests()
 			res := e.Call(t, c.tool, c.args)
@@ -96,7 +100,9 @@ func TestNamesAmbiguousOrUnknown(t *testing.T) {
 // ids, so a call by id carries an approval obtained by name, and one for
 // another collection does not.
 func TestNamesInAGuardedCall(t *testing.T) {
+	t.Parallel()
 	t.Run("the question", func(t *testing.T) {
+		t.Parallel()
 		var mu sync.Mutex
 		var asked []string
 		e := start(t, apptest.Options{Elicit: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -123,6 +129,7 @@ func TestNamesInAGuardedCall(t *testing.T) {
 		}
 	})
 	t.Run("the token is bound to the ids", func(t *testing.T) {
+		t.Parallel()
 		// A token is spent once presented, so each half has its own.
 		e := start(t, apptest.Options{})
 		tok := tokenOf(t, e.Call(t, "delete_collection", map[string]any{"collection_id": "Space Opera Picks"}))
@@ -148,6 +155,7 @@ func TestNamesInAGuardedCall(t *testing.T) {
 // carries its library's id and its series with id, place and the book
 // after it, so the next book of the series needs no other call.
 func TestInProgressCarriesTheNextIDs(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	v := decode(t, e.Call(t, "list_items_in_progress", nil))
 	found := false
@@ -191,6 +199,7 @@ func TestInProgressCarriesTheNextIDs(t *testing.T) {
 // book after the entry's, the others do not, and the answer says so and
 // where the rest is.
 func TestInProgressNextIsCutAfterThreeSeries(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Standin: sd.Options{Data: sd.ScaleData(ScaleLibrary()), Now: sd.SampleNow}})
 	v := decode(t, e.Call(t, "list_items_in_progress", map[string]any{"limit": 100}))
 	seen := map[string]bool{}
@@ -224,6 +233,7 @@ func TestInProgressNextIsCutAfterThreeSeries(t *testing.T) {
 // TestSearchSeriesInOrder: a series a search matches lists its books in
 // series order, and says so.
 func TestSearchSeriesInOrder(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	v := decode(t, e.Call(t, "search_library", map[string]any{"library_id": "Books", "q": "discworld"}))
 	hit := at(t, v, "series", 0).(map[string]any)

@@ -53,7 +53,9 @@ func kidsShelf(s *sd.Server) {
 // part of a name holds asks, and its question says which words were used
 // and what they matched.
 func TestNamesPartialMatchIsSaid(t *testing.T) {
+	t.Parallel()
 	t.Run("delete_collection", func(t *testing.T) {
+		t.Parallel()
 		a := &answerer{}
 		e := start(t, apptest.Options{Elicit: a.elicit})
 		e.Standin.Update(func(d *sd.Data) {
@@ -73,6 +75,7 @@ func TestNamesPartialMatchIsSaid(t *testing.T) {
 		}
 	})
 	t.Run("merge_authors", func(t *testing.T) {
+		t.Parallel()
 		a := &answerer{}
 		e := start(t, apptest.Options{Elicit: a.elicit})
 		e.Standin.Update(func(d *sd.Data) {
@@ -103,6 +106,7 @@ func TestNamesPartialMatchIsSaid(t *testing.T) {
 // not ask acts on no guess: a partial match is refused with the
 // candidate, title and id quoted, and nothing changing is sent.
 func TestNamesPartialMatchRefusedByAWriteThatDoesNotAsk(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Elicit: approve})
 	res := e.Call(t, "update_item_metadata", map[string]any{"library_item_id": "Colour", "fields": map[string]any{"description": "rewritten"}})
 	if !res.IsError {
@@ -126,7 +130,9 @@ func TestNamesPartialMatchRefusedByAWriteThatDoesNotAsk(t *testing.T) {
 // that Audiobookshelf's search (25 a group) never sends is still found,
 // and wins over the books whose title holds "Kids".
 func TestNamesExactTitleBeyondTheSearchCut(t *testing.T) {
+	t.Parallel()
 	t.Run("update_item_metadata", func(t *testing.T) {
+		t.Parallel()
 		e := start(t, apptest.Options{Elicit: approve})
 		kidsShelf(e.Standin)
 		res := e.Call(t, "update_item_metadata", map[string]any{"library_item_id": "Kids", "fields": map[string]any{"description": "rewritten"}})
@@ -138,6 +144,7 @@ func TestNamesExactTitleBeyondTheSearchCut(t *testing.T) {
 		}
 	})
 	t.Run("remove_item_cover", func(t *testing.T) {
+		t.Parallel()
 		a := &answerer{}
 		e := start(t, apptest.Options{Elicit: a.elicit})
 		kidsShelf(e.Standin)
@@ -155,6 +162,7 @@ func TestNamesExactTitleBeyondTheSearchCut(t *testing.T) {
 // punctuation do not count in an exact name, so a write that does not ask
 // takes it, and a guarded one says which name the words stood for.
 func TestNamesExactAsidePunctuationAndAccents(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Elicit: approve})
 	e.Standin.Update(func(d *sd.Data) { itemOf(d, sd.ItemMort).Book.Title = "Mört" })
 	for words, id := range map[string]string{"the colour-of-magic": sd.ItemColourOfMagic, "MORT": sd.ItemMort, "Equal  Rites!": sd.ItemEqualRites} {
@@ -180,6 +188,7 @@ func TestNamesExactAsidePunctuationAndAccents(t *testing.T) {
 // for case and punctuation are both exact: the call is refused with both
 // candidates, their ids quoted, and nothing is sent.
 func TestNamesAmbiguousExactListsQuotedIDs(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Elicit: approve})
 	e.Standin.Update(func(d *sd.Data) {
 		d.Collections = append(d.Collections,

@@ -17,6 +17,7 @@ import (
 // asked or sent, with the permission's name: the person is never asked to
 // approve what Audiobookshelf would then refuse with 403.
 func TestSingleKeyPermissionRefusedBeforeAsking(t *testing.T) {
+	t.Parallel()
 	calls := []struct {
 		tool  string
 		args  map[string]any
@@ -92,6 +93,7 @@ func TestSingleKeyPermissionRefusedBeforeAsking(t *testing.T) {
 // that collections are shared by everyone on the server (Audiobookshelf
 // keeps no owner for a collection): the fact, in fixed words, no name.
 func TestCollectionQuestionSaysShared(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		key  string
 		tool string
@@ -135,6 +137,7 @@ func TestCollectionQuestionSaysShared(t *testing.T) {
 // permission is refused with its name before anything but the user is
 // read, asked or sent.
 func TestSingleKeyPodcastAndUpkeepRefusedBeforeAsking(t *testing.T) {
+	t.Parallel()
 	calls := []struct {
 		tool  string
 		args  map[string]any

@@ -34,8 +34,10 @@ func podcastHeld(s *sd.Server, episodes map[string]bool) (progress, entries int)
 }
 
 func TestDeletePodcast(t *testing.T) {
+	t.Parallel()
 	for _, files := range []bool{false, true} {
 		t.Run(fmt.Sprintf("delete_files %v, declined", files), func(t *testing.T) {
+			t.Parallel()
 			rec := &recorder{answer: answers[2].answer} // decline
 			e := start(t, apptest.Options{Elicit: rec.handle})
 			before := stateOf(t, e.Standin)
@@ -93,6 +95,7 @@ func TestDeletePodcast(t *testing.T) {
 	}
 
 	t.Run("approved, with its files", func(t *testing.T) {
+		t.Parallel()
 		e := start(t, apptest.Options{Elicit: approve})
 		it, _ := e.Standin.Item(sd.ItemPodcastTinyThings)
 		eps := map[string]bool{}
@@ -132,6 +135,7 @@ func TestDeletePodcast(t *testing.T) {
 	})
 
 	t.Run("a book is refused", func(t *testing.T) {
+		t.Parallel()
 		rec := &recorder{answer: answers[0].answer}
 		e := start(t, apptest.Options{Elicit: rec.handle})
 		before := stateOf(t, e.Standin)
@@ -153,6 +157,7 @@ func TestDeletePodcast(t *testing.T) {
 // (matched on the guid and enclosure URL Audiobookshelf keeps on it), or
 // neither.
 func TestDownloadKeysNameTheirEpisodes(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	v := decode(t, e.Call(t, "download_podcast_episodes", map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "newest": 3}))
 	queued := at(t, v, "queued").([]any)
@@ -200,6 +205,7 @@ func TestDownloadKeysNameTheirEpisodes(t *testing.T) {
 // folder again. Nobody is asked and nothing is sent; once the queue is
 // done, the delete asks as usual.
 func TestDeletePodcastWithDownloadsQueued(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{answer: answers[0].answer}
 	e := start(t, apptest.Options{Elicit: rec.handle})
 	e.Standin.HoldDownloads(true)

@@ -67,6 +67,7 @@ var podcastReadCases = []readCase{
 }
 
 func TestPodcastSubscribeCheckDownloadDelete(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Elicit: approve})
 
 	// Subscribe: the library's one folder is taken, the path is the
@@ -145,6 +146,7 @@ func TestPodcastSubscribeCheckDownloadDelete(t *testing.T) {
 }
 
 func TestPodcastDeleteDialog(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		args  map[string]any
@@ -158,6 +160,7 @@ func TestPodcastDeleteDialog(t *testing.T) {
 			[]string{"remove " + named("episode", "The Screw", sd.EpisodeTinyThings1), "DELETE ITS AUDIO FILE FROM DISK", "bytes", "1 record(s)", "only a feed that still carries the episode"}, "stays on disk"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			rec := &recorder{answer: answers[2].answer} // decline
 			e := start(t, apptest.Options{Elicit: rec.handle})
 			before, _ := e.Standin.Item(sd.ItemPodcastTinyThings)
@@ -190,6 +193,7 @@ func TestPodcastDeleteDialog(t *testing.T) {
 // TestPodcastDeleteTakesOutPlaylistsAndProgress: approved, the episode's
 // playlist entries and progress go; a playlist left empty is deleted.
 func TestPodcastDeleteTakesOutPlaylistsAndProgress(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Elicit: approve})
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range d.Playlists {
@@ -213,6 +217,7 @@ func TestPodcastDeleteTakesOutPlaylistsAndProgress(t *testing.T) {
 // TestPodcastPermissions: the permission a user lacks is named, and the
 // delete asks nobody without it.
 func TestPodcastPermissions(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{answer: answers[0].answer}
 	e := start(t, apptest.Options{Elicit: rec.handle, Config: func(c *config.Config) { c.APIKey = sd.ListenerAPIKey }})
 	res := e.Call(t, "delete_podcast_episode", map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings2})
@@ -245,6 +250,7 @@ func TestPodcastPermissions(t *testing.T) {
 // TestPodcastBadArguments: each is refused naming the argument, before
 // anything is sent.
 func TestPodcastBadArguments(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Elicit: approve})
 	for _, c := range []struct {
 		tool  string

@@ -17,6 +17,7 @@ import (
 // characters, collapse their markup and whitespace, and say the total
 // length; detail "full" returns Audiobookshelf's own text.
 func TestLongDescriptionIsCut(t *testing.T) {
+	t.Parallel()
 	// The raw item is longer than the default result budget: this test is
 	// about the description, so the budget is raised.
 	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = kit.MaxMaxResultChars }})
@@ -58,6 +59,7 @@ func TestLongDescriptionIsCut(t *testing.T) {
 // Lists that Audiobookshelf does not page are paged here: 100 entries by
 // default, with the total and the next page's arguments.
 func TestListsAreCapped(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range 130 {
@@ -104,6 +106,7 @@ func TestListsAreCapped(t *testing.T) {
 // is measured by make bench; here only that compact is the smaller form and
 // keeps what browsing needs).
 func TestCompactKeepsWhatMatters(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	args := map[string]any{"library_id": sd.LibraryBooksID, "limit": 16}
 	compact := apptest.Text(e.Call(t, "list_library_items", args))

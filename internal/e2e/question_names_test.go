@@ -85,6 +85,7 @@ var questionNames = map[string][]string{
 // without the conversation can tell what will change. The token path's
 // text must say the same.
 func TestEveryQuestionNamesItsTargets(t *testing.T) {
+	t.Parallel()
 	m, err := toolgen.Load("../../tools.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +103,7 @@ func TestEveryQuestionNamesItsTargets(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.tool, func(t *testing.T) {
+			t.Parallel()
 			rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
 			e := start(t, apptest.Options{Elicit: rec.handle})
 			c.prepare(e.Standin)

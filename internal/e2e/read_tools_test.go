@@ -348,6 +348,7 @@ var readCases = []readCase{
 }
 
 func TestReadTools(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	tested := map[string]bool{}
 	for _, c := range readCases {
@@ -453,6 +454,7 @@ func manifestExamples(t *testing.T) map[string]map[string]any {
 // TestListLibraryItemsFilter: the filter is group.base64(value), with sort,
 // order and paging as sent; standalone groups take no value.
 func TestListLibraryItemsFilter(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	res := e.Call(t, "list_library_items", map[string]any{"library_id": sd.LibraryBooksID, "filter_group": "series",
 		"filter_value": sd.SeriesDiscworld, "sort": "sequence", "descending": true, "limit": 3, "page": 1})
@@ -499,6 +501,7 @@ func TestListLibraryItemsFilter(t *testing.T) {
 // share a title, podcast_ids cannot name them by it: their episodes keep
 // their library_item_id, and the title is not in podcast_ids.
 func TestRecentEpisodesOfPodcastsSharingATitle(t *testing.T) {
+	t.Parallel()
 	data := sd.SampleData()
 	title := ""
 	for i := range data.Items {

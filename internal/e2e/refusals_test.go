@@ -15,6 +15,7 @@ import (
 // is not "an HTML page" (which would send the person to check
 // AUDIOBOOKSHELF_URL for nothing).
 func TestAudiobookshelfOwnWordsArePassedOn(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	for _, c := range []struct {
 		tool string
@@ -39,6 +40,7 @@ func TestAudiobookshelfOwnWordsArePassedOn(t *testing.T) {
 // Entries of a podcast playlist without their episode_id are refused as
 // such, not as entries listed twice or not in the playlist.
 func TestPodcastEntriesWithoutEpisodeID(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	for _, c := range []struct {
 		tool string
@@ -68,6 +70,7 @@ func TestPodcastEntriesWithoutEpisodeID(t *testing.T) {
 
 // The smaller refusals: each says what is wrong, and nothing is sent.
 func TestSmallerRefusals(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	for _, c := range []struct {
 		name, tool string
@@ -105,6 +108,7 @@ func TestSmallerRefusals(t *testing.T) {
 // A read refused with 403 says that reading is not allowed: nothing about
 // the delete permission, and nothing about a change.
 func TestForbiddenRead(t *testing.T) {
+	t.Parallel()
 	e := apptest.Start(t, apptest.Options{Elicit: approve, Config: func(c *config.Config) { c.APIKey = sd.ListenerAPIKey }})
 	res := e.Call(t, "get_playlist", map[string]any{"playlist_id": sd.PlaylistCommute})
 	text := apptest.Text(res)

@@ -132,6 +132,7 @@ func distinctItems(v any) int {
 // both the fewest and the most it says, so the documented count can be
 // neither too high nor too low.
 func TestRequestsPerCall(t *testing.T) {
+	t.Parallel()
 	m, err := toolgen.Load("../../tools.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -213,6 +214,7 @@ func TestRequestsPerCall(t *testing.T) {
 // the two back until the other has arrived; sent in turn, in either order,
 // the first would wait for ever (here: 5 s, then the test fails).
 func TestReadsAtTheSameTime(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		tool, first, second, want string
 		args                      map[string]any
@@ -223,6 +225,7 @@ func TestReadsAtTheSameTime(t *testing.T) {
 			map[string]any{"library_item_id": sd.ItemMort, "time": 95.5, "title": "Death takes an apprentice"}},
 	} {
 		t.Run(c.tool, func(t *testing.T) {
+			t.Parallel()
 			e := apptest.Start(t, apptest.Options{})
 			// Each of the two waits until the other has arrived.
 			var arrived [2]chan struct{}
@@ -261,6 +264,7 @@ func TestReadsAtTheSameTime(t *testing.T) {
 // GET /api/me/progress with 404; the progress then comes from GET /api/me,
 // and the 404 route is not asked again.
 func TestProgressFromMeOnOlderServers(t *testing.T) {
+	t.Parallel()
 	e := apptest.Start(t, apptest.Options{})
 	e.Standin.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Path == "/api/me/progress" {

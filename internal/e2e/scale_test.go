@@ -32,6 +32,7 @@ func ScaleLibrary() sd.Scale {
 // cut or refused answer says how to get the rest; every paged list walked
 // to its end shows each entry exactly once and all of them.
 func TestEveryReadToolFitsTheBudgetAtScale(t *testing.T) {
+	t.Parallel()
 	e := apptest.Start(t, apptest.Options{Standin: sd.Options{Data: sd.ScaleData(ScaleLibrary()), Now: sd.SampleNow}})
 	call := func(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
 		return e.CallErr(name, args)
@@ -77,6 +78,7 @@ func TestEveryReadToolFitsTheBudgetAtScale(t *testing.T) {
 // One library's collections and playlists are paged by Audiobookshelf
 // (LibraryController slices them): only the page is sent to the server.
 func TestLibraryCollectionsAndPlaylistsArePagedByAudiobookshelf(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	for _, c := range []struct{ tool, key, route string }{
 		{"list_collections", "collections", "/collections"}, {"list_playlists", "playlists", "/playlists"},
@@ -99,6 +101,7 @@ func TestLibraryCollectionsAndPlaylistsArePagedByAudiobookshelf(t *testing.T) {
 // playlist) with its books: past the body limit, the answer names
 // library_id, whose route Audiobookshelf pages, not a smaller limit.
 func TestEveryCollectionAtOnceTooLargeNamesLibraryID(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	e.Server.Deps.MaxBody = 1 << 20
 	e.Standin.Update(func(d *sd.Data) {

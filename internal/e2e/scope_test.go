@@ -95,6 +95,7 @@ func noneHidden(t *testing.T, what, text string) {
 // sent, with why and who could do it, and the books of Hidden books keep
 // their lists.
 func TestServerWideNamesRefusedOutOfSight(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -107,6 +108,7 @@ func TestServerWideNamesRefusedOutOfSight(t *testing.T) {
 		{"merge_narrators", map[string]any{"narrators": []string{"Shared Voice", "Keep Voice"}, "into_narrator": "Joined Voice"}},
 	} {
 		t.Run(c.tool, func(t *testing.T) {
+			t.Parallel()
 			asked := 0
 			e := start(t, apptest.Options{Elicit: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 				asked++
@@ -139,6 +141,7 @@ func TestServerWideNamesRefusedOutOfSight(t *testing.T) {
 // TestServerWideNamesForWhoSeesAll: an admin who sees every item renames
 // as before, and the answer counts the items read, not more.
 func TestServerWideNamesForWhoSeesAll(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Elicit: approve})
 	hideALibrary(e.Standin)
 	e.Standin.SetPermissions(func(p *sd.Permissions) { p.AccessAllLibraries, p.LibrariesAccessible = true, nil })
@@ -156,6 +159,7 @@ func TestServerWideNamesForWhoSeesAll(t *testing.T) {
 // they were not there, nothing asked or sent, no author deleted, and
 // nothing of them shown.
 func TestMergeRecordsOutOfSight(t *testing.T) {
+	t.Parallel()
 	asked := 0
 	e := start(t, apptest.Options{Elicit: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked++
@@ -212,6 +216,7 @@ func TestMergeRecordsOutOfSight(t *testing.T) {
 // completions leave it out; what_next and get_series_progress answer, and
 // say nothing of it.
 func TestListeningLeavesOutALostLibrary(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	hideALibrary(e.Standin)
 	ctx := context.Background()
@@ -258,6 +263,7 @@ func TestListeningLeavesOutALostLibrary(t *testing.T) {
 // sight), the answer counts the items read, does not tell Audiobookshelf's
 // number, and offers no put-back.
 func TestRenameAnswerCountsWhatWasRead(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Elicit: approve})
 	e.Standin.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method != http.MethodPost || r.URL.Path != "/api/tags/rename" {
@@ -283,6 +289,7 @@ func TestRenameAnswerCountsWhatWasRead(t *testing.T) {
 // get_series answer one of a library the user does not see as not found,
 // compact or full, and show nothing of it.
 func TestReadRecordsOutOfSight(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	hideALibrary(e.Standin)
 	for _, c := range []struct {

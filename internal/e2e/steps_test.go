@@ -13,6 +13,7 @@ import (
 // tools.yaml calls has its route in the stand-in (internal/standin), which
 // every test of a tool runs against.
 func TestEveryToolOperationHasAStandinRoute(t *testing.T) {
+	t.Parallel()
 	m, err := toolgen.Load("../../tools.yaml")
 	if err != nil {
 		t.Fatal(err)

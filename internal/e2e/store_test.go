@@ -69,6 +69,7 @@ func removals(cl *cluster) int {
 }
 
 func TestStoreReplayAcrossInstances(t *testing.T) {
+	t.Parallel()
 	order, removal := lastTwo(t)
 	for _, shared := range []bool{true, false} {
 		name := "without a store"
@@ -150,6 +151,7 @@ func TestStoreReplayAcrossInstances(t *testing.T) {
 // A question declined at one instance, answered accept with the same state
 // at another: with the shared store the answer was spent by the decline.
 func TestStoreDeclinedThenAccepted(t *testing.T) {
+	t.Parallel()
 	_, removal := lastTwo(t)
 	for _, shared := range []bool{true, false} {
 		store := ""
@@ -194,6 +196,7 @@ func TestStoreDeclinedThenAccepted(t *testing.T) {
 // nothing is sent, and the answer says why; no new question (which could
 // not be spent either).
 func TestStoreUnreachableFailsClosed(t *testing.T) {
+	t.Parallel()
 	r := apptest.StartRedis(t)
 	cl := startClusterStore(t, r.URL)
 	_, removal := lastTwo(t)

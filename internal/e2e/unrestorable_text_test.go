@@ -79,9 +79,11 @@ var unrestorableCalls = []struct {
 // id, the field and a count; a name or title it replaces stands only
 // quoted and cleaned, a description not at all; declined, nothing is sent.
 func TestUnrestorableTextAsks(t *testing.T) {
+	t.Parallel()
 	for _, c := range unrestorableCalls {
 		for kind, text := range hostileStored {
 			t.Run(c.tool+"/"+kind, func(t *testing.T) {
+				t.Parallel()
 				rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
 				e := start(t, apptest.Options{Elicit: rec.handle})
 				e.Standin.Update(setStored(c.tool, text))
@@ -125,8 +127,10 @@ func TestUnrestorableTextAsks(t *testing.T) {
 // TestUnrestorableTextApproved: approved, the change is made once; the
 // answer carries the old text whole and says why there is no put-back.
 func TestUnrestorableTextApproved(t *testing.T) {
+	t.Parallel()
 	for _, c := range unrestorableCalls {
 		t.Run(c.tool, func(t *testing.T) {
+			t.Parallel()
 			asked := 0
 			e := start(t, apptest.Options{Elicit: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 				asked++
@@ -153,8 +157,10 @@ func TestUnrestorableTextApproved(t *testing.T) {
 // take, so the put-back restores them exactly: no question, and the
 // put-back gives the record back.
 func TestRestorableTextDoesNotAsk(t *testing.T) {
+	t.Parallel()
 	for _, c := range unrestorableCalls {
 		t.Run(c.tool, func(t *testing.T) {
+			t.Parallel()
 			rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
 			e := start(t, apptest.Options{Elicit: rec.handle})
 			e.Standin.Update(setStored(c.tool, "MARK line one\nline\ttwo"))

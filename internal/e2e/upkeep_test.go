@@ -37,6 +37,7 @@ func listedTools(t *testing.T, e *apptest.Env) []string {
 }
 
 func TestUpkeepIsOneStepAway(t *testing.T) {
+	t.Parallel()
 	def := start(t, apptest.Options{Config: func(c *config.Config) { c.Toolsets = nil }})
 	names := listedTools(t, def)
 	for _, n := range upkeepTools {
@@ -84,6 +85,7 @@ func newBook(id, title string) sd.LibraryItem {
 }
 
 func TestScanLibraryReportsProgressAndResults(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var notes []*mcp.ProgressNotificationParams
 	e := start(t, apptest.Options{Progress: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
@@ -151,6 +153,7 @@ func TestScanLibraryReportsProgressAndResults(t *testing.T) {
 }
 
 func TestScanLibraryWithoutProgressTokenAndBounded(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	e.Server.Deps.ScanPoll = 50 * time.Millisecond
 	e.Server.Deps.ScanWait = 300 * time.Millisecond
@@ -168,6 +171,7 @@ func TestScanLibraryWithoutProgressTokenAndBounded(t *testing.T) {
 }
 
 func TestScanLibraryRefusals(t *testing.T) {
+	t.Parallel()
 	// A user who is not an admin.
 	l := start(t, apptest.Options{})
 	l.Standin.Update(func(d *sd.Data) { d.Users[0].Type = "user" })
@@ -240,6 +244,7 @@ func sameDeep(t *testing.T, path string, before, after any) {
 }
 
 func TestUpdateItemMetadataPutsBack(t *testing.T) {
+	t.Parallel()
 	// The raw expanded item is over the default budget.
 	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult {
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{guard.ApproveField: true}}
@@ -321,6 +326,7 @@ func TestUpdateItemMetadataPutsBack(t *testing.T) {
 }
 
 func TestUpdateItemMetadataRefusals(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		key  string
@@ -337,6 +343,7 @@ func TestUpdateItemMetadataRefusals(t *testing.T) {
 		{"series without name", "", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"series": []map[string]any{{"sequence": "1"}}}}, `fields.series[0].name": is required`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			o := apptest.Options{}
 			if c.key != "" {
 				o.Config = func(cf *config.Config) { cf.APIKey = c.key }
@@ -358,6 +365,7 @@ func TestUpdateItemMetadataRefusals(t *testing.T) {
 }
 
 func TestMatchLibraryItem(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
 	e := start(t, apptest.Options{Elicit: rec.handle})
 	// Without override: only empty fields (Mort has no subtitle), no question.
@@ -401,6 +409,7 @@ func TestMatchLibraryItem(t *testing.T) {
 }
 
 func TestMatchOverrideNamesThePermissionFirst(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult {
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
 	}}
@@ -415,6 +424,7 @@ func TestMatchOverrideNamesThePermissionFirst(t *testing.T) {
 }
 
 func TestGetItemCover(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	res := e.Call(t, "get_item_cover", map[string]any{"library_item_id": sd.ItemMort, "width": 120})
 	if res.IsError {
@@ -478,6 +488,7 @@ func init() {
 // custom-ID: match_library_item takes such a name (and sends it as it is),
 // and refuses anything else outside its list before sending anything.
 func TestMatchWithCustomProvider(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	var asked []string
 	e.Standin.SetMatchResult(func(provider string, b *sd.Book, authors []string) *sd.MatchData {
@@ -507,6 +518,7 @@ func TestMatchWithCustomProvider(t *testing.T) {
 // item without a cover is refused before anybody is asked or anything is
 // sent.
 func TestRemoveItemCover(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult {
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
 	}}

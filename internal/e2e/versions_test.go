@@ -12,6 +12,7 @@ import (
 // version, the route and the release it came in (the spec's x-abs-since),
 // instead of a bare 404; get_server_status lists what the server lacks.
 func TestVersionGates(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Elicit: approve, Standin: standin.Options{ServerVersion: "2.35.1"}})
 	book := standin.ItemMort
 
@@ -46,6 +47,7 @@ func TestVersionGates(t *testing.T) {
 // On the release the spec was written from nothing is lacking, and a 404 a
 // route of that release gives (an unknown item) keeps its own message.
 func TestVersionGatesCurrentServer(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{})
 	v := decode(t, e.Call(t, "get_server_status", nil))
 	if m, _ := v.(map[string]any); m["lacks"] != nil || m["note"] != nil {
@@ -63,6 +65,7 @@ func TestVersionGatesCurrentServer(t *testing.T) {
 // A server from before API keys refuses the key; the call says so and
 // names the release that brought them.
 func TestVersionGatesBeforeAPIKeys(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Standin: standin.Options{ServerVersion: "2.25.1"}})
 	res := e.Call(t, "get_me", nil)
 	want := "Audiobookshelf 2.25.1 refused the key: it has no API keys, which came in Audiobookshelf 2.26.0."

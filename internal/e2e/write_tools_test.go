@@ -78,6 +78,7 @@ func failsWith(t *testing.T, e *apptest.Env, tool string, args map[string]any, w
 }
 
 func TestSetMediaProgress(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	t.Run("position", func(t *testing.T) {
 		e.Standin.ResetRequests()
@@ -147,6 +148,7 @@ func TestSetMediaProgress(t *testing.T) {
 }
 
 func TestDeleteMediaProgress(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	t.Run("item id instead of record id is refused with the record id", func(t *testing.T) {
 		failsWith(t, e, "delete_media_progress", map[string]any{"media_progress_id": sd.ItemColourOfMagic},
@@ -175,6 +177,7 @@ func TestDeleteMediaProgress(t *testing.T) {
 }
 
 func TestCreateBookmark(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	t.Run("new time", func(t *testing.T) {
 		e.Standin.ResetRequests()
@@ -209,6 +212,7 @@ func TestCreateBookmark(t *testing.T) {
 }
 
 func TestUpdateBookmark(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	e.Standin.ResetRequests()
 	v := decode(t, e.Call(t, "update_bookmark", map[string]any{"library_item_id": sd.ItemColourOfMagic, "time": 3600, "title": "Twoflower arrives"}))
@@ -240,6 +244,7 @@ func TestUpdateBookmark(t *testing.T) {
 }
 
 func TestDeleteBookmark(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	failsWith(t, e, "delete_bookmark", map[string]any{"library_item_id": sd.ItemColourOfMagic, "time": 1234}, `"time"`, "no bookmark at 1234", "1234.5")
 	e.Standin.ResetRequests()
@@ -255,6 +260,7 @@ func TestDeleteBookmark(t *testing.T) {
 }
 
 func TestCreateCollection(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	e.Standin.ResetRequests()
 	v := decode(t, e.Call(t, "create_collection", map[string]any{"library_id": sd.LibraryBooksID, "name": "Earthsea",
@@ -277,6 +283,7 @@ func TestCreateCollection(t *testing.T) {
 }
 
 func TestUpdateCollection(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	c := sd.CollectionDiscworldInOrder
 	t.Run("rename does not ask and sends no books", func(t *testing.T) {
@@ -318,6 +325,7 @@ func TestUpdateCollection(t *testing.T) {
 }
 
 func TestAddBooksToCollection(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	c := sd.CollectionDiscworldInOrder
 	e.Standin.ResetRequests()
@@ -350,6 +358,7 @@ func TestAddBooksToCollection(t *testing.T) {
 }
 
 func TestRemoveBooksFromCollection(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	c := sd.CollectionDiscworldInOrder
 	failsWith(t, e, "remove_books_from_collection", map[string]any{"collection_id": c, "library_item_ids": []string{sd.ItemGoodOmens}},
@@ -367,6 +376,7 @@ func TestRemoveBooksFromCollection(t *testing.T) {
 }
 
 func TestDeleteCollection(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	failsWith(t, e, "delete_collection", map[string]any{"collection_id": unknownID}, "404")
 	failsWith(t, e, "delete_collection", map[string]any{}, `"collection_id"`, "is required")
@@ -385,6 +395,7 @@ func TestDeleteCollection(t *testing.T) {
 }
 
 func TestCreatePlaylist(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	e.Standin.ResetRequests()
 	v := decode(t, e.Call(t, "create_playlist", map[string]any{"library_id": sd.LibraryPodcastsID, "name": "Weekend",
@@ -410,6 +421,7 @@ func TestCreatePlaylist(t *testing.T) {
 }
 
 func TestUpdatePlaylist(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	p := sd.PlaylistCommute
 	t.Run("rename does not ask and sends no items", func(t *testing.T) {
@@ -451,6 +463,7 @@ func TestUpdatePlaylist(t *testing.T) {
 }
 
 func TestAddItemsToPlaylist(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	p := sd.PlaylistCatchUp
 	e.Standin.ResetRequests()
@@ -469,6 +482,7 @@ func TestAddItemsToPlaylist(t *testing.T) {
 }
 
 func TestRemoveItemsFromPlaylist(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	t.Run("some entries", func(t *testing.T) {
 		e.Standin.ResetRequests()
@@ -497,6 +511,7 @@ func TestRemoveItemsFromPlaylist(t *testing.T) {
 }
 
 func TestDeletePlaylist(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	failsWith(t, e, "delete_playlist", map[string]any{"playlist_id": unknownID}, "404")
 	e.Standin.ResetRequests()
@@ -513,6 +528,7 @@ func TestDeletePlaylist(t *testing.T) {
 // TestWriteToolsAbsentInReadOnlyMode: with AUDIOBOOKSHELF_READ_ONLY=true a
 // write tool is not there to call, and nothing reaches Audiobookshelf.
 func TestWriteToolsAbsentInReadOnlyMode(t *testing.T) {
+	t.Parallel()
 	e := start(t, apptest.Options{Elicit: approve, Config: func(c *config.Config) { c.ReadOnly = true }})
 	for _, tool := range []string{"delete_collection", "set_media_progress", "create_playlist"} {
 		e.Standin.ResetRequests()
@@ -533,6 +549,7 @@ func TestWriteToolsAbsentInReadOnlyMode(t *testing.T) {
 // TestAPIKeyNeverInResults runs every write tool's success and failure
 // paths above once more and searches every result and the log for the key.
 func TestAPIKeyNeverInResults(t *testing.T) {
+	t.Parallel()
 	e := startApproving(t)
 	calls := []struct {
 		tool string

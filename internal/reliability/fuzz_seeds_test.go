@@ -62,6 +62,7 @@ func fuzzTarget(t *testing.T, dir, name string) (*ast.FuncDecl, int) {
 // `go test ./...` (what CI runs, with -race) runs every seed as a test; the
 // argument fuzz target covers the decoder of every guarded tool.
 func TestFuzzTargetsRunAsSeeds(t *testing.T) {
+	t.Parallel()
 	args, argSeeds := fuzzTarget(t, "internal/argdec", "FuzzGuardedArguments")
 	_, stateSeeds := fuzzTarget(t, "guard", "FuzzOpenState")
 	if argSeeds < 10 || stateSeeds < 10 {

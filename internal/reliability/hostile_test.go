@@ -354,9 +354,8 @@ func nameReads(reqs []sd.Request) bool {
 // refused naming the argument with nothing changed, having sent only the
 // reads that look names up (the value in a search's query, in no path).
 func TestHostileArguments(t *testing.T) {
-	e := apptest.Start(t, apptest.Options{})
+	t.Parallel()
 	cases := hostileCases(t)
-	perTool := map[string]int{}
 	m, err := toolgen.Load("../../tools.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -369,42 +368,67 @@ func TestHostileArguments(t *testing.T) {
 			}
 		}
 	}
-	looked := 0
+	var (
+		mu      sync.Mutex
+		perTool = map[string]int{}
+		looked  int
+		failed  int
+	)
 
-	// The valid arguments are accepted (so each refusal below is about the
-	// one argument changed).
-	for _, tool := range registry.All {
-		res := e.Call(t, tool.Name, validArgs(tool.Name, checkedSchema(t, tool.Name)))
-		if strings.Contains(apptest.Text(res), argumentRefusal) {
-			t.Fatalf("%s: the valid arguments were refused: %s", tool.Name, apptest.Text(res))
-		}
-	}
+	// The cases are shared among a few servers of their own that run at
+	// once (each call is checked against what its own stand-in received),
+	// so that the thousands of calls use every core.
+	const shards = 4
+	ok := t.Run("cases", func(t *testing.T) {
+		for shard := range shards {
+			t.Run(fmt.Sprint(shard), func(t *testing.T) {
+				t.Parallel()
+				e := apptest.Start(t, apptest.Options{})
 
-	e.Standin.ResetRequests()
-	failed := 0
-	for _, c := range cases {
-		res := e.Call(t, c.tool, c.args)
-		text := apptest.Text(res)
-		// The argument itself, an entry of a list (items[2]) or a field of
-		// an object (fields.title).
-		named := strings.Contains(text, strconv.Quote(c.arg)) || strings.Contains(text, `"`+c.arg+`[`) || strings.Contains(text, `"`+c.arg+`.`)
-		reqs := e.Standin.Requests()
-		lookedUp := len(reqs) > 0 && takesNames[[2]string{c.tool, c.arg}] && nameReads(reqs)
-		refusal := argumentRefusal
-		if lookedUp {
-			refusal = "Nothing was changed."
-			looked++
+				// The valid arguments are accepted (so each refusal below is
+				// about the one argument changed).
+				for _, tool := range registry.All {
+					res := e.Call(t, tool.Name, validArgs(tool.Name, checkedSchema(t, tool.Name)))
+					if strings.Contains(apptest.Text(res), argumentRefusal) {
+						t.Fatalf("%s: the valid arguments were refused: %s", tool.Name, apptest.Text(res))
+					}
+				}
+
+				e.Standin.ResetRequests()
+				for i, c := range cases {
+					if i%shards != shard {
+						continue
+					}
+					res := e.Call(t, c.tool, c.args)
+					text := apptest.Text(res)
+					// The argument itself, an entry of a list (items[2]) or a
+					// field of an object (fields.title).
+					named := strings.Contains(text, strconv.Quote(c.arg)) || strings.Contains(text, `"`+c.arg+`[`) || strings.Contains(text, `"`+c.arg+`.`)
+					reqs := e.Standin.Requests()
+					lookedUp := len(reqs) > 0 && takesNames[[2]string{c.tool, c.arg}] && nameReads(reqs)
+					refusal := argumentRefusal
+					mu.Lock()
+					if lookedUp {
+						refusal = "Nothing was changed."
+						looked++
+					}
+					if !res.IsError || !named || !strings.Contains(text, refusal) {
+						if failed++; failed <= 20 {
+							t.Errorf("%s %s=%s: %s", c.tool, c.arg, clipArgs(c.args[c.arg]), clipText(text))
+						}
+					}
+					perTool[c.tool]++
+					mu.Unlock()
+					if len(reqs) > 0 && !lookedUp {
+						t.Fatalf("%s %s=%s sent %s %s", c.tool, c.arg, clipArgs(c.args[c.arg]), reqs[0].Method, reqs[0].RawPath)
+					}
+					e.Standin.ResetRequests()
+				}
+			})
 		}
-		if !res.IsError || !named || !strings.Contains(text, refusal) {
-			if failed++; failed <= 20 {
-				t.Errorf("%s %s=%s: %s", c.tool, c.arg, clipArgs(c.args[c.arg]), clipText(text))
-			}
-		}
-		if len(reqs) > 0 && !lookedUp {
-			t.Fatalf("%s %s=%s sent %s %s", c.tool, c.arg, clipArgs(c.args[c.arg]), reqs[0].Method, reqs[0].RawPath)
-		}
-		e.Standin.ResetRequests()
-		perTool[c.tool]++
+	})
+	if !ok && failed == 0 {
+		return // a shard stopped (t.Fatalf): the counts below are partial
 	}
 	if failed > 20 {
 		t.Errorf("… %d failures in all", failed)
@@ -440,6 +464,7 @@ func clipText(s string) string {
 // the route intends. The ids "." and ".." are the only ones the client does
 // not escape (gen/abs documents it); the check refuses both.
 func TestIDsCannotChangeThePath(t *testing.T) {
+	t.Parallel()
 	type seen struct{ method, escaped, query string }
 	var mu sync.Mutex
 	var last seen

@@ -192,8 +192,10 @@ func prepareHostile(t *testing.T, e *apptest.Env) string {
 // text only inside quoted, cleaned, clipped names beside their ids, naming
 // only the ids the call acts on.
 func TestHostileMetadataOnlyQuotedInADialog(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []string{apptest.Proto20260728, apptest.Proto20251125} {
 		t.Run(proto, func(t *testing.T) {
+			t.Parallel()
 			var mu sync.Mutex
 			var asked []string
 			e := apptest.Start(t, apptest.Options{ProtocolVersion: proto,
@@ -232,6 +234,7 @@ func TestHostileMetadataOnlyQuotedInADialog(t *testing.T) {
 // TestHostileMetadataOnlyQuotedInTheFallback: on the token path (no
 // dialog), the text that says what the call would do shows it the same way.
 func TestHostileMetadataOnlyQuotedInTheFallback(t *testing.T) {
+	t.Parallel()
 	e := apptest.Start(t, apptest.Options{Config: func(c *config.Config) { c.Elicitation = false }})
 	progressID := prepareHostile(t, e)
 	for _, c := range guardedCalls(progressID) {
@@ -260,6 +263,7 @@ func TestHostileMetadataOnlyQuotedInTheFallback(t *testing.T) {
 // reordering or control character escaped (\uXXXX) so that it shows
 // instead of acting; errors quoting Audiobookshelf's text replace them.
 func TestToolResultsNeutraliseControls(t *testing.T) {
+	t.Parallel()
 	e := apptest.Start(t, apptest.Options{})
 	plantHostile(t, e.Standin)
 	calls := []struct {

@@ -147,6 +147,7 @@ func toolArgs(t *testing.T) map[string]map[string]any {
 // panicking — and searches everything the server produced for the key and
 // the canary: results (text and structured), and the log.
 func TestAPIKeyNeverShown(t *testing.T) {
+	t.Parallel()
 	args := toolArgs(t)
 	var outputs []string
 	record := func(what string, res *mcp.CallToolResult, err error) {
@@ -270,6 +271,7 @@ func childEnv(extra ...string) []string {
 // against an Audiobookshelf that echoes the key, and an HTTP endpoint asked
 // with a wrong token. No output of the process carries either secret.
 func TestBinaryNeverShowsTheKey(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	var all strings.Builder
 	quick := func(env []string, args ...string) {

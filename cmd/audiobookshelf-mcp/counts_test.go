@@ -46,7 +46,7 @@ func TestToolCountsAgree(t *testing.T) {
 	if n != byDefault {
 		t.Errorf("tools/list with no settings: %d tools, ToolCounts says %d by default", n, byDefault)
 	}
-	if want := fmt.Sprintf(": %d tools listed (of %d in every toolset; the others one enable_toolset away;", byDefault, all); !strings.Contains(stderr, want) {
+	if want := fmt.Sprintf(": %d tools listed (of %d in every toolset; the others one call_tool away;", byDefault, all); !strings.Contains(stderr, want) {
 		t.Errorf("the start-up line does not say %q:\n%s", want, stderr)
 	}
 	n, stderr = listed(baseEnv("AUDIOBOOKSHELF_TOOLSETS=all"))

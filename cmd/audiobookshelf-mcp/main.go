@@ -271,7 +271,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	_, all := ToolCounts()
 	rest := "every toolset is on"
 	if app.Discovers(cfg.ReadOnly, cfg.Toolsets) {
-		rest = "the others one enable_toolset away"
+		rest = "the others one call_tool away"
 	}
 	fmt.Fprintf(stderr, "audiobookshelf-mcp %s: %d tools listed (of %d in every toolset; %s; AUDIOBOOKSHELF_TOOLSETS and AUDIOBOOKSHELF_READ_ONLY choose), %s; Audiobookshelf: %s\n", version, len(app.Listed(cfg.ReadOnly, cfg.Toolsets)), all, rest, mode, target)
 	defer srv.Close()

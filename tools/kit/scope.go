@@ -105,14 +105,7 @@ func NotSeen(arg, what, id string) error {
 // see included. It answers Audiobookshelf's body with those left out, how
 // many entries Audiobookshelf sent, and the ids of those left out.
 func (d *Deps) ItemsInProgress(ctx context.Context, limit int) (body []byte, sent int, hidden []string, err error) {
-	type libsOrErr struct {
-		set map[string]bool
-		err error
-	}
-	libs := Alongside(ctx, func(ctx context.Context) libsOrErr {
-		s, err := d.LibrarySet(ctx)
-		return libsOrErr{s, err}
-	})
+	libs := d.SeenLibraries(ctx)
 	raw, err := d.Get(ctx, "the items in progress", func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListItemsInProgress(ctx, &abs.ListItemsInProgressParams{Limit: Ptr(limit)})
 	})

@@ -17,7 +17,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/permission"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/bookmarks"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/collections"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/curation"

@@ -7,7 +7,7 @@ package toolargs
 import (
 	"encoding/json"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/argdec"
 )
 
 var _ = argdec.Or[int]

@@ -21,8 +21,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/app"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/permission"
 )
 
 // household is one per-person HTTP deployment over the stand-in's household.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/permission"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 

@@ -93,7 +93,7 @@ func secondHomes(t *testing.T, path string, src []byte, tools map[string]bool) [
 			name = im.Name.Name
 		}
 		switch {
-		case strings.HasSuffix(p, "/internal/permission"):
+		case strings.HasSuffix(p, "/permission"):
 			permPkg = name
 		case strings.HasSuffix(p, "audiobookshelf-mcp/guard"):
 			guardPkg = name

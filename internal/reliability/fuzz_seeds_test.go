@@ -63,7 +63,7 @@ func fuzzTarget(t *testing.T, dir, name string) (*ast.FuncDecl, int) {
 // argument fuzz target covers the decoder of every guarded tool.
 func TestFuzzTargetsRunAsSeeds(t *testing.T) {
 	t.Parallel()
-	args, argSeeds := fuzzTarget(t, "internal/argdec", "FuzzGuardedArguments")
+	args, argSeeds := fuzzTarget(t, "argdec", "FuzzGuardedArguments")
 	_, stateSeeds := fuzzTarget(t, "guard", "FuzzOpenState")
 	if argSeeds < 10 || stateSeeds < 10 {
 		t.Errorf("seeds: %d for the arguments, %d for the state", argSeeds, stateSeeds)

@@ -15,10 +15,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/argdec"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/toolgen"
 )

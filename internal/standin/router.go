@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/absversion"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/absversion"
 )
 
 // ctx is one request being handled, with the Express-like pieces the

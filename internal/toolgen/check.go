@@ -11,7 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/permission"
 )
 
 // Operation is what the checks need to know of one spec operation.
@@ -402,7 +402,7 @@ func Check(m *Manifest, spec Spec) error {
 	return errors.Join(errs...)
 }
 
-// permissionNames is internal/permission's names, for a refusal.
+// permissionNames is permission's names, for a refusal.
 func permissionNames() string {
 	names := make([]string, len(permission.All))
 	for i, n := range permission.All {

@@ -116,7 +116,7 @@ type Tool struct {
 }
 
 // Permission is a tool's `permission:`: a name as Audiobookshelf names it
-// (internal/permission lists them), alone or as {name, reason} with the
+// (permission lists them), alone or as {name, reason} with the
 // reason Audiobookshelf refuses a user without it (where it checks).
 type Permission struct {
 	Name   string `yaml:"name"`

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/argdec"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/permission"
 )
 
 // Generated files, relative to the repository root.
@@ -289,7 +289,7 @@ func renderArgs(m *Manifest) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(header)
 	b.WriteString("// Package toolargs holds one typed, checked argument struct per tool and\n// its decoder, as declared in tools.yaml.\npackage toolargs\n\n")
-	b.WriteString("import (\n\t\"encoding/json\"\n\n\t\"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec\"\n)\n\n")
+	b.WriteString("import (\n\t\"encoding/json\"\n\n\t\"github.com/audiobookshelf-mcp/audiobookshelf-mcp/argdec\"\n)\n\n")
 	b.WriteString("var _ = argdec.Or[int]\n\n")
 	for i := range m.Tools {
 		t := &m.Tools[i]
@@ -384,7 +384,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/permission"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 `)
 	b.WriteString(toolsetImports(m))
@@ -874,7 +874,7 @@ func permissionPhrase(name string) string {
 	return fmt.Sprintf("Audiobookshelf's `%s` permission (`%s`)", n, n.Field())
 }
 
-// byPermission lists, for each permission in internal/permission's order,
+// byPermission lists, for each permission in permission's order,
 // the tools that need it, in the manifest's order; permissions no tool
 // needs are left out.
 func byPermission(m *Manifest) (names []permission.Name, tools map[permission.Name][]*Tool) {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/permission"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/permission"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/permission"
 )
 
 // The Audiobookshelf permission a tool needs is declared in tools.yaml

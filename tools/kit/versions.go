@@ -6,8 +6,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/absversion"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/versions"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/absversion"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/argdec"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/argdec"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/argdec"
 )
 
 // FuzzGuardedArguments feeds arbitrary JSON to the decoders of the guarded

@@ -1,5 +1,4 @@
-// Package curation is the curation toolset of tools.yaml (off unless
-// AUDIOBOOKSHELF_TOOLSETS names it): audits that find what is wrong in a
+// Package curation is the curation toolset of tools.yaml: audits that find what is wrong in a
 // book library, read-only, one call each (audits.go), over what
 // Audiobookshelf's own routes and filters give (read.go), with the
 // spellings compared as normalise.go folds them.

@@ -1,5 +1,4 @@
-// Package listening is the listening toolset of tools.yaml (off unless
-// AUDIOBOOKSHELF_TOOLSETS names it): what a listener asks, answered from
+// Package listening is the listening toolset of tools.yaml: what a listener asks, answered from
 // Audiobookshelf's own routes in one call each. What to listen to next
 // (next.go), where the person is in each series (series.go), their
 // listening by day, week or month (period.go), and the Continue Series

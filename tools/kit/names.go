@@ -102,29 +102,10 @@ func (k NameKind) nameWord() string {
 	return "name"
 }
 
-// fold is a name as names are compared: accents dropped (NFD, marks
-// removed), lower case, and only letters and digits kept, so spacing and
-// punctuation do not count ("The Colour-of-Magic" and "the colour of
-// magic" fold alike). A name with no letter or digit folds to its
-// lower-cased words.
-func fold(s string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		switch {
-		case unicode.Is(unicode.Mn, r):
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	if b.Len() == 0 {
-		return strings.ToLower(strings.Join(strings.Fields(s), " "))
-	}
-	return b.String()
-}
-
-// foldWords is a name as a part of a name is looked for in it: accents
-// dropped, lower case, spacing collapsed, punctuation kept.
-func foldWords(s string) string {
+// lowerWords is a name as a part of a name is looked for in it: accents
+// dropped, lower case, spacing collapsed, punctuation kept (so that "_a"
+// is not the "a" of every name).
+func lowerWords(s string) string {
 	var b strings.Builder
 	for _, r := range norm.NFD.String(s) {
 		if !unicode.Is(unicode.Mn, r) {

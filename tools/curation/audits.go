@@ -494,14 +494,18 @@ func AuditDuplicates(ctx context.Context, d *kit.Deps, a toolargs.AuditDuplicate
 			all.union(l.members[0], i)
 		}
 	}
+	byRoot := map[int][]link{}
+	for _, l := range links {
+		r := all.find(l.members[0])
+		byRoot[r] = append(byRoot[r], l)
+	}
 	var findings []Finding
 	for _, g := range all.groups() {
-		root := all.find(g[0])
 		f := Finding{}
 		var details []string
 		for _, kind := range duplicateKinds {
-			for _, l := range links {
-				if l.kind == kind && all.find(l.members[0]) == root {
+			for _, l := range byRoot[all.find(g[0])] {
+				if l.kind == kind {
 					if !slices.Contains(f.Reasons, kind) {
 						f.Reasons = append(f.Reasons, kind)
 					}

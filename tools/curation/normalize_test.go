@@ -125,3 +125,25 @@ func TestSequenceIn(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyToReader: a description is missing when nothing of it shows
+// once its markup and entities are taken out.
+func TestEmptyToReader(t *testing.T) {
+	for _, c := range []struct {
+		desc  string
+		empty bool
+	}{
+		{"", true},
+		{"<p></p>", true},
+		{"<p><br/></p>\n", true},
+		{"<p>&nbsp;</p>", true},
+		{"<p>\u200b</p>", true},
+		{"<p>A book.</p>", false},
+		{"<p><em>x</em></p>", false},
+		{"&amp;", false},
+	} {
+		if got := emptyToReader(c.desc); got != c.empty {
+			t.Errorf("emptyToReader(%q) = %v, want %v", c.desc, got, c.empty)
+		}
+	}
+}

@@ -42,3 +42,16 @@ func Fold(s string) string {
 	}
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
+
+// lowerWords is a name as a part of a name is looked for in it: accents
+// dropped, lower case, spacing collapsed, punctuation kept (so that "_a"
+// is not the "a" of every name).
+func lowerWords(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}

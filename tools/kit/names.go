@@ -6,9 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"unicode"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
@@ -100,19 +97,6 @@ func (k NameKind) nameWord() string {
 		return "title"
 	}
 	return "name"
-}
-
-// lowerWords is a name as a part of a name is looked for in it: accents
-// dropped, lower case, spacing collapsed, punctuation kept (so that "_a"
-// is not the "a" of every name).
-func lowerWords(s string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		if !unicode.Is(unicode.Mn, r) {
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 // The pages a name's complete listing is read in: a minified item is

@@ -1021,7 +1021,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "audit_missing",
-			Description: "Find books lacking a cover, description, year, language, chapters or ASIN/ISBN, or with file issues.",
+			Description: "Find books lacking a cover, description, author, year, language, chapters or ASIN/ISBN, or with file issues.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},

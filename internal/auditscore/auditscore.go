@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,22 +36,30 @@ type finding struct {
 	Items   []string `json:"library_item_ids"`
 	ItemID  string   `json:"library_item_id"` // audit_missing
 	Missing []string `json:"missing"`         // audit_missing
+	Reasons []string `json:"reasons"`         // audit_duplicates
 }
 
 // Walk calls tool on library page after page, limit findings a page, and
 // answers the key of each finding (standin.MessyKey), every id and name
 // the findings name, and the counts the first page gave.
 func Walk(ctx context.Context, call Call, tool, library string, limit int) (keys []string, named map[string]bool, counts map[string]int, err error) {
-	named = map[string]bool{}
+	keys, named, counts, _, err = walk(ctx, call, tool, library, limit)
+	return keys, named, counts, err
+}
+
+// walk is Walk, with the reasons each finding gives (audit_duplicates)
+// by its key.
+func walk(ctx context.Context, call Call, tool, library string, limit int) (keys []string, named map[string]bool, counts map[string]int, reasons map[string][]string, err error) {
+	named, reasons = map[string]bool{}, map[string][]string{}
 	page := 0
 	for range 1000 {
 		res, err := call(ctx, tool, map[string]any{"library_id": library, "page": page, "limit": limit})
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %v", tool, err)
+			return nil, nil, nil, nil, fmt.Errorf("%s: %v", tool, err)
 		}
 		text := textOf(res)
 		if res.IsError {
-			return nil, nil, nil, fmt.Errorf("%s: %s", tool, text)
+			return nil, nil, nil, nil, fmt.Errorf("%s: %s", tool, text)
 		}
 		var v struct {
 			Total    int            `json:"total"`
@@ -61,7 +70,7 @@ func Walk(ctx context.Context, call Call, tool, library string, limit int) (keys
 			} `json:"next"`
 		}
 		if err := json.Unmarshal([]byte(text), &v); err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %v", tool, err)
+			return nil, nil, nil, nil, fmt.Errorf("%s: %v", tool, err)
 		}
 		if counts == nil {
 			counts = v.Counts
@@ -78,17 +87,21 @@ func Walk(ctx context.Context, call Call, tool, library string, limit int) (keys
 			if len(k) == 0 {
 				k = f.Names
 			}
-			keys = append(keys, standin.MessyKey(tool, f.Kind, k))
+			key := standin.MessyKey(tool, f.Kind, k)
+			keys = append(keys, key)
+			if f.Reasons != nil {
+				reasons[key] = f.Reasons
+			}
 			for _, s := range append(append(append([]string(nil), f.IDs...), f.Names...), f.Items...) {
 				named[s] = true
 			}
 		}
 		if v.Next == nil {
-			return keys, named, counts, nil
+			return keys, named, counts, reasons, nil
 		}
 		page, limit = v.Next.Page, v.Next.Limit
 	}
-	return nil, nil, nil, fmt.Errorf("%s: still a next page after 1,000 pages", tool)
+	return nil, nil, nil, nil, fmt.Errorf("%s: still a next page after 1,000 pages", tool)
 }
 
 func textOf(res *mcp.CallToolResult) string {
@@ -128,7 +141,7 @@ func Run(ctx context.Context, call Call, library string, limit int, m standin.Me
 		if len(want) == 0 {
 			errorf("%s: nothing planted for it in the messy library", tool)
 		}
-		keys, named, counts, err := Walk(ctx, call, tool, library, limit)
+		keys, named, counts, reasons, err := walk(ctx, call, tool, library, limit)
 		if err != nil {
 			errorf("%v", err)
 			continue
@@ -164,6 +177,20 @@ func Run(ctx context.Context, call Call, library string, limit int, m standin.Me
 		sort.Strings(missed)
 		for _, k := range missed {
 			errorf("%s missed a planted problem: %s", tool, k)
+		}
+		// A finding that gives its reasons gives every one planted, and
+		// no other: a duplicate found for two reasons is one finding.
+		for k, r := range reasons {
+			if !want[k] {
+				continue
+			}
+			w := m.Reasons[k]
+			if w == nil {
+				w = []string{strings.Fields(k)[1]}
+			}
+			if !slices.Equal(r, w) {
+				errorf("%s gives the reasons %v for %s; planted: %v", tool, r, k, w)
+			}
 		}
 		for _, c := range m.Clean {
 			if named[c] {
@@ -215,12 +242,19 @@ func Translate(m standin.Messy, to map[string]string) standin.Messy {
 	}
 	var out standin.Messy
 	for _, p := range m.Planted {
+		old := standin.MessyKey(p.Tool, p.Kind, p.Keys)
 		keys := make([]string, len(p.Keys))
 		for i, k := range p.Keys {
 			keys[i] = tr(k)
 		}
 		sort.Strings(keys)
 		out.Planted = append(out.Planted, standin.Planted{Tool: p.Tool, Kind: p.Kind, Keys: keys})
+		if r, ok := m.Reasons[old]; ok {
+			if out.Reasons == nil {
+				out.Reasons = map[string][]string{}
+			}
+			out.Reasons[standin.MessyKey(p.Tool, p.Kind, keys)] = r
+		}
 	}
 	for _, c := range m.Clean {
 		out.Clean = append(out.Clean, tr(c))

@@ -117,7 +117,9 @@ func TestLiveMessyAudits(t *testing.T) {
 			t.Fatalf("no item was scanned from the folder %s", b.RelPath)
 		}
 		bk := b.Book
-		var authors, series []map[string]any
+		// An empty list, not null, for a book with no author: the patch
+		// then takes the scanned one off too.
+		authors, series := []map[string]any{}, []map[string]any{}
 		for _, au := range bk.AuthorIDs {
 			authors = append(authors, map[string]any{"name": authorName[au]})
 		}

@@ -6,9 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"unicode"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
@@ -100,38 +97,6 @@ func (k NameKind) nameWord() string {
 		return "title"
 	}
 	return "name"
-}
-
-// fold is a name as names are compared: accents dropped (NFD, marks
-// removed), lower case, and only letters and digits kept, so spacing and
-// punctuation do not count ("The Colour-of-Magic" and "the colour of
-// magic" fold alike). A name with no letter or digit folds to its
-// lower-cased words.
-func fold(s string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		switch {
-		case unicode.Is(unicode.Mn, r):
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	if b.Len() == 0 {
-		return strings.ToLower(strings.Join(strings.Fields(s), " "))
-	}
-	return b.String()
-}
-
-// foldWords is a name as a part of a name is looked for in it: accents
-// dropped, lower case, spacing collapsed, punctuation kept.
-func foldWords(s string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		if !unicode.Is(unicode.Mn, r) {
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 // The pages a name's complete listing is read in: a minified item is

@@ -396,7 +396,7 @@ func (r *resolver) one(a NameArg, arg, s string) (string, bool, error) {
 // it (case, accents and spacing aside: with its punctuation, so that "_a"
 // is not the "a" of every name).
 func pick(cands []candidate, name string) ([]candidate, bool) {
-	q, qw := fold(name), foldWords(name)
+	q, qw := Fold(name), lowerWords(name)
 	var exact, part []candidate
 	seen := map[string]bool{}
 	for _, c := range cands {
@@ -405,9 +405,9 @@ func pick(cands []candidate, name string) ([]candidate, bool) {
 		}
 		seen[c.ID] = true
 		switch {
-		case fold(c.Name) == q:
+		case Fold(c.Name) == q:
 			exact = append(exact, c)
-		case strings.Contains(foldWords(c.Name), qw):
+		case strings.Contains(lowerWords(c.Name), qw):
 			part = append(part, c)
 		}
 	}

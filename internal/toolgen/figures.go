@@ -29,7 +29,10 @@ var FigurePages = []string{"README.md", "CONTRIBUTING.md", "SECURITY.md", "RESUL
 // AbsClientFile is the client oapi-codegen generates; its length is a figure.
 const AbsClientFile = "gen/abs/abs.gen.go"
 
-var figureRe = regexp.MustCompile(`(?s)<!-- figure:([a-z0-9-]+) -->(.*?)<!-- /figure -->`)
+var (
+	figureRe     = regexp.MustCompile(`(?s)<!-- figure:([a-z0-9-]+) -->(.*?)<!-- /figure -->`)
+	figureOpenRe = regexp.MustCompile(`<!-- figure:[a-z0-9-]+ -->`)
+)
 
 // figures are the values of every figure name, from the manifest and the
 // generated client at root.
@@ -133,7 +136,7 @@ func fillFigures(page []byte, values map[string]string) ([]byte, int, error) {
 	if bad != nil {
 		return nil, 0, bad
 	}
-	if open := bytes.Count(filled, []byte("<!-- figure:")); open != n {
+	if open := len(figureOpenRe.FindAll(filled, -1)); open != n {
 		return nil, 0, fmt.Errorf("%d figure marker(s) without their <!-- /figure -->", open-n)
 	}
 	return filled, n, nil

@@ -234,32 +234,39 @@ type Walk struct {
 func Run(ctx context.Context, call Call, budget int, widest map[string][]map[string]any, errorf func(string, ...any)) []Report {
 	var reports []Report
 	for _, t := range ReadTools() {
-		calls, ok := widest[t.Name]
-		if !ok || len(calls) == 0 {
-			errorf("read tool %s has no widest call: give it widest: in tools.yaml (what it is called on), so that its answers are held to the budget", t.Name)
-			continue
+		if r, ok := RunTool(ctx, call, budget, t, widest[t.Name], errorf); ok {
+			reports = append(reports, r)
 		}
-		r := Report{Tool: t.Name}
-		start := time.Now()
-		for _, c := range calls {
-			if missing(c) {
-				r.Skipped++ // nothing of that kind on this server
-				continue
-			}
-			for _, args := range Widen(t, c) {
-				v, ok := one(ctx, call, budget, t, args, &r, errorf)
-				if !ok || v == nil || args["detail"] == "full" {
-					continue
-				}
-				if _, paged := v["returned"]; paged {
-					r.Walks = append(r.Walks, walk(ctx, call, budget, t, args, &r, errorf))
-				}
-			}
-		}
-		r.Elapsed = time.Since(start)
-		reports = append(reports, r)
 	}
 	return reports
+}
+
+// RunTool makes one read tool's widest calls (Widest's of the tool) and
+// reports each failure with errorf; ok is false when it has none.
+func RunTool(ctx context.Context, call Call, budget int, t registry.Tool, calls []map[string]any, errorf func(string, ...any)) (r Report, ok bool) {
+	if len(calls) == 0 {
+		errorf("read tool %s has no widest call: give it widest: in tools.yaml (what it is called on), so that its answers are held to the budget", t.Name)
+		return r, false
+	}
+	r.Tool = t.Name
+	start := time.Now()
+	for _, c := range calls {
+		if missing(c) {
+			r.Skipped++ // nothing of that kind on this server
+			continue
+		}
+		for _, args := range Widen(t, c) {
+			v, ok := one(ctx, call, budget, t, args, &r, errorf)
+			if !ok || v == nil || args["detail"] == "full" {
+				continue
+			}
+			if _, paged := v["returned"]; paged {
+				r.Walks = append(r.Walks, walk(ctx, call, budget, t, args, &r, errorf))
+			}
+		}
+	}
+	r.Elapsed = time.Since(start)
+	return r, true
 }
 
 // missing tells whether a call names an id that is empty.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/argdec"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/permission"
 )
 
@@ -287,8 +288,18 @@ func Check(m *Manifest, spec Spec) error {
 			}
 		}
 		for _, n := range slices.Sorted(maps.Keys(t.Example)) {
-			if p := params[n]; p == nil || n == "confirm_token" {
+			p := params[n]
+			if p == nil || n == "confirm_token" {
 				fail(name, "example", "%s is not a parameter of the tool", n)
+				continue
+			}
+			if p.Names == "" {
+				continue
+			}
+			for _, v := range exampleIDs(t.Example[n]) {
+				if !argdec.LooksLikeID(v) {
+					fail(name, "example."+n, "%q is not an id: an example gives ids (a title or a name costs the reads of its lookup, which requests does not count); take the id from internal/standin/sample_ids.go", v)
+				}
 			}
 		}
 		// permission
@@ -542,4 +553,25 @@ func checkWidestAndReadBack(m *Manifest, fail func(tool, field, format string, a
 			}
 		}
 	}
+}
+
+// exampleIDs are the texts an example gives a parameter that takes ids: the
+// value, each entry of a list, or each library_item_id of playlist items.
+func exampleIDs(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			if m, ok := e.(map[string]any); ok {
+				e = m["library_item_id"]
+			}
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }

@@ -627,3 +627,19 @@ func TestWritesFromSpecAndReadBack(t *testing.T) {
 		t.Errorf("a write whose 200 says nothing was accepted: %v", Check(m, spec))
 	}
 }
+
+// An example gives ids where a parameter takes names: a title costs the
+// reads of its lookup, which the example's request count does not hold.
+func TestExampleGivesIDs(t *testing.T) {
+	named := strings.Replace(baseManifest, "{name: thing_id, type: id, required: true,", "{name: thing_id, names: item, type: id, required: true,", 1)
+	withExample := func(v string) string {
+		return strings.Replace(named, "    requests: 1\n", "    requests: 1\n    example: {thing_id: "+v+"}\n", 1)
+	}
+	if err := check(t, withExample(`"d7e30ecb-fe00-44a6-91d2-23bc989c0628"`)); err != nil {
+		t.Errorf("an example with an id: %v", err)
+	}
+	err := check(t, withExample("Mort"))
+	if err == nil || !strings.Contains(err.Error(), "tool get_thing: example.thing_id") || !strings.Contains(err.Error(), `"Mort" is not an id`) {
+		t.Errorf("an example with a title: %v", err)
+	}
+}

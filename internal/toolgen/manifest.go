@@ -1,8 +1,11 @@
 // Package toolgen reads tools.yaml, checks it against the OpenAPI
 // description in spec/, and renders what is generated from it: the typed
-// argument decoders (gen/toolargs), the MCP registrations (gen/registry), the
-// tool reference (docs/tools.md), the guard table (docs/guards.md) and the
-// MCP Bundle's manifest template (packaging/mcpb/manifest.json).
+// argument decoders (gen/toolargs), the MCP registrations with each read
+// tool's widest calls (gen/registry), what each write is answered with and
+// the tool that reads it back (gen/writes), the version gates
+// (gen/versions), the tool reference (docs/tools.md), the guard table
+// (docs/guards.md) and the MCP Bundle's manifest template
+// (packaging/mcpb/manifest.json).
 // cmd/toolgen is its command; a test in this package fails when a generated
 // file on disk is not what Render makes now.
 package toolgen

@@ -11,8 +11,8 @@ import (
 // testSpec is a small spec the refusal tests check manifests against.
 func testSpec() Spec {
 	return Spec{
-		"getThing":    {ID: "getThing", Method: "GET", Path: "/api/things/{id}", Path_: map[string]bool{"id": true}, Query: map[string]bool{"limit": true}, Body: map[string]bool{}, Secured: true},
-		"getMe":       {ID: "getMe", Method: "GET", Path: "/api/me", Path_: map[string]bool{}, Query: map[string]bool{}, Body: map[string]bool{}, Secured: true},
+		"getThing": {ID: "getThing", Method: "GET", Path: "/api/things/{id}", Path_: map[string]bool{"id": true}, Query: map[string]bool{"limit": true}, Body: map[string]bool{}, Secured: true},
+		"getMe":    {ID: "getMe", Method: "GET", Path: "/api/me", Path_: map[string]bool{}, Query: map[string]bool{}, Body: map[string]bool{}, Secured: true},
 		"updateThing": {ID: "updateThing", Method: "PATCH", Path: "/api/things/{id}", Path_: map[string]bool{"id": true}, Query: map[string]bool{}, Body: map[string]bool{"name": true, "books": true}, Secured: true,
 			ChangesData: true, JSON: true, Required: []string{"id", "books"}},
 	}

@@ -51,6 +51,10 @@ type Tool struct {
 	Permission permission.Name
 	// Guard is nil for a tool that never asks.
 	Guard *Guard
+	// Widest are a read tool's widest calls on a big library (tools.yaml's
+	// widest, or its default): arguments whose placeholders
+	// ("{book_library}") internal/scalecheck fills with the ids it runs on.
+	Widest []map[string]any
 	// Definition is what tools/list shows.
 	Definition *mcp.Tool
 	// Handler builds the tool's handler over its dependencies.
@@ -113,6 +117,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibraries"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "list_libraries",
 			Description: "The libraries (id, name, book or podcast).",
@@ -126,6 +131,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibrary"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_library",
 			Description: "One library's settings and folders.",
@@ -139,6 +145,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibraryStats"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}, {"library_id": "{podcast_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_library_stats",
 			Description: "A library's totals, largest and longest items.",
@@ -152,6 +159,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibraryFilterData"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}, {"library_id": "{podcast_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_library_filter_data",
 			Description: "Values a library can be filtered by.",
@@ -165,6 +173,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibraryItems", "listMediaProgress", "getMe"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}, {"collapse_series": true, "library_id": "{book_library}"}, {"library_id": "{podcast_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "list_library_items",
 			Description: "A library's items, paged, sorted, filtered.",
@@ -179,6 +188,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"searchLibrary", "listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}", "q": "{query}"}},
 		Definition: &mcp.Tool{
 			Name:        "search_library",
 			Description: "Search a library; a series hit lists its books in order, an author hit theirs.",
@@ -192,6 +202,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getPersonalizedShelves"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}, {"library_id": "{podcast_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_personalized_shelves",
 			Description: "The library's home shelves for this user.",
@@ -205,6 +216,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibrarySeries"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "list_series",
 			Description: "A book library's series with their books, paged.",
@@ -218,6 +230,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getSeries", "listLibraries", "listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"series_id": "{series}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_series",
 			Description: "One series' books in order.",
@@ -231,6 +244,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibraryAuthors"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "list_authors",
 			Description: "A library's authors with book counts, paged.",
@@ -244,6 +258,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getAuthor", "listLibraries"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"author_id": "{author}", "include_items": true}},
 		Definition: &mcp.Tool{
 			Name:        "get_author",
 			Description: "One author, optionally with their books and series.",
@@ -257,6 +272,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listTags"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "list_tags",
 			Description: "Every tag on the server, paged.",
@@ -270,6 +286,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listGenres"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "list_genres",
 			Description: "Every genre on the server, paged.",
@@ -283,6 +300,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getServerStatus"},
 		NeedsAuth:  false,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "get_server_status",
 			Description: "Whether the server answers, and its version.",
@@ -296,6 +314,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibraryItem"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_item_id": "{item}"}, {"library_item_id": "{podcast}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_library_item",
 			Description: "One book or podcast: metadata, series, duration, progress, episodes.",
@@ -309,6 +328,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibraryItem"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_item_id": "{item}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_item_chapters",
 			Description: "A book's chapters (start and end in seconds).",
@@ -322,6 +342,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getPodcastEpisode"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"episode_id": "{episode}", "library_item_id": "{podcast}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_podcast_episode",
 			Description: "One podcast episode.",
@@ -335,6 +356,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listRecentEpisodes"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{podcast_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "list_recent_episodes",
 			Description: "The newest episodes you have not finished in a podcast library, paged.",
@@ -348,6 +370,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getMe"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "get_me",
 			Description: "The user of the API key, with permissions.",
@@ -362,6 +385,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listItemsInProgress", "listLibraries", "listMediaProgress", "getMe"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "list_items_in_progress",
 			Description: "What the user is listening to, latest first, paged.",
@@ -375,6 +399,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getListeningStats"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "get_listening_stats",
 			Description: "Listening totals: all time, today, top items and days.",
@@ -389,6 +414,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getYearStats"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"year": "{year}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_year_stats",
 			Description: "One year of listening: time, books finished, top authors, genres, narrators.",
@@ -402,6 +428,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listListeningSessions"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "list_listening_sessions",
 			Description: "The user's listening sessions, newest first, paged.",
@@ -415,6 +442,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibraryItem", "getMediaProgress", "getEpisodeMediaProgress"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_item_id": "{progressed}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_media_progress",
 			Description: "The user's progress on one item, with its record id.",
@@ -459,6 +487,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listAllBookmarks", "listItemBookmarks"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "list_bookmarks",
 			Description: "The user's bookmarks, all or one item's, paged.",
@@ -517,6 +546,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listCollections", "listLibraryCollections"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}, {"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "list_collections",
 			Description: "Collections of books, all or one library's, paged.",
@@ -530,6 +560,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getCollection"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"collection_id": "{collection}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_collection",
 			Description: "One collection with its books in order.",
@@ -621,6 +652,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listPlaylists", "listLibraryPlaylists"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}, {"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "list_playlists",
 			Description: "The user's playlists, all or one library's, paged.",
@@ -634,6 +666,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getPlaylist"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"playlist_id": "{playlist}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_playlist",
 			Description: "One playlist with its entries in order.",
@@ -721,6 +754,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
 		Operations: []string{"searchPodcasts"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"term": "{query}"}},
 		Definition: &mcp.Tool{
 			Name:        "search_podcasts",
 			Description: "Find podcasts by name or topic on iTunes; gives feed URLs.",
@@ -735,6 +769,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getPodcastFeed"},
 		NeedsAuth:  true,
 		Permission: permission.Admin,
+		Widest:     []map[string]any{{"feed_url": "{feed}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_podcast_feed",
 			Description: "A podcast feed's episodes, newest first, with download keys. Admins only.",
@@ -764,6 +799,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getLibraryItem", "getPodcastFeed"},
 		NeedsAuth:  true,
 		Permission: permission.Admin,
+		Widest:     []map[string]any{{"library_item_id": "{podcast}"}},
 		Definition: &mcp.Tool{
 			Name:        "check_new_episodes",
 			Description: "Feed episodes a podcast lacks, with download keys. Admins only.",
@@ -792,6 +828,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listEpisodeDownloads", "getLibraryItem"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{podcast_library}", "library_item_id": "{podcast}"}},
 		Definition: &mcp.Tool{
 			Name:        "list_podcast_downloads",
 			Description: "Episode downloads running and queued.",
@@ -884,6 +921,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibraryItemCover"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_item_id": "{cover}", "width": 1024}},
 		Definition: &mcp.Tool{
 			Name:        "get_item_cover",
 			Description: "A library item's cover as an image.",
@@ -913,6 +951,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listMediaProgress", "getMe", "listItemsInProgress", "listLibraries", "getLibraryItem", "listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}, {"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "what_next",
 			Description: "What to listen to next: in progress, the next book of each started series, recently finished.",
@@ -926,6 +965,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listMediaProgress", "getMe", "getSeries", "getLibraryItem", "listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}, {"series_id": "{series}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_series_progress",
 			Description: "Where the person is in one series or every started one: each book's state, and gaps.",
@@ -939,6 +979,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getListeningStats", "listListeningSessions", "listMediaProgress", "getMe"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"by": "day", "from": "{year}-01-01", "to": "{year}-12-31"}},
 		Definition: &mcp.Tool{
 			Name:        "get_listening_by_period",
 			Description: "Time listened per day, week or month, with books finished and top authors, narrators, genres.",
@@ -980,6 +1021,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibrarySeries", "listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "audit_series",
 			Description: "Find series problems: sequence gaps and clashes, one series under two spellings, titles naming a missing series.",
@@ -993,6 +1035,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibrary", "listLibraryAuthors", "listLibraryNarrators"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "audit_people",
 			Description: "Find authors and narrators of a book library under more than one spelling.",
@@ -1006,6 +1049,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "audit_duplicates",
 			Description: "Find books of a library that are likely the same book twice.",
@@ -1019,6 +1063,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "audit_missing",
 			Description: "Find books lacking a cover, description, author, year, language, chapters or ASIN/ISBN, or with file issues.",
@@ -1032,6 +1077,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "audit_tags_and_genres",
 			Description: "Find tags and genres differing only in spelling, and those on one book only.",

@@ -352,8 +352,8 @@ func TestReadTools(t *testing.T) {
 	e := start(t, apptest.Options{})
 	tested := map[string]bool{}
 	for _, c := range readCases {
+		tested[c.tool] = true
 		t.Run(c.tool, func(t *testing.T) {
-			tested[c.tool] = true
 			e.Standin.ResetRequests()
 			res := e.Call(t, c.tool, c.args)
 			if c.image && len(res.Content) == 2 {

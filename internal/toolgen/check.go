@@ -11,6 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/argdec"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/permission"
 )
 
@@ -20,6 +21,19 @@ type Operation struct {
 	Path_, Query     map[string]bool // parameter names by location
 	Body             map[string]bool // top-level JSON body properties
 	Secured          bool            // needs the bearer key
+	// ChangesData: the operation changes what Audiobookshelf holds. A
+	// GET does not and any other method does, unless the operation says
+	// otherwise (x-abs-changes-data).
+	ChangesData bool
+	// PlainOK: its 200 is the plain text "OK" (#/components/responses/PlainOK);
+	// else Required are the required fields of the JSON object its 200
+	// answers (JSON: it answers one; matchLibraryItem's has none that is
+	// always there).
+	PlainOK  bool
+	JSON     bool
+	Required []string
+	// Order is the place of its path in the spec's matching order.
+	Order int
 }
 
 // Spec indexes a spec's operations by operationId.
@@ -37,7 +51,7 @@ func LoadSpec(path string) (Spec, error) {
 	}
 	spec := Spec{}
 	globalSecured := len(doc.Security) > 0
-	for _, path := range doc.Paths.InMatchingOrder() {
+	for pathIndex, path := range doc.Paths.InMatchingOrder() {
 		item := doc.Paths.Value(path)
 		for method, op := range item.Operations() {
 			o := &Operation{ID: op.OperationID, Method: method, Path: path,
@@ -66,6 +80,19 @@ func LoadSpec(path string) (Spec, error) {
 			if op.Security != nil {
 				o.Secured = len(*op.Security) > 0
 			}
+			o.ChangesData = method != "GET"
+			if v, ok := op.Extensions["x-abs-changes-data"].(bool); ok {
+				o.ChangesData = v
+			}
+			if r := op.Responses.Value("200"); r != nil {
+				o.PlainOK = r.Ref == "#/components/responses/PlainOK"
+				if r.Value != nil {
+					if mt := r.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
+						o.JSON, o.Required = true, mt.Schema.Value.Required
+					}
+				}
+			}
+			o.Order = pathIndex
 			if o.ID != "" {
 				spec[o.ID] = o
 			}
@@ -261,8 +288,18 @@ func Check(m *Manifest, spec Spec) error {
 			}
 		}
 		for _, n := range slices.Sorted(maps.Keys(t.Example)) {
-			if p := params[n]; p == nil || n == "confirm_token" {
+			p := params[n]
+			if p == nil || n == "confirm_token" {
 				fail(name, "example", "%s is not a parameter of the tool", n)
+				continue
+			}
+			if p.Names == "" {
+				continue
+			}
+			for _, v := range exampleIDs(t.Example[n]) {
+				if !argdec.LooksLikeID(v) {
+					fail(name, "example."+n, "%q is not an id: an example gives ids (a title or a name costs the reads of its lookup, which requests does not count); take the id from internal/standin/sample_ids.go", v)
+				}
 			}
 		}
 		// permission
@@ -367,6 +404,10 @@ func Check(m *Manifest, spec Spec) error {
 			}
 		}
 	}
+	checkWidestAndReadBack(m, fail)
+	if _, err := Writes(m, spec); err != nil {
+		errs = append(errs, err)
+	}
 	defaults := 0
 	for _, t := range m.Tools {
 		if t.Default {
@@ -433,4 +474,104 @@ func effectsOnly(g Guard) bool {
 		}
 	}
 	return true
+}
+
+var placeholderRE = regexp.MustCompile(`\{([^{}]*)\}`)
+
+// placeholderList is ScalePlaceholders' names, for a refusal.
+func placeholderList() string {
+	names := slices.Sorted(maps.Keys(ScalePlaceholders))
+	for i, n := range names {
+		names[i] = "{" + n + "}"
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkWidestAndReadBack holds each read tool to widest calls the scale
+// check can make (given, or the default its required parameters' names:
+// make), and each write tool to a read_back that is a read tool.
+func checkWidestAndReadBack(m *Manifest, fail func(tool, field, format string, a ...any)) {
+	reads := map[string]bool{}
+	for i := range m.Tools {
+		if a := m.Tools[i].Annotations; a.ReadOnly != nil && *a.ReadOnly {
+			reads[m.Tools[i].Name] = true
+		}
+	}
+	for i := range m.Tools {
+		t := &m.Tools[i]
+		read := reads[t.Name]
+		if !read {
+			if t.Widest != nil {
+				fail(t.Name, "widest", "only a read tool has widest calls (the scale check makes only reads)")
+			}
+			switch {
+			case t.ReadBack == "":
+				fail(t.Name, "read_back", "is missing: name the read tool that shows what a call changed (an answer to the change that is not Audiobookshelf's tells the person to look with it)")
+			case !reads[t.ReadBack]:
+				fail(t.Name, "read_back", "%s is not a read tool of tools.yaml", t.ReadBack)
+			}
+			continue
+		}
+		if t.ReadBack != "" {
+			fail(t.Name, "read_back", "only a write tool has one: a read tool changes nothing to read back")
+		}
+		if t.Widest == nil {
+			if _, missing := t.DefaultWidest(); missing != "" {
+				fail(t.Name, "widest", "is missing, and the required parameter %s has no names: that says what to call the tool on: give widest: [{%s: …}], the arguments of its widest calls on a big library (the most a call can answer), with placeholders for ids and texts, quoted: %s (CONTRIBUTING.md, Add a read tool)", missing, missing, placeholderList())
+			}
+			continue
+		}
+		if len(t.Widest) == 0 {
+			fail(t.Name, "widest", "is empty: give at least one call, or leave it out for the default")
+		}
+		params := map[string]*Param{}
+		for j := range t.Params {
+			params[t.Params[j].Name] = &t.Params[j]
+		}
+		for j, call := range t.Widest {
+			field := fmt.Sprintf("widest[%d]", j)
+			for _, p := range t.Params {
+				if _, ok := call[p.Name]; p.Required && !ok && !p.Omittable() {
+					fail(t.Name, field, "gives no %s, which the tool requires", p.Name)
+				}
+			}
+			for _, k := range slices.Sorted(maps.Keys(call)) {
+				if p := params[k]; p == nil || k == "confirm_token" {
+					fail(t.Name, field, "%s is not a parameter of the tool", k)
+					continue
+				}
+				switch v := call[k].(type) {
+				case string:
+					for _, ph := range placeholderRE.FindAllStringSubmatch(v, -1) {
+						if _, ok := ScalePlaceholders[ph[1]]; !ok {
+							fail(t.Name, field+"."+k, "{%s} is not a placeholder the scale check fills: one of %s", ph[1], placeholderList())
+						}
+					}
+				case map[string]any:
+					fail(t.Name, field+"."+k, "is a mapping: a placeholder is quoted (%s: \"{book_library}\")", k)
+				}
+			}
+		}
+	}
+}
+
+// exampleIDs are the texts an example gives a parameter that takes ids: the
+// value, each entry of a list, or each library_item_id of playlist items.
+func exampleIDs(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			if m, ok := e.(map[string]any); ok {
+				e = m["library_item_id"]
+			}
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }

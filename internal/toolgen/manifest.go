@@ -1,8 +1,11 @@
 // Package toolgen reads tools.yaml, checks it against the OpenAPI
 // description in spec/, and renders what is generated from it: the typed
-// argument decoders (gen/toolargs), the MCP registrations (gen/registry), the
-// tool reference (docs/tools.md), the guard table (docs/guards.md) and the
-// MCP Bundle's manifest template (packaging/mcpb/manifest.json).
+// argument decoders (gen/toolargs), the MCP registrations with each read
+// tool's widest calls (gen/registry), what each write is answered with and
+// the tool that reads it back (gen/writes), the version gates
+// (gen/versions), the tool reference (docs/tools.md), the guard table
+// (docs/guards.md) and the MCP Bundle's manifest template
+// (packaging/mcpb/manifest.json).
 // cmd/toolgen is its command; a test in this package fails when a generated
 // file on disk is not what Render makes now.
 package toolgen
@@ -113,6 +116,75 @@ type Tool struct {
 	// make it for a tool that has no case of its own (internal/e2e), so a
 	// read tool is tested by its manifest entry alone.
 	Example map[string]any `yaml:"example"`
+	// Widest are a read tool's widest calls on a big library, which the
+	// scale check (internal/scalecheck) holds to the result budget: the
+	// arguments of each, ids given as placeholders ("{book_library}",
+	// ScalePlaceholders) that the check fills with the ids of what it runs
+	// on. Left out, it is one call with each required parameter set to the
+	// placeholder of its names: (DefaultWidest).
+	Widest []map[string]any `yaml:"widest"`
+	// ReadBack is, for a write tool, the read tool that shows what a call
+	// changed: an answer to one of its changes that is not what
+	// Audiobookshelf answers names it (gen/writes, kit.Deps.CheckWrite).
+	ReadBack string `yaml:"read_back"`
+}
+
+// ScalePlaceholders are what a widest call may name where an id (or a
+// text, a year, a URL) goes, each filled by the scale check
+// (scalecheck.Targets) with what it runs on.
+var ScalePlaceholders = map[string]string{
+	"book_library":    "the book library",
+	"podcast_library": "the podcast library",
+	"item":            "the book with the most authors and chapters",
+	"progressed":      "a book with a progress record",
+	"podcast":         "the podcast with the most episodes",
+	"episode":         "an episode of {podcast}",
+	"series":          "the longest series",
+	"author":          "the author with the most books",
+	"collection":      "the longest collection",
+	"playlist":        "the longest playlist",
+	"cover":           "a book with a cover",
+	"query":           "a search text that matches much",
+	"year":            "a year of listening (a number)",
+	"feed":            "the feed URL of {podcast}",
+}
+
+// placeholderOf is the placeholder a required parameter's names: stands
+// for in a default widest call.
+var placeholderOf = map[string]string{
+	"library": "book_library", "any_library": "book_library", "book_library": "book_library",
+	"podcast_library": "podcast_library", "item": "item", "podcast": "podcast", "series": "series",
+	"author": "author", "collection": "collection", "playlist": "playlist",
+}
+
+// DefaultWidest is the widest call of a read tool that gives none: each
+// required parameter set to the placeholder of its names: ({} when none
+// is required). missing is the first required parameter without names:,
+// when there is one: then there is no default.
+func (t *Tool) DefaultWidest() (call map[string]any, missing string) {
+	call = map[string]any{}
+	for _, p := range t.Params {
+		if !p.Required {
+			continue
+		}
+		ph, ok := placeholderOf[p.Names]
+		if !ok {
+			return nil, p.Name
+		}
+		call[p.Name] = "{" + ph + "}"
+	}
+	return call, ""
+}
+
+// WidestCalls are a read tool's widest calls: Widest, or the default.
+func (t *Tool) WidestCalls() []map[string]any {
+	if t.Widest != nil {
+		return t.Widest
+	}
+	if call, missing := t.DefaultWidest(); missing == "" {
+		return []map[string]any{call}
+	}
+	return nil
 }
 
 // Permission is a tool's `permission:`: a name as Audiobookshelf names it

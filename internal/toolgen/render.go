@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/format"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,6 +47,13 @@ func Render(m *Manifest, spec Spec) (map[string][]byte, error) {
 		return nil, err
 	}
 	out[BundleManifestFile] = bundle
+	ws, err := Writes(m, spec)
+	if err != nil {
+		return nil, err
+	}
+	if out[WritesFile], err = renderWrites(ws); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -409,6 +418,10 @@ type Tool struct {
 	Permission permission.Name
 	// Guard is nil for a tool that never asks.
 	Guard *Guard
+	// Widest are a read tool's widest calls on a big library (tools.yaml's
+	// widest, or its default): arguments whose placeholders
+	// ("{book_library}") internal/scalecheck fills with the ids it runs on.
+	Widest []map[string]any
 	// Definition is what tools/list shows.
 	Definition *mcp.Tool
 	// Handler builds the tool's handler over its dependencies.
@@ -484,6 +497,9 @@ const ServerName = `)
 			}
 			fmt.Fprintf(&b, "\t\tGuard: &Guard{Condition: %q, WhenParams: %s, WhenEffects: %s, BindsTo: []string{%s}, Kind: %q, TakesOut: %q, Stays: %q},\n",
 				g.Condition, quotedList(g.WhenParams()), quotedList(g.WhenEffects()), strings.Join(binds, ", "), g.Kind, oneLine(g.TakesOut), oneLine(g.Stays))
+		}
+		if w := t.WidestCalls(); a.ReadOnly != nil && *a.ReadOnly && w != nil {
+			fmt.Fprintf(&b, "\t\tWidest: %s,\n", widestLiteral(w))
 		}
 		// No Title in the definition: it restates the name, which is what a
 		// model reads; tools.yaml's title names the tool in docs/tools.md and
@@ -1139,4 +1155,30 @@ var putBackDoc = map[string]string{
 	"scan_library":              "none needed: a scan changes records only from what is on disk; it notes its time on the library",
 	"create_podcast":            "`delete_podcast` with `delete_files` true (asks), which deletes the podcast and the folder the call made; a folder already on disk is refused before anything is sent, so the put-back never takes files the call did not make",
 	"download_podcast_episodes": "for each queued episode once its download has finished, `delete_podcast_episode` with `delete_file` true (asks), its episode id named by `list_podcast_downloads` with the keys the answer gives (Audiobookshelf keeps the feed's guid and enclosure URL on the new episode); a finished download also recounts the podcast's size from its files, which an episode delete does not, and the answer says so",
+}
+
+// widestLiteral is widest calls as a Go literal, keys in order.
+func widestLiteral(calls []map[string]any) string {
+	var b strings.Builder
+	b.WriteString("[]map[string]any{")
+	for i, c := range calls {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("{")
+		for j, k := range slices.Sorted(maps.Keys(c)) {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			switch v := c[k].(type) {
+			case string:
+				fmt.Fprintf(&b, "%q: %q", k, v)
+			default:
+				fmt.Fprintf(&b, "%q: %#v", k, v)
+			}
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("}")
+	return b.String()
 }

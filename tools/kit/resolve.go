@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"unicode"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/argdec"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 )
@@ -59,11 +59,6 @@ const MaxCandidates = 10
 // the limit is not trusted: the name is matched on the complete listing.
 const searchLimit = 25
 
-var (
-	uuidRE   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	legacyRE = regexp.MustCompile(`^[a-z]{2,4}_[a-z0-9]{6,}$`)
-)
-
 // nameLike: a value that can be a title or a name to look up. Text with
 // control or format characters, or longer than maxName bytes, is left to
 // the decoder, which refuses it as an id before anything is sent.
@@ -83,12 +78,10 @@ func nameLike(s string) bool {
 // maxName is the longest title or name looked up, in bytes.
 const maxName = 500
 
-// LooksLikeID is true for what Audiobookshelf makes ids of: a UUID
-// (2.3 and later), or a prefixed id of older servers (li_…, lib_…). Such a
-// value is used as it is, with no request; anything else is a name.
-func LooksLikeID(s string) bool {
-	return uuidRE.MatchString(s) || legacyRE.MatchString(s)
-}
+// LooksLikeID is true for what Audiobookshelf makes ids of
+// (argdec.LooksLikeID). Such a value is used as it is, with no request;
+// anything else is a name.
+func LooksLikeID(s string) bool { return argdec.LooksLikeID(s) }
 
 // ResolveNames turns the titles and names among a call's arguments into
 // ids, before the arguments are decoded (so the permission and the plan

@@ -40,6 +40,20 @@ func TestCompletionBeyondTheSearchCut(t *testing.T) {
 	}
 }
 
+// TestCompletionOfAnID: a value that is an id already completes to
+// itself, and sends nothing to Audiobookshelf (no search, no listing).
+func TestCompletionOfAnID(t *testing.T) {
+	t.Parallel()
+	e := start(t, apptest.Options{})
+	e.Standin.ResetRequests()
+	if v := completeItemID(t, e, sd.ItemMort).Completion.Values; fmt.Sprint(v) != "["+sd.ItemMort+"]" {
+		t.Errorf("an id: %v", v)
+	}
+	if n := len(e.Standin.Requests()); n != 0 {
+		t.Errorf("an id's completion sent %d requests", n)
+	}
+}
+
 // TestCompletionWrittenOtherwise: a title Audiobookshelf's search does
 // not find for the words (accents) is found on the complete listing, as
 // a name is.

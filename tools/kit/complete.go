@@ -36,7 +36,8 @@ func (c Completion) HasMore() bool { return c.Total > len(c.Values) }
 // settle it (a group cut at its limit, or no name that starts so). With
 // no prefix: a series' or an author's first page by name of each library
 // (with Audiobookshelf's total), an item's or a podcast's the items in
-// progress, most recent first. Each name once.
+// progress, most recent first. Each name once; none for a value that
+// looks like an id.
 func (d *Deps) CompleteNames(ctx context.Context, k NameKind, prefix, libraryID string) (Completion, error) {
 	cands, total, err := d.completions(ctx, k, prefix, libraryID)
 	if err != nil {
@@ -54,7 +55,8 @@ func (d *Deps) CompleteNames(ctx context.Context, k NameKind, prefix, libraryID 
 }
 
 // CompleteIDs completes an id by what it stands for: the ids of the
-// things of the kind CompleteNames would name, in its order.
+// things of the kind CompleteNames would name, in its order; a value
+// that looks like an id is its own completion, with no request.
 func (d *Deps) CompleteIDs(ctx context.Context, k NameKind, prefix, libraryID string) (Completion, error) {
 	cands, total, err := d.completions(ctx, k, prefix, libraryID)
 	if err != nil {
@@ -104,6 +106,11 @@ func (d *Deps) completions(ctx context.Context, k NameKind, prefix, libraryID st
 	p := strings.TrimSpace(prefix)
 	if len(p) > maxName {
 		return nil, 0, nil
+	}
+	if LooksLikeID(p) {
+		// An id already: it completes itself as an id (no search, and no
+		// listing walked for words no name starts with), and no name.
+		return []candidate{{ID: p}}, 1, nil
 	}
 	if k.searched() && p == "" {
 		if k == NameItem || k == NamePodcast {

@@ -84,6 +84,33 @@ type Toolset struct {
 	Name, Description string
 }
 
+// Prompt is one prompt as tools.yaml declares it: what prompts/list shows,
+// its arguments (what a name stands for, or the values it takes, for
+// completion/complete), and the function of its toolset's package that
+// writes its text.
+type Prompt struct {
+	Toolset    string
+	Definition *mcp.Prompt
+	Args       []kit.PromptArg
+	Text       func(context.Context, *kit.Deps, kit.PromptArgs) (string, error)
+}
+
+// Resource is one resource, or one resource template, as tools.yaml
+// declares it: the read tool whose answer it is.
+type Resource struct {
+	// Resource is a resource's definition; nil for a template.
+	Resource *mcp.Resource
+	// Template is a template's definition; nil for a resource.
+	Template *mcp.ResourceTemplate
+	// Tool is the read tool whose answer it is.
+	Tool string
+	// Var is the template's variable, Param the tool's parameter it
+	// fills, and Names what its ids stand for (completion/complete
+	// completes them by name).
+	Var, Param string
+	Names      kit.NameKind
+}
+
 // ServerName is this server's name.
 const ServerName = "audiobookshelf-mcp"
 
@@ -1269,6 +1296,94 @@ var Discovery = []*mcp.Tool{
 		Description: "Run any tool of any toolset with its arguments (turns its toolset on); it asks and refuses as a direct call would.",
 		InputSchema: json.RawMessage(`{"additionalProperties":false,"properties":{"arguments":{"description":"Its arguments.","type":"object"},"name":{"description":"The tool's name.","type":"string"}},"required":["name"],"type":"object"}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
+	},
+}
+
+// Prompts lists every prompt in the manifest's order.
+var Prompts = []Prompt{
+	{
+		Toolset: "listening",
+		Definition: &mcp.Prompt{Name: "what_to_listen_to_next", Title: "What should I listen to next?",
+			Description: "Suggest what to listen to next: what I am in the middle of, the next book of each series I have started (and where a series has a gap), and what fits the time I have.",
+			Arguments: []*mcp.PromptArgument{
+				{Name: "library", Title: "Library", Description: "Only this library, by name."},
+				{Name: "author", Title: "Author", Description: "Prefer books by this author, by name."},
+				{Name: "max_hours", Title: "Hours at most", Description: "Only what takes at most this many hours, a number."},
+			}},
+		Args: []kit.PromptArg{
+			{Name: "library", Description: "Only this library, by name.", Names: "library"},
+			{Name: "author", Description: "Prefer books by this author, by name.", Names: "author"},
+			{Name: "max_hours", Description: "Only what takes at most this many hours, a number."},
+		},
+		Text: listening.PromptWhatToListenToNext,
+	},
+	{
+		Toolset: "listening",
+		Definition: &mcp.Prompt{Name: "my_listening_in_a_year_or_month", Title: "My listening in a year or month",
+			Description: "Summarize my listening in one year, or one month of it: time listened, books finished and how long each took, top authors, narrators and genres.",
+			Arguments: []*mcp.PromptArgument{
+				{Name: "year", Title: "Year", Description: "The year, for example 2025.", Required: true},
+				{Name: "month", Title: "Month", Description: "A month of the year, 1 to 12; the whole year when left out."},
+				{Name: "library", Title: "Library", Description: "Only this library, by name."},
+			}},
+		Args: []kit.PromptArg{
+			{Name: "year", Description: "The year, for example 2025.", Required: true},
+			{Name: "month", Description: "A month of the year, 1 to 12; the whole year when left out.", Enum: []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"}},
+			{Name: "library", Description: "Only this library, by name.", Names: "library"},
+		},
+		Text: listening.PromptMyListeningInAYearOrMonth,
+	},
+	{
+		Toolset: "listening",
+		Definition: &mcp.Prompt{Name: "where_am_i_in_a_series", Title: "Where am I in a series?",
+			Description: "Where I am in one series: the books I finished, the one I am in, what comes next, and any gap or doubled number in the series.",
+			Arguments: []*mcp.PromptArgument{
+				{Name: "series", Title: "Series", Description: "The series, by name.", Required: true},
+				{Name: "library", Title: "Library", Description: "Only this library, by name."},
+			}},
+		Args: []kit.PromptArg{
+			{Name: "series", Description: "The series, by name.", Required: true, Names: "series"},
+			{Name: "library", Description: "Only this library, by name.", Names: "library"},
+		},
+		Text: listening.PromptWhereAmIInASeries,
+	},
+	{
+		Toolset: "curation",
+		Definition: &mcp.Prompt{Name: "tidy_a_library", Title: "Tidy a library",
+			Description: "Audit a book library (series, authors and narrators, duplicates, missing metadata, tags and genres), show what was found, and propose fixes, applying each only once I agree.",
+			Arguments: []*mcp.PromptArgument{
+				{Name: "library", Title: "Library", Description: "The book library, by name.", Required: true},
+				{Name: "audits", Title: "Audits", Description: "Only these audits, separated by commas: series, people, duplicates, missing, tags_and_genres; all of them when left out."},
+			}},
+		Args: []kit.PromptArg{
+			{Name: "library", Description: "The book library, by name.", Required: true, Names: "book_library"},
+			{Name: "audits", Description: "Only these audits.", Enum: []string{"series", "people", "duplicates", "missing", "tags_and_genres"}, List: true},
+		},
+		Text: curation.PromptTidyALibrary,
+	},
+}
+
+// Resources lists every resource and resource template in the manifest's
+// order.
+var Resources = []Resource{
+	{
+		Resource: &mcp.Resource{URI: "audiobookshelf://me/listening-now", Name: "listening-now", Title: "What I am listening to now",
+			Description: "The books and episodes the person is in the middle of, most recent first, with where they are (list_items_in_progress).",
+			MIMEType:    "application/json"},
+		Tool: "list_items_in_progress",
+	},
+	{
+		Template: &mcp.ResourceTemplate{URITemplate: "audiobookshelf://items/{id}", Name: "library-item", Title: "A library item",
+			Description: "One book or podcast by its library item id: metadata, chapters, episodes and the person's progress (get_library_item).",
+			MIMEType:    "application/json"},
+		Tool: "get_library_item",
+		Var:  "id", Param: "library_item_id", Names: "item",
+	},
+	{
+		Template: &mcp.ResourceTemplate{URITemplate: "audiobookshelf://items/{id}/cover", Name: "library-item-cover", Title: "A library item's cover",
+			Description: "The cover image of a book or podcast by its library item id, as a blob (JPEG)."},
+		Tool: "get_item_cover",
+		Var:  "id", Param: "library_item_id", Names: "item",
 	},
 }
 

@@ -440,7 +440,152 @@ func Check(m *Manifest, spec Spec) error {
 			fail(name, "input_schema", "must be a JSON schema of type object")
 		}
 	}
+	errs = append(errs, checkPrompts(m, toolsets)...)
+	errs = append(errs, checkResources(m)...)
 	return errors.Join(errs...)
+}
+
+// checkPrompts holds each prompt to what the generated registration and
+// the generic wiring of internal/app need: a name, a title, a
+// description, a toolset of the manifest (its package writes the text),
+// and arguments in the params' words.
+func checkPrompts(m *Manifest, toolsets map[string]bool) []error {
+	var errs []error
+	fail := func(prompt, field, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("tools.yaml: prompt %s: %s: %s", prompt, field, fmt.Sprintf(format, a...)))
+	}
+	seen := map[string]bool{}
+	for i := range m.Prompts {
+		p := &m.Prompts[i]
+		name := p.Name
+		if name == "" {
+			name = fmt.Sprintf("#%d", i+1)
+		}
+		if !toolNameRE.MatchString(p.Name) {
+			fail(name, "name", "must be snake_case letters and digits")
+		}
+		if seen[p.Name] {
+			fail(name, "name", "declared twice")
+		}
+		seen[p.Name] = true
+		if strings.TrimSpace(p.Title) == "" || strings.TrimSpace(p.Description) == "" {
+			fail(name, "title, description", "are required")
+		}
+		if !toolsets[p.Toolset] {
+			fail(name, "toolset", "%q is not a toolset of the manifest (toolsets:); its package writes the prompt's text", p.Toolset)
+		}
+		args := map[string]bool{}
+		for j, a := range p.Arguments {
+			field := fmt.Sprintf("arguments[%d]", j)
+			if !toolNameRE.MatchString(a.Name) {
+				fail(name, field+".name", "must be snake_case letters and digits")
+			}
+			if args[a.Name] {
+				fail(name, field+".name", "%q declared twice", a.Name)
+			}
+			args[a.Name] = true
+			if strings.TrimSpace(a.Title) == "" || strings.TrimSpace(a.Description) == "" {
+				fail(name, field, "title and description are required")
+			}
+			switch a.Type {
+			case "", "string":
+			case "string_list":
+				if len(a.Enum) == 0 {
+					fail(name, field+".type", "string_list takes an enum: the values a list may hold")
+				}
+			default:
+				fail(name, field+".type", "%q is not string or string_list (a prompt's arguments are text)", a.Type)
+			}
+			if a.Names != "" && !nameKinds[a.Names] {
+				fail(name, field+".names", "%q is not one of item, podcast, series, author, library, any_library, book_library, podcast_library, collection, playlist", a.Names)
+			}
+			if a.Names != "" && len(a.Enum) > 0 {
+				fail(name, field, "names and enum exclude each other: a name is completed from Audiobookshelf, an enum from the manifest")
+			}
+		}
+	}
+	return errs
+}
+
+// templateVarRE is a resource template's one variable.
+var templateVarRE = regexp.MustCompile(`\{([a-z_][a-z0-9_]*)\}`)
+
+// checkResources holds each resource to a read tool whose answer it is,
+// and each template to one variable that fills a parameter of that tool.
+func checkResources(m *Manifest) []error {
+	var errs []error
+	fail := func(res, field, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("tools.yaml: resource %s: %s: %s", res, field, fmt.Sprintf(format, a...)))
+	}
+	tools := map[string]*Tool{}
+	for i := range m.Tools {
+		tools[m.Tools[i].Name] = &m.Tools[i]
+	}
+	seen := map[string]bool{}
+	for i := range m.Resources {
+		r := &m.Resources[i]
+		name := r.Name
+		if name == "" {
+			name = fmt.Sprintf("#%d", i+1)
+		}
+		if seen[r.Name] || r.Name == "" {
+			fail(name, "name", "is required, once")
+		}
+		seen[r.Name] = true
+		if strings.TrimSpace(r.Title) == "" || strings.TrimSpace(r.Description) == "" {
+			fail(name, "title, description", "are required")
+		}
+		if (r.URI == "") == (r.URITemplate == "") {
+			fail(name, "uri, uri_template", "give exactly one: uri for one resource, uri_template for a template")
+		}
+		t := tools[r.Tool]
+		switch {
+		case t == nil:
+			fail(name, "tool", "%q is not a tool of the manifest", r.Tool)
+		case t.Annotations.ReadOnly == nil || !*t.Annotations.ReadOnly:
+			fail(name, "tool", "%s is not read-only: a resource is a read", r.Tool)
+		}
+		if r.URI != "" {
+			if r.Variable != nil || strings.ContainsAny(r.URI, "{}") {
+				fail(name, "uri", "a fixed uri has no variable (uri_template has one)")
+			}
+			if t != nil {
+				for _, p := range t.Params {
+					if p.Required && !p.Omittable() {
+						fail(name, "tool", "%s requires %s, which a fixed uri cannot give", r.Tool, p.Name)
+					}
+				}
+			}
+			continue
+		}
+		vars := templateVarRE.FindAllStringSubmatch(r.URITemplate, -1)
+		if len(vars) != 1 || r.Variable == nil || vars[0][1] != r.Variable.Name || strings.Count(r.URITemplate, "{") != 1 {
+			fail(name, "uri_template, variable", "a template has one variable, {NAME}, and variable: {name: NAME, param, names}")
+			continue
+		}
+		v := r.Variable
+		if v.Names != "" && !nameKinds[v.Names] {
+			fail(name, "variable.names", "%q is not one of item, podcast, series, author, library, any_library, book_library, podcast_library, collection, playlist", v.Names)
+		}
+		if t == nil {
+			continue
+		}
+		found := false
+		for _, p := range t.Params {
+			if p.Name == v.Param {
+				found = true
+				if p.Type != "id" {
+					fail(name, "variable.param", "%s of %s is a %s; a URI's variable fills an id", v.Param, r.Tool, p.Type)
+				}
+			} else if p.Required && !p.Omittable() {
+				fail(name, "tool", "%s requires %s, which the uri_template does not give", r.Tool, p.Name)
+			}
+		}
+		if !found {
+			fail(name, "variable.param", "%q is not a parameter of %s", v.Param, r.Tool)
+		}
+	}
+	return errs
 }
 
 // permissionNames is permission's names, for a refusal.

@@ -42,6 +42,64 @@ type Manifest struct {
 	// beyond the default ones in the same conversation; internal/app
 	// serves them.
 	Discovery []DiscoveryTool `yaml:"discovery"`
+	// Prompts and Resources are what a toolset offers beside its tools:
+	// prompts/list and resources/list (with resources/templates/list)
+	// show them, and completion/complete completes their arguments.
+	Prompts   []Prompt   `yaml:"prompts"`
+	Resources []Resource `yaml:"resources"`
+}
+
+// Prompt is one prompt's declaration. Its text is written by the function
+// Prompt<GoName(name)> of its toolset's package.
+type Prompt struct {
+	Name        string           `yaml:"name"`
+	Title       string           `yaml:"title"`
+	Toolset     string           `yaml:"toolset"`
+	Description string           `yaml:"description"`
+	Arguments   []PromptArgument `yaml:"arguments"`
+}
+
+// PromptArgument is one argument of a prompt, in the params' words.
+type PromptArgument struct {
+	Name        string `yaml:"name"`
+	Title       string `yaml:"title"`
+	Description string `yaml:"description"`
+	Required    bool   `yaml:"required"`
+	// Type is string (the default), or string_list: several of enum,
+	// separated by commas.
+	Type string `yaml:"type"`
+	// Names is what a name given in it stands for (a params' names:
+	// kind): the function reads its id, and completion/complete
+	// completes the name.
+	Names string `yaml:"names"`
+	// Enum are the values it takes, which completion/complete offers.
+	Enum []string `yaml:"enum"`
+}
+
+// Resource is one resource, with a fixed uri, or one resource template,
+// with a uri_template of one variable: a read tool's answer (its text as
+// JSON, or its image as a blob), got through the same path as a call of
+// the tool.
+type Resource struct {
+	URI         string `yaml:"uri"`
+	URITemplate string `yaml:"uri_template"`
+	Name        string `yaml:"name"`
+	Title       string `yaml:"title"`
+	Description string `yaml:"description"`
+	MIMEType    string `yaml:"mime_type"`
+	// Tool is the read tool whose answer the resource is.
+	Tool string `yaml:"tool"`
+	// Variable is the template's variable: the tool's parameter it
+	// fills, and what its ids stand for (a names: kind), which
+	// completion/complete completes by name.
+	Variable *ResourceVariable `yaml:"variable"`
+}
+
+// ResourceVariable is a resource template's one variable.
+type ResourceVariable struct {
+	Name  string `yaml:"name"`
+	Param string `yaml:"param"`
+	Names string `yaml:"names"`
 }
 
 // NameRequests are the requests names add to a call.

@@ -65,6 +65,14 @@ func (fs Founds) Sentences() []string {
 // guess. Nil when every name matched exactly. Called before anything
 // changing is sent.
 func (fs Founds) RefusePartial() error {
+	return fs.RefuseGuess("This write does not ask before it changes anything, so it does not act on a part of a name")
+}
+
+// RefuseGuess is the error of a call that acts on no part of a name
+// (why says so, as a sentence without its full stop) when a name matched
+// only as a part of one; nil when every name matched exactly. A prompt
+// refuses so: its text names what it was given.
+func (fs Founds) RefuseGuess(why string) error {
 	p := fs.Partial()
 	if len(p) == 0 {
 		return nil
@@ -77,7 +85,7 @@ func (fs Founds) RefusePartial() error {
 		fmt.Fprintf(&b, "argument %q: no %s is %s %s; the only one whose %s holds it is %s (id %q).",
 			f.Arg, f.Kind.noun(), f.Kind.named(), guard.Quote(f.Words), f.Kind.nameWord(), guard.Quote(f.Name), f.ID)
 	}
-	b.WriteString(" This write does not ask before it changes anything, so it does not act on a part of a name: call again with the id, or with the exact ")
+	b.WriteString(" " + why + ": call again with the id, or with the exact ")
 	b.WriteString(p[0].Kind.nameWord())
 	b.WriteString(".")
 	return Errorf(Unchanged, "%s", b.String())

@@ -11,6 +11,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/argdec"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 )
 
@@ -152,7 +153,7 @@ func (d *Deps) ResolveNames(ctx context.Context, raw json.RawMessage, args ...Na
 			m[a.Param] = nv
 			changed = true
 		}
-		if a.Kind.isLibrary() && a.Param == "library_id" {
+		if a.Kind.isLibrary() && (a.Param == "library_id" || a.Param == "library") {
 			var s string
 			if json.Unmarshal(m[a.Param], &s) == nil {
 				r.libraryID = s
@@ -365,6 +366,8 @@ func (r *resolver) one(a NameArg, arg, s string) (string, bool, error) {
 	case len(match) == 1:
 		r.found = append(r.found, Found{Arg: arg, Kind: a.Kind, Words: name, Name: match[0].Name, ID: match[0].ID, Exact: exact})
 		return match[0].ID, true, nil
+	case len(match) == 0 && a.Kind.isLibrary():
+		return "", false, r.noLibrary(a.Kind, arg, name)
 	case len(match) == 0:
 		return "", false, Errorf(Unchanged, "argument %q: no %s is named %q. Give its id (%s lists them) or another name.", arg, a.Kind.noun(), clip(name, 80), a.Kind.lister())
 	}
@@ -466,6 +469,32 @@ func (r *resolver) candidates(k NameKind, name string) (_ []candidate, complete 
 		return r.search(k, name)
 	}
 	return out, true, nil
+}
+
+// noLibrary is the error of a library's name that names none of the
+// kind: the library of another kind it names, or else the user's
+// libraries (a short list, read in full).
+func (r *resolver) noLibrary(k NameKind, arg, name string) error {
+	libs, err := r.libraries()
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, l := range libs {
+		if Fold(l.Name) == Fold(name) && !k.fits(l.MediaType) {
+			return Errorf(Unchanged, "argument %q: %s is a %s library, and a %s is needed here. Give one by its id (list_libraries lists them) or its name.", arg, guard.Quote(l.Name), l.MediaType, k.noun())
+		}
+		if len(names) == MaxCandidates {
+			names = append(names, fmt.Sprintf("… and %d more", len(libs)-MaxCandidates))
+			break
+		}
+		names = append(names, guard.Quote(l.Name))
+	}
+	there := "this user sees no library"
+	if len(names) > 0 {
+		there = "the user's libraries are " + strings.Join(names, ", ")
+	}
+	return Errorf(Unchanged, "argument %q: no %s is named %q; %s. Give its id (list_libraries lists them) or another name.", arg, k.noun(), clip(name, 80), there)
 }
 
 // fits: a library of this media type can hold what the kind names.

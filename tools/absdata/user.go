@@ -20,11 +20,11 @@ type User struct {
 	// Permissions are the user's flags, read for a permission check
 	// (kit.PersonOf) and kept as they came too: get_me shows them whole.
 	Permissions         Permissions `json:"permissions"`
-	LibrariesAccessible []string        `json:"librariesAccessible"`
-	ItemTagsSelected    []string        `json:"itemTagsSelected"`
-	SeriesHideFromCL    []string        `json:"seriesHideFromContinueListening"`
-	LastSeen            int64           `json:"lastSeen"`
-	CreatedAt           int64           `json:"createdAt"`
+	LibrariesAccessible []string    `json:"librariesAccessible"`
+	ItemTagsSelected    []string    `json:"itemTagsSelected"`
+	SeriesHideFromCL    []string    `json:"seriesHideFromContinueListening"`
+	LastSeen            int64       `json:"lastSeen"`
+	CreatedAt           int64       `json:"createdAt"`
 }
 
 // Permissions is a user's permissions object (User.permissions): the

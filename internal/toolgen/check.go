@@ -120,7 +120,7 @@ var toolsetNameRE = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
 var nameKinds = map[string]bool{"item": true, "podcast": true, "series": true, "author": true,
 	"library": true, "any_library": true, "book_library": true, "podcast_library": true, "collection": true, "playlist": true}
 
-var sharedPackages = map[string]bool{"kit": true, "absdata": true, "compact": true}
+var sharedPackages = map[string]bool{"kit": true, "absdata": true, "compact": true, "orderedlist": true}
 
 func Check(m *Manifest, spec Spec) error {
 	var errs []error

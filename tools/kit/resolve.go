@@ -154,8 +154,7 @@ func (d *Deps) ResolveNames(ctx context.Context, raw json.RawMessage, args ...Na
 			changed = true
 		}
 		if a.Kind.isLibrary() && (a.Param == "library_id" || a.Param == "library") {
-			var s string
-			if json.Unmarshal(m[a.Param], &s) == nil {
+			if s, ok := stringIn(m[a.Param]); ok {
 				r.libraryID = s
 			}
 		}
@@ -165,6 +164,15 @@ func (d *Deps) ResolveNames(ctx context.Context, raw json.RawMessage, args ...Na
 	}
 	out, err := json.Marshal(m)
 	return out, r.found, err
+}
+
+// stringIn is the string v holds, and whether v is a JSON string at all: a
+// test of an argument's shape, not a decode whose failure is an error (a
+// value of another shape is left to the arguments' decoder to refuse).
+func stringIn(v json.RawMessage) (string, bool) {
+	var s string
+	err := json.Unmarshal(v, &s)
+	return s, err == nil
 }
 
 // countNames is how many titles or names v (an argument's value) holds.
@@ -186,7 +194,7 @@ func countNames(a NameArg, v json.RawMessage) int {
 			return 0
 		}
 		for _, e := range l {
-			if json.Unmarshal(e, &s) == nil && nameLike(s) {
+			if s, ok := stringIn(e); ok && nameLike(s) {
 				n++
 			}
 		}
@@ -197,7 +205,7 @@ func countNames(a NameArg, v json.RawMessage) int {
 		return 0
 	}
 	for _, e := range l {
-		if e != nil && json.Unmarshal(e[a.Field], &s) == nil && nameLike(s) {
+		if s, ok := stringIn(e[a.Field]); ok && nameLike(s) {
 			n++
 		}
 	}

@@ -982,7 +982,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "audit_series",
-			Description: "Find series problems: sequence gaps and clashes, one series under two spellings, titles naming a missing series.",
+			Description: "Find series gaps and clashes, one series spelt two ways, titles naming a series.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -995,7 +995,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "audit_people",
-			Description: "Find authors and narrators of a book library under more than one spelling.",
+			Description: "Find authors and narrators spelt more than one way.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -1008,7 +1008,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "audit_duplicates",
-			Description: "Find books of a library that are likely the same book twice.",
+			Description: "Find books likely held twice.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -1034,11 +1034,24 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "audit_tags_and_genres",
-			Description: "Find tags and genres differing only in spelling, and those on one book only.",
+			Description: "Find tags and genres spelt two ways, and those on one book.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditTagsAndGenres,
+	},
+	{
+		Name: "audit_library", Title: "Audit a whole library", Toolset: "curation",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"getLibrary", "listLibrarySeries", "listLibraryItems", "listLibraryAuthors", "listLibraryNarrators", "getLibraryItem"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "audit_library",
+			Description: "Every audit of a library at once: a paged worklist, counts per audit.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"audit":{"type":"string","description":"One audit alone (as answers name them)."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}}}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: auditLibrary,
 	},
 	{
 		Name: "rename_tag", Title: "Rename tag", Toolset: "curation",
@@ -2502,6 +2515,21 @@ func auditTagsAndGenres(d *kit.Deps) kit.Handler {
 			return nil, kit.ArgumentError(err)
 		}
 		return curation.AuditTagsAndGenres(ctx, d, a)
+	}
+}
+
+func auditLibrary(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeAuditLibrary(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return curation.AuditLibrary(ctx, d, a)
 	}
 }
 

@@ -1380,6 +1380,28 @@ func DecodeAuditTagsAndGenres(raw json.RawMessage) (AuditTagsAndGenres, error) {
 	return a, d.Err()
 }
 
+// AuditLibrary holds the arguments of audit_library.
+type AuditLibrary struct {
+	LibraryID string  `json:"library_id"` // Id or name; omit if only one.
+	Audit     *string `json:"audit"`      // One audit alone (as answers name them).
+	Page      int64   `json:"page"`       // 0-based page.
+	Limit     int64   `json:"limit"`      // Findings per page.
+}
+
+// DecodeAuditLibrary reads and checks the arguments of audit_library.
+func DecodeAuditLibrary(raw json.RawMessage) (AuditLibrary, error) {
+	var a AuditLibrary
+	d, err := argdec.New(raw, "library_id", "audit", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryID = argdec.Val(d.ID("library_id", true))
+	a.Audit = d.String("audit", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 40, Enum: nil})
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
+	return a, d.Err()
+}
+
 // RenameTag holds the arguments of rename_tag.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type RenameTag struct {

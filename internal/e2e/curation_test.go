@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,8 +16,8 @@ import (
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
 
-// auditTools are the curation toolset's audits.
-var auditTools = auditscore.Tools
+// auditTools are the curation toolset's audits with a tool of their own.
+var auditTools = auditscore.OwnTools
 
 // TestAuditsPrecisionRecall holds each audit to the problems planted in
 // the stand-in's messy library (standin.MessyData): every planted problem
@@ -34,8 +35,8 @@ func TestAuditsPrecisionRecall(t *testing.T) {
 		return e.CallErr(name, args)
 	}
 	scores := auditscore.Run(context.Background(), call, sd.LibraryMessyID, 2, messy, t.Errorf)
-	if len(scores) != len(auditTools) {
-		t.Errorf("figures for %d audits of %d", len(scores), len(auditTools))
+	if len(scores) != len(auditscore.Tools) {
+		t.Errorf("figures for %d audits of %d", len(scores), len(auditscore.Tools))
 	}
 	t.Logf("audits on the messy library (%d planted problems, %d clean records and near misses):\n%s",
 		len(messy.Planted), len(messy.Clean), auditscore.Table(scores))
@@ -169,4 +170,24 @@ func TestCurationIsOffByDefault(t *testing.T) {
 	if slices.Contains(names, "scan_library") {
 		t.Errorf("default,curation lists upkeep's scan_library")
 	}
+}
+
+// The podcasts audit of audit_library on the messy podcast library
+// (standin.MessyPodcasts): a podcast with no episode and one whose newest
+// episode is two years old are found; one a week old, one 300 days old
+// and one with old episodes beside a new one are not.
+func TestPodcastAuditsPrecisionRecall(t *testing.T) {
+	t.Parallel()
+	data, _ := sd.MessyData()
+	messy := sd.MessyPodcasts(data, time.Now())
+	e := apptest.Start(t, apptest.Options{Standin: sd.Options{Data: data, Now: sd.SampleNow}})
+	call := func(_ context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
+		return e.CallErr(name, args)
+	}
+	scores := auditscore.RunTools(context.Background(), call, auditscore.PodcastTools, sd.LibraryMessyPodcastsID, 1, messy, t.Errorf)
+	if len(scores) != len(auditscore.PodcastTools) {
+		t.Errorf("figures for %d audits of %d", len(scores), len(auditscore.PodcastTools))
+	}
+	t.Logf("audits on the messy podcast library (%d planted problems, %d near misses):\n%s",
+		len(messy.Planted), len(messy.Clean), auditscore.Table(scores))
 }

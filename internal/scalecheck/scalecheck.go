@@ -70,6 +70,11 @@ func Widest(t Targets) map[string][]map[string]any {
 		for _, a := range []string{"audit_series", "audit_people", "audit_duplicates", "audit_missing", "audit_tags_and_genres"} {
 			w[a] = []map[string]any{{"library_id": t.BookLibrary}}
 		}
+		// Every audit at once: the worklist of all their findings.
+		w["audit_library"] = []map[string]any{{"library_id": t.BookLibrary}}
+		if t.PodcastLibrary != "" {
+			w["audit_library"] = append(w["audit_library"], map[string]any{"library_id": t.PodcastLibrary})
+		}
 	}
 	// upkeep (off by default): an image beside a line of JSON, at the
 	// width that stays within its byte bound, on an item with a cover.

@@ -80,13 +80,13 @@ func Walk(ctx context.Context, call Call, tool, library string, limit int) (keys
 			return nil, nil, nil, fmt.Errorf("%s: %s", tool, text)
 		}
 		var v struct {
-			Total    int            `json:"total"`
-			Counts   map[string]int `json:"counts"`
-			Audits   []struct {
+			Total  int            `json:"total"`
+			Counts map[string]int `json:"counts"`
+			Audits []struct {
 				Audit  string         `json:"audit"`
 				Counts map[string]int `json:"counts"`
 			} `json:"audits"` // audit_library
-			Findings []finding      `json:"findings"`
+			Findings []finding `json:"findings"`
 			Next     *struct {
 				Page, Limit int
 			} `json:"next"`

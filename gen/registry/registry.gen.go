@@ -1043,7 +1043,7 @@ var All = []Tool{
 	{
 		Name: "audit_library", Title: "Audit a whole library", Toolset: "curation",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"getLibrary", "listLibrarySeries", "listLibraryItems", "listLibraryAuthors", "listLibraryNarrators", "getLibraryItem"},
+		Operations: []string{"getLibrary", "listLibrarySeries", "listLibraryItems", "listLibraryAuthors", "listLibraryNarrators", "getLibraryItem", "getLibraryItemCover"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "audit_library",

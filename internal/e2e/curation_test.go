@@ -191,3 +191,19 @@ func TestPodcastAuditsPrecisionRecall(t *testing.T) {
 	t.Logf("audits on the messy podcast library (%d planted problems, %d near misses):\n%s",
 		len(messy.Planted), len(messy.Clean), auditscore.Table(scores))
 }
+
+// audit_library refuses an audit it does not have, naming the argument
+// and the audits the library has, after reading the library alone.
+func TestAuditLibraryRefusesAnUnknownAudit(t *testing.T) {
+	t.Parallel()
+	e := apptest.Start(t, apptest.Options{})
+	e.Standin.ResetRequests()
+	res := e.Call(t, "audit_library", map[string]any{"library_id": sd.LibraryBooksID, "audit": "spines"})
+	text := apptest.Text(res)
+	if !res.IsError || !strings.Contains(text, `argument "audit"`) || !strings.Contains(text, "is not an audit") || !strings.Contains(text, "author_images, covers") {
+		t.Errorf("audit_library with audit spines: %s", text)
+	}
+	if n := len(e.Standin.Requests()); n != 1 {
+		t.Errorf("audit_library with audit spines sent %d requests; the library's read alone was due", n)
+	}
+}

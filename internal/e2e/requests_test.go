@@ -111,6 +111,9 @@ var nameCases = []readCase{
 	{tool: "audit_library", args: map[string]any{"library_id": sd.LibraryBooksID}},
 	// One audit: the library and the listing it reads.
 	{tool: "audit_library", args: map[string]any{"library_id": sd.LibraryBooksID, "audit": "no_audio"}},
+	// The covers, asked for: the library, its books, and each of the 16
+	// books' covers.
+	{tool: "audit_library", args: map[string]any{"library_id": sd.LibraryBooksID, "audit": "covers"}, per: 16},
 	// A podcast library: the library, its podcasts, and each of its 2
 	// podcasts' episodes.
 	{tool: "audit_library", args: map[string]any{"library_id": sd.LibraryPodcastsID}, per: 2},

@@ -1,7 +1,11 @@
 package live
 
 import (
+	"bytes"
 	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
 	"net"
 	"net/http"
 	"os"
@@ -73,4 +77,25 @@ func giveAuthorsImages(t *testing.T, a *abs, data *standin.Data, to map[string]s
 			}
 		})
 	}
+}
+
+// messyCoverJPEG is a messy book's cover: 300 pixels wide, as high as the
+// stand-in's CoverAspect says (square for most).
+func messyCoverJPEG(b standin.LibraryItem) []byte {
+	aspect := b.Book.CoverAspect
+	if aspect == 0 {
+		aspect = 1.5
+	}
+	w, h := 300, int(300*aspect+0.5)
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			img.Set(x, y, color.RGBA{uint8(x), 120, uint8(y), 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 80}); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
 }

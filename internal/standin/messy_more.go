@@ -35,8 +35,18 @@ func messyMoreBooks() []messyBook {
 		{key: "name-title-2", title: "Provenance (Leckie, Ann)", authors: []string{"Ann Leckie"}},
 		{key: "possessive", title: "Terry Pratchett's Hogfather", authors: []string{"Terry Pratchett"}},
 		{key: "surname", title: "The King Must Die", authors: []string{"Mary King"}},
+		// covers (audit_library runs it when asked): a 2:3 jacket and a
+		// banner twice as wide as high. Near miss: 5 % higher than wide.
+		// Every other cover of the messy library is square.
+		{key: "cover-tall", title: "The Tall Cover", authors: []string{"Mary Jones"}},
+		{key: "cover-wide", title: "The Wide Cover", authors: []string{"Mary Jones"}},
+		{key: "cover-near", title: "The Nearly Square Cover", authors: []string{"Mary Jones"}},
 	}
 }
+
+// messyCoverAspect is the shape of a messy book's cover (height over
+// width) where it is not square.
+var messyCoverAspect = map[string]float64{"cover-tall": 1.5, "cover-wide": 0.5, "cover-near": 1.05}
 
 // messyEbookOnly makes book an ebook with no audio file.
 func messyEbookOnly(book *Book, path string, added int64) {
@@ -53,6 +63,12 @@ func messyEbookOnly(book *Book, path string, added int64) {
 func messyMore(d *Data, m Messy, items func(...string) []string) Messy {
 	for i := range d.Items {
 		it := &d.Items[i]
+		if it.LibraryID == LibraryMessyID && it.Book != nil {
+			it.Book.CoverAspect = 1
+			if a, ok := messyCoverAspect[it.RelPath]; ok {
+				it.Book.CoverAspect = a
+			}
+		}
 		if it.LibraryID != LibraryMessyID || it.Book == nil || it.Book.EbookFile == nil || len(it.Book.AudioFiles) > 0 {
 			continue
 		}
@@ -64,10 +80,12 @@ func messyMore(d *Data, m Messy, items func(...string) []string) Messy {
 		{"audit_library/no_audio", "no_audio", items("ebook-only")},
 		{"audit_missing", "chapters", items("ebook-only")},
 		{"audit_library/one_chapter", "one_chapter", items("long-one")},
+		{"audit_library/covers", "not_square", items("cover-tall")},
+		{"audit_library/covers", "not_square", items("cover-wide")},
 		{"audit_library/author_in_title", "author_in_title", items("name-title-1")},
 		{"audit_library/author_in_title", "author_in_title", items("name-title-2")},
 	}
-	m.Clean = append(m.Clean, items("short-one", "long-many", "possessive", "surname")...)
+	m.Clean = append(m.Clean, items("short-one", "long-many", "possessive", "surname", "cover-near")...)
 	m.Clean = append(m.Clean, sid("messy:author:Mary King"))
 	clean := map[string]bool{}
 	for _, c := range m.Clean {

@@ -1,11 +1,16 @@
 package curation
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	_ "image/jpeg" // covers come as JPEG
+	"net/http"
 	"strings"
 	"time"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
@@ -198,4 +203,86 @@ func done(findings []Finding, kinds []string, read string) *collected {
 		c.findings = append(c.findings, f)
 	}
 	return c
+}
+
+// coverProbeWidth is the width the covers audit asks each cover at:
+// Audiobookshelf scales it to that width keeping its shape, so a small
+// image (about a kilobyte) tells the shape.
+const coverProbeWidth = 64
+
+// squareSlack is how far from square a cover may be: 10 %.
+const squareSlack = 0.10
+
+// coversAtOnce is how many covers are read at the same time.
+const coversAtOnce = 8
+
+// auditCovers finds the books whose cover is not square (an audiobook's
+// cover is; a 2:3 book jacket or a wide banner shows cut or boxed). It
+// reads each book's cover at coverProbeWidth pixels wide, coversAtOnce at
+// the same time: a request per book with a cover, so audit_library runs
+// it only when asked for it.
+func auditCovers(ctx context.Context, d *kit.Deps, libraryID string) (*collected, error) {
+	items, err := readItems(ctx, d, libraryID, "")
+	if err != nil {
+		return nil, err
+	}
+	type shape struct {
+		w, h int
+		err  error
+	}
+	shapes := make([]shape, len(items))
+	read := 0
+	kit.EachLimit(len(items), coversAtOnce, func(i int) {
+		if items[i].Media.CoverPath.Value == "" {
+			return
+		}
+		w, h, err := coverShape(ctx, d, items[i].ID)
+		shapes[i] = shape{w, h, err}
+	})
+	var findings []Finding
+	for i := range items {
+		s := shapes[i]
+		if s.err != nil {
+			return nil, s.err
+		}
+		if s.w == 0 {
+			continue
+		}
+		read++
+		ratio := float64(s.h) / float64(s.w)
+		if ratio < 1-squareSlack || ratio > 1+squareSlack {
+			findings = append(findings, Finding{Kind: "not_square", IDs: []string{items[i].ID}, Names: []string{titleOf(&items[i])},
+				Detail: fmt.Sprintf("%d × %d at %d wide: %.2f as high as wide", s.w, s.h, coverProbeWidth, ratio)})
+		}
+	}
+	return done(findings, []string{"not_square"}, plural(read, "cover", "covers")+" of "+plural(len(items), "book", "books")), nil
+}
+
+// coverShape reads a library item's cover at coverProbeWidth wide and
+// answers its width and height; 0, 0 when Audiobookshelf has none (404).
+func coverShape(ctx context.Context, d *kit.Deps, id string) (int, int, error) {
+	width := coverProbeWidth
+	format := abs.GetLibraryItemCoverParamsFormat("jpeg")
+	resp, err := d.API.GetLibraryItemCover(ctx, id, &abs.GetLibraryItemCoverParams{Width: &width, Format: &format})
+	if err != nil {
+		return 0, 0, d.TransportError(ctx, false, err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return 0, 0, nil
+	case resp.StatusCode/100 != 2 || resp.StatusCode == http.StatusNoContent:
+		body, _ := kit.ReadLimited(resp.Body, -1, 64<<10)
+		return 0, 0, kit.StatusError(&kit.Response{Status: resp.StatusCode, Body: d.Redact(ctx, body), ContentType: resp.Header.Get("Content-Type")},
+			"the cover of library item "+id, false)
+	}
+	img, err := kit.ReadLimited(resp.Body, resp.ContentLength, 1<<20)
+	if err != nil {
+		return 0, 0, kit.Errorf(kit.Unchanged, "the cover of library item %s at %d pixels wide: %v", id, width, err)
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(img))
+	if err != nil || cfg.Width <= 0 || cfg.Height <= 0 {
+		return 0, 0, kit.Errorf(kit.Unchanged, "the cover of library item %s: Audiobookshelf's answer is not an image this server reads (%d bytes).", id, len(img))
+	}
+	return cfg.Width, cfg.Height, nil
 }

@@ -18,6 +18,7 @@ import (
 type sweepAudit struct {
 	name    string
 	podcast bool // a podcast library's audit; the others are of books
+	alone   bool // run only when asked for by name (it reads much)
 	run     func(ctx context.Context, d *kit.Deps, libraryID string) (*collected, error)
 }
 
@@ -55,6 +56,7 @@ var sweepAudits = []sweepAudit{
 	{name: "one_chapter", run: auditOneChapter},
 	{name: "author_in_title", run: auditAuthorInTitle},
 	{name: "author_images", run: auditAuthorImages},
+	{name: "covers", alone: true, run: auditCovers},
 	{name: "podcasts", podcast: true, run: func(ctx context.Context, d *kit.Deps, id string) (*collected, error) {
 		return auditPodcasts(ctx, d, id, time.Now())
 	}},
@@ -114,7 +116,7 @@ func AuditLibrary(ctx context.Context, d *kit.Deps, a toolargs.AuditLibrary) (*m
 			continue
 		}
 		fit = append(fit, s.name)
-		if only == "" || only == s.name {
+		if (only == "" && !s.alone) || only == s.name {
 			run = append(run, s)
 		}
 	}
@@ -127,8 +129,8 @@ func AuditLibrary(ctx context.Context, d *kit.Deps, a toolargs.AuditLibrary) (*m
 		if known {
 			what = "does not look at a " + lib.MediaType + " library"
 		}
-		return nil, kit.Errorf(kit.Unchanged, "argument \"audit\": %q %s; for library %s it is one of %s, or left out for all of them.",
-			only, what, a.LibraryID, strings.Join(fit, ", "))
+		return nil, kit.Errorf(kit.Unchanged, "argument \"audit\": %q %s; for library %s it is one of %s, or left out for all of them (but covers).",
+			kit.Clip(kit.CleanText(only), 40), what, a.LibraryID, strings.Join(fit, ", "))
 	}
 	var summaries []SweepSummary
 	var entries []sweepEntry

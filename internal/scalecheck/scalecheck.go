@@ -71,7 +71,7 @@ func Widest(t Targets) map[string][]map[string]any {
 			w[a] = []map[string]any{{"library_id": t.BookLibrary}}
 		}
 		// Every audit at once: the worklist of all their findings.
-		w["audit_library"] = []map[string]any{{"library_id": t.BookLibrary}}
+		w["audit_library"] = []map[string]any{{"library_id": t.BookLibrary}, {"library_id": t.BookLibrary, "audit": "covers"}}
 		if t.PodcastLibrary != "" {
 			w["audit_library"] = append(w["audit_library"], map[string]any{"library_id": t.PodcastLibrary})
 		}

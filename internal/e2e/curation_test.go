@@ -207,3 +207,41 @@ func TestAuditLibraryRefusesAnUnknownAudit(t *testing.T) {
 		t.Errorf("audit_library with audit spines sent %d requests; the library's read alone was due", n)
 	}
 }
+
+// audit_library reads each listing once, however many of its audits read
+// it: on the messy library no request is sent twice, and the sweep sends
+// fewer than the five audits called one by one (which read the library,
+// its books and its authors more than once between them).
+func TestAuditLibraryReadsEachListingOnce(t *testing.T) {
+	t.Parallel()
+	data, _ := sd.MessyData()
+	e := apptest.Start(t, apptest.Options{Standin: sd.Options{Data: data, Now: sd.SampleNow}})
+	sent := func() []string {
+		var out []string
+		for _, r := range e.Standin.Requests() {
+			out = append(out, r.Method+" "+r.Path+"?"+r.Query.Encode())
+		}
+		return out
+	}
+	e.Standin.ResetRequests()
+	if res := e.Call(t, "audit_library", map[string]any{"library_id": sd.LibraryMessyID}); res.IsError {
+		t.Fatal(apptest.Text(res))
+	}
+	sweep := sent()
+	seen := map[string]bool{}
+	for _, r := range sweep {
+		if seen[r] {
+			t.Errorf("audit_library sent %s twice", r)
+		}
+		seen[r] = true
+	}
+	e.Standin.ResetRequests()
+	for _, tool := range auditTools {
+		if res := e.Call(t, tool, map[string]any{"library_id": sd.LibraryMessyID}); res.IsError {
+			t.Fatal(apptest.Text(res))
+		}
+	}
+	if one := sent(); len(sweep) >= len(one) {
+		t.Errorf("audit_library sent %d requests; the five audits one by one %d", len(sweep), len(one))
+	}
+}

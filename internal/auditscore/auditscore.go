@@ -22,14 +22,40 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
 
-// Tools are the curation toolset's audits.
-var Tools = []string{"audit_series", "audit_people", "audit_duplicates", "audit_missing", "audit_tags_and_genres"}
+// Tools are the curation toolset's audits: the five with a tool of their
+// own, then those audit_library runs alone with its audit argument
+// ("audit_library/no_audio"), then audit_library with every audit at once
+// (Sweep), which must find what all of them planted.
+var Tools = append(append([]string(nil), OwnTools...),
+	"audit_library/no_audio", "audit_library/one_chapter", "audit_library/author_in_title", "audit_library/author_images", "audit_library/covers", Sweep)
+
+// Alone are the audits audit_library runs only when its audit argument
+// names them (they read much): the sweep is not held to find theirs.
+var Alone = map[string]bool{"audit_library/covers": true}
+
+// OwnTools are the five audits with a tool of their own.
+var OwnTools = []string{"audit_series", "audit_people", "audit_duplicates", "audit_missing", "audit_tags_and_genres"}
+
+// Sweep is audit_library on a book library with every audit.
+const Sweep = "audit_library"
+
+// ownTool is the audit's tool for a finding of the sweep: "series" is
+// audit_series; an audit without a tool of its own is
+// "audit_library/NAME".
+func ownTool(audit string) string {
+	switch audit {
+	case "series", "people", "duplicates", "missing", "tags_and_genres":
+		return "audit_" + audit
+	}
+	return Sweep + "/" + audit
+}
 
 // Call calls a tool by name, as an MCP client does.
 type Call func(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error)
 
 // finding is a finding of any audit, as its answer gives it.
 type finding struct {
+	Audit   string   `json:"audit"` // audit_library
 	Kind    string   `json:"kind"`
 	IDs     []string `json:"ids"`
 	Names   []string `json:"names"`
@@ -52,8 +78,13 @@ func Walk(ctx context.Context, call Call, tool, library string, limit int) (keys
 func walk(ctx context.Context, call Call, tool, library string, limit int) (keys []string, named map[string]bool, counts map[string]int, reasons map[string][]string, err error) {
 	named, reasons = map[string]bool{}, map[string][]string{}
 	page := 0
+	name, audit, _ := strings.Cut(tool, "/")
 	for range 1000 {
-		res, err := call(ctx, tool, map[string]any{"library_id": library, "page": page, "limit": limit})
+		args := map[string]any{"library_id": library, "page": page, "limit": limit}
+		if audit != "" {
+			args["audit"] = audit
+		}
+		res, err := call(ctx, name, args)
 		if err != nil {
 			return nil, nil, nil, nil, fmt.Errorf("%s: %v", tool, err)
 		}
@@ -62,9 +93,13 @@ func walk(ctx context.Context, call Call, tool, library string, limit int) (keys
 			return nil, nil, nil, nil, fmt.Errorf("%s: %s", tool, text)
 		}
 		var v struct {
-			Total    int            `json:"total"`
-			Counts   map[string]int `json:"counts"`
-			Findings []finding      `json:"findings"`
+			Total  int            `json:"total"`
+			Counts map[string]int `json:"counts"`
+			Audits []struct {
+				Audit  string         `json:"audit"`
+				Counts map[string]int `json:"counts"`
+			} `json:"audits"` // audit_library
+			Findings []finding `json:"findings"`
 			Next     *struct {
 				Page, Limit int
 			} `json:"next"`
@@ -74,8 +109,25 @@ func walk(ctx context.Context, call Call, tool, library string, limit int) (keys
 		}
 		if counts == nil {
 			counts = v.Counts
+			if name == Sweep {
+				// Each audit's counts, under its finding keys' tool and
+				// kind, or under the kind alone for one audit.
+				counts = map[string]int{}
+				for _, a := range v.Audits {
+					for k, n := range a.Counts {
+						if tool == Sweep {
+							k = ownTool(a.Audit) + " " + k
+						}
+						counts[k] = n
+					}
+				}
+			}
 		}
 		for _, f := range v.Findings {
+			tool := tool
+			if f.Audit != "" && name == Sweep && audit == "" {
+				tool = ownTool(f.Audit)
+			}
 			if tool == "audit_missing" {
 				for _, k := range f.Missing {
 					keys = append(keys, standin.MessyKey(tool, k, []string{f.ItemID}))
@@ -128,6 +180,15 @@ type Score struct {
 // of its findings. It answers each audit's figures, in Tools' order; an
 // audit that could not be called is reported and has no figures.
 func Run(ctx context.Context, call Call, library string, limit int, m standin.Messy, errorf func(string, ...any)) []Score {
+	return RunTools(ctx, call, Tools, library, limit, m, errorf)
+}
+
+// PodcastTools are the audits of a podcast library: audit_library's
+// podcasts audit alone, then the sweep.
+var PodcastTools = []string{"audit_library/podcasts", Sweep}
+
+// RunTools is Run with the audits tools (of Tools or PodcastTools).
+func RunTools(ctx context.Context, call Call, tools []string, library string, limit int, m standin.Messy, errorf func(string, ...any)) []Score {
 	planted := map[string]map[string]bool{}
 	for _, p := range m.Planted {
 		if planted[p.Tool] == nil {
@@ -135,8 +196,14 @@ func Run(ctx context.Context, call Call, library string, limit int, m standin.Me
 		}
 		planted[p.Tool][standin.MessyKey(p.Tool, p.Kind, p.Keys)] = true
 	}
+	planted[Sweep] = map[string]bool{}
+	for _, p := range m.Planted {
+		if !Alone[p.Tool] {
+			planted[Sweep][standin.MessyKey(p.Tool, p.Kind, p.Keys)] = true
+		}
+	}
 	var scores []Score
-	for _, tool := range Tools {
+	for _, tool := range tools {
 		want := planted[tool]
 		if len(want) == 0 {
 			errorf("%s: nothing planted for it in the messy library", tool)
@@ -153,7 +220,7 @@ func Run(ctx context.Context, call Call, library string, limit int, m standin.Me
 				errorf("%s reported twice: %s", tool, k)
 			}
 			got[k] = true
-			perKind[strings.Fields(k)[1]]++
+			perKind[kindOf(tool, k)]++
 		}
 		tp := 0
 		var extra []string
@@ -218,6 +285,16 @@ func Run(ctx context.Context, call Call, library string, limit int, m standin.Me
 		scores = append(scores, s)
 	}
 	return scores
+}
+
+// kindOf is what a finding's key is counted under: its kind, and for the
+// sweep its audit's tool too.
+func kindOf(tool, key string) string {
+	f := strings.Fields(key)
+	if tool == Sweep {
+		return f[0] + " " + f[1]
+	}
+	return f[1]
 }
 
 // Table is the figures as the Markdown table RESULTS.md shows.

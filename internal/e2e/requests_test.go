@@ -108,6 +108,16 @@ var nameCases = []readCase{
 	// Three series match "s" (Discworld, The Expanse, Earthsea): each one's
 	// books in series order.
 	{tool: "search_library", args: map[string]any{"library_id": sd.LibraryBooksID, "q": "s"}},
+	// Every audit of a book library: 14 reads, each listing once.
+	{tool: "audit_library", args: map[string]any{"library_id": sd.LibraryBooksID}},
+	// One audit: the library and the listing it reads.
+	{tool: "audit_library", args: map[string]any{"library_id": sd.LibraryBooksID, "audit": "no_audio"}},
+	// The covers, asked for: the library, its books, and each of the 16
+	// books' covers.
+	{tool: "audit_library", args: map[string]any{"library_id": sd.LibraryBooksID, "audit": "covers"}, per: 16},
+	// A podcast library: the library, its podcasts, and each of its 2
+	// podcasts' episodes.
+	{tool: "audit_library", args: map[string]any{"library_id": sd.LibraryPodcastsID}, per: 2},
 }
 
 // distinctItems counts the distinct library items in a list argument (ids,

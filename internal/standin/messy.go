@@ -51,6 +51,10 @@ type messyBook struct {
 	// noCover, noDescription, noYear, noLanguage, noChapters, noASIN and
 	// noISBN leave the field empty; missing marks the item's files missing.
 	noCover, noDescription, noYear, noLanguage, noChapters, noASIN, noISBN, missing bool
+	// ebookOnly gives the book an ebook and no audio file; chapters, when
+	// not 0, is how many chapters it has (3 otherwise).
+	ebookOnly bool
+	chapters  int
 }
 
 type messySeq struct{ name, seq string }
@@ -184,7 +188,7 @@ func MessyData() (*Data, Messy) {
 	seriesID := func(name string) string { return sid("messy:series:" + name) }
 	itemID := func(key string) string { return sid("messy:item:" + key) }
 	seenAuthor, seenSeries := map[string]bool{}, map[string]bool{}
-	for i, b := range messyBooks() {
+	for i, b := range append(messyBooks(), messyMoreBooks()...) {
 		added := created + int64(i)*3600000
 		var authors []string
 		for _, a := range b.authors {
@@ -233,8 +237,12 @@ func MessyData() (*Data, Messy) {
 			Chapters: []Chapter{}, MetaTags: map[string]string{"tagAlbum": b.title, "tagTitle": b.title}, MimeType: "audio/mp4"}
 		var chapters []Chapter
 		if !b.noChapters {
-			for c := 0; c < 3; c++ {
-				chapters = append(chapters, Chapter{ID: c, Start: dur * float64(c) / 3, End: dur * float64(c+1) / 3, Title: fmt.Sprintf("Chapter %d", c+1)})
+			n := 3
+			if b.chapters > 0 {
+				n = b.chapters
+			}
+			for c := 0; c < n; c++ {
+				chapters = append(chapters, Chapter{ID: c, Start: dur * float64(c) / float64(n), End: dur * float64(c+1) / float64(n), Title: fmt.Sprintf("Chapter %d", c+1)})
 			}
 		}
 		book := &Book{ID: sid("messy:book:" + b.key), Title: b.title, Subtitle: b.subtitle, AuthorIDs: authors, Series: series,
@@ -255,6 +263,9 @@ func MessyData() (*Data, Messy) {
 		}
 		if b.noLanguage {
 			book.Language = ""
+		}
+		if b.ebookOnly {
+			messyEbookOnly(book, path, added)
 		}
 		d.Items = append(d.Items, LibraryItem{ID: itemID(b.key), Ino: ino("messy:dir:" + b.key), LibraryID: LibraryMessyID, FolderID: folder,
 			Path: path, RelPath: b.key, IsMissing: b.missing, MtimeMs: added, CtimeMs: added, BirthtimeMs: added, AddedAt: added,
@@ -336,6 +347,7 @@ func MessyData() (*Data, Messy) {
 	m.Clean = append(m.Clean, authors("John Smith", "Jane Smith", "J. Smith", "Andy Weir", "Terry Pratchett", "James S. A. Corey", "Mary Jones",
 		"George R. R. Martin", "George Martin", "Robert B. Parker", "Robert Parker", "Douglas Adams", "Frank Herbert", "Blake Crouch")...)
 	m.Clean = append(m.Clean, "Ray Porter", "favourite", "to-read", "Fiction")
+	m = messyMore(d, m, items)
 	return d, m
 }
 

@@ -561,7 +561,7 @@ func Parse(b []byte) (*Manifest, error) {
 				Type:        "string",
 				Maps:        "local",
 				MaxLength:   200,
-				Description: "Token from an earlier answer.",
+				Description: "From an earlier answer.",
 			})
 		}
 	}

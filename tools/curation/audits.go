@@ -258,8 +258,8 @@ func AuditSeries(ctx context.Context, d *kit.Deps, a toolargs.AuditSeries) (*mcp
 		}
 	}
 	counts := tally(seriesKinds, findings)
-	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
-		kit.Extra("read", fmt.Sprintf("%s and %s without a series", plural(len(series), "series", "series"), plural(len(loose.items), "book", "books"))))
+	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts,
+		fmt.Sprintf("%s and %s without a series", plural(len(series), "series", "series"), plural(len(loose.items), "book", "books")))
 }
 
 type itemsRead struct {
@@ -314,7 +314,7 @@ var peopleKinds = []string{"author_spelling", "narrator_spelling"}
 // minutes and does not update when a book's narrators are edited or an
 // author renamed, so spellings written since would be missed.
 func AuditPeople(ctx context.Context, d *kit.Deps, a toolargs.AuditPeople) (*mcp.CallToolResult, error) {
-	_, lib, err := d.ReadLibrary(ctx, a.LibraryID)
+	lib, err := readLibrary(ctx, d, a.LibraryID)
 	if err != nil {
 		return nil, err
 	}
@@ -357,8 +357,8 @@ func AuditPeople(ctx context.Context, d *kit.Deps, a toolargs.AuditPeople) (*mcp
 		findings = append(findings, f)
 	}
 	counts := tally(peopleKinds, findings)
-	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
-		kit.Extra("read", fmt.Sprintf("%s and %s", plural(len(authors), "author", "authors"), plural(len(narrators), "narrator", "narrators"))))
+	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts,
+		fmt.Sprintf("%s and %s", plural(len(authors), "author", "authors"), plural(len(narrators), "narrator", "narrators")))
 }
 
 // samePeople groups the names that spell one person: alike under
@@ -522,8 +522,8 @@ func AuditDuplicates(ctx context.Context, d *kit.Deps, a toolargs.AuditDuplicate
 		findings = append(findings, f)
 	}
 	counts := tally(duplicateKinds, findings)
-	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
-		kit.Extra("read", plural(len(items), "book", "books")))
+	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts,
+		plural(len(items), "book", "books"))
 }
 
 // isbnKey is an ISBN's digits (and a final X), so that "978-0-7653"
@@ -636,8 +636,7 @@ func AuditMissing(ctx context.Context, d *kit.Deps, a toolargs.AuditMissing) (*m
 		}
 	}
 	sort.Slice(findings, func(i, j int) bool { return findings[i].LibraryItemID < findings[j].LibraryItemID })
-	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
-		kit.Extra("read", plural(len(items), "book", "books")))
+	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts, plural(len(items), "book", "books"))
 }
 
 // ---------------------------------------------------------------- tags and genres
@@ -697,6 +696,6 @@ func AuditTagsAndGenres(ctx context.Context, d *kit.Deps, a toolargs.AuditTagsAn
 		}
 	}
 	counts := tally(termKinds, findings)
-	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
-		kit.Extra("read", plural(len(items), "book", "books")))
+	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts,
+		plural(len(items), "book", "books"))
 }

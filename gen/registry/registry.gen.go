@@ -909,6 +909,48 @@ var All = []Tool{
 		Handler: removeItemCover,
 	},
 	{
+		Name: "find_match_candidates", Title: "Find match candidates", Toolset: "upkeep",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
+		Operations: []string{"getLibraryItem", "searchBooks"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "find_match_candidates",
+			Description: "A provider's results for a book, each with how well it fits and why.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"default":"google","description":"Provider, or custom-ID."},"title":{"type":"string","description":"Search title (default: the book's)."},"author":{"type":"string","description":"Search author (default: the book's)."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":5,"description":"Candidates per page."}},"required":["library_item_id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+		},
+		Handler: findMatchCandidates,
+	},
+	{
+		Name: "search_covers", Title: "Search covers", Toolset: "upkeep",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
+		Operations: []string{"getLibraryItem", "searchCovers"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "search_covers",
+			Description: "Cover images providers offer for a book, for set_item_cover.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["best","all","google","itunes","openlibrary","fantlab","audiobookcovers","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"default":"best","description":"Provider, best, all, or custom-ID."},"title":{"type":"string","description":"Search title (default: the book's)."},"author":{"type":"string","description":"Search author (default: the book's)."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"Covers per page."}},"required":["library_item_id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+		},
+		Handler: searchCovers,
+	},
+	{
+		Name: "set_item_cover", Title: "Set item cover", Toolset: "upkeep",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true,
+		Reason:     "Audiobookshelf downloads the image from the internet and overwrites or deletes the item's old cover file.",
+		Operations: []string{"getMe", "getLibraryItem", "setLibraryItemCover"},
+		NeedsAuth:  true,
+		Permission: permission.Upload,
+		Guard:      &Guard{Condition: "when effect replaces_cover", WhenParams: nil, WhenEffects: []string{"replaces_cover"}, BindsTo: []string{"library_item_id", "url"}, Kind: "covers", TakesOut: "The item's present cover image, which Audiobookshelf overwrites or deletes on disk; it cannot be set back from here.", Stays: "The item's audio files, metadata, progress and bookmarks are not touched."},
+		Definition: &mcp.Tool{
+			Name:        "set_item_cover",
+			Description: "Set a library item's cover from an image URL; asks when it has one.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Item id or title."},"url":{"type":"string","description":"The image's URL."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["library_item_id","url"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
+		},
+		Handler: setItemCover,
+	},
+	{
 		Name: "what_next", Title: "What to listen to next", Toolset: "listening",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listMediaProgress", "getMe", "listItemsInProgress", "listLibraries", "getLibraryItem", "listLibraryItems"},
@@ -2344,6 +2386,72 @@ func removeItemCover(d *kit.Deps) kit.Handler {
 			Stays:    "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched.",
 		}); !ok {
 			return res, nil
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func findMatchCandidates(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeFindMatchCandidates(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return upkeep.FindMatchCandidates(ctx, d, a)
+	}
+}
+
+func searchCovers(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeSearchCovers(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return upkeep.SearchCovers(ctx, d, a)
+	}
+}
+
+func setItemCover(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeSetItemCover(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "set_item_cover", permission.Upload)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := upkeep.PlanSetItemCover(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if plan.Effect("replaces_cover") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "set_item_cover", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
+				TakesOut: "The item's present cover image, which Audiobookshelf overwrites or deletes on disk; it cannot be set back from here.",
+				Stays:    "The item's audio files, metadata, progress and bookmarks are not touched.",
+			}); !ok {
+				return res, nil
+			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
 		}
 		return plan.Execute(ctx)
 	}

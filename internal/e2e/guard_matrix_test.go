@@ -132,6 +132,14 @@ func guardedCases() []guardedCase {
 				return it.Book.CoverPath == ""
 			},
 			targets: []string{sd.ItemMort}},
+		{tool: "set_item_cover", other: map[string]any{"library_item_id": sd.ItemSourcery, "url": "https://covers.example/mort.jpg"},
+			args:   map[string]any{"library_item_id": sd.ItemMort, "url": "https://covers.example/mort.png"},
+			method: "POST", path: "/api/items/" + sd.ItemMort + "/cover",
+			done: func(s *sd.Server) bool {
+				it, _ := s.Item(sd.ItemMort)
+				return strings.HasSuffix(it.Book.CoverPath, "/cover.png")
+			},
+			targets: []string{sd.ItemMort}},
 		{tool: "delete_playlist", other: map[string]any{"playlist_id": sd.PlaylistCatchUp},
 			args:   map[string]any{"playlist_id": sd.PlaylistCommute},
 			method: "DELETE", path: "/api/playlists/" + sd.PlaylistCommute,

@@ -472,6 +472,22 @@ var upkeepRequestCases = []readCase{
 	{tool: "match_library_item", args: map[string]any{"library_item_id": sd.ItemMort, "override": true}},
 	{tool: "get_item_cover", args: map[string]any{"library_item_id": sd.ItemMort}},
 	{tool: "remove_item_cover", args: map[string]any{"library_item_id": sd.ItemMort}},
+	// A book with a cover asks: 5; one without answers with the put-back: 3.
+	{tool: "set_item_cover", args: map[string]any{"library_item_id": sd.ItemMort, "url": "https://covers.example/mort.jpg"}},
+	{tool: "set_item_cover", args: map[string]any{"library_item_id": sd.ItemMort, "url": "https://covers.example/mort.jpg"}, setup: coverless(sd.ItemMort)},
+}
+
+// coverless takes the cover off a book before a call.
+func coverless(id string) func(s *sd.Server) {
+	return func(s *sd.Server) {
+		s.Update(func(d *sd.Data) {
+			for i := range d.Items {
+				if d.Items[i].ID == id {
+					d.Items[i].Book.CoverPath = ""
+				}
+			}
+		})
+	}
 }
 
 func init() {

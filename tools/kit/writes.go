@@ -62,6 +62,7 @@ var writeAnswers = []writeAnswer{
 	{"updateLibraryItemMedia", http.MethodPatch, regexp.MustCompile(`/api/items/[^/]+/media$`), false, []string{"libraryItem"}, "get_library_item"},
 	{"matchLibraryItem", http.MethodPost, regexp.MustCompile(`/api/items/[^/]+/match$`), false, nil, "get_library_item"},
 	{"removeLibraryItemCover", http.MethodDelete, regexp.MustCompile(`/api/items/[^/]+/cover$`), true, nil, "get_library_item"},
+	{"setLibraryItemCover", http.MethodPost, regexp.MustCompile(`/api/items/[^/]+/cover$`), false, []string{"success", "cover"}, "get_library_item"},
 	// curation toolset
 	{"renameTag", http.MethodPost, regexp.MustCompile(`/api/tags/rename$`), false, []string{"tagMerged", "numItemsUpdated"}, "audit_tags_and_genres"},
 	{"renameGenre", http.MethodPost, regexp.MustCompile(`/api/genres/rename$`), false, []string{"genreMerged", "numItemsUpdated"}, "audit_tags_and_genres"},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
 // find_match_candidates shows every result of the provider beside the
@@ -86,6 +87,37 @@ func TestFindMatchCandidates(t *testing.T) {
 	if c, _ := at(t, v, "candidates").([]any); len(c) != 1 || at(t, c[0], "title") != "Mort" || at(t, v, "searched", "author") != "Pratchett" {
 		t.Errorf("custom provider: %v", v)
 	}
+	// 25 results with long descriptions on a book without one: a fill call
+	// carries a description of up to 5,000 characters (a longer one is
+	// named in not_filled), the default page fits the budget, and all 25 at
+	// once are refused saying how many to ask for.
+	var big []map[string]any
+	for i := 0; i < 25; i++ {
+		big = append(big, map[string]any{"title": "Mort", "author": "Terry Pratchett", "description": strings.Repeat("Death takes an apprentice. ", 2000)})
+	}
+	e.Standin.SetBookSearch("custom-big", "mort", big)
+	e.Standin.Update(func(d *sd.Data) {
+		for i := range d.Items {
+			if d.Items[i].ID == sd.ItemMort {
+				d.Items[i].Book.Description = ""
+			}
+		}
+	})
+	res := e.Call(t, "find_match_candidates", map[string]any{"library_item_id": sd.ItemMort, "provider": "custom-big"})
+	if text := apptest.Text(res); res.IsError || len(text) > kit.DefaultMaxResultChars || !strings.Contains(text, `"next"`) ||
+		!strings.Contains(text, "description (53999 characters, more than 5000)") {
+		t.Errorf("5 of 25 long results (%d characters): %.300s", len(text), text)
+	}
+	big[0]["description"] = strings.Repeat("Death takes an apprentice. ", 150) + "The end."
+	e.Standin.SetBookSearch("custom-big", "mort", big)
+	v = decode(t, e.Call(t, "find_match_candidates", map[string]any{"library_item_id": sd.ItemMort, "provider": "custom-big", "limit": 1}))
+	if d, _ := at(t, v, "candidates").([]any)[0].(map[string]any)["fill"].(map[string]any)["arguments"].(map[string]any)["fields"].(map[string]any)["description"].(string); len(d) != 4058 {
+		t.Errorf("a description of 4058 characters in the fill call: %d", len(d))
+	}
+	res = e.Call(t, "find_match_candidates", map[string]any{"library_item_id": sd.ItemMort, "provider": "custom-big", "limit": 25})
+	if text := apptest.Text(res); len(text) > kit.DefaultMaxResultChars || (res.IsError && !strings.Contains(text, "a smaller limit")) {
+		t.Errorf("25 long results (%d characters): %.300s", len(text), text)
+	}
 	// Refused before anything is sent: a podcast, a provider not known.
 	for _, c := range []struct {
 		args map[string]any
@@ -95,7 +127,7 @@ func TestFindMatchCandidates(t *testing.T) {
 		{map[string]any{"library_item_id": sd.ItemMort, "provider": "amazon"}, `"provider"`},
 	} {
 		e.Standin.ResetRequests()
-		res := e.Call(t, "find_match_candidates", c.args)
+		res = e.Call(t, "find_match_candidates", c.args)
 		if !res.IsError || !strings.Contains(apptest.Text(res), c.want) || len(e.Standin.Mutations()) != 0 {
 			t.Errorf("%v: %s", c.args, apptest.Text(res))
 		}

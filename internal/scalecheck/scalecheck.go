@@ -75,6 +75,11 @@ func Widest(t Targets) map[string][]map[string]any {
 	// width that stays within its byte bound, on an item with a cover.
 	if t.Cover != "" {
 		w["get_item_cover"] = []map[string]any{{"library_item_id": t.Cover, "width": 1024}}
+		// A provider's results and covers for a book: on the stand-in the
+		// recorded answers (The Colour of Magic has audible's); on a real
+		// server what its providers answer, or none without the internet.
+		w["find_match_candidates"] = []map[string]any{{"library_item_id": t.Cover, "provider": "audible"}}
+		w["search_covers"] = []map[string]any{{"library_item_id": t.Cover, "provider": "best"}}
 	}
 	return w
 }

@@ -19,8 +19,13 @@ import (
 )
 
 // candidateDescription is how much of a candidate's description is shown
-// beside it (its whole text is in the fill call when the book has none).
-const candidateDescription = 200
+// beside it (its whole text is in the fill call when the book has none);
+// fillDescription the longest description a fill call carries, so that a
+// page of candidates fits the result budget.
+const (
+	candidateDescription = 200
+	fillDescription      = 5000
+)
 
 // Candidate is one provider result beside the book, as
 // find_match_candidates shows it.
@@ -51,8 +56,10 @@ type Candidate struct {
 	// value for: what an update with them would replace.
 	Differs []string `json:"differs,omitempty"`
 	// Fill is the update_item_metadata call that fills the book's empty
-	// fields from the result (nil when it fills none).
-	Fill *kit.PutBack `json:"fill,omitempty"`
+	// fields from the result (nil when it fills none); NotFilled says
+	// which of them it leaves out, and why.
+	Fill      *kit.PutBack `json:"fill,omitempty"`
+	NotFilled string       `json:"not_filled,omitempty"`
 }
 
 // bookView is the book the candidates are compared with.
@@ -337,18 +344,28 @@ func candidateOf(b *absdata.Item, view bookView, r *absdata.BookSearchResult, ra
 		c.Why = []string{"nothing to compare"}
 	}
 	fill := map[string]any{}
+	var left []string
 	for k, v := range resultFields(r) {
 		if !holdsValue(b, k) {
 			// A value update_item_metadata would refuse (too long, a
-			// control character) is left out of the call.
-			if pb, _ := putBackArgs(b.ID, map[string]any{k: v}); pb != nil {
+			// control character) is left out of the call, and so is a
+			// description too long for a page of candidates.
+			if s, ok := v.(string); ok && k == "description" && len([]rune(s)) > fillDescription {
+				left = append(left, fmt.Sprintf("description (%d characters, more than %d)", len([]rune(s)), fillDescription))
+			} else if pb, _ := putBackArgs(b.ID, map[string]any{k: v}); pb != nil {
 				fill[k] = v
+			} else {
+				left = append(left, k+" (update_item_metadata would refuse it)")
 			}
 		} else if !sameValue(valueOf(b, k), v) {
 			c.Differs = append(c.Differs, k)
 		}
 	}
 	slices.Sort(c.Differs)
+	if len(left) > 0 {
+		slices.Sort(left)
+		c.NotFilled = strings.Join(left, "; ")
+	}
 	if len(fill) > 0 {
 		c.Fill = &kit.PutBack{Tool: "update_item_metadata", Arguments: map[string]any{"library_item_id": b.ID, "fields": fill}}
 	}

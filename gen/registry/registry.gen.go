@@ -100,7 +100,7 @@ var Toolsets = []Toolset{
 	{Name: "collections", Description: "Server-wide collections of books, with their order."},
 	{Name: "playlists", Description: "The user's playlists of books or podcast episodes."},
 	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes."},
-	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata, see or remove a cover."},
+	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata (quick, or a provider's result chosen), search, set, see or remove a cover."},
 	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf."},
 	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag, genre or narrator everywhere, and merges of several spellings into one; merges of two authors or two series; batch edits of chosen books (tags, genres, narrators, publisher, language, series) and a batch quick match."},
 }
@@ -895,11 +895,11 @@ var All = []Tool{
 	{
 		Name: "remove_item_cover", Title: "Remove item cover", Toolset: "upkeep",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
-		Reason:     "Audiobookshelf forgets which file is the item's cover, and no tool here sets one; a second removal finds no cover.",
+		Reason:     "Audiobookshelf forgets which file is the item's cover, and no tool here points it at that file again (set_item_cover takes an image URL); a second removal finds no cover.",
 		Operations: []string{"getMe", "getLibraryItem", "removeLibraryItemCover"},
 		NeedsAuth:  true,
 		Permission: permission.Delete,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id"}, Kind: "covers", TakesOut: "Which file is the item's cover cannot be set back from here; no tool here sets a cover.", Stays: "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id"}, Kind: "covers", TakesOut: "Which file is the item's cover cannot be set back from here; set_item_cover takes an image URL, not a file on the server.", Stays: "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "remove_item_cover",
 			Description: "Take a library item's cover off (the file stays). Asks first.",
@@ -916,7 +916,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "find_match_candidates",
 			Description: "A provider's results for a book, each with how well it fits and why.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"default":"google","description":"Provider, or custom-ID."},"title":{"type":"string","description":"Search title (default: the book's)."},"author":{"type":"string","description":"Search author (default: the book's)."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":5,"description":"Candidates per page."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["google","audible"]},{"pattern":"^(itunes|openlibrary|fantlab|audible[.](ca|uk|au|fr|de|jp|it|in|es)|custom-[0-9A-Za-z-]{1,64})$"}],"default":"google","description":"Provider, or custom-ID."},"title":{"type":"string","description":"Search title (default: the book's)."},"author":{"type":"string","description":"Search author (default: the book's)."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":5,"description":"Candidates per page."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: findMatchCandidates,
@@ -929,7 +929,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "search_covers",
 			Description: "Cover images providers offer for a book, for set_item_cover.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["best","all","google","itunes","openlibrary","fantlab","audiobookcovers","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"default":"best","description":"Provider, best, all, or custom-ID."},"title":{"type":"string","description":"Search title (default: the book's)."},"author":{"type":"string","description":"Search author (default: the book's)."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"Covers per page."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["best","all","google","audible"]},{"pattern":"^(itunes|openlibrary|fantlab|audiobookcovers|audible[.](ca|uk|au|fr|de|jp|it|in|es)|custom-[0-9A-Za-z-]{1,64})$"}],"default":"best","description":"Provider, best, all, or custom-ID."},"title":{"type":"string","description":"Search title (default: the book's)."},"author":{"type":"string","description":"Search author (default: the book's)."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"Covers per page."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: searchCovers,
@@ -2382,7 +2382,7 @@ func removeItemCover(d *kit.Deps) kit.Handler {
 			Tool: "remove_item_cover", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			Found:    found.Sentences(),
-			TakesOut: "Which file is the item's cover cannot be set back from here; no tool here sets a cover.",
+			TakesOut: "Which file is the item's cover cannot be set back from here; set_item_cover takes an image URL, not a file on the server.",
 			Stays:    "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched.",
 		}); !ok {
 			return res, nil

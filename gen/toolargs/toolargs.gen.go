@@ -1196,7 +1196,7 @@ func DecodeFindMatchCandidates(raw json.RawMessage) (FindMatchCandidates, error)
 		return a, err
 	}
 	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
-	a.Provider = argdec.Or(d.String("provider", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"google", "itunes", "openlibrary", "fantlab", "audible", "audible.ca", "audible.uk", "audible.au", "audible.fr", "audible.de", "audible.jp", "audible.it", "audible.in", "audible.es"}, Pattern: "^custom-[0-9A-Za-z-]{1,64}$"}), "google")
+	a.Provider = argdec.Or(d.String("provider", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"google", "audible"}, Pattern: "^(itunes|openlibrary|fantlab|audible[.](ca|uk|au|fr|de|jp|it|in|es)|custom-[0-9A-Za-z-]{1,64})$"}), "google")
 	a.Title = d.String("title", argdec.StringRule{Required: false, MinLen: 1, MaxLen: 500, Enum: nil})
 	a.Author = d.String("author", argdec.StringRule{Required: false, MinLen: 1, MaxLen: 500, Enum: nil})
 	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
@@ -1222,7 +1222,7 @@ func DecodeSearchCovers(raw json.RawMessage) (SearchCovers, error) {
 		return a, err
 	}
 	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
-	a.Provider = argdec.Or(d.String("provider", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"best", "all", "google", "itunes", "openlibrary", "fantlab", "audiobookcovers", "audible", "audible.ca", "audible.uk", "audible.au", "audible.fr", "audible.de", "audible.jp", "audible.it", "audible.in", "audible.es"}, Pattern: "^custom-[0-9A-Za-z-]{1,64}$"}), "best")
+	a.Provider = argdec.Or(d.String("provider", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"best", "all", "google", "audible"}, Pattern: "^(itunes|openlibrary|fantlab|audiobookcovers|audible[.](ca|uk|au|fr|de|jp|it|in|es)|custom-[0-9A-Za-z-]{1,64})$"}), "best")
 	a.Title = d.String("title", argdec.StringRule{Required: false, MinLen: 1, MaxLen: 500, Enum: nil})
 	a.Author = d.String("author", argdec.StringRule{Required: false, MinLen: 1, MaxLen: 500, Enum: nil})
 	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)

@@ -506,6 +506,15 @@ type GetLibraryItemParams struct {
 // GetLibraryItemParamsExpanded defines parameters for GetLibraryItem.
 type GetLibraryItemParamsExpanded int
 
+// UpdateLibraryItemChaptersJSONBody defines parameters for UpdateLibraryItemChapters.
+type UpdateLibraryItemChaptersJSONBody struct {
+	Chapters []struct {
+		End   float64 `json:"end"`
+		Start float64 `json:"start"`
+		Title string  `json:"title"`
+	} `json:"chapters"`
+}
+
 // GetLibraryItemCoverParams defines parameters for GetLibraryItemCover.
 type GetLibraryItemCoverParams struct {
 	// Width Width in pixels, at most 4096 (default 400).
@@ -731,6 +740,15 @@ type SearchBooksParams struct {
 	Id *string `form:"id,omitempty" json:"id,omitempty"`
 }
 
+// SearchChaptersParams defines parameters for SearchChapters.
+type SearchChaptersParams struct {
+	// Asin The book's ASIN.
+	Asin string `form:"asin" json:"asin"`
+
+	// Region Audible region (default us).
+	Region *string `form:"region,omitempty" json:"region,omitempty"`
+}
+
 // SearchCoversParams defines parameters for SearchCovers.
 type SearchCoversParams struct {
 	// Title Title searched for.
@@ -787,6 +805,9 @@ type BatchQuickMatchLibraryItemsJSONRequestBody = BatchQuickMatch
 
 // BatchUpdateLibraryItemsJSONRequestBody defines body for BatchUpdateLibraryItems for application/json ContentType.
 type BatchUpdateLibraryItemsJSONRequestBody = BatchUpdateLibraryItemsJSONBody
+
+// UpdateLibraryItemChaptersJSONRequestBody defines body for UpdateLibraryItemChapters for application/json ContentType.
+type UpdateLibraryItemChaptersJSONRequestBody UpdateLibraryItemChaptersJSONBody
 
 // SetLibraryItemCoverJSONRequestBody defines body for SetLibraryItemCover for application/json ContentType.
 type SetLibraryItemCoverJSONRequestBody SetLibraryItemCoverJSONBody
@@ -1527,6 +1548,24 @@ type ClientInterface interface {
 	// Corresponds with GET /api/items/{id} (the `GetLibraryItem` operationId).
 	GetLibraryItem(ctx context.Context, id string, params *GetLibraryItemParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// UpdateLibraryItemChaptersWithBody Set a book's chapters
+	//
+	// LibraryItemController.updateMediaChapters (behind LibraryItemController.middleware: 404, 403 for an item the user may not access or without the update permission). A missing item, a podcast or a book without audio tracks answers 500 "Internal Server Error"; a body whose chapters is not a list of {title (a non-empty string), start, end (numbers)} 400 "Bad Request". The list replaces the book's chapters, ids renumbered from 0; an empty list clears them. The book's record (its updatedAt) changes, the library item's updatedAt does not. Answers {success: true, updated}: updated false when the chapters were already these.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/items/{id}/chapters (the `UpdateLibraryItemChapters` operationId).
+	UpdateLibraryItemChaptersWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateLibraryItemChapters Set a book's chapters
+	//
+	// LibraryItemController.updateMediaChapters (behind LibraryItemController.middleware: 404, 403 for an item the user may not access or without the update permission). A missing item, a podcast or a book without audio tracks answers 500 "Internal Server Error"; a body whose chapters is not a list of {title (a non-empty string), start, end (numbers)} 400 "Bad Request". The list replaces the book's chapters, ids renumbered from 0; an empty list clears them. The book's record (its updatedAt) changes, the library item's updatedAt does not. Answers {success: true, updated}: updated false when the chapters were already these.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/items/{id}/chapters (the `UpdateLibraryItemChapters` operationId).
+	UpdateLibraryItemChapters(ctx context.Context, id string, body UpdateLibraryItemChaptersJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RemoveLibraryItemCover Forget a library item's cover
 	//
 	// LibraryItemController.removeCover (behind LibraryItemController.middleware: 404 for an unknown item, 403 for an item the user may not access, and 403 without the delete permission, canDelete, as for every DELETE there, before anything changes). When the item has a cover it sets media.coverPath to null, moves the item's updatedAt and purges the resized covers (CacheManager.purgeCoverCache); the image file itself is not deleted and stays where it is. An item without a cover is left as it is. Either way the answer is 200 "OK".
@@ -2063,6 +2102,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/search/books (the `SearchBooks` operationId).
 	SearchBooks(ctx context.Context, params *SearchBooksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// SearchChapters A book's chapters from Audnexus, by ASIN
+	//
+	// SearchController.findChapters (BookFinder.findChapters, providers/Audnexus getChaptersByASIN): any signed-in user. It asks https://api.audnex.us/books/<ASIN>/chapters (a fixed URL, not configurable) over the internet and passes its answer on: {asin, brandIntroDurationMs, brandOutroDurationMs, chapters: [{lengthMs, startOffsetMs, startOffsetSec, title}], isAccurate, region, runtimeLengthMs, runtimeLengthSec}. Every failure answers 200 too: {error: "Chapters not found", stringKey: "MessageChaptersNotFound"} when Audnexus has none or cannot be reached, {error: "Invalid ASIN", stringKey: "MessageInvalidAsin"} for an ASIN that is not ten letters and digits; a missing asin answers 500 {error: "Internal server error"}.
+	//
+	// Corresponds with GET /api/search/chapters (the `SearchChapters` operationId).
+	SearchChapters(ctx context.Context, params *SearchChaptersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SearchCovers Search metadata providers for cover images
 	//
 	// SearchController.findCovers (BookFinder.findCovers): any signed-in user. title is required (400 {"error": ...} without it). provider is one of BookFinder's providers (default google), best (google, fantlab and audible one after the other), all (every provider one after the other), or custom-<id>. The answer is {results: [cover URL, ...]}, each URL once, in the providers' order.
@@ -2554,6 +2600,44 @@ func (c *Client) DeleteLibraryItem(ctx context.Context, id string, params *Delet
 // Corresponds with GET /api/items/{id} (the `GetLibraryItem` operationId).
 func (c *Client) GetLibraryItem(ctx context.Context, id string, params *GetLibraryItemParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetLibraryItemRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateLibraryItemChaptersWithBody Set a book's chapters
+//
+// LibraryItemController.updateMediaChapters (behind LibraryItemController.middleware: 404, 403 for an item the user may not access or without the update permission). A missing item, a podcast or a book without audio tracks answers 500 "Internal Server Error"; a body whose chapters is not a list of {title (a non-empty string), start, end (numbers)} 400 "Bad Request". The list replaces the book's chapters, ids renumbered from 0; an empty list clears them. The book's record (its updatedAt) changes, the library item's updatedAt does not. Answers {success: true, updated}: updated false when the chapters were already these.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/items/{id}/chapters (the `UpdateLibraryItemChapters` operationId).
+func (c *Client) UpdateLibraryItemChaptersWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateLibraryItemChaptersRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateLibraryItemChapters Set a book's chapters
+//
+// LibraryItemController.updateMediaChapters (behind LibraryItemController.middleware: 404, 403 for an item the user may not access or without the update permission). A missing item, a podcast or a book without audio tracks answers 500 "Internal Server Error"; a body whose chapters is not a list of {title (a non-empty string), start, end (numbers)} 400 "Bad Request". The list replaces the book's chapters, ids renumbered from 0; an empty list clears them. The book's record (its updatedAt) changes, the library item's updatedAt does not. Answers {success: true, updated}: updated false when the chapters were already these.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/items/{id}/chapters (the `UpdateLibraryItemChapters` operationId).
+func (c *Client) UpdateLibraryItemChapters(ctx context.Context, id string, body UpdateLibraryItemChaptersJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateLibraryItemChaptersRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3780,6 +3864,23 @@ func (c *Client) SearchBooks(ctx context.Context, params *SearchBooksParams, req
 	return c.Client.Do(req)
 }
 
+// SearchChapters A book's chapters from Audnexus, by ASIN
+//
+// SearchController.findChapters (BookFinder.findChapters, providers/Audnexus getChaptersByASIN): any signed-in user. It asks https://api.audnex.us/books/<ASIN>/chapters (a fixed URL, not configurable) over the internet and passes its answer on: {asin, brandIntroDurationMs, brandOutroDurationMs, chapters: [{lengthMs, startOffsetMs, startOffsetSec, title}], isAccurate, region, runtimeLengthMs, runtimeLengthSec}. Every failure answers 200 too: {error: "Chapters not found", stringKey: "MessageChaptersNotFound"} when Audnexus has none or cannot be reached, {error: "Invalid ASIN", stringKey: "MessageInvalidAsin"} for an ASIN that is not ten letters and digits; a missing asin answers 500 {error: "Internal server error"}.
+//
+// Corresponds with GET /api/search/chapters (the `SearchChapters` operationId).
+func (c *Client) SearchChapters(ctx context.Context, params *SearchChaptersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchChaptersRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SearchCovers Search metadata providers for cover images
 //
 // SearchController.findCovers (BookFinder.findCovers): any signed-in user. title is required (400 {"error": ...} without it). provider is one of BookFinder's providers (default google), best (google, fantlab and audible one after the other), all (every provider one after the other), or custom-<id>. The answer is {results: [cover URL, ...]}, each URL once, in the providers' order.
@@ -4659,6 +4760,53 @@ func NewGetLibraryItemRequest(server string, id string, params *GetLibraryItemPa
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewUpdateLibraryItemChaptersRequest calls the generic UpdateLibraryItemChapters builder with application/json body
+func NewUpdateLibraryItemChaptersRequest(server string, id string, body UpdateLibraryItemChaptersJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateLibraryItemChaptersRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateLibraryItemChaptersRequestWithBody constructs an http.Request for the UpdateLibraryItemChapters method, with any body, and a specified content type
+func NewUpdateLibraryItemChaptersRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/items/%s/chapters", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -7337,6 +7485,68 @@ func NewSearchBooksRequest(server string, params *SearchBooksParams) (*http.Requ
 		if params.Id != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "id", *params.Id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSearchChaptersRequest constructs an http.Request for the SearchChapters method
+func NewSearchChaptersRequest(server string, params *SearchChaptersParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/search/chapters")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "asin", params.Asin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Region != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "region", *params.Region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

@@ -951,6 +951,35 @@ var All = []Tool{
 		Handler: setItemCover,
 	},
 	{
+		Name: "get_provider_chapters", Title: "Get provider chapters", Toolset: "upkeep",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
+		Operations: []string{"getLibraryItem", "searchChapters"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "get_provider_chapters",
+			Description: "Audnexus's chapters for a book's ASIN, beside the book's own.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"asin":{"type":"string","description":"ASIN (default: the book's)."},"region":{"type":"string","enum":["us","ca","uk","au","fr","de","jp","it","in","es"],"default":"us","description":"Audible region."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Chapters per page."}},"required":["library_item_id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+		},
+		Handler: getProviderChapters,
+	},
+	{
+		Name: "set_item_chapters", Title: "Set item chapters", Toolset: "upkeep",
+		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: true,
+		Reason:     "Replaces the book's chapters with what Audnexus answers over the internet (or none); chapters replaced cannot be set back from here.",
+		Operations: []string{"getMe", "getLibraryItem", "searchChapters", "updateLibraryItemChapters"},
+		NeedsAuth:  true,
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "when effect replaces_chapters", WhenParams: nil, WhenEffects: []string{"replaces_chapters"}, BindsTo: []string{"library_item_id", "asin", "region", "clear"}, Kind: "book metadata", TakesOut: "The book's present chapters (titles, starts and ends), which no tool here can set back.", Stays: "The audio files, the chapters embedded in them, the book's metadata, progress and bookmarks are not touched."},
+		Definition: &mcp.Tool{
+			Name:        "set_item_chapters",
+			Description: "Set a book's chapters from Audnexus by ASIN, or clear them; asks where it has some.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"asin":{"type":"string","description":"ASIN (default: the book's)."},"region":{"type":"string","enum":["us","ca","uk","au","fr","de","jp","it","in","es"],"default":"us","description":"Audible region."},"clear":{"type":"boolean","description":"Clear the chapters instead."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["library_item_id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
+		},
+		Handler: setItemChapters,
+	},
+	{
 		Name: "what_next", Title: "What to listen to next", Toolset: "listening",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listMediaProgress", "getMe", "listItemsInProgress", "listLibraries", "getLibraryItem", "listLibraryItems"},
@@ -2447,6 +2476,60 @@ func setItemCover(d *kit.Deps) kit.Handler {
 				Found:    found.Sentences(),
 				TakesOut: "The item's present cover image, which Audiobookshelf overwrites or deletes on disk; it cannot be set back from here.",
 				Stays:    "The item's audio files, metadata, progress and bookmarks are not touched.",
+			}); !ok {
+				return res, nil
+			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func getProviderChapters(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetProviderChapters(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return upkeep.GetProviderChapters(ctx, d, a)
+	}
+}
+
+func setItemChapters(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeSetItemChapters(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		if err := upkeep.CheckSetItemChapters(a); err != nil {
+			return nil, err
+		}
+		ctx, err = d.Permit(ctx, "set_item_chapters", permission.Update)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := upkeep.PlanSetItemChapters(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if plan.Effect("replaces_chapters") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "set_item_chapters", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
+				TakesOut: "The book's present chapters (titles, starts and ends), which no tool here can set back.",
+				Stays:    "The audio files, the chapters embedded in them, the book's metadata, progress and bookmarks are not touched.",
 			}); !ok {
 				return res, nil
 			}

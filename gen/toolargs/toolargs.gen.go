@@ -1251,6 +1251,55 @@ func DecodeSetItemCover(raw json.RawMessage) (SetItemCover, error) {
 	return a, d.Err()
 }
 
+// GetProviderChapters holds the arguments of get_provider_chapters.
+type GetProviderChapters struct {
+	LibraryItemID string  `json:"library_item_id"` // Book id or title.
+	Asin          *string `json:"asin"`            // ASIN (default: the book's).
+	Region        string  `json:"region"`          // Audible region.
+	Page          int64   `json:"page"`            // 0-based page.
+	Limit         int64   `json:"limit"`           // Chapters per page.
+}
+
+// DecodeGetProviderChapters reads and checks the arguments of get_provider_chapters.
+func DecodeGetProviderChapters(raw json.RawMessage) (GetProviderChapters, error) {
+	var a GetProviderChapters
+	d, err := argdec.New(raw, "library_item_id", "asin", "region", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.Asin = d.String("asin", argdec.StringRule{Required: false, MinLen: 10, MaxLen: 10, Enum: nil})
+	a.Region = argdec.Or(d.String("region", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"us", "ca", "uk", "au", "fr", "de", "jp", "it", "in", "es"}}), "us")
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
+	return a, d.Err()
+}
+
+// SetItemChapters holds the arguments of set_item_chapters.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type SetItemChapters struct {
+	LibraryItemID string  `json:"library_item_id"` // Book id or title.
+	Asin          *string `json:"asin"`            // ASIN (default: the book's).
+	Region        string  `json:"region"`          // Audible region.
+	Clear         bool    `json:"clear"`           // Clear the chapters instead.
+	ConfirmToken  string  `json:"-"`               // Token from an earlier answer.
+}
+
+// DecodeSetItemChapters reads and checks the arguments of set_item_chapters.
+func DecodeSetItemChapters(raw json.RawMessage) (SetItemChapters, error) {
+	var a SetItemChapters
+	d, err := argdec.New(raw, "library_item_id", "asin", "region", "clear", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.Asin = d.String("asin", argdec.StringRule{Required: false, MinLen: 10, MaxLen: 10, Enum: nil})
+	a.Region = argdec.Or(d.String("region", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"us", "ca", "uk", "au", "fr", "de", "jp", "it", "in", "es"}}), "us")
+	a.Clear = argdec.Or(d.Bool("clear", false), false)
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}
+
 // WhatNext holds the arguments of what_next.
 type WhatNext struct {
 	LibraryID *string  `json:"library_id"` // Only this library.

@@ -194,3 +194,80 @@ func TestSearchAndSetCover(t *testing.T) {
 		t.Errorf("a file URL: %s", apptest.Text(res))
 	}
 }
+
+// get_provider_chapters shows Audnexus's chapters for the book's ASIN
+// beside its own count and whether the runtimes agree; set_item_chapters
+// applies them: a book with chapters asks first (no tool here sets a list
+// of chapters back), one without answers with the put-back (clear, which
+// asks). An ASIN Audnexus does not know, or a book without one, is refused
+// naming the argument, nothing sent.
+func TestProviderChapters(t *testing.T) {
+	t.Parallel()
+	var answer string
+	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult {
+		if answer == "decline" {
+			return &mcp.ElicitResult{Action: "decline"}
+		}
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
+	}}
+	e := start(t, apptest.Options{Elicit: rec.handle})
+	v := decode(t, e.Call(t, "get_provider_chapters", map[string]any{"library_item_id": sd.ItemLeviathanWakes}))
+	ch, _ := at(t, v, "chapters").([]any)
+	if len(ch) != 6 || at(t, ch[1], "title") != "Prologue: Julie" || at(t, ch[1], "start").(float64) != 30 || at(t, ch[1], "end").(float64) != 1830 ||
+		at(t, v, "book_chapters").(float64) != 40 || at(t, v, "runtimes") != "agree" || at(t, v, "asin") != "B004YE8ZYA" {
+		t.Errorf("chapters: %v", v)
+	}
+	// An ASIN Audnexus has no chapters for: none, and a note why.
+	v = decode(t, e.Call(t, "get_provider_chapters", map[string]any{"library_item_id": sd.ItemLeviathanWakes, "asin": "B000000000"}))
+	if c, _ := at(t, v, "chapters").([]any); len(c) != 0 || !strings.Contains(str(at(t, v, "note")), "Chapters not found") {
+		t.Errorf("no chapters: %v", v)
+	}
+	// Another edition's ASIN: the runtimes disagree, and the chapters
+	// are still shown.
+	v = decode(t, e.Call(t, "get_provider_chapters", map[string]any{"library_item_id": sd.ItemLeviathanWakes, "asin": "B00ABRIDGD"}))
+	if at(t, v, "runtimes") != "differ" || !strings.Contains(str(at(t, v, "note")), "another edition") {
+		t.Errorf("another edition: %v", v)
+	}
+
+	answer = "decline"
+	e.Standin.ResetRequests()
+	res := e.Call(t, "set_item_chapters", map[string]any{"library_item_id": sd.ItemLeviathanWakes})
+	q := rec.asked()
+	if !res.IsError || len(q) != 1 || !strings.Contains(q[0], `"Leviathan Wakes"`) || !strings.Contains(q[0], "40 chapter(s)") || len(e.Standin.Mutations()) != 0 {
+		t.Errorf("declined: %s; asked %q; %v", apptest.Text(res), q, mutations(e.Standin))
+	}
+	answer = "accept"
+	v = decode(t, e.Call(t, "set_item_chapters", map[string]any{"library_item_id": sd.ItemLeviathanWakes}))
+	it, _ := e.Standin.Item(sd.ItemLeviathanWakes)
+	if at(t, v, "updated") != true || v.(map[string]any)["put_back"] != nil || len(it.Book.Chapters) != 6 || it.Book.Chapters[5].End != 72630 || it.Book.Chapters[2].Title != "Chapter 1: Holden" {
+		t.Errorf("replaced: %v; chapters %v", v, it.Book.Chapters)
+	}
+
+	chapterless(sd.ItemLeviathanWakes)(e.Standin)
+	n := len(rec.asked())
+	v = decode(t, e.Call(t, "set_item_chapters", map[string]any{"library_item_id": sd.ItemLeviathanWakes}))
+	if len(rec.asked()) != n || at(t, v, "put_back", "tool") != "set_item_chapters" || at(t, v, "put_back", "arguments", "clear") != true {
+		t.Fatalf("a book without chapters: %v (asked %d)", v, len(rec.asked())-n)
+	}
+	pb := at(t, v, "put_back").(map[string]any)
+	e.Call(t, "set_item_chapters", pb["arguments"].(map[string]any))
+	if it, _ := e.Standin.Item(sd.ItemLeviathanWakes); len(it.Book.Chapters) != 0 || len(rec.asked()) != n+1 {
+		t.Errorf("the put-back: chapters %v, asked %d", it.Book.Chapters, len(rec.asked())-n)
+	}
+
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"library_item_id": sd.ItemMort}, "has no ASIN"},
+		{map[string]any{"library_item_id": sd.ItemLeviathanWakes, "asin": "B000000000"}, "Chapters not found"},
+		{map[string]any{"library_item_id": sd.ItemLeviathanWakes, "asin": "B004YE8ZYA", "clear": true}, `argument "clear"`},
+		{map[string]any{"library_item_id": sd.ItemLeviathanWakes, "clear": true}, "no chapters"},
+	} {
+		e.Standin.ResetRequests()
+		res := e.Call(t, "set_item_chapters", c.args)
+		if !res.IsError || !strings.Contains(apptest.Text(res), c.want) || len(e.Standin.Mutations()) != 0 {
+			t.Errorf("%v: %s", c.args, apptest.Text(res))
+		}
+	}
+}

@@ -231,6 +231,12 @@ func touch(t *testing.T, s *sd.Server, tool string) {
 					d.Items[i].UpdatedAt += 1000
 				}
 			}
+		case "set_item_chapters": // somebody renamed a chapter
+			for i := range d.Items {
+				if b := d.Items[i].Book; b != nil && len(b.Chapters) > 0 {
+					b.Chapters[0].Title += " (renamed)"
+				}
+			}
 		default:
 			t.Fatalf("touch: no change for %s", tool)
 		}

@@ -150,6 +150,7 @@ func TestSingleKeyPodcastAndUpkeepRefusedBeforeAsking(t *testing.T) {
 		{"match_library_item", map[string]any{"library_item_id": sd.ItemMort, "override": true}, "update"},
 		{"scan_library", map[string]any{"library_id": sd.LibraryBooksID}, "admin"},
 		{"set_item_cover", map[string]any{"library_item_id": sd.ItemMort, "url": "https://covers.example/mort.jpg"}, "upload"},
+		{"set_item_chapters", map[string]any{"library_item_id": sd.ItemLeviathanWakes}, "update"},
 	}
 	users := []struct {
 		name  string

@@ -80,6 +80,9 @@ func Widest(t Targets) map[string][]map[string]any {
 		// server what its providers answer, or none without the internet.
 		w["find_match_candidates"] = []map[string]any{{"library_item_id": t.Cover, "provider": "audible"}}
 		w["search_covers"] = []map[string]any{{"library_item_id": t.Cover, "provider": "best"}}
+		// Audnexus's chapters for the book's ASIN (recorded on the
+		// stand-in; a real server without the internet answers none).
+		w["get_provider_chapters"] = []map[string]any{{"library_item_id": t.Cover}}
 	}
 	return w
 }

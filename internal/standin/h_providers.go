@@ -9,10 +9,11 @@ import (
 	"strings"
 )
 
-// Metadata providers: the book and cover searches (SearchController,
-// BookFinder) answered from recorded provider answers
-// (providers/books.json), so no test needs the internet, and setting a
-// cover from a URL (LibraryItemController.uploadCover).
+// Metadata providers: the book, cover and chapter searches
+// (SearchController, BookFinder, Audnexus) answered from recorded provider
+// answers (providers/books.json, providers/chapters.json), so no test needs
+// the internet; setting a cover from a URL (LibraryItemController.uploadCover)
+// and a book's chapters (updateMediaChapters).
 
 //go:embed providers/books.json
 var recordedBooks []byte
@@ -33,6 +34,8 @@ func providerRoutes() []route {
 		api(G, "/search/books", hSearchBooks),
 		api(G, "/search/covers", hSearchCovers),
 		api(P, "/items/:id/cover", withItem(hItemSetCover)),
+		api(G, "/search/chapters", hSearchChapters),
+		api(P, "/items/:id/chapters", withItem(hItemSetChapters)),
 	}
 }
 
@@ -240,4 +243,98 @@ func (s *Server) knownCover(url string) bool {
 		}
 	}
 	return false
+}
+
+//go:embed providers/chapters.json
+var recordedChapters []byte
+
+// GET /api/search/chapters: SearchController.findChapters and
+// Audnexus.getChaptersByASIN, from recorded Audnexus answers. No asin is a
+// 500; an ASIN that is not ten letters and digits, and one Audnexus has no
+// chapters for, answer 200 with {error, stringKey}.
+func hSearchChapters(c *ctx) {
+	asin, ok := c.query("asin")
+	if !ok || len(c.q["asin"]) > 1 || len(c.q["region"]) > 1 {
+		c.sendJSONStatus(http.StatusInternalServerError, jobj{{"error", "Internal server error"}})
+		return
+	}
+	region := strings.ToLower(c.queryOr("region", "us"))
+	valid := len(asin) == 10
+	for _, r := range strings.ToUpper(asin) {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			valid = false
+		}
+	}
+	if !valid {
+		c.sendJSON(jobj{{"error", "Invalid ASIN"}, {"stringKey", "MessageInvalidAsin"}})
+		return
+	}
+	var rec map[string]json.RawMessage
+	if err := json.Unmarshal(recordedChapters, &rec); err != nil {
+		panic("standin: providers/chapters.json: " + err.Error())
+	}
+	var byASIN map[string]json.RawMessage
+	if r, ok := rec[region]; ok && !strings.HasPrefix(region, "_") {
+		if err := json.Unmarshal(r, &byASIN); err != nil {
+			panic("standin: providers/chapters.json: " + region + ": " + err.Error())
+		}
+	}
+	raw, ok := byASIN[strings.ToUpper(asin)]
+	if !ok {
+		c.sendJSON(jobj{{"error", "Chapters not found"}, {"stringKey", "MessageChaptersNotFound"}})
+		return
+	}
+	c.w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	c.w.WriteHeader(http.StatusOK)
+	_, _ = c.w.Write(raw)
+}
+
+// POST /api/items/:id/chapters: LibraryItemController.updateMediaChapters
+// (after the item middleware's update check). A podcast, a missing book
+// or one without audio files is a 500; chapters that are not a list of
+// {title, start, end} a 400. The list replaces the book's chapters, ids
+// renumbered; the book's updatedAt moves, the library item's does not.
+func hItemSetChapters(c *ctx) {
+	b := c.li.Book
+	if b == nil || c.li.IsMissing || len(b.AudioFiles) == 0 {
+		c.sendStatus(http.StatusInternalServerError)
+		return
+	}
+	body, _ := c.body.(map[string]any)
+	list, ok := body["chapters"].([]any)
+	if !ok {
+		c.sendStatus(http.StatusBadRequest)
+		return
+	}
+	chapters := make([]Chapter, 0, len(list))
+	for i, x := range list {
+		m, _ := x.(map[string]any)
+		title, _ := m["title"].(string)
+		start, sok := m["start"].(float64)
+		end, eok := m["end"].(float64)
+		if title == "" || !sok || !eok {
+			c.sendStatus(http.StatusBadRequest)
+			return
+		}
+		chapters = append(chapters, Chapter{ID: i, Start: start, End: end, Title: title})
+	}
+	updated := len(chapters) != len(b.Chapters)
+	if !updated {
+		for i := range chapters {
+			o := b.Chapters[i]
+			if o.Title != chapters[i].Title || o.Start != chapters[i].Start || o.End != chapters[i].End {
+				updated = true
+			}
+		}
+	}
+	if updated {
+		if len(chapters) == len(b.Chapters) {
+			for i := range chapters {
+				chapters[i].ID = b.Chapters[i].ID
+			}
+		}
+		b.Chapters = chapters
+		b.UpdatedAt = c.nowMs()
+	}
+	c.sendJSON(jobj{{"success", true}, {"updated", updated}})
 }

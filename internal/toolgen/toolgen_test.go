@@ -433,6 +433,9 @@ var beyondTheContract = map[string]bool{
 	// cover file.
 	"remove_item_cover": true,
 	"set_item_cover":    true,
+	// set_item_chapters on a book that has chapters: no tool here takes a
+	// list of chapters to set them back.
+	"set_item_chapters": true,
 	// rename_tag and rename_genre onto a name some item already holds (a
 	// merge the rename back cannot split) or where the old name is not
 	// last on some item (Audiobookshelf appends the new name at the end,

@@ -74,3 +74,20 @@ func (f *FlexList) UnmarshalJSON(b []byte) error {
 	*f = out
 	return nil
 }
+
+// ProviderChapters is GET /api/search/chapters's answer: Audnexus's
+// chapters of a book, or {error, stringKey} (with status 200).
+type ProviderChapters struct {
+	ASIN            string            `json:"asin"`
+	Error           string            `json:"error"`
+	IsAccurate      *bool             `json:"isAccurate"`
+	RuntimeLengthMs float64           `json:"runtimeLengthMs"`
+	Chapters        []ProviderChapter `json:"chapters"`
+}
+
+// ProviderChapter is one of Audnexus's chapters.
+type ProviderChapter struct {
+	LengthMs      float64 `json:"lengthMs"`
+	StartOffsetMs float64 `json:"startOffsetMs"`
+	Title         string  `json:"title"`
+}

@@ -63,6 +63,7 @@ var writeAnswers = []writeAnswer{
 	{"matchLibraryItem", http.MethodPost, regexp.MustCompile(`/api/items/[^/]+/match$`), false, nil, "get_library_item"},
 	{"removeLibraryItemCover", http.MethodDelete, regexp.MustCompile(`/api/items/[^/]+/cover$`), true, nil, "get_library_item"},
 	{"setLibraryItemCover", http.MethodPost, regexp.MustCompile(`/api/items/[^/]+/cover$`), false, []string{"success", "cover"}, "get_library_item"},
+	{"updateLibraryItemChapters", http.MethodPost, regexp.MustCompile(`/api/items/[^/]+/chapters$`), false, []string{"success", "updated"}, "get_item_chapters"},
 	// curation toolset
 	{"renameTag", http.MethodPost, regexp.MustCompile(`/api/tags/rename$`), false, []string{"tagMerged", "numItemsUpdated"}, "audit_tags_and_genres"},
 	{"renameGenre", http.MethodPost, regexp.MustCompile(`/api/genres/rename$`), false, []string{"genreMerged", "numItemsUpdated"}, "audit_tags_and_genres"},

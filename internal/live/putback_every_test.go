@@ -45,6 +45,12 @@ var putBackElsewhere = map[string]string{
 	"rename_tag":      "TestLiveRenames",
 	"rename_genre":    "TestLiveRenames",
 	"rename_narrator": "TestLiveRenames",
+	// Audnexus (api.audnex.us, a URL Audiobookshelf 2.36 does not let be
+	// configured) is on the internet: here the call is refused before it
+	// changes anything (the subtest "get_provider_chapters and
+	// set_item_chapters"); its free call and put-back run on the stand-in
+	// (TestEveryWriteAsksOrPutsBack).
+	"set_item_chapters": "TestEveryWriteAsksOrPutsBack (internal/e2e)",
 	// Batch updates of two books of the run, each free mode.
 	"batch_update_books": "TestLiveBatchUpdate",
 }
@@ -622,6 +628,40 @@ func TestLivePutBackEveryWrite(t *testing.T) {
 			t.Errorf("remove_item_cover asked %d time(s), want 1", asked.Load()-n)
 		}
 		compareBook(t, "book after set_item_cover and its put-back (remove_item_cover)", before, bookState(a, matchBook))
+	})
+
+	// Audnexus is on the internet, which this run does not reach (and
+	// Audiobookshelf 2.36 asks it at a fixed URL): get_provider_chapters
+	// answers none with the reason, and set_item_chapters is refused
+	// before anybody is asked or anything is changed; with clear, on a
+	// book without chapters, likewise.
+	t.Run("get_provider_chapters and set_item_chapters", func(t *testing.T) {
+		a := client(t)
+		before := bookState(a, matchBook)
+		v, errText := call(t, "get_provider_chapters", map[string]any{"library_item_id": matchBook, "asin": "B004YE8ZYA"})
+		if errText != "" {
+			t.Fatalf("get_provider_chapters: %s", errText)
+		}
+		if c, _ := v["chapters"].([]any); len(c) != 0 && !strings.Contains(fmt.Sprint(v["note"]), "runtime") {
+			t.Errorf("get_provider_chapters: %v", v)
+		} else if len(c) == 0 && !strings.Contains(fmt.Sprint(v["note"]), "Chapters not found") {
+			t.Errorf("get_provider_chapters without Audnexus: %v", v)
+		}
+		t.Logf("get_provider_chapters: %v", v["note"])
+		n := asked.Load()
+		_, errText = call(t, "set_item_chapters", map[string]any{"library_item_id": matchBook, "asin": "B004YE8ZYA"})
+		if len(at(before, "item", "media", "chapters").([]any)) == 0 && errText == "" {
+			t.Fatalf("set_item_chapters changed the chapters of %s: Audnexus answered here", matchBook)
+		}
+		if !strings.Contains(errText, `argument "asin"`) || asked.Load() != n {
+			t.Errorf("set_item_chapters without Audnexus: asked %d, %q", asked.Load()-n, errText)
+		}
+		if len(at(before, "item", "media", "chapters").([]any)) == 0 {
+			if _, errText = call(t, "set_item_chapters", map[string]any{"library_item_id": matchBook, "clear": true}); !strings.Contains(errText, "no chapters") || asked.Load() != n {
+				t.Errorf("clearing a book without chapters: asked %d, %q", asked.Load()-n, errText)
+			}
+		}
+		compareBook(t, "book after refused set_item_chapters calls", before, bookState(a, matchBook))
 	})
 
 	t.Run("scan_library", func(t *testing.T) {

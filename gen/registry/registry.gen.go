@@ -911,7 +911,7 @@ var All = []Tool{
 	{
 		Name: "what_next", Title: "What to listen to next", Toolset: "listening",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"listMediaProgress", "getMe", "listItemsInProgress", "listLibraries", "getLibraryItem", "listLibraryItems"},
+		Operations: []string{"listMediaProgress", "getMe", "listItemsInProgress", "listLibraries", "getLibraryItem", "listLibraryItems", "batchGetLibraryItems"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "what_next",
@@ -937,7 +937,7 @@ var All = []Tool{
 	{
 		Name: "get_listening_by_period", Title: "Get listening by period", Toolset: "listening",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"getListeningStats", "listListeningSessions", "listMediaProgress", "getMe"},
+		Operations: []string{"getListeningStats", "listListeningSessions", "listMediaProgress", "getMe", "batchGetLibraryItems"},
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "get_listening_by_period",

@@ -41,6 +41,12 @@ var requestCases = func() []readCase {
 		// One library: its days come from its sessions, so Audiobookshelf's
 		// listening stats (every library's days) are not read.
 		{tool: "get_listening_by_period", args: map[string]any{"from": "2020-01-01", "to": "2026-01-31", "library_id": sd.LibraryBooksID}},
+		// A book marked finished without a session: its title and library
+		// in one batched read.
+		{tool: "get_listening_by_period", args: map[string]any{"from": "2020-01-01", "to": "2026-01-31"}, setup: markedFinished(sd.ItemNeverwhere)},
+		{tool: "what_next", args: map[string]any{}, per: 6, setup: markedFinished(sd.ItemNeverwhere)},
+		// Books only: every recently finished book is named by its series.
+		{tool: "what_next", args: map[string]any{"media_type": "book"}, per: 5},
 		{tool: "get_media_progress", args: map[string]any{"library_item_id": sd.ItemMort}}, // never started
 		{tool: "get_media_progress", args: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings1}},
 		{tool: "set_media_progress", args: map[string]any{"library_item_id": sd.ItemMort, "current_time": 600}},

@@ -948,6 +948,19 @@ var All = []Tool{
 		Handler: getListeningByPeriod,
 	},
 	{
+		Name: "check_owned", Title: "Check a list against the library", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listLibraries", "listLibraryItems", "listMediaProgress", "getMe"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "check_owned",
+			Description: "Which titles of a pasted list the person owns, with their progress.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"titles":{"type":"array","items":{"type":"string"},"description":"Titles."},"text":{"type":"string","description":"Or pasted lines."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","description":"0-based page."}}}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: checkOwned,
+	},
+	{
 		Name: "hide_series_from_continue_series", Title: "Hide series from Continue Series", Toolset: "listening",
 		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false,
 		Reason:     "Only hides the series from one shelf of this person; readd_series_to_continue_series puts it back, and hiding it again changes nothing.",
@@ -2391,6 +2404,21 @@ func getListeningByPeriod(d *kit.Deps) kit.Handler {
 			return nil, kit.ArgumentError(err)
 		}
 		return listening.GetListeningByPeriod(ctx, d, a)
+	}
+}
+
+func checkOwned(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "book_library"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeCheckOwned(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.CheckOwned(ctx, d, a)
 	}
 }
 

@@ -1248,6 +1248,29 @@ func DecodeGetListeningByPeriod(raw json.RawMessage) (GetListeningByPeriod, erro
 	return a, d.Err()
 }
 
+// CheckOwned holds the arguments of check_owned.
+type CheckOwned struct {
+	Titles    []string `json:"titles"`     // Titles.
+	Text      *string  `json:"text"`       // Or pasted lines.
+	LibraryID *string  `json:"library_id"` // Only this library.
+	Page      int64    `json:"page"`       // 0-based page.
+}
+
+// DecodeCheckOwned reads and checks the arguments of check_owned.
+func DecodeCheckOwned(raw json.RawMessage) (CheckOwned, error) {
+	var a CheckOwned
+	d, err := argdec.New(raw, "titles", "text", "library_id", "page")
+	if err != nil {
+		return a, err
+	}
+	a.Titles = d.StringList("titles", argdec.ListRule{Required: false, MinItems: 0, MaxItems: 100}, 500)
+	a.Text = d.String("text", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 30000, Enum: nil})
+	a.LibraryID = d.ID("library_id", false)
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	d.ExactlyOne("titles", "text")
+	return a, d.Err()
+}
+
 // HideSeriesFromContinueSeries holds the arguments of hide_series_from_continue_series.
 type HideSeriesFromContinueSeries struct {
 	SeriesID string `json:"series_id"` // Id or name.

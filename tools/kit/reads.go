@@ -250,3 +250,32 @@ func (d *Deps) ReadItemsByID(ctx context.Context, ids []string) (map[string]*abs
 	}
 	return out, left, nil
 }
+
+// libraryPage is how many minified items one page of ReadAllItems holds.
+const libraryPage = 500
+
+// ReadAllItems reads every item of a library, minified (titles, authors,
+// series names, durations; no files), libraryPage a page, one page after
+// another until Audiobookshelf's total.
+func (d *Deps) ReadAllItems(ctx context.Context, libraryID string) ([]absdata.Item, error) {
+	var out []absdata.Item
+	for page := 0; page < namesMaxPages; page++ {
+		body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.ListLibraryItems(ctx, libraryID, &abs.ListLibraryItemsParams{Limit: Ptr(libraryPage), Page: Ptr(page),
+				Minified: Ptr(abs.ListLibraryItemsParamsMinifiedN1), Sort: Ptr("media.metadata.title")})
+		})
+		if err != nil {
+			return nil, err
+		}
+		var v absdata.Listing[absdata.Item]
+		if err := Decode(body, &v); err != nil {
+			return nil, err
+		}
+		rows, total := v.Rows()
+		out = append(out, rows...)
+		if total == nil || len(rows) == 0 || len(out) >= *total {
+			return out, nil
+		}
+	}
+	return nil, Errorf(Unchanged, "library %q: Audiobookshelf was still sending pages of its items after %d pages of %d.", libraryID, namesMaxPages, libraryPage)
+}

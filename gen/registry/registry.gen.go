@@ -961,6 +961,19 @@ var All = []Tool{
 		Handler: checkOwned,
 	},
 	{
+		Name: "list_abandoned", Title: "List abandoned books", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listMediaProgress", "getMe", "batchGetLibraryItems"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "list_abandoned",
+			Description: "Books started and not listened to for a while: how far, when last, whether the series went on.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"idle_days":{"type":"integer","minimum":1,"maximum":36500,"default":30,"description":"Untouched for this many days."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Books per page."}}}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: listAbandoned,
+	},
+	{
 		Name: "hide_series_from_continue_series", Title: "Hide series from Continue Series", Toolset: "listening",
 		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false,
 		Reason:     "Only hides the series from one shelf of this person; readd_series_to_continue_series puts it back, and hiding it again changes nothing.",
@@ -2419,6 +2432,21 @@ func checkOwned(d *kit.Deps) kit.Handler {
 			return nil, kit.ArgumentError(err)
 		}
 		return listening.CheckOwned(ctx, d, a)
+	}
+}
+
+func listAbandoned(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "book_library"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeListAbandoned(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.ListAbandoned(ctx, d, a)
 	}
 }
 

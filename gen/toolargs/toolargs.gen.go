@@ -1271,6 +1271,28 @@ func DecodeCheckOwned(raw json.RawMessage) (CheckOwned, error) {
 	return a, d.Err()
 }
 
+// ListAbandoned holds the arguments of list_abandoned.
+type ListAbandoned struct {
+	IdleDays  int64   `json:"idle_days"`  // Untouched for this many days.
+	LibraryID *string `json:"library_id"` // Only this library.
+	Page      int64   `json:"page"`       // 0-based page.
+	Limit     int64   `json:"limit"`      // Books per page.
+}
+
+// DecodeListAbandoned reads and checks the arguments of list_abandoned.
+func DecodeListAbandoned(raw json.RawMessage) (ListAbandoned, error) {
+	var a ListAbandoned
+	d, err := argdec.New(raw, "idle_days", "library_id", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.IdleDays = argdec.Or(d.Integer("idle_days", argdec.IntRule{Required: false, Min: 1, Max: 36500}), 30)
+	a.LibraryID = d.ID("library_id", false)
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 100}), 25)
+	return a, d.Err()
+}
+
 // HideSeriesFromContinueSeries holds the arguments of hide_series_from_continue_series.
 type HideSeriesFromContinueSeries struct {
 	SeriesID string `json:"series_id"` // Id or name.

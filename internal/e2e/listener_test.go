@@ -215,3 +215,38 @@ func TestCheckOwnedRefusesBadLists(t *testing.T) {
 		t.Errorf("states: %v", v)
 	}
 }
+
+// TestListAbandoned: The Colour of Magic, started in the sample and not
+// touched since, is abandoned; once the next Discworld book is taken up,
+// the series went on without it. A long idle time or the podcast library
+// leaves nothing.
+func TestListAbandoned(t *testing.T) {
+	t.Parallel()
+	e := start(t, apptest.Options{})
+	if res := e.Call(t, "set_media_progress", map[string]any{"library_item_id": sd.ItemLightFantastic, "current_time": 600}); res.IsError {
+		t.Fatal(apptest.Text(res))
+	}
+	v := decode(t, e.Call(t, "list_abandoned", map[string]any{}))
+	var com any
+	for _, b := range at(t, v, "abandoned").([]any) {
+		switch str(at(t, b, "library_item_id")) {
+		case sd.ItemColourOfMagic:
+			com = b
+		case sd.ItemLightFantastic:
+			t.Errorf("a book listened to today is listed: %v", b)
+		}
+	}
+	if com == nil {
+		t.Fatalf("The Colour of Magic is not listed: %v", v)
+	}
+	if str(at(t, com, "title")) != "The Colour of Magic" || str(at(t, com, "series")) != "Discworld #1" ||
+		!strings.Contains(str(at(t, com, "series_went_on")), "The Light Fantastic") || at(t, com, "progress_pct").(float64) <= 0 {
+		t.Errorf("The Colour of Magic: %v", com)
+	}
+	for _, args := range []map[string]any{{"idle_days": 36500}, {"library_id": sd.LibraryPodcastsID}} {
+		v := decode(t, e.Call(t, "list_abandoned", args))
+		if n := len(at(t, v, "abandoned").([]any)); n != 0 {
+			t.Errorf("%v: %d listed: %v", args, n, v)
+		}
+	}
+}

@@ -46,6 +46,7 @@ var requestCases = func() []readCase {
 		{tool: "get_listening_by_period", args: map[string]any{"from": "2020-01-01", "to": "2026-01-31"}, setup: markedFinished(sd.ItemNeverwhere)},
 		{tool: "what_next", args: map[string]any{}, per: 6, setup: markedFinished(sd.ItemNeverwhere)},
 		{tool: "check_owned", args: map[string]any{"titles": []string{"Mort"}, "library_id": sd.LibraryBooksID}},
+		{tool: "list_abandoned", args: map[string]any{"idle_days": 36500}}, // nothing left that long: no book read
 		// Books only: every recently finished book is named by its series.
 		{tool: "what_next", args: map[string]any{"media_type": "book"}, per: 5},
 		{tool: "get_media_progress", args: map[string]any{"library_item_id": sd.ItemMort}}, // never started

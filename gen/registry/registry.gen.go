@@ -974,6 +974,19 @@ var All = []Tool{
 		Handler: listAbandoned,
 	},
 	{
+		Name: "get_listening_year", Title: "Get listening year", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"getListeningStats", "listListeningSessions", "listMediaProgress", "getMe", "batchGetLibraryItems"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "get_listening_year",
+			Description: "A year of listening in one answer: totals, by month, books finished in order, longest, top author and narrator.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"year":{"type":"integer","minimum":2000,"maximum":2100,"description":"Calendar year."},"page":{"type":"integer","description":"0-based page."}},"required":["year"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: getListeningYear,
+	},
+	{
 		Name: "hide_series_from_continue_series", Title: "Hide series from Continue Series", Toolset: "listening",
 		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false,
 		Reason:     "Only hides the series from one shelf of this person; readd_series_to_continue_series puts it back, and hiding it again changes nothing.",
@@ -2447,6 +2460,16 @@ func listAbandoned(d *kit.Deps) kit.Handler {
 			return nil, kit.ArgumentError(err)
 		}
 		return listening.ListAbandoned(ctx, d, a)
+	}
+}
+
+func getListeningYear(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeGetListeningYear(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.GetListeningYear(ctx, d, a)
 	}
 }
 

@@ -1293,6 +1293,24 @@ func DecodeListAbandoned(raw json.RawMessage) (ListAbandoned, error) {
 	return a, d.Err()
 }
 
+// GetListeningYear holds the arguments of get_listening_year.
+type GetListeningYear struct {
+	Year int64 `json:"year"` // Calendar year.
+	Page int64 `json:"page"` // 0-based page.
+}
+
+// DecodeGetListeningYear reads and checks the arguments of get_listening_year.
+func DecodeGetListeningYear(raw json.RawMessage) (GetListeningYear, error) {
+	var a GetListeningYear
+	d, err := argdec.New(raw, "year", "page")
+	if err != nil {
+		return a, err
+	}
+	a.Year = argdec.Val(d.Integer("year", argdec.IntRule{Required: true, Min: 2000, Max: 2100}))
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	return a, d.Err()
+}
+
 // HideSeriesFromContinueSeries holds the arguments of hide_series_from_continue_series.
 type HideSeriesFromContinueSeries struct {
 	SeriesID string `json:"series_id"` // Id or name.

@@ -250,3 +250,42 @@ func TestListAbandoned(t *testing.T) {
 		}
 	}
 }
+
+// TestListeningYear: a year in one answer names every book finished in it
+// in order, a book marked finished without a session too, with the
+// longest and the months adding up to the total.
+func TestListeningYear(t *testing.T) {
+	t.Parallel()
+	e := start(t, apptest.Options{})
+	markedFinished(sd.ItemNeverwhere)(e.Standin)
+	v := decode(t, e.Call(t, "get_listening_year", map[string]any{"year": 2025}))
+	fin := at(t, v, "finished").([]any)
+	if len(fin) == 0 || int(at(t, v, "books_finished").(float64)) != len(fin) {
+		t.Fatalf("finished: %v", v)
+	}
+	prev := ""
+	seen := false
+	for _, f := range fin {
+		if str(at(t, f, "title")) == "" || str(at(t, f, "finished")) < prev {
+			t.Errorf("untitled or out of order: %v", fin)
+		}
+		prev = str(at(t, f, "finished"))
+		if str(at(t, f, "library_item_id")) == sd.ItemNeverwhere {
+			seen = str(at(t, f, "title")) == "Neverwhere" && at(t, f, "duration_s").(float64) == 46200
+		}
+	}
+	if !seen {
+		t.Errorf("Neverwhere, marked finished, is not named with its length: %v", fin)
+	}
+	if str(at(t, v, "longest_finished", "title")) == "" {
+		t.Errorf("no longest: %v", v)
+	}
+	sum := 0.0
+	months := at(t, v, "by_month").([]any)
+	for _, m := range months {
+		sum += at(t, m, "time_s").(float64)
+	}
+	if len(months) != 12 || sum-at(t, v, "total_s").(float64) > 12 || at(t, v, "total_s").(float64)-sum > 12 {
+		t.Errorf("months %d adding to %v, total %v", len(months), sum, at(t, v, "total_s"))
+	}
+}

@@ -117,36 +117,10 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 	})
 	abandon := func() { recsP.Abandon(); statsP.Abandon() }
 
-	// Sessions, newest update first, until they are older than the range:
-	// a session is counted on the day it started, which is never after
-	// the day it was last updated (two days' margin for time zones).
-	stopBefore := from.Add(-48 * time.Hour).UnixMilli()
-	var sessions []absdata.Session
-	sessionsCut := false
-	for pg := 0; ; pg++ {
-		if pg == sessionPages {
-			sessionsCut = true
-			break
-		}
-		body, err := d.Get(ctx, "the listening sessions", func(ctx context.Context) (*http.Response, error) {
-			return d.API.ListListeningSessions(ctx, &abs.ListListeningSessionsParams{Page: kit.Ptr(pg), ItemsPerPage: kit.Ptr(sessionPage)})
-		})
-		if err != nil {
-			abandon()
-			return nil, err
-		}
-		var v struct {
-			Total    int               `json:"total"`
-			Sessions []absdata.Session `json:"sessions"`
-		}
-		if err := kit.Decode(body, &v); err != nil {
-			abandon()
-			return nil, err
-		}
-		sessions = append(sessions, v.Sessions...)
-		if len(v.Sessions) < sessionPage || (pg+1)*sessionPage >= v.Total || v.Sessions[len(v.Sessions)-1].UpdatedAt < stopBefore {
-			break
-		}
+	sessions, sessionsCut, err := readSessionsSince(ctx, d, from)
+	if err != nil {
+		abandon()
+		return nil, err
 	}
 	st := statsP.Wait()
 	if st.err != nil {
@@ -342,4 +316,35 @@ func top(m map[string]float64) []Named {
 		out = out[:topShown]
 	}
 	return out
+}
+
+// readSessionsSince reads the person's sessions, newest update first,
+// until they are older than from: a session is counted on the day it
+// started, which is never after the day it was last updated (two days'
+// margin for time zones). cut: sessionPages pages were read and more
+// were left.
+func readSessionsSince(ctx context.Context, d *kit.Deps, from time.Time) (sessions []absdata.Session, cut bool, err error) {
+	stopBefore := from.Add(-48 * time.Hour).UnixMilli()
+	for pg := 0; ; pg++ {
+		if pg == sessionPages {
+			return sessions, true, nil
+		}
+		body, err := d.Get(ctx, "the listening sessions", func(ctx context.Context) (*http.Response, error) {
+			return d.API.ListListeningSessions(ctx, &abs.ListListeningSessionsParams{Page: kit.Ptr(pg), ItemsPerPage: kit.Ptr(sessionPage)})
+		})
+		if err != nil {
+			return nil, false, err
+		}
+		var v struct {
+			Total    int               `json:"total"`
+			Sessions []absdata.Session `json:"sessions"`
+		}
+		if err := kit.Decode(body, &v); err != nil {
+			return nil, false, err
+		}
+		sessions = append(sessions, v.Sessions...)
+		if len(v.Sessions) < sessionPage || (pg+1)*sessionPage >= v.Total || v.Sessions[len(v.Sessions)-1].UpdatedAt < stopBefore {
+			return sessions, false, nil
+		}
+	}
 }

@@ -987,6 +987,19 @@ var All = []Tool{
 		Handler: getListeningYear,
 	},
 	{
+		Name: "get_taste_profile", Title: "Get taste profile", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listLibraries", "listLibraryItems", "listListeningSessions", "listMediaProgress", "getMe", "batchGetLibraryItems"},
+		NeedsAuth:  true,
+		Definition: &mcp.Tool{
+			Name:        "get_taste_profile",
+			Description: "What the person likes: authors, narrators, genres, series by time and finished, and unstarted books that fit.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Suggest from this library."}}}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: getTasteProfile,
+	},
+	{
 		Name: "hide_series_from_continue_series", Title: "Hide series from Continue Series", Toolset: "listening",
 		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false,
 		Reason:     "Only hides the series from one shelf of this person; readd_series_to_continue_series puts it back, and hiding it again changes nothing.",
@@ -2470,6 +2483,21 @@ func getListeningYear(d *kit.Deps) kit.Handler {
 			return nil, kit.ArgumentError(err)
 		}
 		return listening.GetListeningYear(ctx, d, a)
+	}
+}
+
+func getTasteProfile(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "book_library"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetTasteProfile(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.GetTasteProfile(ctx, d, a)
 	}
 }
 

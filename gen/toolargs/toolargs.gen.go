@@ -1311,6 +1311,22 @@ func DecodeGetListeningYear(raw json.RawMessage) (GetListeningYear, error) {
 	return a, d.Err()
 }
 
+// GetTasteProfile holds the arguments of get_taste_profile.
+type GetTasteProfile struct {
+	LibraryID *string `json:"library_id"` // Suggest from this library.
+}
+
+// DecodeGetTasteProfile reads and checks the arguments of get_taste_profile.
+func DecodeGetTasteProfile(raw json.RawMessage) (GetTasteProfile, error) {
+	var a GetTasteProfile
+	d, err := argdec.New(raw, "library_id")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryID = d.ID("library_id", false)
+	return a, d.Err()
+}
+
 // HideSeriesFromContinueSeries holds the arguments of hide_series_from_continue_series.
 type HideSeriesFromContinueSeries struct {
 	SeriesID string `json:"series_id"` // Id or name.

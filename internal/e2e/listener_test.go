@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -287,5 +288,42 @@ func TestListeningYear(t *testing.T) {
 	}
 	if len(months) != 12 || sum-at(t, v, "total_s").(float64) > 12 || at(t, v, "total_s").(float64)-sum > 12 {
 		t.Errorf("months %d adding to %v, total %v", len(months), sum, at(t, v, "total_s"))
+	}
+}
+
+// TestTasteProfile: root listens to Discworld, Pratchett and The Expanse;
+// the profile names them with time, and suggests unstarted books of the
+// series and authors, never one the person started.
+func TestTasteProfile(t *testing.T) {
+	t.Parallel()
+	e := start(t, apptest.Options{})
+	v := decode(t, e.Call(t, "get_taste_profile", map[string]any{}))
+	names := func(key string) []string {
+		var out []string
+		for _, l := range at(t, v, key).([]any) {
+			out = append(out, str(at(t, l, "name")))
+		}
+		return out
+	}
+	if !slices.Contains(names("authors"), "Terry Pratchett") || !slices.Contains(names("series"), "Discworld") {
+		t.Errorf("authors %v, series %v", names("authors"), names("series"))
+	}
+	if at(t, v, "books_started").(float64) == 0 || at(t, v, "finish_rate_pct") == nil {
+		t.Errorf("counts: %v", v)
+	}
+	sugg := at(t, v, "suggestions").([]any)
+	if len(sugg) == 0 {
+		t.Fatalf("no suggestions: %v", v)
+	}
+	ids := map[string]bool{}
+	for _, s := range sugg {
+		id := str(at(t, s, "library_item_id"))
+		ids[id] = true
+		if id == sd.ItemColourOfMagic || id == sd.ItemLeviathanWakes || str(at(t, s, "because")) == "" {
+			t.Errorf("suggestion %v: started, or without a reason", s)
+		}
+	}
+	if !ids[sd.ItemLightFantastic] || !ids[sd.ItemCalibansWar] {
+		t.Errorf("the next books of the series are not suggested: %v", sugg)
 	}
 }

@@ -967,8 +967,8 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "list_abandoned",
-			Description: "Books started and not listened to for a while: how far, when last, whether the series went on.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"idle_days":{"type":"integer","minimum":1,"maximum":36500,"default":30,"description":"Untouched for this many days."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Books per page."}}}`),
+			Description: "Books started and left: how far, when last, whether the series went on.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"idle_days":{"type":"integer","minimum":1,"maximum":36500,"default":30,"description":"Untouched this many days."},"page":{"type":"integer","description":"0-based page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listAbandoned,
@@ -980,7 +980,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "get_listening_year",
-			Description: "A year of listening in one answer: totals, by month, books finished in order, longest, top author and narrator.",
+			Description: "A year of listening: totals, by month, books finished in order, longest, top author and narrator.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"year":{"type":"integer","minimum":2000,"maximum":2100,"description":"Calendar year."},"page":{"type":"integer","description":"0-based page."}},"required":["year"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -993,7 +993,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "get_taste_profile",
-			Description: "What the person likes: authors, narrators, genres, series by time and finished, and unstarted books that fit.",
+			Description: "Favourite authors, narrators, genres, series; unstarted books that fit.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Suggest from this library."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -2463,12 +2463,7 @@ func checkOwned(d *kit.Deps) kit.Handler {
 
 func listAbandoned(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library"})
-		if err != nil {
-			return nil, err
-		}
-		a, err := toolargs.DecodeListAbandoned(raw)
+		a, err := toolargs.DecodeListAbandoned(req.Params.Arguments)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}

@@ -1273,23 +1273,19 @@ func DecodeCheckOwned(raw json.RawMessage) (CheckOwned, error) {
 
 // ListAbandoned holds the arguments of list_abandoned.
 type ListAbandoned struct {
-	IdleDays  int64   `json:"idle_days"`  // Untouched for this many days.
-	LibraryID *string `json:"library_id"` // Only this library.
-	Page      int64   `json:"page"`       // 0-based page.
-	Limit     int64   `json:"limit"`      // Books per page.
+	IdleDays int64 `json:"idle_days"` // Untouched this many days.
+	Page     int64 `json:"page"`      // 0-based page.
 }
 
 // DecodeListAbandoned reads and checks the arguments of list_abandoned.
 func DecodeListAbandoned(raw json.RawMessage) (ListAbandoned, error) {
 	var a ListAbandoned
-	d, err := argdec.New(raw, "idle_days", "library_id", "page", "limit")
+	d, err := argdec.New(raw, "idle_days", "page")
 	if err != nil {
 		return a, err
 	}
 	a.IdleDays = argdec.Or(d.Integer("idle_days", argdec.IntRule{Required: false, Min: 1, Max: 36500}), 30)
-	a.LibraryID = d.ID("library_id", false)
 	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
-	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 100}), 25)
 	return a, d.Err()
 }
 

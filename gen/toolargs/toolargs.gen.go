@@ -1254,12 +1254,13 @@ type CheckOwned struct {
 	Text      *string  `json:"text"`       // Or pasted lines.
 	LibraryID *string  `json:"library_id"` // Only this library.
 	Page      int64    `json:"page"`       // 0-based page.
+	Limit     int64    `json:"limit"`      // Lines per page.
 }
 
 // DecodeCheckOwned reads and checks the arguments of check_owned.
 func DecodeCheckOwned(raw json.RawMessage) (CheckOwned, error) {
 	var a CheckOwned
-	d, err := argdec.New(raw, "titles", "text", "library_id", "page")
+	d, err := argdec.New(raw, "titles", "text", "library_id", "page", "limit")
 	if err != nil {
 		return a, err
 	}
@@ -1267,6 +1268,7 @@ func DecodeCheckOwned(raw json.RawMessage) (CheckOwned, error) {
 	a.Text = d.String("text", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 30000, Enum: nil})
 	a.LibraryID = d.ID("library_id", false)
 	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 100}), 100)
 	d.ExactlyOne("titles", "text")
 	return a, d.Err()
 }
@@ -1275,35 +1277,39 @@ func DecodeCheckOwned(raw json.RawMessage) (CheckOwned, error) {
 type ListAbandoned struct {
 	IdleDays int64 `json:"idle_days"` // Untouched this many days.
 	Page     int64 `json:"page"`      // 0-based page.
+	Limit    int64 `json:"limit"`     // Books per page.
 }
 
 // DecodeListAbandoned reads and checks the arguments of list_abandoned.
 func DecodeListAbandoned(raw json.RawMessage) (ListAbandoned, error) {
 	var a ListAbandoned
-	d, err := argdec.New(raw, "idle_days", "page")
+	d, err := argdec.New(raw, "idle_days", "page", "limit")
 	if err != nil {
 		return a, err
 	}
 	a.IdleDays = argdec.Or(d.Integer("idle_days", argdec.IntRule{Required: false, Min: 1, Max: 36500}), 30)
 	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 100}), 25)
 	return a, d.Err()
 }
 
 // GetListeningYear holds the arguments of get_listening_year.
 type GetListeningYear struct {
-	Year int64 `json:"year"` // Calendar year.
-	Page int64 `json:"page"` // 0-based page.
+	Year  int64 `json:"year"`  // Calendar year.
+	Page  int64 `json:"page"`  // 0-based page.
+	Limit int64 `json:"limit"` // Books per page.
 }
 
 // DecodeGetListeningYear reads and checks the arguments of get_listening_year.
 func DecodeGetListeningYear(raw json.RawMessage) (GetListeningYear, error) {
 	var a GetListeningYear
-	d, err := argdec.New(raw, "year", "page")
+	d, err := argdec.New(raw, "year", "page", "limit")
 	if err != nil {
 		return a, err
 	}
 	a.Year = argdec.Val(d.Integer("year", argdec.IntRule{Required: true, Min: 2000, Max: 2100}))
 	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 100}), 100)
 	return a, d.Err()
 }
 

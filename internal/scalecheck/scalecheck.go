@@ -120,7 +120,20 @@ func widest(t Targets) map[string][]map[string]any {
 		"what_next":               {{}, {"library_id": t.BookLibrary}},
 		"get_series_progress":     {{}, {"series_id": t.Series}},
 		"get_listening_by_period": {{"from": fmt.Sprintf("%d-01-01", t.Year), "to": fmt.Sprintf("%d-12-31", t.Year), "by": "day"}},
+		"check_owned":             {{"titles": ownedLines(t.Query)}},
+		"list_abandoned":          {{"idle_days": 1}},
+		"get_listening_year":      {{"year": t.Year}},
+		"get_taste_profile":       {{}},
 	}
+}
+
+// ownedLines is the longest list check_owned takes: 100 lines.
+func ownedLines(q string) []string {
+	out := make([]string, 100)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s %d by %s", q, i, q)
+	}
+	return out
 }
 
 // ReadTools are the manifest's read tools, in its order.

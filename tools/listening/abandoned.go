@@ -18,9 +18,6 @@ import (
 // most recent first, are read to tell whether a series went on.
 const touchedRead = 200
 
-// abandonedPage is how many books list_abandoned lists a page.
-const abandonedPage = 25
-
 // Abandoned is a book started and not listened to for a while.
 type Abandoned struct {
 	ID          string `json:"library_item_id"`
@@ -144,5 +141,5 @@ func ListAbandoned(ctx context.Context, d *kit.Deps, a toolargs.ListAbandoned) (
 		}
 		head = append(head, kit.Extra("not_listed", note))
 	}
-	return kit.Page(d, "abandoned", kit.PagingOf(a.Page, abandonedPage), out, nil, kit.AsIs[Abandoned], head...)
+	return kit.Page(d, "abandoned", kit.PagingOf(a.Page, a.Limit), out, nil, kit.AsIs[Abandoned], head...)
 }

@@ -141,7 +141,7 @@ func CheckOwned(ctx context.Context, d *kit.Deps, a toolargs.CheckOwned) (*mcp.C
 		out = append(out, ol)
 	}
 	head := []kit.Field{kit.Extra("lines", len(lines)), kit.Extra("counts", counts), kit.Extra("books_searched", len(books)), kit.Extra("libraries", libs)}
-	return kit.Page(d, "results", kit.PagingOf(a.Page, maxListLines), out, nil, kit.AsIs[OwnedLine], head...)
+	return kit.Page(d, "results", kit.PagingOf(a.Page, a.Limit), out, nil, kit.AsIs[OwnedLine], head...)
 }
 
 // setState sets a book's state from the person's record.

@@ -250,7 +250,12 @@ func GetTasteProfile(ctx context.Context, d *kit.Deps, a toolargs.GetTasteProfil
 	if cut {
 		head = append(head, kit.Extra("sessions_cut", fmt.Sprintf("time counts the %d most recent sessions alone", len(sessions))))
 	}
-	return kit.Page(d, "suggestions", kit.PagingOf(0, suggestionsShown), sugg, nil, kit.AsIs[Suggestion], head...)
+	head = append(head, kit.Extra("suggestions", sugg))
+	out := make(map[string]any, len(head))
+	for _, f := range head {
+		out[f.Key] = f.Value
+	}
+	return kit.JSONResult(out)
 }
 
 // seriesNames are a book's series names (minified items carry one

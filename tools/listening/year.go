@@ -16,8 +16,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// yearShown is how many finished books a year lists.
-const yearShown = 100
 
 // YearBook is a book finished in the year.
 type YearBook struct {
@@ -146,7 +144,7 @@ func GetListeningYear(ctx context.Context, d *kit.Deps, a toolargs.GetListeningY
 		}
 	}
 	all := done
-	done = kit.PageOf(done, int(a.Page), yearShown)
+	done = kit.PageOf(done, int(a.Page), int(a.Limit))
 	if longestP != nil && !slices.Contains(done, longestP) {
 		all = append(slices.Clone(done), longestP)
 	} else {
@@ -227,5 +225,5 @@ func GetListeningYear(ctx context.Context, d *kit.Deps, a toolargs.GetListeningY
 	}
 	// The page's books, in the order finished; the whole count is
 	// books_finished.
-	return kit.Page(d, "finished", kit.PagingOf(a.Page, yearShown), finished, &nBooks, kit.AsIs[YearBook], head...)
+	return kit.Page(d, "finished", kit.PagingOf(a.Page, a.Limit), finished, &nBooks, kit.AsIs[YearBook], head...)
 }

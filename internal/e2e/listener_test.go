@@ -260,7 +260,7 @@ func TestListeningYear(t *testing.T) {
 	markedFinished(sd.ItemNeverwhere)(e.Standin)
 	v := decode(t, e.Call(t, "get_listening_year", map[string]any{"year": 2025}))
 	fin := at(t, v, "finished").([]any)
-	if len(fin) == 0 || int(at(t, v, "books_finished").(float64)) != len(fin) {
+	if len(fin) == 0 || int(at(t, v, "counts", "books_finished").(float64)) != len(fin) || str(at(t, v, "top", "author", "name")) == "" {
 		t.Fatalf("finished: %v", v)
 	}
 	prev := ""

@@ -48,6 +48,7 @@ var requestCases = func() []readCase {
 		{tool: "check_owned", args: map[string]any{"titles": []string{"Mort"}, "library_id": sd.LibraryBooksID}},
 		{tool: "list_abandoned", args: map[string]any{"idle_days": 36500}}, // nothing left that long: no book read
 		{tool: "get_listening_year", args: map[string]any{"year": 2025}, setup: markedFinished(sd.ItemNeverwhere)},
+		{tool: "get_listening_year", args: map[string]any{"year": 2030}}, // nothing finished: no book read
 		{tool: "get_taste_profile", args: map[string]any{"library_id": sd.LibraryBooksID}, setup: func(s *sd.Server) {
 			s.Update(func(d *sd.Data) { d.Users[0].MediaProgress = nil })
 		}},

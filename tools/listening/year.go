@@ -200,23 +200,14 @@ func GetListeningYear(ctx context.Context, d *kit.Deps, a toolargs.GetListeningY
 		}
 		return nil
 	}
-	head := []kit.Field{kit.Extra("year", a.Year), kit.Extra("total_s", compact.Seconds(total)), kit.Extra("days_listened", days),
-		kit.Extra("by_month", months), kit.Extra("books_finished", nBooks), kit.Extra("episodes_finished", episodes)}
+	// The counts and the tops are always there (0 and null when none), so
+	// that every year answers the same fields.
+	head := []kit.Field{kit.Extra("year", a.Year), kit.Extra("total_s", compact.Seconds(total)), kit.Extra("by_month", months),
+		kit.Extra("counts", map[string]int{"books_finished": nBooks, "episodes_finished": episodes, "days_listened": days})}
 	if longest != nil {
 		head = append(head, kit.Extra("longest_finished", longest))
 	}
-	if most != nil {
-		head = append(head, kit.Extra("most_listened", most))
-	}
-	if v := first(authors); v != nil {
-		head = append(head, kit.Extra("top_author", v))
-	}
-	if v := first(narrators); v != nil {
-		head = append(head, kit.Extra("top_narrator", v))
-	}
-	if v := first(genres); v != nil {
-		head = append(head, kit.Extra("top_genre", v))
-	}
+	head = append(head, kit.Extra("top", map[string]*Named{"book": most, "author": first(authors), "narrator": first(narrators), "genre": first(genres)}))
 	if untitled > 0 {
 		head = append(head, kit.Extra("untitled", fmt.Sprintf("%d finished books have no title: they are gone from Audiobookshelf or in a library this user no longer sees", untitled)))
 	}

@@ -954,7 +954,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "check_owned",
-			Description: "Which titles of a pasted list the person owns, with their progress.",
+			Description: "Which titles of a pasted list the person owns, and their progress.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"titles":{"type":"array","items":{"type":"string"},"description":"Titles."},"text":{"type":"string","description":"Or pasted lines."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":100,"description":"Lines per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -980,7 +980,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Definition: &mcp.Tool{
 			Name:        "get_listening_year",
-			Description: "A year of listening: totals, by month, books finished in order, longest, top author and narrator.",
+			Description: "A year of listening: totals, months, books finished in order, longest, top author and narrator.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"year":{"type":"integer","minimum":2000,"maximum":2100,"description":"Calendar year."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":100,"description":"Books per page."}},"required":["year"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},

@@ -143,12 +143,11 @@ func GetListeningYear(ctx context.Context, d *kit.Deps, a toolargs.GetListeningY
 			longestP = p
 		}
 	}
-	all := done
+	// The page's books, and the longest when it is on another page.
 	done = kit.PageOf(done, int(a.Page), int(a.Limit))
+	all := done
 	if longestP != nil && !slices.Contains(done, longestP) {
 		all = append(slices.Clone(done), longestP)
-	} else {
-		all = done
 	}
 	ids := make([]string, len(all))
 	for i, p := range all {

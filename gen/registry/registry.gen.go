@@ -1050,7 +1050,7 @@ var All = []Tool{
 	{
 		Name: "what_next", Title: "What to listen to next", Toolset: "listening",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"listMediaProgress", "getMe", "listItemsInProgress", "listLibraries", "getLibraryItem", "listLibraryItems"},
+		Operations: []string{"listMediaProgress", "getMe", "listItemsInProgress", "listLibraries", "getLibraryItem", "listLibraryItems", "batchGetLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}, {"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
@@ -1078,7 +1078,7 @@ var All = []Tool{
 	{
 		Name: "get_listening_by_period", Title: "Get listening by period", Toolset: "listening",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"getListeningStats", "listListeningSessions", "listMediaProgress", "getMe"},
+		Operations: []string{"getListeningStats", "listListeningSessions", "listMediaProgress", "getMe", "batchGetLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"by": "day", "from": "{year}-01-01", "to": "{year}-12-31"}},
 		Definition: &mcp.Tool{
@@ -1088,6 +1088,62 @@ var All = []Tool{
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getListeningByPeriod,
+	},
+	{
+		Name: "check_owned", Title: "Check a list against the library", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listLibraries", "listLibraryItems", "listMediaProgress", "getMe"},
+		NeedsAuth:  true,
+		Widest:     []map[string]any{{"titles": "{title_lines}"}},
+		Definition: &mcp.Tool{
+			Name:        "check_owned",
+			Description: "Which titles of a pasted list the person owns, and their progress.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"titles":{"type":"array","items":{"type":"string"},"description":"Titles."},"text":{"type":"string","description":"Or pasted lines."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":100,"description":"Lines per page."}}}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: checkOwned,
+	},
+	{
+		Name: "list_abandoned", Title: "List abandoned books", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listMediaProgress", "getMe", "batchGetLibraryItems"},
+		NeedsAuth:  true,
+		Widest:     []map[string]any{{"idle_days": 1}},
+		Definition: &mcp.Tool{
+			Name:        "list_abandoned",
+			Description: "Books started and left: how far, when last, whether the series went on.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"idle_days":{"type":"integer","minimum":1,"maximum":36500,"default":30,"description":"Untouched this many days."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Books per page."}}}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: listAbandoned,
+	},
+	{
+		Name: "get_listening_year", Title: "Get listening year", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"getListeningStats", "listListeningSessions", "listMediaProgress", "getMe", "batchGetLibraryItems"},
+		NeedsAuth:  true,
+		Widest:     []map[string]any{{"year": "{year}"}},
+		Definition: &mcp.Tool{
+			Name:        "get_listening_year",
+			Description: "A year of listening: totals, months, books finished in order, longest, top author and narrator.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"year":{"type":"integer","minimum":2000,"maximum":2100,"description":"Calendar year."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":100,"description":"Books per page."}},"required":["year"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: getListeningYear,
+	},
+	{
+		Name: "get_taste_profile", Title: "Get taste profile", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listLibraries", "listLibraryItems", "listListeningSessions", "listMediaProgress", "getMe", "batchGetLibraryItems"},
+		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
+		Definition: &mcp.Tool{
+			Name:        "get_taste_profile",
+			Description: "Favourite authors, narrators, genres, series; unstarted books that fit.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Suggest from this library."}}}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: getTasteProfile,
 	},
 	{
 		Name: "hide_series_from_continue_series", Title: "Hide series from Continue Series", Toolset: "listening",
@@ -2760,6 +2816,56 @@ func getListeningByPeriod(d *kit.Deps) kit.Handler {
 			return nil, kit.ArgumentError(err)
 		}
 		return listening.GetListeningByPeriod(ctx, d, a)
+	}
+}
+
+func checkOwned(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "book_library"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeCheckOwned(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.CheckOwned(ctx, d, a)
+	}
+}
+
+func listAbandoned(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeListAbandoned(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.ListAbandoned(ctx, d, a)
+	}
+}
+
+func getListeningYear(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeGetListeningYear(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.GetListeningYear(ctx, d, a)
+	}
+}
+
+func getTasteProfile(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "book_library"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetTasteProfile(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.GetTasteProfile(ctx, d, a)
 	}
 }
 

@@ -205,6 +205,7 @@ var ScalePlaceholders = map[string]string{
 	"query":           "a search text that matches much",
 	"year":            "a year of listening (a number)",
 	"feed":            "the feed URL of {podcast}",
+	"title_lines":     "100 lines of titles, each with a number and a \"by\" tail (a list: the whole value)",
 }
 
 // placeholderOf is the placeholder a required parameter's names: stands

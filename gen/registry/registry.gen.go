@@ -53,6 +53,15 @@ type Tool struct {
 	Guard *Guard
 	// Definition is what tools/list shows.
 	Definition *mcp.Tool
+	// View is the name of the MCP Apps view of the tool's answer
+	// (views/dist/VIEW.html), and OutputSchema the schema of the
+	// structured content beside the text: both for a client that declares
+	// the extension alone (internal/app, apps.go). Empty for no view.
+	View         string
+	OutputSchema json.RawMessage
+	// ForViews: a client that declares the extension gets the tool listed
+	// for its views (visibility app) even when its toolset is off.
+	ForViews bool
 	// Handler builds the tool's handler over its dependencies.
 	Handler func(*kit.Deps) kit.Handler
 }
@@ -368,7 +377,9 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Entries per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: listItemsInProgress,
+		View:         "now-listening",
+		OutputSchema: json.RawMessage(`{"properties":{"items":{"items":{"properties":{"authors":{"type":"string"},"duration_s":{"type":"number"},"episode":{"properties":{"duration_s":{"type":"number"},"id":{"type":"string"},"title":{"type":"string"}},"type":"object"},"id":{"type":"string"},"progress":{"properties":{"current_time_s":{"type":"number"},"last_update":{"type":"string"},"progress_pct":{"type":"number"}},"type":"object"},"series":{"items":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"next":{"type":"object"},"sequence":{"type":"string"}},"type":"object"},"type":"array"},"title":{"type":"string"},"type":{"type":"string"}},"type":"object"},"type":"array"},"next_page":{"type":"integer"},"page":{"type":"integer"},"total":{"type":"integer"}},"type":"object"}`),
+		Handler:      listItemsInProgress,
 	},
 	{
 		Name: "get_listening_stats", Title: "Get listening stats", Toolset: "me",
@@ -890,7 +901,8 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Item id or title."},"width":{"type":"integer","minimum":32,"maximum":2048,"default":400,"description":"Width in pixels."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: getItemCover,
+		ForViews: true,
+		Handler:  getItemCover,
 	},
 	{
 		Name: "remove_item_cover", Title: "Remove item cover", Toolset: "upkeep",
@@ -932,7 +944,9 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"One series (id or name); omit for all."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: getSeriesProgress,
+		View:         "series-shelf",
+		OutputSchema: json.RawMessage(`{"properties":{"books":{"items":{"properties":{"left_s":{"type":"number"},"library_item_id":{"type":"string"},"progress_pct":{"type":"number"},"sequence":{"type":"string"},"state":{"enum":["finished","in_progress","not_started"],"type":"string"},"title":{"type":"string"}},"type":"object"},"type":"array"},"gaps":{"items":{"type":"string"},"type":"array"},"name":{"type":"string"},"series":{"items":{"type":"object"},"type":"array"}},"type":"object"}`),
+		Handler:      getSeriesProgress,
 	},
 	{
 		Name: "get_listening_by_period", Title: "Get listening by period", Toolset: "listening",
@@ -945,7 +959,9 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"from":{"type":"string","description":"First day, YYYY-MM-DD."},"to":{"type":"string","description":"Last day, YYYY-MM-DD."},"by":{"type":"string","enum":["day","week","month"],"default":"month","description":"Period."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":400,"default":100,"description":"Periods per page."}},"required":["from","to"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: getListeningByPeriod,
+		View:         "listening-over-time",
+		OutputSchema: json.RawMessage(`{"properties":{"by":{"type":"string"},"finished":{"items":{"properties":{"finished":{"type":"string"},"library_item_id":{"type":"string"},"title":{"type":"string"}},"type":"object"},"type":"array"},"finished_count":{"type":"integer"},"from":{"type":"string"},"periods":{"items":{"properties":{"period":{"type":"string"},"time_s":{"type":"number"}},"type":"object"},"type":"array"},"to":{"type":"string"},"total_s":{"type":"number"}},"type":"object"}`),
+		Handler:      getListeningByPeriod,
 	},
 	{
 		Name: "hide_series_from_continue_series", Title: "Hide series from Continue Series", Toolset: "listening",

@@ -113,6 +113,22 @@ type Tool struct {
 	// make it for a tool that has no case of its own (internal/e2e), so a
 	// read tool is tested by its manifest entry alone.
 	Example map[string]any `yaml:"example"`
+	// View is the MCP Apps view (io.modelcontextprotocol/ui) that shows the
+	// tool's answer: the name of its page in views/ (views/dist/NAME.html),
+	// and the output schema of the structured content a client that
+	// declares the extension gets beside the text. Only such a client sees
+	// either (internal/app, apps.go).
+	View *View `yaml:"view"`
+	// ForViews lists the tool, to a client that declares the extension, as
+	// one its views may call (visibility app) even when its toolset is off
+	// in the session: the views fetch covers through it.
+	ForViews bool `yaml:"for_views"`
+}
+
+// View is a tool's `view:`.
+type View struct {
+	Name         string         `yaml:"name"`
+	OutputSchema map[string]any `yaml:"output_schema"`
 }
 
 // Permission is a tool's `permission:`: a name as Audiobookshelf names it

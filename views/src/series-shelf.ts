@@ -1,0 +1,59 @@
+// Series shelf: get_series_progress's answer as a shelf per series: the
+// books in order, each finished, in progress or not started, the numbers
+// missing from the library (gaps) in their place, and the next book to
+// listen to marked.
+import { type App } from "@modelcontextprotocol/ext-apps";
+import { ask, el, hours, start, type Data } from "./common";
+
+const label: Record<string, string> = { finished: "finished", in_progress: "in progress", not_started: "not started" };
+
+start("Series shelf", (data: Data, app: App) => {
+  const root = document.getElementById("root")!;
+  const all: Data[] = Array.isArray(data.series) ? data.series : data.books ? [data] : [];
+  const out: HTMLElement[] = [];
+  if (all.length === 0) out.push(el("p", "note", "No series started."));
+  for (const s of all) {
+    const sec = el("section", "series");
+    sec.dataset.id = String(s.series_id ?? "");
+    sec.append(el("h1", "", String(s.name ?? "")));
+    sec.append(el("div", "muted", `${s.finished ?? 0} finished · ${s.in_progress ?? 0} in progress · ${s.not_started ?? 0} not started${s.complete ? " · complete" : ""}`));
+    const books: Data[] = s.books ?? [];
+    const next = books.find((b) => b.state === "in_progress") ?? books.find((b) => b.state === "not_started");
+    const gaps = new Set<string>((s.gaps ?? []).map(String));
+    const list = el("ol", "shelf");
+    const placed = new Set<string>();
+    const gap = (g: string) => {
+      const li = el("li", "book gap");
+      li.append(el("span", "seq", `#${g}`), el("span", "t", "missing from the library"));
+      list.append(li);
+      placed.add(g);
+    };
+    for (const b of books) {
+      const n = Number(b.sequence);
+      for (const g of gaps) if (!placed.has(g) && Number(g) < n) gap(g);
+      const li = el("li", `book ${b.state}`);
+      li.dataset.id = String(b.library_item_id ?? "");
+      li.dataset.state = String(b.state ?? "");
+      li.append(el("span", "seq", b.sequence ? `#${b.sequence}` : "–"), el("span", "t", String(b.title ?? "")));
+      let st = label[b.state] ?? String(b.state);
+      if (b.state === "in_progress" && b.progress_pct !== undefined) st = `${b.progress_pct}%${b.left_s ? `, ${hours(b.left_s)} left` : ""}`;
+      if (b.state === "finished" && b.finished_at) st = `finished ${b.finished_at}`;
+      li.append(el("span", "st", st));
+      if (b === next) {
+        li.classList.add("next");
+        li.append(el("span", "mark", "next"));
+      }
+      list.append(li);
+    }
+    for (const g of gaps) if (!placed.has(g)) gap(g);
+    sec.append(list);
+    if (next) {
+      const btn = el("button", "", `Listen to ${next.title}`);
+      btn.onclick = () => ask(app, `I want to listen to ${next.title} (${s.name} #${next.sequence ?? "?"}) next.`);
+      sec.append(btn);
+    }
+    out.push(sec);
+  }
+  if (data.next_page !== undefined) out.push(el("p", "note", `More series on page ${data.next_page}.`));
+  root.replaceChildren(...out);
+});

@@ -13,6 +13,7 @@
 import { test, before, after, describe } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -216,7 +217,7 @@ async function checkChart(r) {
   const fin = await r.frame.$$eval(".fin li .t", (ts) => ts.map((t) => t.textContent));
   assert.deepEqual(fin, (r.data.finished ?? []).map((f) => f.title ?? f.library_item_id), "the books finished");
   const total = await r.frame.$eval(".total", (e) => e.textContent);
-  assert.ok(total.startsWith(hours(r.data.total_s)), total);
+  assert.ok(total.startsWith(hours(r.data.total_s ?? 0)), total);
   return { cols, fin };
 }
 
@@ -289,27 +290,61 @@ describe("views against the stand-in", { skip: !chromium && "no Chromium" }, () 
   });
 });
 
+// The real Audiobookshelf is shared: the test makes a user of its own (and
+// its key), whose progress on two books of a series is what the views
+// show, and removes both at the end; nothing of anyone else's changes.
 describe("views against a real Audiobookshelf", { skip: (!chromium && "no Chromium") || (!live && "no ABS_LIVE") }, () => {
-  let client;
-  before(async () => {
-    client = await connect({
-      AUDIOBOOKSHELF_URL: process.env.AUDIOBOOKSHELF_URL,
-      AUDIOBOOKSHELF_API_KEY: process.env.AUDIOBOOKSHELF_API_KEY,
-      AUDIOBOOKSHELF_TOOLSETS: "default,listening",
+  const base = (process.env.AUDIOBOOKSHELF_URL ?? "").replace(/\/+$/, "");
+  const abs = async (method, path, body) => {
+    const r = await fetch(base + path, {
+      method,
+      headers: { Authorization: `Bearer ${process.env.AUDIOBOOKSHELF_API_KEY}`, "Content-Type": "application/json" },
+      body: body && JSON.stringify(body),
     });
+    if (!r.ok) throw new Error(`${method} ${path}: ${r.status}`);
+    const t = await r.text();
+    return t && t !== "OK" ? JSON.parse(t) : {};
+  };
+  let client, user, key, series, first, second;
+  before(async () => {
+    const name = `mcp-views-${randomBytes(4).toString("hex")}`;
+    user = (await abs("POST", "/api/users", { username: name, password: randomBytes(12).toString("hex"), type: "user", isActive: true })).user;
+    key = (await abs("POST", "/api/api-keys", { name, userId: user.id, isActive: true, expiresIn: 3600 })).apiKey;
+    const { libraries } = await abs("GET", "/api/libraries");
+    for (const lib of libraries.filter((l) => l.mediaType === "book")) {
+      const { results } = await abs("GET", `/api/libraries/${lib.id}/series?limit=100`);
+      series = results.find((s) => (s.books ?? []).length >= 2);
+      if (series) break;
+    }
+    assert.ok(series, "the real Audiobookshelf has a series of two books or more (the sample library's Discworld)");
+    [first, second] = series.books;
+    client = await connect({ AUDIOBOOKSHELF_URL: base, AUDIOBOOKSHELF_API_KEY: key.apiKey, AUDIOBOOKSHELF_TOOLSETS: "default,listening" });
+    for (const args of [{ library_item_id: first.id, is_finished: true }, { library_item_id: second.id, progress: 0.3 }]) {
+      const r = await client.callTool({ name: "set_media_progress", arguments: args });
+      assert.ok(!r.isError, JSON.stringify(r.content));
+    }
   });
   after(async () => {
     await client?.close();
+    if (key) await abs("DELETE", `/api/api-keys/${key.id}`).catch(() => {});
+    if (user) await abs("DELETE", `/api/users/${user.id}`);
   });
   test("now listening", async () => {
     const r = await render(client, "list_items_in_progress", {}, "light");
     const cards = await checkNowListening(r);
-    if (cards.length > 0 && r.data.items.some((i) => i.type !== "podcast")) await checkCovers(r);
+    assert.deepEqual(cards.map((c) => [c.id, c.pct]), [[second.id, 30]], "the book in progress at 30%");
+    const covers = await checkCovers(r);
+    if (second.media?.coverPath) assert.equal(covers.length, 1, "its cover through the host");
     await r.page.close();
   });
   test("series shelf", async () => {
     const r = await render(client, "get_series_progress", {}, "dark");
-    await checkShelf(r);
+    const shown = await checkShelf(r);
+    assert.equal(shown.length, 1);
+    assert.equal(shown[0].name, series.name);
+    const books = shown[0].rows.filter((x) => !x.gap);
+    assert.deepEqual(books.slice(0, 2).map((b) => b.state), ["finished", "in_progress"]);
+    assert.equal(books.find((b) => b.next)?.title, second.media.metadata.title);
     await r.page.close();
   });
   test("listening over time", async () => {

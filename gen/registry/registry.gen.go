@@ -931,7 +931,9 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library."},"media_type":{"type":"string","enum":["book","podcast"],"description":"Only books or only episodes."},"max_hours":{"type":"number","minimum":0.1,"maximum":10000,"description":"At most this many hours left."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: whatNext,
+		View:         "series-shelf",
+		OutputSchema: json.RawMessage(`{"properties":{"in_progress":{"items":{"type":"object"},"type":"array"},"next_in_series":{"items":{"type":"object"},"type":"array"},"recently_finished":{"items":{"type":"object"},"type":"array"}},"type":"object"}`),
+		Handler:      whatNext,
 	},
 	{
 		Name: "get_series_progress", Title: "Get series progress", Toolset: "listening",

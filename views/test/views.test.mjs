@@ -200,6 +200,27 @@ async function checkShelf(r) {
   return shown;
 }
 
+// checkWhatNext holds what_next's shelves to the answer: what is in
+// progress in order at its percentage; per series the gaps before its next
+// book, and the next book marked.
+async function checkWhatNext(r) {
+  const now = await r.frame.$$eval("ol.now li", (ls) => ls.map((li) => [li.dataset.id, li.querySelector(".st").textContent]));
+  assert.deepEqual(now.map(([id, st]) => [id, parseInt(st)]), (r.data.in_progress ?? []).map((b) => [b.library_item_id, b.progress_pct]), "in progress");
+  const shown = await r.frame.$$eval("section.series", (ss) =>
+    ss.map((s) => ({
+      name: s.querySelector("h1").textContent,
+      gaps: [...s.querySelectorAll("li.gap .seq")].map((x) => x.textContent),
+      next: s.querySelector("li.next .t")?.textContent,
+    })),
+  );
+  assert.deepEqual(
+    shown,
+    (r.data.next_in_series ?? []).map((s) => ({ name: s.series, gaps: (s.gap_before ?? []).map((g) => `#${g}`), next: s.next?.title })),
+    "each series' gaps and next book",
+  );
+  return shown;
+}
+
 // checkChart holds the bars to the periods: one each, in order, with its
 // seconds, the longest the tallest, an empty one flat; and the books
 // finished by title.
@@ -277,6 +298,16 @@ describe("views against the stand-in", { skip: !chromium && "no Chromium" }, () 
     }
   });
 
+  test("what next, with the gap", async () => {
+    // After the test above: The Expanse's next book is 3, with 2 missing.
+    const r = await render(client, "what_next", {}, "light");
+    const shown = await checkWhatNext(r);
+    assert.deepEqual(shown.find((s) => s.name === "The Expanse"), { name: "The Expanse", gaps: ["#2"], next: "Abaddon's Gate" });
+    assert.equal(shown.find((s) => s.name === "Discworld")?.next, "The Light Fantastic");
+    await shoot(r.page, r.handle, r.frame, "what-next", "light");
+    await r.page.close();
+  });
+
   test("listening over time", async () => {
     for (const theme of ["light", "dark"]) {
       const r = await render(client, "get_listening_by_period", { from: "2025-10-01", to: "2026-01-31", by: "month" }, theme);
@@ -345,6 +376,12 @@ describe("views against a real Audiobookshelf", { skip: (!chromium && "no Chromi
     const books = shown[0].rows.filter((x) => !x.gap);
     assert.deepEqual(books.slice(0, 2).map((b) => b.state), ["finished", "in_progress"]);
     assert.equal(books.find((b) => b.next)?.title, second.media.metadata.title);
+    await r.page.close();
+  });
+  test("what next", async () => {
+    const r = await render(client, "what_next", {}, "light");
+    const shown = await checkWhatNext(r);
+    assert.equal(shown.find((s) => s.name === series.name)?.next, series.books[2]?.media.metadata.title, "the book after the one in progress");
     await r.page.close();
   });
   test("listening over time", async () => {

@@ -6,7 +6,11 @@ import { ask, cover, day, el, hours, start, type Data } from "./common";
 
 start("Now listening", (data: Data, app: App) => {
   const root = document.getElementById("root")!;
-  const items: Data[] = Array.isArray(data.items) ? data.items : [];
+  if (!Array.isArray(data.items)) {
+    root.replaceChildren(el("p", "note", "This answer (detail full) has no view: its text is Audiobookshelf's own."));
+    return;
+  }
+  const items: Data[] = data.items;
   const out: HTMLElement[] = [el("h1", "", "Now listening")];
   if (items.length === 0) out.push(el("p", "note", "Nothing in progress."));
   for (const it of items) {

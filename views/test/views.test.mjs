@@ -274,6 +274,13 @@ describe("views against the stand-in", { skip: !chromium && "no Chromium" }, () 
     });
   }
 
+  test("now listening, detail full: no cards, a note", async () => {
+    const r = await render(client, "list_items_in_progress", { detail: "full" }, "light");
+    assert.equal(await r.frame.$$eval(".card", (cs) => cs.length), 0);
+    assert.match(await r.frame.$eval(".note", (e) => e.textContent), /detail full/);
+    await r.page.close();
+  });
+
   test("series shelf with a gap", async () => {
     // Caliban's War moved from 2 to 5 leaves 2 and 4 missing in The Expanse.
     const before = (await client.callTool({ name: "get_series_progress", arguments: {} })).structuredContent;

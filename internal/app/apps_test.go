@@ -204,3 +204,39 @@ func TestAppsOnlyForDeclaringClients(t *testing.T) {
 		t.Errorf("plain client's cover call with upkeep off: %v", err)
 	}
 }
+
+// TestStructure: only a successful answer of one text that is a JSON object
+// gets it as structured content; an error, a list, plain text, an image or
+// an answer of two contents gets none.
+func TestStructure(t *testing.T) {
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	errRes := text(`{"a":1}`)
+	errRes.IsError = true
+	two := text(`{"a":1}`)
+	two.Content = append(two.Content, &mcp.TextContent{Text: "more"})
+	for _, c := range []struct {
+		name string
+		res  *mcp.CallToolResult
+		want string
+	}{
+		{"object", text(` {"a":1} `), `{"a":1}`},
+		{"error", errRes, ""},
+		{"array", text(`[1]`), ""},
+		{"plain text", text("The answer was cut: ask for less."), ""},
+		{"broken JSON", text(`{"a":`), ""},
+		{"image", &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: []byte{1}, MIMEType: "image/jpeg"}}}, ""},
+		{"two contents", two, ""},
+	} {
+		structure(c.res)
+		got := ""
+		if c.res.StructuredContent != nil {
+			b, _ := json.Marshal(c.res.StructuredContent)
+			got = string(b)
+		}
+		if got != c.want {
+			t.Errorf("%s: structured content %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -57,6 +57,15 @@ type Tool struct {
 	Widest []map[string]any
 	// Definition is what tools/list shows.
 	Definition *mcp.Tool
+	// View is the name of the MCP Apps view of the tool's answer
+	// (views/dist/VIEW.html), and OutputSchema the schema of the
+	// structured content beside the text: both for a client that declares
+	// the extension alone (internal/app, apps.go). Empty for no view.
+	View         string
+	OutputSchema json.RawMessage
+	// ForViews: a client that declares the extension gets the tool listed
+	// for its views (visibility app) even when its toolset is off.
+	ForViews bool
 	// Handler builds the tool's handler over its dependencies.
 	Handler func(*kit.Deps) kit.Handler
 }
@@ -419,7 +428,9 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Entries per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: listItemsInProgress,
+		View:         "now-listening",
+		OutputSchema: json.RawMessage(`{"properties":{"items":{"items":{"type":"object"},"type":"array"},"total":{"type":"integer"}},"type":"object"}`),
+		Handler:      listItemsInProgress,
 	},
 	{
 		Name: "get_listening_stats", Title: "Get listening stats", Toolset: "me",
@@ -955,7 +966,8 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"width":{"type":"integer","minimum":32,"maximum":2048,"default":400,"description":"Width in pixels."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: getItemCover,
+		ForViews: true,
+		Handler:  getItemCover,
 	},
 	{
 		Name: "remove_item_cover", Title: "Remove item cover", Toolset: "upkeep",
@@ -1059,7 +1071,9 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library."},"media_type":{"type":"string","enum":["book","podcast"],"description":"Only books or only episodes."},"max_hours":{"type":"number","minimum":0.1,"maximum":10000,"description":"At most this many hours left."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: whatNext,
+		View:         "series-shelf",
+		OutputSchema: json.RawMessage(`{"properties":{"in_progress":{"items":{"type":"object"},"type":"array"},"next_in_series":{"items":{"type":"object"},"type":"array"},"recently_finished":{"items":{"type":"object"},"type":"array"}},"type":"object"}`),
+		Handler:      whatNext,
 	},
 	{
 		Name: "get_series_progress", Title: "Get series progress", Toolset: "listening",
@@ -1073,7 +1087,9 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"One series (id or name); omit for all."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: getSeriesProgress,
+		View:         "series-shelf",
+		OutputSchema: json.RawMessage(`{"properties":{"books":{"items":{"type":"object"},"type":"array"},"gaps":{"items":{"type":"string"},"type":"array"},"series":{"items":{"type":"object"},"type":"array"}},"type":"object"}`),
+		Handler:      getSeriesProgress,
 	},
 	{
 		Name: "get_listening_by_period", Title: "Get listening by period", Toolset: "listening",
@@ -1087,7 +1103,9 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"from":{"type":"string","description":"First day, YYYY-MM-DD."},"to":{"type":"string","description":"Last day, YYYY-MM-DD."},"by":{"type":"string","enum":["day","week","month"],"default":"month","description":"Period."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":400,"default":100,"description":"Periods per page."}},"required":["from","to"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: getListeningByPeriod,
+		View:         "listening-over-time",
+		OutputSchema: json.RawMessage(`{"properties":{"finished":{"items":{"type":"object"},"type":"array"},"periods":{"items":{"type":"object"},"type":"array"},"total_s":{"type":"number"}},"type":"object"}`),
+		Handler:      getListeningByPeriod,
 	},
 	{
 		Name: "check_owned", Title: "Check a list against the library", Toolset: "listening",

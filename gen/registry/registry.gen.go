@@ -128,7 +128,7 @@ const ServerTitle = "Audiobookshelf"
 
 // Instructions are initialize's instructions: how the tools fit together,
 // and the kinds of what the guarded tools take out.
-const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers, tags and genres, authors and series) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again. More tools (series, authors, collections, playlists, podcasts, listening, upkeep): list_toolsets, then call_tool runs any of them at once (enable_toolset gives their arguments)."
+const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). An id argument takes an id (list and search tools give them) or a title or name; library_id may be left out if the user has one library of the kind. Results are compact; detail \"full\" gives the raw object. Lists take page (from 0) and limit. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers, tags and genres, authors and series) ask the person first; a confirm_token is not an approval: tell the person what the call would do before calling again. More tools (series, authors, collections, playlists, podcasts, listening, upkeep): list_toolsets, then call_tool runs any of them at once (enable_toolset gives their arguments)."
 
 // Toolsets lists the toolsets in the manifest's order.
 var Toolsets = []Toolset{
@@ -157,7 +157,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_libraries",
 			Description: "The libraries (id, name, book or podcast).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"]}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listLibraries,
@@ -171,7 +171,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_library",
 			Description: "One library's settings and folders.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"detail":{"type":"string","enum":["compact","full"]}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibrary,
@@ -185,7 +185,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_library_stats",
 			Description: "A library's totals, largest and longest items.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibraryStats,
@@ -199,7 +199,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_library_filter_data",
 			Description: "Values a library can be filtered by.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibraryFilterData,
@@ -213,7 +213,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_library_items",
 			Description: "A library's items, paged, sorted, filtered.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Items per page."},"sort":{"type":"string","enum":["title","author","author_last_first","published_year","duration","added_at","size","sequence","progress"],"description":"sequence needs a series filter."},"descending":{"type":"boolean","description":"Descending."},"filter_group":{"type":"string","enum":["authors","series","genres","tags","narrators","publishers","languages","progress","publishedDecades","missing","tracks","ebooks","abridged","explicit","issues","feed-open"],"description":"authors/series: an id; progress: finished, not-started, in-progress, not-finished; others a name."},"filter_value":{"type":"string","description":"Value for filter_group."},"collapse_series":{"type":"boolean","description":"Each series once."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100},"sort":{"type":"string","enum":["title","author","author_last_first","published_year","duration","added_at","size","sequence","progress"],"description":"sequence needs a series filter."},"descending":{"type":"boolean","description":"Descending."},"filter_group":{"type":"string","enum":["authors","series","genres","tags","narrators","publishers","languages","progress","publishedDecades","missing","tracks","ebooks","abridged","explicit","issues","feed-open"],"description":"authors/series: an id; progress: finished, not-started, in-progress, not-finished; others a name."},"filter_value":{"type":"string","description":"Value for filter_group."},"collapse_series":{"type":"boolean","description":"Each series once."},"detail":{"type":"string","enum":["compact","full"]}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listLibraryItems,
@@ -228,7 +228,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "search_library",
 			Description: "Search a library; a series hit lists its books in order, an author hit theirs.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit for the only book library."},"q":{"type":"string","description":"Search text."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":12,"description":"Results per kind."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"required":["q"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit for the only book library."},"q":{"type":"string","description":"Search text."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":12,"description":"Results per kind."},"detail":{"type":"string","enum":["compact","full"]}},"required":["q"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: searchLibrary,
@@ -242,7 +242,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_personalized_shelves",
 			Description: "The library's home shelves for this user.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Entries per shelf."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Entries per shelf."},"detail":{"type":"string","enum":["compact","full"]}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPersonalizedShelves,
@@ -256,7 +256,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_series",
 			Description: "A book library's series with their books, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Series per page."},"sort":{"type":"string","enum":["name","num_books","total_duration","added_at","last_book_added","last_book_updated"],"description":"Sort key."},"descending":{"type":"boolean","description":"Descending."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100},"sort":{"type":"string","enum":["name","num_books","total_duration","added_at","last_book_added","last_book_updated"],"description":"Sort key."},"descending":{"type":"boolean","description":"Descending."},"detail":{"type":"string","enum":["compact","full"]}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listSeries,
@@ -270,7 +270,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_series",
 			Description: "One series' books in order.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Id or name."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"required":["series_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Id or name."},"detail":{"type":"string","enum":["compact","full"]}},"required":["series_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getSeries,
@@ -284,7 +284,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_authors",
 			Description: "A library's authors with book counts, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."},"sort":{"type":"string","enum":["name","last_first","added_at","updated_at","num_books"],"default":"name","description":"Sort key."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500},"sort":{"type":"string","enum":["name","last_first","added_at","updated_at","num_books"],"default":"name","description":"Sort key."},"detail":{"type":"string","enum":["compact","full"]}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listAuthors,
@@ -298,7 +298,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_author",
 			Description: "One author, optionally with their books and series.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id or name."},"include_items":{"type":"boolean","description":"Also their books and series."},"library_id":{"type":"string","description":"Books of this library only."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"required":["author_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id or name."},"include_items":{"type":"boolean","description":"Also their books and series."},"library_id":{"type":"string","description":"Books of this library only."},"detail":{"type":"string","enum":["compact","full"]}},"required":["author_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getAuthor,
@@ -312,7 +312,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_tags",
 			Description: "Every tag on the server, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listTags,
@@ -326,7 +326,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_genres",
 			Description: "Every genre on the server, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listGenres,
@@ -354,7 +354,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_library_item",
 			Description: "One book or podcast: metadata, series, duration, progress, episodes.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"},"detail":{"type":"string","enum":["compact","full"]}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibraryItem,
@@ -368,7 +368,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_item_chapters",
 			Description: "A book's chapters (start and end in seconds).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getItemChapters,
@@ -382,7 +382,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_podcast_episode",
 			Description: "One podcast episode.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episode_id":{"type":"string","description":"Episode id."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"required":["library_item_id","episode_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episode_id":{"type":"string","description":"Episode id."},"detail":{"type":"string","enum":["compact","full"]}},"required":["library_item_id","episode_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPodcastEpisode,
@@ -396,7 +396,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_recent_episodes",
 			Description: "The newest episodes you have not finished in a podcast library, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Episodes per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100},"detail":{"type":"string","enum":["compact","full"]}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listRecentEpisodes,
@@ -410,7 +410,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_me",
 			Description: "The user of the API key, with permissions.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"]}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getMe,
@@ -425,7 +425,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_items_in_progress",
 			Description: "What the user is listening to, latest first, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Entries per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer"},"limit":{"type":"integer","maximum":100},"detail":{"type":"string","enum":["compact","full"]}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		View:         "now-listening",
@@ -441,7 +441,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_listening_stats",
 			Description: "Listening totals: all time, today, top items and days.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"sessions":{"type":"integer","maximum":10,"description":"Recent sessions to add."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"sessions":{"type":"integer","maximum":10,"description":"Recent sessions to add."},"detail":{"type":"string","enum":["compact","full"]}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getListeningStats,
@@ -470,7 +470,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_listening_sessions",
 			Description: "The user's listening sessions, newest first, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Sessions per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer"},"limit":{"type":"integer","maximum":100}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listListeningSessions,
@@ -484,7 +484,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_media_progress",
 			Description: "The user's progress on one item, with its record id.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"episode_id":{"type":"string","description":"Episode id, for a podcast."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string","description":"Episode id, for a podcast."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getMediaProgress,
@@ -500,7 +500,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "set_media_progress",
 			Description: "Set a book's or episode's position or finished state. Asks before clearing a finished date.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"episode_id":{"type":"string","description":"Episode id, for a podcast."},"current_time":{"type":"number","minimum":0,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction listened."},"is_finished":{"type":"boolean","description":"Finished or not."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from continue listening."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string","description":"Episode id, for a podcast."},"current_time":{"type":"number","minimum":0,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction listened."},"is_finished":{"type":"boolean","description":"Finished or not."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from continue listening."},"confirm_token":{"type":"string"}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: setMediaProgress,
@@ -515,7 +515,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_media_progress",
 			Description: "Delete a progress record by its id (get_media_progress). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"media_progress_id":{"type":"string","description":"Progress record id (get_media_progress)."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["media_progress_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"media_progress_id":{"type":"string","description":"Progress record id (get_media_progress)."},"confirm_token":{"type":"string"}},"required":["media_progress_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteMediaProgress,
@@ -529,7 +529,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_bookmarks",
 			Description: "The user's bookmarks, all or one item's, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Only this item's."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Only this item's."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listBookmarks,
@@ -544,7 +544,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "create_bookmark",
 			Description: "Add a bookmark at a time in an item.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"time":{"type":"number","minimum":0,"description":"Position in seconds."},"title":{"type":"string","description":"Bookmark title."}},"required":["library_item_id","time","title"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"},"time":{"type":"number","minimum":0,"description":"Position in seconds."},"title":{"type":"string","description":"Bookmark title."}},"required":["library_item_id","time","title"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: createBookmark,
@@ -559,7 +559,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_bookmark",
 			Description: "Rename the bookmark at a time.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"time":{"type":"number","minimum":0,"description":"Bookmark time in seconds."},"title":{"type":"string","description":"New title."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id","time","title"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"},"time":{"type":"number","minimum":0,"description":"Bookmark time in seconds."},"title":{"type":"string","description":"New title."},"confirm_token":{"type":"string"}},"required":["library_item_id","time","title"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateBookmark,
@@ -574,7 +574,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_bookmark",
 			Description: "Delete the bookmark at a time in an item. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"time":{"type":"number","minimum":0,"description":"Bookmark time in seconds."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id","time"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"},"time":{"type":"number","minimum":0,"description":"Bookmark time in seconds."},"confirm_token":{"type":"string"}},"required":["library_item_id","time"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteBookmark,
@@ -588,7 +588,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_collections",
 			Description: "Collections of books, all or one library's, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library's."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library's."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listCollections,
@@ -602,7 +602,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_collection",
 			Description: "One collection with its books in order.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"required":["collection_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string"},"detail":{"type":"string","enum":["compact","full"]},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}},"required":["collection_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getCollection,
@@ -617,7 +617,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "create_collection",
 			Description: "Create a collection of books, in the order given.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"name":{"type":"string","description":"Collection name."},"description":{"type":"string","description":"Description."},"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Book ids or titles, in order."}},"required":["name","library_item_ids"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"name":{"type":"string","description":"Collection name."},"description":{"type":"string","description":"Description."},"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Book ids or titles, in order."}},"required":["name","library_item_ids"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: createCollection,
@@ -633,7 +633,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_collection",
 			Description: "Rename, re-describe or reorder a collection. Asks first to reorder.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"description":"All its books, once each, in the new order."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["collection_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string"},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"description":"All its books, once each, in the new order."},"confirm_token":{"type":"string"}},"required":["collection_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateCollection,
@@ -648,7 +648,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "add_books_to_collection",
 			Description: "Append books to a collection.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Book ids or titles."}},"required":["collection_id","library_item_ids"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string"},"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Book ids or titles."}},"required":["collection_id","library_item_ids"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: addBooksToCollection,
@@ -664,7 +664,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "remove_books_from_collection",
 			Description: "Take books out of a collection. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Book ids or titles."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["collection_id","library_item_ids"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string"},"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Book ids or titles."},"confirm_token":{"type":"string"}},"required":["collection_id","library_item_ids"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeBooksFromCollection,
@@ -680,7 +680,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_collection",
 			Description: "Delete a collection (the books stay). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["collection_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string"},"confirm_token":{"type":"string"}},"required":["collection_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteCollection,
@@ -694,7 +694,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_playlists",
 			Description: "The user's playlists, all or one library's, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library's."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library's."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listPlaylists,
@@ -708,7 +708,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_playlist",
 			Description: "One playlist with its entries in order.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"required":["playlist_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string"},"detail":{"type":"string","enum":["compact","full"]},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}},"required":["playlist_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPlaylist,
@@ -722,7 +722,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "create_playlist",
 			Description: "Create a playlist of books or episodes.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"name":{"type":"string","description":"Playlist name."},"description":{"type":"string","description":"Description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"Entries in order."}},"required":["name"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"name":{"type":"string","description":"Playlist name."},"description":{"type":"string","description":"Description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"Entries in order."}},"required":["name"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: createPlaylist,
@@ -737,7 +737,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_playlist",
 			Description: "Rename, re-describe or reorder a playlist. Asks first to reorder.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"All its entries, once each, in the new order."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["playlist_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string"},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"All its entries, once each, in the new order."},"confirm_token":{"type":"string"}},"required":["playlist_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updatePlaylist,
@@ -752,7 +752,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "add_items_to_playlist",
 			Description: "Append books or episodes to a playlist.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"Entries to append."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["playlist_id","items"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string"},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"Entries to append."},"confirm_token":{"type":"string"}},"required":["playlist_id","items"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: addItemsToPlaylist,
@@ -767,7 +767,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "remove_items_from_playlist",
 			Description: "Take entries out of a playlist. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"Entries to take out."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["playlist_id","items"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string"},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"Entries to take out."},"confirm_token":{"type":"string"}},"required":["playlist_id","items"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeItemsFromPlaylist,
@@ -782,7 +782,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_playlist",
 			Description: "Delete a playlist (the media stays). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["playlist_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string"},"confirm_token":{"type":"string"}},"required":["playlist_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePlaylist,
@@ -796,7 +796,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "search_podcasts",
 			Description: "Find podcasts by name or topic on iTunes; gives feed URLs.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"term":{"type":"string","description":"Name or topic."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"Results per page."}},"required":["term"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"term":{"type":"string","description":"Name or topic."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":50}},"required":["term"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: searchPodcasts,
@@ -811,7 +811,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_podcast_feed",
 			Description: "A podcast feed's episodes, newest first, with download keys. Admins only.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"feed_url":{"type":"string","description":"Feed URL."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Episodes per page."}},"required":["feed_url"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"feed_url":{"type":"string","description":"Feed URL."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100}},"required":["feed_url"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: getPodcastFeed,
@@ -841,7 +841,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "check_new_episodes",
 			Description: "Feed episodes a podcast lacks, with download keys. Admins only.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Episodes per page."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: checkNewEpisodes,
@@ -870,7 +870,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_podcast_downloads",
 			Description: "Episode downloads running and queued.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"library_item_id":{"type":"string","description":"A podcast: its newest episodes too."},"episodes":{"type":"array","items":{"type":"string"},"description":"Download keys, for their episode ids."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Downloads per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"library_item_id":{"type":"string","description":"A podcast: its newest episodes too."},"episodes":{"type":"array","items":{"type":"string"},"description":"Download keys, for their episode ids."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listPodcastDownloads,
@@ -886,7 +886,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast_episode",
 			Description: "Remove a podcast episode. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episode_id":{"type":"string","description":"Episode id."},"delete_file":{"type":"boolean","description":"Also delete its file."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id","episode_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episode_id":{"type":"string","description":"Episode id."},"delete_file":{"type":"boolean","description":"Also delete its file."},"confirm_token":{"type":"string"}},"required":["library_item_id","episode_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePodcastEpisode,
@@ -902,7 +902,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast",
 			Description: "Remove a podcast and its episodes. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"delete_files":{"type":"boolean","description":"Also delete its folder."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"delete_files":{"type":"boolean","description":"Also delete its folder."},"confirm_token":{"type":"string"}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePodcast,
@@ -917,7 +917,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "scan_library",
 			Description: "Scan a library's folders for new, changed and missing files (up to 2 minutes). Admins only.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: scanLibrary,
@@ -933,7 +933,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_item_metadata",
 			Description: "Set a book's metadata; a list replaces the list, [] or \"\" clears. Asks where it cannot put back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"fields":{"type":"object","properties":{"title":{"type":"string"},"subtitle":{"type":"string"},"authors":{"type":"array","items":{"type":"string"}},"narrators":{"type":"array","items":{"type":"string"}},"series":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"sequence":{"type":"string"}},"required":["name"],"additionalProperties":false}},"genres":{"type":"array","items":{"type":"string"}},"tags":{"type":"array","items":{"type":"string"}},"description":{"type":"string"},"publish_year":{"type":"string"},"publisher":{"type":"string"},"language":{"type":"string"},"isbn":{"type":"string"},"asin":{"type":"string"},"explicit":{"type":"boolean"},"abridged":{"type":"boolean"}},"minProperties":1,"additionalProperties":false,"description":"The fields to set, e.g. {\"title\": \"Mort\", \"series\": [{\"name\": \"Discworld\", \"sequence\": \"4\"}]}."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id","fields"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"fields":{"type":"object","properties":{"title":{"type":"string"},"subtitle":{"type":"string"},"authors":{"type":"array","items":{"type":"string"}},"narrators":{"type":"array","items":{"type":"string"}},"series":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"sequence":{"type":"string"}},"required":["name"],"additionalProperties":false}},"genres":{"type":"array","items":{"type":"string"}},"tags":{"type":"array","items":{"type":"string"}},"description":{"type":"string"},"publish_year":{"type":"string"},"publisher":{"type":"string"},"language":{"type":"string"},"isbn":{"type":"string"},"asin":{"type":"string"},"explicit":{"type":"boolean"},"abridged":{"type":"boolean"}},"minProperties":1,"additionalProperties":false,"description":"The fields to set, e.g. {\"title\": \"Mort\", \"series\": [{\"name\": \"Discworld\", \"sequence\": \"4\"}]}."},"confirm_token":{"type":"string"}},"required":["library_item_id","fields"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateItemMetadata,
@@ -949,7 +949,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "match_library_item",
 			Description: "Quick match a book against a metadata provider; override replaces filled fields and asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"default":"google","description":"Metadata provider, or custom-ID for a custom one."},"override":{"type":"boolean","description":"Replace fields that hold a value, and the cover."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","default":"google","description":"google (default), itunes, openlibrary, fantlab, audible, audible.ca, .uk, .au, .fr, .de, .jp, .it, .in or .es, or custom-ID"},"override":{"type":"boolean","description":"Replace fields that hold a value, and the cover."},"confirm_token":{"type":"string"}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 		},
 		Handler: matchLibraryItem,
@@ -963,7 +963,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_item_cover",
 			Description: "A library item's cover as an image.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"width":{"type":"integer","minimum":32,"maximum":2048,"default":400,"description":"Width in pixels."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"},"width":{"type":"integer","minimum":32,"maximum":2048,"default":400,"description":"Width in pixels."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		ForViews: true,
@@ -980,7 +980,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "remove_item_cover",
 			Description: "Take a library item's cover off (the file stays). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"},"confirm_token":{"type":"string"}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeItemCover,
@@ -994,7 +994,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "find_match_candidates",
 			Description: "A provider's results for a book, each with how well it fits and why.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["google","audible"]},{"pattern":"^(itunes|openlibrary|fantlab|audible[.](ca|uk|au|fr|de|jp|it|in|es)|custom-[0-9A-Za-z-]{1,64})$"}],"default":"google","description":"Provider, or custom-ID."},"title":{"type":"string","description":"Search title (default: the book's)."},"author":{"type":"string","description":"Search author (default: the book's)."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":5,"description":"Candidates per page."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","default":"google","description":"google (default), audible, audible.uk and the like, itunes, openlibrary, fantlab, or custom-ID"},"title":{"type":"string","description":"Search title (default: the book's)."},"author":{"type":"string","description":"Search author (default: the book's)."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":25}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: findMatchCandidates,
@@ -1008,7 +1008,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "search_covers",
 			Description: "Cover images providers offer for a book, for set_item_cover.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["best","all","google","audible"]},{"pattern":"^(itunes|openlibrary|fantlab|audiobookcovers|audible[.](ca|uk|au|fr|de|jp|it|in|es)|custom-[0-9A-Za-z-]{1,64})$"}],"default":"best","description":"Provider, best, all, or custom-ID."},"title":{"type":"string","description":"Search title (default: the book's)."},"author":{"type":"string","description":"Search author (default: the book's)."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"Covers per page."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","default":"best","description":"best (default), all, google, audible, audible.uk and the like, itunes, openlibrary, fantlab, audiobookcovers, or custom-ID"},"title":{"type":"string","description":"Search title (default: the book's)."},"author":{"type":"string","description":"Search author (default: the book's)."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":50}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: searchCovers,
@@ -1024,7 +1024,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "set_item_cover",
 			Description: "Set a library item's cover from an image URL; asks when it has one.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"url":{"type":"string","description":"The image's URL."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id","url"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"},"url":{"type":"string","description":"The image's URL."},"confirm_token":{"type":"string"}},"required":["library_item_id","url"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 		},
 		Handler: setItemCover,
@@ -1038,7 +1038,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_provider_chapters",
 			Description: "Audnexus's chapters for a book's ASIN, beside the book's own.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"asin":{"type":"string","description":"ASIN (default: the book's)."},"region":{"type":"string","enum":["us","ca","uk","au","fr","de","jp","it","in","es"],"default":"us","description":"Audible region."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Chapters per page."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"asin":{"type":"string","description":"ASIN (default: the book's)."},"region":{"type":"string","enum":["us","ca","uk","au","fr","de","jp","it","in","es"],"default":"us","description":"Audible region."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: getProviderChapters,
@@ -1054,7 +1054,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "set_item_chapters",
 			Description: "Set a book's chapters from Audnexus by ASIN, or clear them; asks where it has some.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"asin":{"type":"string","description":"ASIN (default: the book's)."},"region":{"type":"string","enum":["us","ca","uk","au","fr","de","jp","it","in","es"],"default":"us","description":"Audible region."},"clear":{"type":"boolean","description":"Clear the chapters instead."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"asin":{"type":"string","description":"ASIN (default: the book's)."},"region":{"type":"string","enum":["us","ca","uk","au","fr","de","jp","it","in","es"],"default":"us","description":"Audible region."},"clear":{"type":"boolean","description":"Clear the chapters instead."},"confirm_token":{"type":"string"}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: setItemChapters,
@@ -1068,7 +1068,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "what_next",
 			Description: "What to listen to next: in progress, the next book of each started series, recently finished.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library."},"media_type":{"type":"string","enum":["book","podcast"],"description":"Only books or only episodes."},"max_hours":{"type":"number","minimum":0.1,"maximum":10000,"description":"At most this many hours left."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library."},"media_type":{"type":"string","enum":["book","podcast"],"description":"Only books or only episodes."},"max_hours":{"type":"number","minimum":0.1,"maximum":10000,"description":"At most this many hours left."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":25}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		View:         "series-shelf",
@@ -1084,7 +1084,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_series_progress",
 			Description: "Where the person is in one series or every started one: each book's state, and gaps.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"One series (id or name); omit for all."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"One series (id or name); omit for all."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":25}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		View:         "series-shelf",
@@ -1100,7 +1100,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_listening_by_period",
 			Description: "Time listened per day, week or month, with books finished and top authors, narrators, genres.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"from":{"type":"string","description":"First day, YYYY-MM-DD."},"to":{"type":"string","description":"Last day, YYYY-MM-DD."},"by":{"type":"string","enum":["day","week","month"],"default":"month","description":"Period."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":400,"default":100,"description":"Periods per page."}},"required":["from","to"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"from":{"type":"string","description":"First day, YYYY-MM-DD."},"to":{"type":"string","description":"Last day, YYYY-MM-DD."},"by":{"type":"string","enum":["day","week","month"],"default":"month","description":"Period."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":400}},"required":["from","to"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		View:         "listening-over-time",
@@ -1116,7 +1116,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "check_owned",
 			Description: "Which titles of a pasted list the person owns, and their progress.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"titles":{"type":"array","items":{"type":"string"},"description":"Titles."},"text":{"type":"string","description":"Or pasted lines."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":100,"description":"Lines per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"titles":{"type":"array","items":{"type":"string"},"description":"Titles."},"text":{"type":"string","description":"Or pasted lines."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: checkOwned,
@@ -1130,7 +1130,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_abandoned",
 			Description: "Books started and left: how far, when last, whether the series went on.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"idle_days":{"type":"integer","minimum":1,"maximum":36500,"default":30,"description":"Untouched this many days."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Books per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"idle_days":{"type":"integer","minimum":1,"maximum":36500,"default":30,"description":"Untouched this many days."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listAbandoned,
@@ -1144,7 +1144,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_listening_year",
 			Description: "A year of listening: totals, months, books finished in order, longest, top author and narrator.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"year":{"type":"integer","minimum":2000,"maximum":2100,"description":"Calendar year."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":100,"description":"Books per page."}},"required":["year"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"year":{"type":"integer","minimum":2000,"maximum":2100,"description":"Calendar year."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100}},"required":["year"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getListeningYear,
@@ -1200,7 +1200,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "audit_series",
 			Description: "Find series gaps and clashes, one series spelt two ways, titles naming a series.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditSeries,
@@ -1214,7 +1214,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "audit_people",
 			Description: "Find authors and narrators spelt more than one way.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditPeople,
@@ -1228,7 +1228,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "audit_duplicates",
 			Description: "Find books likely held twice.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditDuplicates,
@@ -1242,7 +1242,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "audit_missing",
 			Description: "Find books lacking a cover, description, author, year, language, chapters or ASIN/ISBN, or with file issues.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditMissing,
@@ -1256,7 +1256,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "audit_tags_and_genres",
 			Description: "Find tags and genres spelt two ways, and those on one book.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditTagsAndGenres,
@@ -1270,7 +1270,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "audit_library",
 			Description: "Run every audit at once: a paged worklist with counts.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"audit":{"type":"string","description":"One audit only."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"audit":{"type":"string","description":"One audit only."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditLibrary,
@@ -1286,7 +1286,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "rename_tag",
 			Description: "Rename a tag on every item. Asks on a merge or where it cannot put back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"tag":{"type":"string","description":"The tag as items hold it."},"new_tag":{"type":"string","description":"The new name."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["tag","new_tag"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"tag":{"type":"string","description":"The tag as items hold it."},"new_tag":{"type":"string","description":"The new name."},"confirm_token":{"type":"string"}},"required":["tag","new_tag"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: renameTag,
@@ -1302,7 +1302,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "rename_genre",
 			Description: "Rename a genre on every item. Asks on a merge or where it cannot put back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"genre":{"type":"string","description":"The genre as items hold it."},"new_genre":{"type":"string","description":"The new name."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["genre","new_genre"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"genre":{"type":"string","description":"The genre as items hold it."},"new_genre":{"type":"string","description":"The new name."},"confirm_token":{"type":"string"}},"required":["genre","new_genre"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: renameGenre,
@@ -1318,7 +1318,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "rename_narrator",
 			Description: "Rename a narrator on every book. Asks on a merge or where it cannot put back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"narrator":{"type":"string","description":"The narrator as books hold it."},"new_narrator":{"type":"string","description":"The new name."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["narrator","new_narrator"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"narrator":{"type":"string","description":"The narrator as books hold it."},"new_narrator":{"type":"string","description":"The new name."},"confirm_token":{"type":"string"}},"required":["narrator","new_narrator"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: renameNarrator,
@@ -1334,7 +1334,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "merge_tags",
 			Description: "Merge several spellings of a tag into one, server-wide. Always asks.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Spellings to take out (not the target)."},"into_tag":{"type":"string","description":"The tag they become."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["tags","into_tag"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Spellings to take out (not the target)."},"into_tag":{"type":"string","description":"The tag they become."},"confirm_token":{"type":"string"}},"required":["tags","into_tag"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeTags,
@@ -1350,7 +1350,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "merge_genres",
 			Description: "Merge several spellings of a genre into one, server-wide. Always asks.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"genres":{"type":"array","items":{"type":"string"},"description":"Spellings to take out (not the target)."},"into_genre":{"type":"string","description":"The genre they become."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["genres","into_genre"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"genres":{"type":"array","items":{"type":"string"},"description":"Spellings to take out (not the target)."},"into_genre":{"type":"string","description":"The genre they become."},"confirm_token":{"type":"string"}},"required":["genres","into_genre"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeGenres,
@@ -1366,7 +1366,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "merge_narrators",
 			Description: "Merge several spellings of a narrator into one, server-wide. Always asks.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"narrators":{"type":"array","items":{"type":"string"},"description":"Spellings to take out (not the target)."},"into_narrator":{"type":"string","description":"The narrator they become."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["narrators","into_narrator"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"narrators":{"type":"array","items":{"type":"string"},"description":"Spellings to take out (not the target)."},"into_narrator":{"type":"string","description":"The narrator they become."},"confirm_token":{"type":"string"}},"required":["narrators","into_narrator"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeNarrators,
@@ -1382,7 +1382,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "merge_authors",
 			Description: "Merge an author into another of the same library, removing the first. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"The author merged away (id or name)."},"into_author_id":{"type":"string","description":"The author kept (id or name)."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["author_id","into_author_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"The author merged away (id or name)."},"into_author_id":{"type":"string","description":"The author kept (id or name)."},"confirm_token":{"type":"string"}},"required":["author_id","into_author_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeAuthors,
@@ -1398,7 +1398,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "merge_series",
 			Description: "Merge a series into another of the same library, removing the first. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"The series merged away (id or name)."},"into_series_id":{"type":"string","description":"The series kept (id or name)."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["series_id","into_series_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"The series merged away (id or name)."},"into_series_id":{"type":"string","description":"The series kept (id or name)."},"confirm_token":{"type":"string"}},"required":["series_id","into_series_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeSeries,
@@ -1414,7 +1414,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "batch_update_books",
 			Description: "Add, remove or set tags, genres, narrators, publisher, language or a series on up to 100 books. Asks where it cannot put back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Book ids or titles."},"field":{"type":"string","enum":["tags","genres","narrators","publisher","language","series"],"description":"The field to change."},"mode":{"type":"string","enum":["add","remove","set"],"description":"add or remove (lists, series) or set."},"values":{"type":"array","items":{"type":"string"},"description":"Tags, genres or narrators."},"value":{"type":"string","description":"Publisher or language; \"\" clears."},"series":{"type":"string","description":"Series name."},"sequence":{"type":"string","description":"Place in the series."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_ids","field"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Book ids or titles."},"field":{"type":"string","enum":["tags","genres","narrators","publisher","language","series"],"description":"The field to change."},"mode":{"type":"string","enum":["add","remove","set"],"description":"add or remove (lists, series) or set."},"values":{"type":"array","items":{"type":"string"},"description":"Tags, genres or narrators."},"value":{"type":"string","description":"Publisher or language; \"\" clears."},"series":{"type":"string","description":"Series name."},"sequence":{"type":"string","description":"Place in the series."},"confirm_token":{"type":"string"}},"required":["library_item_ids","field"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: batchUpdateBooks,
@@ -1430,7 +1430,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "batch_quick_match",
 			Description: "Quick match up to 100 items against a metadata provider. Always asks.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Item ids or titles."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"description":"Metadata provider, or custom-ID."},"override_details":{"type":"boolean","description":"Replace details that hold a value."},"override_cover":{"type":"boolean","description":"Replace existing covers."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_ids"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Item ids or titles."},"provider":{"type":"string","description":"Metadata provider: google (default), itunes, openlibrary, fantlab, audible, audible.ca, .uk, .au, .fr, .de, .jp, .it, .in or .es, or custom-ID"},"override_details":{"type":"boolean","description":"Replace details that hold a value."},"override_cover":{"type":"boolean","description":"Replace existing covers."},"confirm_token":{"type":"string"}},"required":["library_item_ids"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 		},
 		Handler: batchQuickMatch,

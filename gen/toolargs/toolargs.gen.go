@@ -1122,7 +1122,7 @@ func DecodeUpdateItemMetadata(raw json.RawMessage) (UpdateItemMetadata, error) {
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type MatchLibraryItem struct {
 	LibraryItemID string `json:"library_item_id"` // Book id or title.
-	Provider      string `json:"provider"`        // Metadata provider, or custom-ID for a custom one.
+	Provider      string `json:"provider"`        // google (default), itunes, openlibrary, fantlab, audible, audible.ca, .uk, .au, .fr, .de, .jp, .it, .in or .es, or custom-ID
 	Override      bool   `json:"override"`        // Replace fields that hold a value, and the cover.
 	ConfirmToken  string `json:"-"`               // From an earlier answer.
 }
@@ -1181,7 +1181,7 @@ func DecodeRemoveItemCover(raw json.RawMessage) (RemoveItemCover, error) {
 // FindMatchCandidates holds the arguments of find_match_candidates.
 type FindMatchCandidates struct {
 	LibraryItemID string  `json:"library_item_id"` // Book id or title.
-	Provider      string  `json:"provider"`        // Provider, or custom-ID.
+	Provider      string  `json:"provider"`        // google (default), audible, audible.uk and the like, itunes, openlibrary, fantlab, or custom-ID
 	Title         *string `json:"title"`           // Search title (default: the book's).
 	Author        *string `json:"author"`          // Search author (default: the book's).
 	Page          int64   `json:"page"`            // 0-based.
@@ -1207,7 +1207,7 @@ func DecodeFindMatchCandidates(raw json.RawMessage) (FindMatchCandidates, error)
 // SearchCovers holds the arguments of search_covers.
 type SearchCovers struct {
 	LibraryItemID string  `json:"library_item_id"` // Book id or title.
-	Provider      string  `json:"provider"`        // Provider, best, all, or custom-ID.
+	Provider      string  `json:"provider"`        // best (default), all, google, audible, audible.uk and the like, itunes, openlibrary, fantlab, audiobookcovers, or custom-ID
 	Title         *string `json:"title"`           // Search title (default: the book's).
 	Author        *string `json:"author"`          // Search author (default: the book's).
 	Page          int64   `json:"page"`            // 0-based.
@@ -1809,7 +1809,7 @@ func DecodeBatchUpdateBooks(raw json.RawMessage) (BatchUpdateBooks, error) {
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type BatchQuickMatch struct {
 	LibraryItemIDs  []string `json:"library_item_ids"` // Item ids or titles.
-	Provider        *string  `json:"provider"`         // Metadata provider, or custom-ID.
+	Provider        *string  `json:"provider"`         // Metadata provider: google (default), itunes, openlibrary, fantlab, audible, audible.ca, .uk, .au, .fr, .de, .jp, .it, .in or .es, or custom-ID
 	OverrideDetails bool     `json:"override_details"` // Replace details that hold a value.
 	OverrideCover   bool     `json:"override_cover"`   // Replace existing covers.
 	ConfirmToken    string   `json:"-"`                // From an earlier answer.

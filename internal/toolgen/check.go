@@ -258,6 +258,18 @@ func Check(m *Manifest, spec Spec) error {
 					!strings.HasPrefix(p.Pattern, "^") || !strings.HasSuffix(p.Pattern, "$") {
 					fail(name, field+".pattern", "must be a regular expression anchored with ^ and $ beside an enum of a string parameter (%v)", err)
 				}
+				// tools/list shows such a parameter as a string and its
+				// description: that names every value ("audible.uk" may be
+				// ".uk" after "audible").
+				for _, v := range p.Enum {
+					short := v
+					if i := strings.LastIndex(v, "."); i > 0 {
+						short = v[i:]
+					}
+					if !strings.Contains(p.Description, v) && !strings.Contains(p.Description, short) {
+						fail(name, field+".description", "names no %q: beside a pattern, tools/list shows the values in the description alone", v)
+					}
+				}
 			}
 			if p.Format != "" && (p.Format != "http_url" || p.Type != "string" || len(p.Enum) > 0) {
 				fail(name, field+".format", "%q: the one format is http_url, on a string parameter without an enum", p.Format)

@@ -349,6 +349,12 @@ type Param struct {
 	Type        string `yaml:"type"`
 	Required    bool   `yaml:"required"`
 	Description string `yaml:"description"`
+	// InstructionsSay: the server's instructions (initialize) say once what
+	// this shared parameter is and its default, so tools/list leaves out its
+	// description and default on every tool that uses it as it is (a tool
+	// that gives its own description lists it). The checked schema and
+	// docs/tools.md keep both.
+	InstructionsSay bool `yaml:"instructions_say"`
 	// Details is what docs/tools.md says of the parameter in place of
 	// Description, when a model needs less than a reader of the docs.
 	Details string   `yaml:"details"`
@@ -548,8 +554,9 @@ func Parse(b []byte) (*Manifest, error) {
 			if p.Name != "" {
 				base.Name = p.Name
 			}
-			if p.Description != "" {
+			if p.Description != "" && p.Description != base.Description {
 				base.Description = p.Description
+				base.InstructionsSay = false
 			}
 			if p.Details != "" {
 				base.Details = p.Details
@@ -573,6 +580,8 @@ func Parse(b []byte) (*Manifest, error) {
 				Maps:        "local",
 				MaxLength:   200,
 				Description: "From an earlier answer.",
+				// The instructions say what a confirm_token is.
+				InstructionsSay: true,
 			})
 		}
 	}

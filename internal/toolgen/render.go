@@ -161,11 +161,16 @@ func schemaOf(t *Tool, checked bool) ([]byte, error) {
 			metadataFieldsSchema(s, checked)
 		}
 		if len(p.Enum) > 0 && p.Pattern != "" {
-			s.set("anyOf", []*obj{newObj().set("enum", p.Enum), newObj().set("pattern", p.Pattern)})
+			// Values beside a pattern: tools/list has the description name
+			// them (cmd/toolgen holds it to every value), the checked
+			// schema both.
+			if checked {
+				s.set("anyOf", []*obj{newObj().set("enum", p.Enum), newObj().set("pattern", p.Pattern)})
+			}
 		} else if len(p.Enum) > 0 {
 			s.set("enum", p.Enum)
 		}
-		if p.Min != nil && (checked || p.Type != "integer" || *p.Min != 0) {
+		if p.Min != nil && (checked || p.Type != "integer" || *p.Min != 0) && (checked || !p.InstructionsSay) {
 			s.set("minimum", num(*p.Min))
 		}
 		if p.Max != nil && (checked || *p.Max < sanityMax) {
@@ -185,10 +190,13 @@ func schemaOf(t *Tool, checked bool) ([]byte, error) {
 				s.set("maxItems", p.MaxItems)
 			}
 		}
-		if p.Default != nil && (checked || !zeroDefault(p.Default)) {
+		said := !checked && p.InstructionsSay
+		if p.Default != nil && (checked || !zeroDefault(p.Default)) && !said {
 			s.set("default", p.Default)
 		}
-		s.set("description", p.Description)
+		if !said {
+			s.set("description", p.Description)
+		}
 		props.set(p.Name, s)
 		if p.Required && !p.Omittable() {
 			required = append(required, p.Name)

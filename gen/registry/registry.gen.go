@@ -1169,6 +1169,38 @@ var All = []Tool{
 		Handler: mergeSeries,
 	},
 	{
+		Name: "update_author", Title: "Update author", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: true,
+		Reason:     "Replaces an author's name, biography, ASIN or image; a downloaded image replaces the old file, which cannot be had back. Setting the same values again changes nothing more.",
+		Operations: []string{"getMe", "listLibraries", "getAuthor", "listLibraryAuthors", "updateAuthor", "uploadAuthorImage"},
+		NeedsAuth:  true,
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "when image_url present or effect replaces_unrestorable_text", WhenParams: []string{"image_url"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"author_id", "name", "description", "asin", "image_url"}, Kind: "authors and series", TakesOut: "An image replaced from a URL cannot be had back from here (the old file is written over, or left unused on disk when its type differs); a text named in the question could not be given back exactly by update_author.", Stays: "The author's books and its other fields stay."},
+		Definition: &mcp.Tool{
+			Name:        "update_author",
+			Description: "Set an author's name, description, ASIN or image (from a URL). Asks before replacing an image.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New biography; empty clears it."},"asin":{"type":"string","description":"New ASIN; empty clears it."},"image_url":{"type":"string","description":"URL of a new image, which Audiobookshelf downloads."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["author_id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
+		},
+		Handler: updateAuthor,
+	},
+	{
+		Name: "update_series", Title: "Update series", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
+		Reason:     "Replaces a series' name or description; setting the same values again changes nothing more.",
+		Operations: []string{"getMe", "listLibraries", "getSeries", "updateSeries"},
+		NeedsAuth:  true,
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "when effect replaces_unrestorable_text", WhenParams: nil, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"series_id", "name", "description"}, Kind: "authors and series", TakesOut: "The text named in the question could not be given back exactly by update_series.", Stays: "The series' books and their sequences stay."},
+		Definition: &mcp.Tool{
+			Name:        "update_series",
+			Description: "Set a series' name or description. Asks only where the old text could not be put back.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["series_id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: updateSeries,
+	},
+	{
 		Name: "batch_update_books", Title: "Batch update books", Toolset: "curation",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
 		Reason:     "Changes one field of many books; what it replaces or takes from the middle of a list cannot be given back exactly, and the same call again changes nothing more.",
@@ -2728,6 +2760,78 @@ func mergeSeries(d *kit.Deps) kit.Handler {
 			Stays:    "The books themselves stay, with their other series and fields, and so do the kept series' name and summary.",
 		}); !ok {
 			return res, nil
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func updateAuthor(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "author_id", Kind: "author"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeUpdateAuthor(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "update_author", permission.Update)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanUpdateAuthor(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if a.ImageUrl != nil || plan.Effect("replaces_unrestorable_text") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "update_author", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
+				TakesOut: "An image replaced from a URL cannot be had back from here (the old file is written over, or left unused on disk when its type differs); a text named in the question could not be given back exactly by update_author.",
+				Stays:    "The author's books and its other fields stay.",
+			}); !ok {
+				return res, nil
+			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func updateSeries(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "series_id", Kind: "series"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeUpdateSeries(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "update_series", permission.Update)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanUpdateSeries(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if plan.Effect("replaces_unrestorable_text") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "update_series", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
+				TakesOut: "The text named in the question could not be given back exactly by update_series.",
+				Stays:    "The series' books and their sequences stay.",
+			}); !ok {
+				return res, nil
+			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
 		}
 		return plan.Execute(ctx)
 	}

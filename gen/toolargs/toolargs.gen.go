@@ -1548,6 +1548,58 @@ func DecodeMergeSeries(raw json.RawMessage) (MergeSeries, error) {
 	return a, d.Err()
 }
 
+// UpdateAuthor holds the arguments of update_author.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type UpdateAuthor struct {
+	AuthorID     string  `json:"author_id"`   // Author id or name.
+	Name         *string `json:"name"`        // New name.
+	Description  *string `json:"description"` // New biography; empty clears it.
+	Asin         *string `json:"asin"`        // New ASIN; empty clears it.
+	ImageUrl     *string `json:"image_url"`   // URL of a new image, which Audiobookshelf downloads.
+	ConfirmToken string  `json:"-"`           // Token from an earlier answer.
+}
+
+// DecodeUpdateAuthor reads and checks the arguments of update_author.
+func DecodeUpdateAuthor(raw json.RawMessage) (UpdateAuthor, error) {
+	var a UpdateAuthor
+	d, err := argdec.New(raw, "author_id", "name", "description", "asin", "image_url", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.AuthorID = argdec.Val(d.ID("author_id", true))
+	a.Name = d.String("name", argdec.StringRule{Required: false, MinLen: 1, MaxLen: 500, Enum: nil})
+	a.Description = d.String("description", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 5000, Enum: nil})
+	a.Asin = d.String("asin", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 20, Enum: nil})
+	a.ImageUrl = d.String("image_url", argdec.StringRule{Required: false, MinLen: 8, MaxLen: 2000, HTTPURL: true})
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	d.AtLeastOne("name", "description", "asin", "image_url")
+	return a, d.Err()
+}
+
+// UpdateSeries holds the arguments of update_series.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type UpdateSeries struct {
+	SeriesID     string  `json:"series_id"`   // Series id or name.
+	Name         *string `json:"name"`        // New name.
+	Description  *string `json:"description"` // New description.
+	ConfirmToken string  `json:"-"`           // Token from an earlier answer.
+}
+
+// DecodeUpdateSeries reads and checks the arguments of update_series.
+func DecodeUpdateSeries(raw json.RawMessage) (UpdateSeries, error) {
+	var a UpdateSeries
+	d, err := argdec.New(raw, "series_id", "name", "description", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.SeriesID = argdec.Val(d.ID("series_id", true))
+	a.Name = d.String("name", argdec.StringRule{Required: false, MinLen: 1, MaxLen: 500, Enum: nil})
+	a.Description = d.String("description", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 5000, Enum: nil})
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	d.AtLeastOne("name", "description")
+	return a, d.Err()
+}
+
 // BatchUpdateBooks holds the arguments of batch_update_books.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type BatchUpdateBooks struct {

@@ -1143,11 +1143,11 @@ var All = []Tool{
 		Operations: []string{"getMe", "listLibraries", "getAuthor", "updateAuthor"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id"}, Kind: "authors and series", TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves stay, and so do the kept author's name, biography, ASIN and image."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id", "keep"}, Kind: "authors and series", TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves stay, and so do the kept author's name, biography, ASIN and image."},
 		Definition: &mcp.Tool{
 			Name:        "merge_authors",
 			Description: "Merge an author into another of the same library, removing the first. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"The author merged away (id or name)."},"into_author_id":{"type":"string","description":"The author kept (id or name)."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["author_id","into_author_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"The author merged away (id or name)."},"into_author_id":{"type":"string","description":"The author kept (id or name)."},"keep":{"type":"array","items":{"type":"string"},"description":"Fields of author_id to carry over onto the author kept: name, description, asin, image."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["author_id","into_author_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeAuthors,
@@ -1156,14 +1156,14 @@ var All = []Tool{
 		Name: "merge_series", Title: "Merge series", Toolset: "curation",
 		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
 		Reason:     "Empties a series, which Audiobookshelf then removes with its description; a book already in both loses its sequence in the removed one.",
-		Operations: []string{"getMe", "listLibraries", "getSeries", "listLibraryItems", "getLibraryItem", "batchUpdateLibraryItems"},
+		Operations: []string{"getMe", "listLibraries", "getSeries", "listLibraryItems", "getLibraryItem", "batchUpdateLibraryItems", "updateSeries"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id"}, Kind: "authors and series", TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves stay, with their other series and fields, and so do the kept series' name and summary."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id", "keep"}, Kind: "authors and series", TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves stay, with their other series and fields, and so do the kept series' name and summary."},
 		Definition: &mcp.Tool{
 			Name:        "merge_series",
 			Description: "Merge a series into another of the same library, removing the first. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"The series merged away (id or name)."},"into_series_id":{"type":"string","description":"The series kept (id or name)."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["series_id","into_series_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"The series merged away (id or name)."},"into_series_id":{"type":"string","description":"The series kept (id or name)."},"keep":{"type":"array","items":{"type":"string"},"description":"Fields of series_id to carry over onto the series kept: name, description."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["series_id","into_series_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeSeries,
@@ -2711,6 +2711,9 @@ func mergeAuthors(d *kit.Deps) kit.Handler {
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
+		if err := curation.CheckMergeAuthors(a); err != nil {
+			return nil, err
+		}
 		ctx, err = d.Permit(ctx, "merge_authors", permission.Update)
 		if err != nil {
 			return nil, err
@@ -2743,6 +2746,9 @@ func mergeSeries(d *kit.Deps) kit.Handler {
 		a, err := toolargs.DecodeMergeSeries(raw)
 		if err != nil {
 			return nil, kit.ArgumentError(err)
+		}
+		if err := curation.CheckMergeSeries(a); err != nil {
+			return nil, err
 		}
 		ctx, err = d.Permit(ctx, "merge_series", permission.Update)
 		if err != nil {

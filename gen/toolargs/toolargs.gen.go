@@ -1509,20 +1509,22 @@ func DecodeMergeNarrators(raw json.RawMessage) (MergeNarrators, error) {
 // MergeAuthors holds the arguments of merge_authors.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type MergeAuthors struct {
-	AuthorID     string `json:"author_id"`      // The author merged away (id or name).
-	IntoAuthorID string `json:"into_author_id"` // The author kept (id or name).
-	ConfirmToken string `json:"-"`              // Token from an earlier answer.
+	AuthorID     string   `json:"author_id"`      // The author merged away (id or name).
+	IntoAuthorID string   `json:"into_author_id"` // The author kept (id or name).
+	Keep         []string `json:"keep"`           // Fields of author_id to carry over onto the author kept: name, description, asin, image.
+	ConfirmToken string   `json:"-"`              // Token from an earlier answer.
 }
 
 // DecodeMergeAuthors reads and checks the arguments of merge_authors.
 func DecodeMergeAuthors(raw json.RawMessage) (MergeAuthors, error) {
 	var a MergeAuthors
-	d, err := argdec.New(raw, "author_id", "into_author_id", "confirm_token")
+	d, err := argdec.New(raw, "author_id", "into_author_id", "keep", "confirm_token")
 	if err != nil {
 		return a, err
 	}
 	a.AuthorID = argdec.Val(d.ID("author_id", true))
 	a.IntoAuthorID = argdec.Val(d.ID("into_author_id", true))
+	a.Keep = d.StringList("keep", argdec.ListRule{Required: false, MinItems: 0, MaxItems: 4}, 20)
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
 }
@@ -1530,20 +1532,22 @@ func DecodeMergeAuthors(raw json.RawMessage) (MergeAuthors, error) {
 // MergeSeries holds the arguments of merge_series.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type MergeSeries struct {
-	SeriesID     string `json:"series_id"`      // The series merged away (id or name).
-	IntoSeriesID string `json:"into_series_id"` // The series kept (id or name).
-	ConfirmToken string `json:"-"`              // Token from an earlier answer.
+	SeriesID     string   `json:"series_id"`      // The series merged away (id or name).
+	IntoSeriesID string   `json:"into_series_id"` // The series kept (id or name).
+	Keep         []string `json:"keep"`           // Fields of series_id to carry over onto the series kept: name, description.
+	ConfirmToken string   `json:"-"`              // Token from an earlier answer.
 }
 
 // DecodeMergeSeries reads and checks the arguments of merge_series.
 func DecodeMergeSeries(raw json.RawMessage) (MergeSeries, error) {
 	var a MergeSeries
-	d, err := argdec.New(raw, "series_id", "into_series_id", "confirm_token")
+	d, err := argdec.New(raw, "series_id", "into_series_id", "keep", "confirm_token")
 	if err != nil {
 		return a, err
 	}
 	a.SeriesID = argdec.Val(d.ID("series_id", true))
 	a.IntoSeriesID = argdec.Val(d.ID("into_series_id", true))
+	a.Keep = d.StringList("keep", argdec.ListRule{Required: false, MinItems: 0, MaxItems: 2}, 20)
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
 }

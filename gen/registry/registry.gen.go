@@ -88,7 +88,7 @@ const ServerTitle = "Audiobookshelf"
 
 // Instructions are initialize's instructions: how the tools fit together,
 // and the kinds of what the guarded tools take out.
-const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers, tags and genres, authors and series) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again. More tools (series, authors, collections, playlists, podcasts, listening, upkeep): list_toolsets, then call_tool runs any of them at once (enable_toolset gives their arguments)."
+const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers, tags and genres, authors and series, duplicate books) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again. More tools (series, authors, collections, playlists, podcasts, listening, upkeep): list_toolsets, then call_tool runs any of them at once (enable_toolset gives their arguments)."
 
 // Toolsets lists the toolsets in the manifest's order.
 var Toolsets = []Toolset{
@@ -1199,6 +1199,22 @@ var All = []Tool{
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateSeries,
+	},
+	{
+		Name: "resolve_duplicate", Title: "Resolve duplicate", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
+		Reason:     "Removes a library item with every user's progress of it and its places in collections and playlists; its files stay. A second call finds the item gone.",
+		Operations: []string{"getMe", "getLibraryItem", "listLibraryCollections", "listPlaylists", "deleteLibraryItem"},
+		NeedsAuth:  true,
+		Permission: permission.Delete,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"keep_item_id", "remove_item_id"}, Kind: "duplicate books", TakesOut: "The copy's item record, every user's listening progress of it, its places in collections and playlists (a playlist left empty is deleted) and the authors and series left without a book cannot be made again from here; its bookmarks stay under the removed id, unreachable.", Stays: "The copy's files stay on disk (a library scan adds them back as a new item), and the copy kept is not touched."},
+		Definition: &mcp.Tool{
+			Name:        "resolve_duplicate",
+			Description: "Remove one copy of a duplicate book from the library, keeping the other; files stay on disk. Asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"keep_item_id":{"type":"string","description":"The copy that stays (id or title)."},"remove_item_id":{"type":"string","description":"The copy removed from the library (id or title)."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["keep_item_id","remove_item_id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: resolveDuplicate,
 	},
 	{
 		Name: "batch_update_books", Title: "Batch update books", Toolset: "curation",
@@ -2838,6 +2854,39 @@ func updateSeries(d *kit.Deps) kit.Handler {
 			}
 		} else if err := found.RefusePartial(); err != nil {
 			return nil, err
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func resolveDuplicate(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "keep_item_id", Kind: "item"},
+			kit.NameArg{Param: "remove_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeResolveDuplicate(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "resolve_duplicate", permission.Delete)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanResolveDuplicate(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok, res := d.Guard.Check(ctx, req, guard.Question{
+			Tool: "resolve_duplicate", Args: a, ConfirmToken: a.ConfirmToken,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			Found:    found.Sentences(),
+			TakesOut: "The copy's item record, every user's listening progress of it, its places in collections and playlists (a playlist left empty is deleted) and the authors and series left without a book cannot be made again from here; its bookmarks stay under the removed id, unreachable.",
+			Stays:    "The copy's files stay on disk (a library scan adds them back as a new item), and the copy kept is not touched.",
+		}); !ok {
+			return res, nil
 		}
 		return plan.Execute(ctx)
 	}

@@ -1604,6 +1604,27 @@ func DecodeUpdateSeries(raw json.RawMessage) (UpdateSeries, error) {
 	return a, d.Err()
 }
 
+// ResolveDuplicate holds the arguments of resolve_duplicate.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type ResolveDuplicate struct {
+	KeepItemID   string `json:"keep_item_id"`   // The copy that stays (id or title).
+	RemoveItemID string `json:"remove_item_id"` // The copy removed from the library (id or title).
+	ConfirmToken string `json:"-"`              // Token from an earlier answer.
+}
+
+// DecodeResolveDuplicate reads and checks the arguments of resolve_duplicate.
+func DecodeResolveDuplicate(raw json.RawMessage) (ResolveDuplicate, error) {
+	var a ResolveDuplicate
+	d, err := argdec.New(raw, "keep_item_id", "remove_item_id", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.KeepItemID = argdec.Val(d.ID("keep_item_id", true))
+	a.RemoveItemID = argdec.Val(d.ID("remove_item_id", true))
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}
+
 // BatchUpdateBooks holds the arguments of batch_update_books.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type BatchUpdateBooks struct {

@@ -206,6 +206,13 @@ func guardedCases() []guardedCase {
 			method: "PATCH", path: "/api/series/" + sd.SeriesExpanse,
 			done:    func(s *sd.Server) bool { return seriesOf(s, sd.SeriesExpanse).Description != "" },
 			targets: []string{sd.SeriesExpanse}},
+		{tool: "resolve_duplicate", other: map[string]any{"keep_item_id": sd.ItemMort, "remove_item_id": sd.ItemSourcery},
+			args:   map[string]any{"keep_item_id": sd.ItemSourcery, "remove_item_id": sd.ItemMort},
+			method: "DELETE", path: "/api/items/" + sd.ItemMort,
+			done: func(s *sd.Server) bool {
+				return !slices.ContainsFunc(s.Snapshot().Items, func(it sd.LibraryItem) bool { return it.ID == sd.ItemMort })
+			},
+			targets: []string{sd.ItemMort, sd.ItemSourcery}},
 		// curation batch fixes: a tag taken from the middle of a list (the
 		// put-back would append it), and a quick match (always).
 		{tool: "batch_update_books", other: map[string]any{"library_item_ids": []string{sd.ItemSourcery, sd.ItemMort}, "field": "tags", "mode": "remove", "values": []string{"discworld"}},

@@ -14,6 +14,7 @@ import (
 func init() {
 	questionNames["update_author"] = []string{"give " + named("author", "Terry Pratchett", sd.AuthorPratchett) + " an image",
 		"the image cannot be taken back from here"}
+	questionNames["resolve_duplicate"] = []string{"remove " + named("book", "Mort", sd.ItemMort) + " from its library, keeping " + named("book", "Sourcery", sd.ItemSourcery)}
 	questionNames["update_series"] = []string{"set the description of " + named("series", "The Expanse", sd.SeriesExpanse),
 		"Audiobookshelf holds null"}
 	putBackCases["update_author"] = []putBackCase{
@@ -212,5 +213,57 @@ func TestUpdateAuthorPutBack(t *testing.T) {
 	}
 	if a := authorOf(e.Standin, sd.AuthorGaiman); a.Description != "" || a.ASIN != "" {
 		t.Errorf("after the put-back the author is %+v", a)
+	}
+}
+
+// TestResolveDuplicate: asked once, naming both copies and counting what
+// goes for this user (progress, bookmarks, collections, playlists, a
+// playlist emptied); declined, nothing is sent; approved, one DELETE
+// without hard=1, the copy kept untouched, the files of the copy removed
+// left on disk. The same call again refuses before sending anything.
+func TestResolveDuplicate(t *testing.T) {
+	t.Parallel()
+	ans := &answerer{approve: false}
+	e := start(t, apptest.Options{Elicit: ans.elicit})
+	e.Standin.Update(func(d *sd.Data) {
+		d.Users[0].Bookmarks = append(d.Users[0].Bookmarks, sd.Bookmark{LibraryItemID: sd.ItemMort, Time: 60, Title: "Death", CreatedAt: 1780000000000})
+	})
+	args := map[string]any{"keep_item_id": sd.ItemSourcery, "remove_item_id": sd.ItemMort}
+	beforeJSON := string(e.Standin.SnapshotJSON())
+	e.Standin.ResetRequests()
+	res := e.Call(t, "resolve_duplicate", args)
+	if !res.IsError || len(ans.asked) != 1 || len(mutations(e.Standin)) != 0 || string(e.Standin.SnapshotJSON()) != beforeJSON {
+		t.Fatalf("declined: want one question, an error and nothing changed; asked %d, sent %v: %s", len(ans.asked), mutations(e.Standin), apptest.Text(res))
+	}
+	q := ans.asked[0]
+	for _, w := range []string{"remove " + named("book", "Mort", sd.ItemMort) + " from its library, keeping " + named("book", "Sourcery", sd.ItemSourcery),
+		"Its files are not deleted", "bookmarks: 1", "collections holding it: 1 (" + named("", "Discworld in order", sd.CollectionDiscworldInOrder) + ")",
+		"playlists holding it: 1 (" + named("", "Commute", sd.PlaylistCommute) + ")", "this key cannot count those", "next scan of the library adds it back"} {
+		if !strings.Contains(q, w) {
+			t.Errorf("the question lacks %q:\n%s", w, q)
+		}
+	}
+	ans.approve = true
+	e.Standin.ResetRequests()
+	v := decode(t, e.Call(t, "resolve_duplicate", args))
+	wantMutations(t, e.Standin, "DELETE /api/items/"+sd.ItemMort)
+	if r := lastRequest(t, e.Standin, "DELETE", "/api/items/"+sd.ItemMort); r.RawQuery != "" {
+		t.Errorf("the removal sent a query (hard=1 deletes the files): %s", r.RawQuery)
+	}
+	if at(t, v, "removed") != true || at(t, v, "files_deleted") != false || str(at(t, v, "kept_item_id")) != sd.ItemSourcery {
+		t.Errorf("the answer: %v", v)
+	}
+	after := e.Standin.Snapshot()
+	if slices.ContainsFunc(after.Items, func(it sd.LibraryItem) bool { return it.ID == sd.ItemMort }) ||
+		!slices.ContainsFunc(after.Items, func(it sd.LibraryItem) bool { return it.ID == sd.ItemSourcery }) {
+		t.Error("want Mort gone and Sourcery kept")
+	}
+	e.Standin.ResetRequests()
+	if res := e.Call(t, "resolve_duplicate", args); !res.IsError || len(mutations(e.Standin)) != 0 {
+		t.Errorf("the same call again: want a refusal and nothing sent: %s", apptest.Text(res))
+	}
+	if res := e.Call(t, "resolve_duplicate", map[string]any{"keep_item_id": sd.ItemSourcery, "remove_item_id": sd.ItemSourcery}); !res.IsError ||
+		!strings.Contains(apptest.Text(res), "same book") {
+		t.Errorf("the same copy twice: %s", apptest.Text(res))
 	}
 }

@@ -1147,7 +1147,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "merge_authors",
 			Description: "Merge an author into another of the same library, removing the first. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"The author merged away (id or name)."},"into_author_id":{"type":"string","description":"The author kept (id or name)."},"keep":{"type":"array","items":{"type":"string"},"description":"Fields of author_id to carry over onto the author kept: name, description, asin, image."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["author_id","into_author_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"The author merged away (id or name)."},"into_author_id":{"type":"string","description":"The author kept (id or name)."},"keep":{"type":"array","items":{"type":"string"},"description":"Of author_id: name, description, asin, image."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["author_id","into_author_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeAuthors,
@@ -1163,7 +1163,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "merge_series",
 			Description: "Merge a series into another of the same library, removing the first. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"The series merged away (id or name)."},"into_series_id":{"type":"string","description":"The series kept (id or name)."},"keep":{"type":"array","items":{"type":"string"},"description":"Fields of series_id to carry over onto the series kept: name, description."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["series_id","into_series_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"The series merged away (id or name)."},"into_series_id":{"type":"string","description":"The series kept (id or name)."},"keep":{"type":"array","items":{"type":"string"},"description":"Of series_id: name, description."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["series_id","into_series_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeSeries,
@@ -1178,8 +1178,8 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "when image_url present or effect replaces_unrestorable_text", WhenParams: []string{"image_url"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"author_id", "name", "description", "asin", "image_url"}, Kind: "authors and series", TakesOut: "An image replaced from a URL cannot be had back from here (the old file is written over, or left unused on disk when its type differs); a text named in the question could not be given back exactly by update_author.", Stays: "The author's books and its other fields stay."},
 		Definition: &mcp.Tool{
 			Name:        "update_author",
-			Description: "Set an author's name, description, ASIN or image (from a URL). Asks before replacing an image.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New biography; empty clears it."},"asin":{"type":"string","description":"New ASIN; empty clears it."},"image_url":{"type":"string","description":"URL of a new image, which Audiobookshelf downloads."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["author_id"]}`),
+			Description: "Edit an author. Asks before setting an image.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description; \"\" clears."},"asin":{"type":"string","description":"New ASIN; \"\" clears."},"image_url":{"type":"string","description":"Image URL."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["author_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: updateAuthor,
@@ -1194,7 +1194,7 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "when effect replaces_unrestorable_text", WhenParams: nil, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"series_id", "name", "description"}, Kind: "authors and series", TakesOut: "The text named in the question could not be given back exactly by update_series.", Stays: "The series' books and their sequences stay."},
 		Definition: &mcp.Tool{
 			Name:        "update_series",
-			Description: "Set a series' name or description. Asks only where the old text could not be put back.",
+			Description: "Edit a series.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["series_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -1210,8 +1210,8 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"keep_item_id", "remove_item_id"}, Kind: "duplicate books", TakesOut: "The copy's item record, every user's listening progress of it, its places in collections and playlists (a playlist left empty is deleted) and the authors and series left without a book cannot be made again from here; its bookmarks stay under the removed id, unreachable.", Stays: "The copy's files stay on disk (a library scan adds them back as a new item), and the copy kept is not touched."},
 		Definition: &mcp.Tool{
 			Name:        "resolve_duplicate",
-			Description: "Remove one copy of a duplicate book from the library, keeping the other; files stay on disk. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"keep_item_id":{"type":"string","description":"The copy that stays (id or title)."},"remove_item_id":{"type":"string","description":"The copy removed from the library (id or title)."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["keep_item_id","remove_item_id"]}`),
+			Description: "Remove one copy of a duplicate book from the library (files stay). Asks first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"keep_item_id":{"type":"string","description":"Copy kept (id or title)."},"remove_item_id":{"type":"string","description":"Copy removed (id or title)."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["keep_item_id","remove_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: resolveDuplicate,

@@ -1511,7 +1511,7 @@ func DecodeMergeNarrators(raw json.RawMessage) (MergeNarrators, error) {
 type MergeAuthors struct {
 	AuthorID     string   `json:"author_id"`      // The author merged away (id or name).
 	IntoAuthorID string   `json:"into_author_id"` // The author kept (id or name).
-	Keep         []string `json:"keep"`           // Fields of author_id to carry over onto the author kept: name, description, asin, image.
+	Keep         []string `json:"keep"`           // Of author_id: name, description, asin, image.
 	ConfirmToken string   `json:"-"`              // Token from an earlier answer.
 }
 
@@ -1534,7 +1534,7 @@ func DecodeMergeAuthors(raw json.RawMessage) (MergeAuthors, error) {
 type MergeSeries struct {
 	SeriesID     string   `json:"series_id"`      // The series merged away (id or name).
 	IntoSeriesID string   `json:"into_series_id"` // The series kept (id or name).
-	Keep         []string `json:"keep"`           // Fields of series_id to carry over onto the series kept: name, description.
+	Keep         []string `json:"keep"`           // Of series_id: name, description.
 	ConfirmToken string   `json:"-"`              // Token from an earlier answer.
 }
 
@@ -1557,9 +1557,9 @@ func DecodeMergeSeries(raw json.RawMessage) (MergeSeries, error) {
 type UpdateAuthor struct {
 	AuthorID     string  `json:"author_id"`   // Author id or name.
 	Name         *string `json:"name"`        // New name.
-	Description  *string `json:"description"` // New biography; empty clears it.
-	Asin         *string `json:"asin"`        // New ASIN; empty clears it.
-	ImageUrl     *string `json:"image_url"`   // URL of a new image, which Audiobookshelf downloads.
+	Description  *string `json:"description"` // New description; "" clears.
+	Asin         *string `json:"asin"`        // New ASIN; "" clears.
+	ImageUrl     *string `json:"image_url"`   // Image URL.
 	ConfirmToken string  `json:"-"`           // Token from an earlier answer.
 }
 
@@ -1607,8 +1607,8 @@ func DecodeUpdateSeries(raw json.RawMessage) (UpdateSeries, error) {
 // ResolveDuplicate holds the arguments of resolve_duplicate.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type ResolveDuplicate struct {
-	KeepItemID   string `json:"keep_item_id"`   // The copy that stays (id or title).
-	RemoveItemID string `json:"remove_item_id"` // The copy removed from the library (id or title).
+	KeepItemID   string `json:"keep_item_id"`   // Copy kept (id or title).
+	RemoveItemID string `json:"remove_item_id"` // Copy removed (id or title).
 	ConfirmToken string `json:"-"`              // Token from an earlier answer.
 }
 

@@ -44,6 +44,9 @@ var recordRequestCases = []readCase{
 	// are set after the merge.
 	{tool: "merge_authors", args: map[string]any{"author_id": sd.AuthorGaiman, "into_author_id": sd.AuthorPratchett, "keep": []string{"name"}}},
 	{tool: "merge_series", args: map[string]any{"series_id": sd.SeriesEarthsea, "into_series_id": sd.SeriesExpanse, "keep": []string{"name"}}},
+	// Discworld after Earthsea on a book: counted (twice), and put back
+	// in a second batch update.
+	{tool: "merge_series", setup: earthseaSetup, per: 3, args: map[string]any{"series_id": sd.SeriesEarthsea, "into_series_id": sd.SeriesExpanse}},
 }
 
 func authorIn(d *sd.Data, id string) *sd.Author {
@@ -266,4 +269,58 @@ func TestResolveDuplicate(t *testing.T) {
 		!strings.Contains(apptest.Text(res), "same book") {
 		t.Errorf("the same copy twice: %s", apptest.Text(res))
 	}
+}
+
+// TestMergeSeriesKeepsOrder: a book on which the series merged away comes
+// before another series keeps its series in their order, the series kept
+// in the place of the one merged away, when another book keeps the later
+// series in between (two batch updates); a later series no other book
+// holds is not taken off, and the question says the series kept then
+// comes last.
+func TestMergeSeriesKeepsOrder(t *testing.T) {
+	t.Parallel()
+	e := start(t, apptest.Options{Elicit: approve})
+	e.Standin.Update(func(d *sd.Data) {
+		itemIn(d, sd.ItemWizardOfEarthsea).Book.Series = append(itemIn(d, sd.ItemWizardOfEarthsea).Book.Series, sd.SeriesSequence{SeriesID: sd.SeriesDiscworld, Sequence: "99"})
+	})
+	e.Standin.ResetRequests()
+	v := decode(t, e.Call(t, "merge_series", map[string]any{"series_id": sd.SeriesEarthsea, "into_series_id": sd.SeriesExpanse}))
+	if str(at(t, v, "order_kept_on")) != "1" {
+		t.Errorf("the answer: %v", v)
+	}
+	wantMutations(t, e.Standin, "POST /api/items/batch/update", "POST /api/items/batch/update")
+	got := itemOf(e.Standin.Snapshot(), sd.ItemWizardOfEarthsea).Book.Series
+	if len(got) != 2 || got[0].SeriesID != sd.SeriesExpanse || got[0].Sequence != "1" || got[1].SeriesID != sd.SeriesDiscworld || got[1].Sequence != "99" {
+		t.Errorf("the book's series after the merge: %+v, want The Expanse at 1, then Discworld at 99", got)
+	}
+	if !hasSeries(e.Standin, sd.SeriesDiscworld) {
+		t.Error("Discworld is gone")
+	}
+
+	// A later series of its own: not taken off, so the kept one goes last.
+	ans := &answerer{approve: true}
+	e = start(t, apptest.Options{Elicit: ans.elicit})
+	e.Standin.Update(func(d *sd.Data) {
+		d.Series = append(d.Series, sd.Series{ID: "own-series", LibraryID: sd.LibraryBooksID, Name: "Ged Alone", AddedAt: 1, UpdatedAt: 1})
+		itemIn(d, sd.ItemWizardOfEarthsea).Book.Series = append(itemIn(d, sd.ItemWizardOfEarthsea).Book.Series, sd.SeriesSequence{SeriesID: "own-series", Sequence: "1"})
+	})
+	e.Standin.ResetRequests()
+	decode(t, e.Call(t, "merge_series", map[string]any{"series_id": sd.SeriesEarthsea, "into_series_id": sd.SeriesExpanse}))
+	wantMutations(t, e.Standin, "POST /api/items/batch/update")
+	if !strings.Contains(ans.asked[0], "comes after the book's other series") {
+		t.Errorf("the question does not say the kept series goes last:\n%s", ans.asked[0])
+	}
+	got = itemOf(e.Standin.Snapshot(), sd.ItemWizardOfEarthsea).Book.Series
+	if len(got) != 2 || got[0].SeriesID != "own-series" || got[1].SeriesID != sd.SeriesExpanse || !hasSeries(e.Standin, "own-series") {
+		t.Errorf("the book's series after the merge: %+v, want its own series kept, then The Expanse", got)
+	}
+}
+
+func itemIn(d *sd.Data, id string) *sd.LibraryItem {
+	for i := range d.Items {
+		if d.Items[i].ID == id {
+			return &d.Items[i]
+		}
+	}
+	panic("no item " + id)
 }

@@ -418,6 +418,14 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 	}
 	var moved, inBoth, toEnd []string
 	var updates []abs.BatchMediaUpdate
+	// A book on which series_id comes before other series: Audiobookshelf
+	// keeps a book's series in the order they were added, so
+	// into_series_id, added now, would come after them. To keep the order
+	// those later series are taken off in the batch update and put back
+	// after into_series_id in a second one; that is safe only where
+	// another book keeps each of them in between (Audiobookshelf removes
+	// a series left without a book at the end of a batch update).
+	var reorders []seriesReorder
 	for _, b := range books {
 		hasFrom, hasInto := false, false
 		for _, s := range b.Series {
@@ -428,6 +436,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			continue // out of the series since it was listed: left alone
 		}
 		list := []seriesEntry{}
+		var r *seriesReorder
 		for i, s := range b.Series {
 			switch {
 			case s.ID == from.ID && hasInto:
@@ -435,17 +444,61 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			case s.ID == from.ID:
 				list = append(list, seriesEntry{Name: into.Name, Sequence: s.Sequence})
 				if i != len(b.Series)-1 {
-					toEnd = append(toEnd, b.ID)
+					r = &seriesReorder{book: b.ID, first: slices.Clone(list)}
 				}
 			default:
 				list = append(list, seriesEntry{Name: s.name, Sequence: s.Sequence})
+				if r != nil {
+					r.later = append(r.later, s.ID)
+				}
 			}
 		}
 		moved = append(moved, b.ID)
 		if hasInto {
 			inBoth = append(inBoth, b.ID)
 		}
+		if r != nil {
+			r.full = list
+			reorders = append(reorders, *r)
+		}
 		updates = append(updates, abs.BatchMediaUpdate{Id: b.ID, MediaPayload: abs.MediaUpdate{Metadata: &abs.MediaMetadataUpdate{Series: &list}}})
+	}
+	// How many books each later series has (this user's), against how
+	// many of the books merged would take it off for a moment.
+	dropping := map[string]int{}
+	var laterIDs []string
+	for _, r := range reorders {
+		for _, id := range r.later {
+			if dropping[id] == 0 {
+				laterIDs = append(laterIDs, id)
+			}
+			dropping[id]++
+		}
+	}
+	unsafe := map[string]bool{}
+	for _, id := range laterIDs {
+		_, total, err := d.ReadFilteredBooks(ctx, "the books of series "+id, from.LibraryID, "series", id, "", 1)
+		if err != nil {
+			return nil, err
+		}
+		if total <= dropping[id] {
+			unsafe[id] = true
+		}
+	}
+	var second []abs.BatchMediaUpdate
+	for _, r := range reorders {
+		if slices.ContainsFunc(r.later, func(id string) bool { return unsafe[id] }) {
+			toEnd = append(toEnd, r.book)
+			continue
+		}
+		for i := range updates {
+			if updates[i].Id == r.book {
+				first := r.first
+				updates[i].MediaPayload.Metadata.Series = &first
+			}
+		}
+		full := r.full
+		second = append(second, abs.BatchMediaUpdate{Id: r.book, MediaPayload: abs.MediaUpdate{Metadata: &abs.MediaMetadataUpdate{Series: &full}}})
 	}
 	titles := kit.ItemTitles(items)
 	fromName, intoName := kit.Named("series", from.Name, from.ID), kit.NamedID(into.Name, into.ID)
@@ -463,9 +516,14 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			Books []bookRead `json:"books"`
 		}{from.UpdatedAt, into.UpdatedAt, books},
 	}
+	if len(second) > 0 {
+		plan.Consequences = append(plan.Consequences, fmt.Sprintf(
+			"On %d of them (%s) %s comes before other series: to keep each book's series in their order, those are taken off and put back after series %s in a second batch update (another book keeps each of them in between).",
+			len(second), titledList(payloadIDs(second), titles), fromName, intoName))
+	}
 	if len(toEnd) > 0 {
 		plan.Consequences = append(plan.Consequences, fmt.Sprintf(
-			"On %d of them (%s) %s is not the book's last series: Audiobookshelf keeps a book's series in the order they were added, so series %s comes after the book's other series.",
+			"On %d of them (%s) %s is not the book's last series, and a series after it has no other book to keep it while it is taken off and put back: Audiobookshelf keeps a book's series in the order they were added, so series %s comes after the book's other series.",
 			len(toEnd), titledList(toEnd, titles), fromName, intoName))
 	}
 	if len(a.Keep) > 0 {
@@ -485,6 +543,20 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			Updates int `json:"updates"`
 		}
 		_ = json.Unmarshal(body, &ans)
+		if len(second) > 0 {
+			if _, err := sendBatchUpdate(ctx, d, "the batch update that puts the books' later series back", second); err != nil {
+				var lost []string
+				for _, u := range second {
+					var names []string
+					for _, e := range (*u.MediaPayload.Metadata.Series)[len(firstOf(reorders, u.Id)):] {
+						names = append(names, kit.Quote(e.Name)+" at "+kit.Quote(derefOr(e.Sequence, "no sequence")))
+					}
+					lost = append(lost, fmt.Sprintf("book %q: %s", u.Id, strings.Join(names, ", ")))
+				}
+				return nil, kit.Errorf(kit.Made, "the books were moved to series %q, but the series that came after %q on them were not put back: %v. They are off these books now (batch_update_books with field series, mode add puts each back): %s.",
+					into.ID, from.ID, err, strings.Join(lost, "; "))
+			}
+		}
 		shown, cut := capIDs(moved)
 		out := map[string]any{
 			"merged":            true,
@@ -493,6 +565,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			"books_moved":       len(moved),
 			"library_item_ids":  shown,
 			"books_in_both":     len(inBoth),
+			"order_kept_on":     len(second),
 			"items_updated":     ans.Updates,
 			"gone": map[string]any{
 				"series_record":              from.ID,
@@ -525,6 +598,32 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 		return kit.JSONResult(out)
 	}
 	return plan, nil
+}
+
+// seriesReorder is a book on which merge_series keeps the order of the
+// series: first is its list in the first batch update (up to
+// into_series_id), full in the second, later the series put back.
+type seriesReorder struct {
+	book        string
+	first, full []seriesEntry
+	later       []string
+}
+
+// firstOf is what the first batch update gives book id among rs.
+func firstOf(rs []seriesReorder, id string) []seriesEntry {
+	for _, r := range rs {
+		if r.book == id {
+			return r.first
+		}
+	}
+	return nil
+}
+
+func derefOr(p *string, or string) string {
+	if p == nil {
+		return or
+	}
+	return *p
 }
 
 // readOneSeries reads a series (GET /api/series/:id); a 404 (no such

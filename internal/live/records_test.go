@@ -17,10 +17,12 @@ import (
 //   - update_author sets a biography and an ASIN and answers with the
 //     put-back, which gives them back as null; an image from a URL (served
 //     on loopback) asks first and is then set;
-//   - merge_authors with keep carries the merged-away author's name and
+//   - a rename onto another author's exact name is refused (it would be
+//     a merge); merge_authors with keep carries the merged-away author's name and
 //     biography onto the author kept, which keeps its id and its image;
 //   - update_series renames a series, and its put-back gives the name back;
-//     merge_series with keep gives the series kept the other one's name;
+//     merge_series with keep gives the series kept the other one's name,
+//     and a book's series keep their order;
 //   - resolve_duplicate asks (declined: nothing changes; the question counts
 //     what goes), then removes the copy from the library: the item is gone
 //     (404), its file is still on disk, the copy kept is untouched.
@@ -102,7 +104,7 @@ func TestLiveRecords(t *testing.T) {
 		a.get("/api/authors/"+id, &au)
 		return au
 	}
-	bin, _, _, _ := curationBinary(t, target, key, false)
+	bin, rec, spec, _ := curationBinary(t, target, key, false)
 
 	// update_author: free, with its put-back.
 	v, text, isErr := bin.call("update_author", map[string]any{"author_id": yID, "description": "Wrote " + run, "asin": "B0" + run[:8]})
@@ -135,6 +137,14 @@ func TestLiveRecords(t *testing.T) {
 		t.Errorf("after the image the author is %+v", au)
 	}
 
+	// A rename onto X's exact name would be Audiobookshelf's merge: refused.
+	if _, text, isErr := bin.call("update_author", map[string]any{"author_id": yID, "name": x}); !isErr || !strings.Contains(text, "merge_authors") {
+		t.Errorf("update_author onto another author's name: want a refusal pointing to merge_authors: %s", text)
+	}
+	if au := getAuthor(yID); au.Name != y {
+		t.Errorf("after the refused rename the author is named %q", au.Name)
+	}
+
 	// merge_authors with keep: X's name and biography onto Y, which keeps
 	// its id and image.
 	if st := a.do("PATCH", "/api/authors/"+xID, map[string]any{"description": "X of " + run}, nil); st != 200 {
@@ -165,7 +175,11 @@ func TestLiveRecords(t *testing.T) {
 	if se.Name != tn {
 		t.Errorf("after the put-back the series is named %q, want %q", se.Name, tn)
 	}
-	// merge_series with keep: T takes S's name.
+	// merge_series with keep: T takes S's name, and book 0's series keep
+	// their order (U after S becomes U after T; book 2 keeps U in between).
+	u := run + " Series U"
+	patch(books[0], map[string]any{"series": []map[string]any{{"name": s, "sequence": "1"}, {"name": u, "sequence": "3"}}})
+	patch(books[2], map[string]any{"series": []map[string]any{{"name": u, "sequence": "4"}}})
 	v, text, isErr = bin.call("merge_series", map[string]any{"series_id": sID, "into_series_id": tID, "keep": []string{"name"}})
 	if isErr || v["kept_series_id"] != tID {
 		t.Fatalf("merge_series with keep: %s", text)
@@ -173,6 +187,23 @@ func TestLiveRecords(t *testing.T) {
 	a.get("/api/series/"+tID, &se)
 	if se.Name != s {
 		t.Errorf("the series kept is named %q, want %q", se.Name, s)
+	}
+	var b0 struct {
+		Media struct {
+			Metadata struct {
+				Series []struct {
+					ID, Name string
+					Sequence *string
+				} `json:"series"`
+			} `json:"metadata"`
+		} `json:"media"`
+	}
+	a.get("/api/items/"+books[0], &b0)
+	if got := b0.Media.Metadata.Series; len(got) != 2 || got[0].ID != tID || got[1].Name != u || got[1].Sequence == nil || *got[1].Sequence != "3" {
+		t.Errorf("book 0's series after the merge: %+v, want %s then %q at 3", got, tID, u)
+	}
+	if fmt.Sprint(v["order_kept_on"]) != "1" {
+		t.Errorf("merge_series: order kept on %v books, want 1", v["order_kept_on"])
 	}
 
 	// resolve_duplicate: declined, then approved.
@@ -206,4 +237,8 @@ func TestLiveRecords(t *testing.T) {
 	if _, err := os.Stat(files[2]); err != nil {
 		t.Errorf("the file of the copy removed: %v, want it still on disk", err)
 	}
+	// Every answer of the new routes, read through the recording proxy,
+	// is held to spec/.
+	report(t, spec, rec.all(), map[string]bool{"updateAuthor": true, "uploadAuthorImage": true, "updateSeries": true, "listLibraryAuthors": true,
+		"listLibraryCollections": true, "listPlaylists": true, "deleteLibraryItem": true, "batchUpdateLibraryItems": true})
 }

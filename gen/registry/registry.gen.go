@@ -88,7 +88,7 @@ const ServerTitle = "Audiobookshelf"
 
 // Instructions are initialize's instructions: how the tools fit together,
 // and the kinds of what the guarded tools take out.
-const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers, tags and genres, authors and series, duplicate books) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again. More tools (series, authors, collections, playlists, podcasts, listening, upkeep): list_toolsets, then call_tool runs any of them at once (enable_toolset gives their arguments)."
+const Instructions = "Tools for one Audiobookshelf server (audiobooks and podcasts). Ids come from list and search tools: list_libraries gives library ids; list_library_items and search_library give item ids. Results are compact by default; pass detail \"full\" for the raw object. Tools that can take out what cannot be put back (listening progress, bookmarks, collections, playlists, podcast episodes, podcasts, book metadata, covers, tags and genres, authors and series) ask the person first; when the server answers with a confirm_token instead, that is not an approval: tell the person what the call would do before calling again. More tools (series, authors, collections, playlists, podcasts, listening, upkeep): list_toolsets, then call_tool runs any of them at once (enable_toolset gives their arguments)."
 
 // Toolsets lists the toolsets in the manifest's order.
 var Toolsets = []Toolset{
@@ -102,7 +102,7 @@ var Toolsets = []Toolset{
 	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes."},
 	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata, see or remove a cover."},
 	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf."},
-	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag, genre or narrator everywhere, and merges of several spellings into one; merges of two authors or two series; batch edits of chosen books (tags, genres, narrators, publisher, language, series) and a batch quick match."},
+	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag, genre or narrator everywhere, and merges of several spellings into one; merges of two authors or two series, edits of an author's or a series' record, and the removal of a duplicate copy; batch edits of chosen books (tags, genres, narrators, publisher, language, series) and a batch quick match."},
 }
 
 // All lists every tool in the manifest's order.
@@ -1207,7 +1207,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getLibraryItem", "listLibraryCollections", "listPlaylists", "deleteLibraryItem"},
 		NeedsAuth:  true,
 		Permission: permission.Delete,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"keep_item_id", "remove_item_id"}, Kind: "duplicate books", TakesOut: "The copy's item record, every user's listening progress of it, its places in collections and playlists (a playlist left empty is deleted) and the authors and series left without a book cannot be made again from here; its bookmarks stay under the removed id, unreachable.", Stays: "The copy's files stay on disk (a library scan adds them back as a new item), and the copy kept is not touched."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"keep_item_id", "remove_item_id"}, Kind: "book metadata", TakesOut: "The copy's item record, every user's listening progress of it, its places in collections and playlists (a playlist left empty is deleted) and the authors and series left without a book cannot be made again from here; its bookmarks stay under the removed id, unreachable.", Stays: "The copy's files stay on disk (a library scan adds them back as a new item), and the copy kept is not touched."},
 		Definition: &mcp.Tool{
 			Name:        "resolve_duplicate",
 			Description: "Remove one copy of a duplicate book from the library (files stay). Asks first.",

@@ -130,7 +130,7 @@ func TestLiveRecords(t *testing.T) {
 	defer img.Close()
 	n, _ := bin.last()
 	v, text, isErr = bin.call("update_author", map[string]any{"author_id": yID, "image_url": img.URL + "/y.jpg"})
-	if m, q := bin.last(); isErr || m != n+1 || !strings.Contains(q, "give author "+namedIn(y, yID)+" an image") {
+	if m, q := bin.last(); isErr || m != n+1 || !strings.Contains(q, "give author "+namedIn(y, yID)+" an image") || v["not_put_back"] == nil {
 		t.Fatalf("update_author with an image: asked %d, %q: %s", m-n, q, text)
 	}
 	if au := getAuthor(yID); au.ImagePath == nil || *au.ImagePath == "" {

@@ -441,6 +441,14 @@ var beyondTheContract = map[string]bool{
 	// no call here makes it again.
 	"merge_authors": true,
 	"merge_series":  true,
+	// update_author where an image from a URL writes over the old file,
+	// update_author and update_series where the old text could not be
+	// given back exactly (a series' null description), and
+	// resolve_duplicate always: the copy's item record, every user's
+	// progress of it and its collection and playlist places.
+	"update_author":     true,
+	"update_series":     true,
+	"resolve_duplicate": true,
 	// batch_update_books where one call of it could not give every book
 	// back exactly (text somebody typed replaced, values taken from the
 	// middle of a list, a series replaced or left without a book), and

@@ -26,7 +26,6 @@ const maxASINLen = 20
 type textField struct {
 	arg  string
 	old  *string
-	new  string
 	max  int
 	null bool // the tool can give null back (an author's description or ASIN)
 }

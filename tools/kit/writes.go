@@ -66,6 +66,8 @@ var writeAnswers = []writeAnswer{
 	{"renameTag", http.MethodPost, regexp.MustCompile(`/api/tags/rename$`), false, []string{"tagMerged", "numItemsUpdated"}, "audit_tags_and_genres"},
 	{"renameGenre", http.MethodPost, regexp.MustCompile(`/api/genres/rename$`), false, []string{"genreMerged", "numItemsUpdated"}, "audit_tags_and_genres"},
 	{"updateAuthor", http.MethodPatch, regexp.MustCompile(`/api/authors/[^/]+$`), false, []string{"author"}, "get_author"},
+	{"uploadAuthorImage", http.MethodPost, regexp.MustCompile(`/api/authors/[^/]+/image$`), false, []string{"author"}, "get_author"},
+	{"updateSeries", http.MethodPatch, regexp.MustCompile(`/api/series/[^/]+$`), false, []string{"id", "name"}, "get_series"},
 	{"batchUpdateLibraryItems", http.MethodPost, regexp.MustCompile(`/api/items/batch/update$`), false, []string{"success", "updates"}, "get_library_item"},
 	{"batchQuickMatchLibraryItems", http.MethodPost, regexp.MustCompile(`/api/items/batch/quickmatch$`), true, nil, "get_library_item"},
 	{"renameNarrator", http.MethodPatch, regexp.MustCompile(`/api/libraries/[^/]+/narrators/[^/]+$`), false, []string{"updated"}, "audit_people"},

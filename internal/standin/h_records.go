@@ -52,7 +52,8 @@ func hSeriesUpdate(c *ctx) {
 // or with one that is not http: or https:). The stand-in downloads
 // nothing: a url whose host is "unreachable.invalid" fails as a download
 // does (400 with its reason); any other becomes the image at
-// <metadata>/authors/<id>.jpg, over the old one. Answers {author}.
+// <metadata>/authors/<id>.jpg (.png when the url ends in png), over the
+// old one. Answers {author}.
 func hAuthorImage(c *ctx) {
 	a := c.s.author(c.params["id"])
 	if a == nil {
@@ -77,7 +78,11 @@ func hAuthorImage(c *ctx) {
 		c.send(http.StatusBadRequest, "Failed to download image from url")
 		return
 	}
-	a.ImagePath = "/metadata/authors/" + a.ID + ".jpg"
+	ext := "jpg" // AuthorFinder.saveAuthorImage: png only when the url ends so
+	if parts := strings.Split(strings.ToLower(url), "."); parts[len(parts)-1] == "png" {
+		ext = "png"
+	}
+	a.ImagePath = "/metadata/authors/" + a.ID + "." + ext
 	a.UpdatedAt = c.nowMs()
 	c.sendJSON(jobj{{"author", authorJSON(a)}})
 }

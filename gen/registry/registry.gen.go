@@ -1143,7 +1143,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "listLibraries", "getAuthor", "updateAuthor"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id", "keep"}, Kind: "authors and series", TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves stay, and so do the kept author's name, biography, ASIN and image."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id", "keep"}, Kind: "authors and series", TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves stay, and so do the kept author's name, biography, ASIN and image, but for the fields keep carries over from the merged author (with image, the merged author's record is the one kept, under the kept author's name unless keep has name)."},
 		Definition: &mcp.Tool{
 			Name:        "merge_authors",
 			Description: "Merge an author into another of the same library, removing the first. Asks first.",
@@ -1159,7 +1159,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "listLibraries", "getSeries", "listLibraryItems", "getLibraryItem", "batchUpdateLibraryItems", "updateSeries"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id", "keep"}, Kind: "authors and series", TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves stay, with their other series and fields, and so do the kept series' name and summary."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id", "keep"}, Kind: "authors and series", TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves stay, with their other series (in their order where another book keeps each while it is put back) and fields, and so do the kept series' name and summary, but for what keep carries over."},
 		Definition: &mcp.Tool{
 			Name:        "merge_series",
 			Description: "Merge a series into another of the same library, removing the first. Asks first.",
@@ -2743,7 +2743,7 @@ func mergeAuthors(d *kit.Deps) kit.Handler {
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			Found:    found.Sentences(),
 			TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.",
-			Stays:    "The books themselves stay, and so do the kept author's name, biography, ASIN and image.",
+			Stays:    "The books themselves stay, and so do the kept author's name, biography, ASIN and image, but for the fields keep carries over from the merged author (with image, the merged author's record is the one kept, under the kept author's name unless keep has name).",
 		}); !ok {
 			return res, nil
 		}
@@ -2779,7 +2779,7 @@ func mergeSeries(d *kit.Deps) kit.Handler {
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			Found:    found.Sentences(),
 			TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.",
-			Stays:    "The books themselves stay, with their other series and fields, and so do the kept series' name and summary.",
+			Stays:    "The books themselves stay, with their other series (in their order where another book keeps each while it is put back) and fields, and so do the kept series' name and summary, but for what keep carries over.",
 		}); !ok {
 			return res, nil
 		}

@@ -324,3 +324,22 @@ func itemIn(d *sd.Data, id string) *sd.LibraryItem {
 	}
 	panic("no item " + id)
 }
+
+// TestUpdateAuthorImageRefused: an image Audiobookshelf refuses (a user
+// without the upload permission: 403) is sent before the texts, so the
+// call changes nothing and says so.
+func TestUpdateAuthorImageRefused(t *testing.T) {
+	t.Parallel()
+	e := start(t, apptest.Options{Elicit: approve})
+	e.Standin.Update(func(d *sd.Data) { d.Users[0].Permissions.Upload = false })
+	before := string(e.Standin.SnapshotJSON())
+	e.Standin.ResetRequests()
+	res := e.Call(t, "update_author", map[string]any{"author_id": sd.AuthorGaiman, "description": "Wrote Sandman.", "image_url": "https://images.example/g.jpg"})
+	if !res.IsError {
+		t.Fatalf("want an error: %s", apptest.Text(res))
+	}
+	wantMutations(t, e.Standin, "POST /api/authors/"+sd.AuthorGaiman+"/image")
+	if string(e.Standin.SnapshotJSON()) != before {
+		t.Error("a refused image changed the data")
+	}
+}

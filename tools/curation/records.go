@@ -173,7 +173,25 @@ func PlanUpdateAuthor(ctx context.Context, d *kit.Deps, a toolargs.UpdateAuthor)
 	plan.Action = "This will " + strings.Join(parts, ", and ") + "."
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
 		cur := au
-		sent := false
+		// The image first: a download Audiobookshelf refuses or fails (no
+		// upload permission, a URL it cannot fetch) then changes nothing.
+		imageSet := false
+		if a.ImageUrl != nil {
+			rb, err := d.Mutate(ctx, "the image of author "+au.ID, func(ctx context.Context) (*http.Response, error) {
+				return d.API.UploadAuthorImage(ctx, au.ID, abs.AuthorImageURL{Url: *a.ImageUrl})
+			})
+			if err != nil {
+				return nil, err
+			}
+			imageSet = true
+			var ans struct {
+				Author absdata.Author `json:"author"`
+			}
+			if err := kit.Decode(rb, &ans); err != nil {
+				return nil, err
+			}
+			cur = &ans.Author
+		}
 		if len(body) > 0 {
 			raw, err := json.Marshal(body)
 			if err != nil {
@@ -183,9 +201,11 @@ func PlanUpdateAuthor(ctx context.Context, d *kit.Deps, a toolargs.UpdateAuthor)
 				return d.API.UpdateAuthorWithBody(ctx, au.ID, "application/json", bytes.NewReader(raw))
 			})
 			if err != nil {
+				if imageSet {
+					return nil, kit.Errorf(kit.Made, "the image of author %q was set, but its %s were not: %v.", au.ID, strings.Join(argNames(fields), ", "), err)
+				}
 				return nil, err
 			}
-			sent = true
 			var ans struct {
 				Author absdata.Author `json:"author"`
 				Merged bool           `json:"merged"`
@@ -196,24 +216,6 @@ func PlanUpdateAuthor(ctx context.Context, d *kit.Deps, a toolargs.UpdateAuthor)
 			if ans.Merged {
 				return nil, kit.Errorf(kit.Made, "Audiobookshelf merged author %q into author %q, which took the name %s in between; author %q is gone with its biography, ASIN and image (get_author shows author %q).",
 					au.ID, ans.Author.ID, kit.Quote(*a.Name), au.ID, ans.Author.ID)
-			}
-			cur = &ans.Author
-		}
-		if a.ImageUrl != nil {
-			rb, err := d.Mutate(ctx, "the image of author "+au.ID, func(ctx context.Context) (*http.Response, error) {
-				return d.API.UploadAuthorImage(ctx, au.ID, abs.AuthorImageURL{Url: *a.ImageUrl})
-			})
-			if err != nil {
-				if sent {
-					return nil, kit.Errorf(kit.Made, "the %s of author %q were set, but the image was not: %v. Put back the texts with update_author %s.", strings.Join(argNames(fields), ", "), au.ID, err, putBackJSON(args))
-				}
-				return nil, err
-			}
-			var ans struct {
-				Author absdata.Author `json:"author"`
-			}
-			if err := kit.Decode(rb, &ans); err != nil {
-				return nil, err
 			}
 			cur = &ans.Author
 		}

@@ -47,6 +47,19 @@ func IsID(s string) bool {
 	return true
 }
 
+var (
+	uuidRE   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	legacyRE = regexp.MustCompile(`^[a-z]{2,4}_[a-z0-9]{6,}$`)
+)
+
+// LooksLikeID is true for what Audiobookshelf makes ids of: a UUID (2.3
+// and later), or a prefixed id of older servers (li_…, lib_…). Where a
+// title or a name may stand for an id (tools.yaml's names:), anything else
+// is a name to look up (kit.Deps.ResolveNames).
+func LooksLikeID(s string) bool {
+	return uuidRE.MatchString(s) || legacyRE.MatchString(s)
+}
+
 // Error is one argument's problem.
 type Error struct {
 	Arg string // the argument's name, or "" for the arguments as a whole

@@ -56,12 +56,13 @@ func fingerprint(tool string, args any) ([32]byte, error) {
 	}
 	if len(b) > 0 && b[0] == '{' {
 		var m map[string]json.RawMessage
-		if err := json.Unmarshal(b, &m); err == nil {
-			if _, ok := m["confirm_token"]; ok {
-				delete(m, "confirm_token")
-				if b, err = json.Marshal(m); err != nil {
-					return [32]byte{}, err
-				}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return [32]byte{}, err
+		}
+		if _, ok := m["confirm_token"]; ok {
+			delete(m, "confirm_token")
+			if b, err = json.Marshal(m); err != nil {
+				return [32]byte{}, err
 			}
 		}
 	}

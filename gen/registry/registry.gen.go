@@ -51,6 +51,10 @@ type Tool struct {
 	Permission permission.Name
 	// Guard is nil for a tool that never asks.
 	Guard *Guard
+	// Widest are a read tool's widest calls on a big library (tools.yaml's
+	// widest, or its default): arguments whose placeholders
+	// ("{book_library}") internal/scalecheck fills with the ids it runs on.
+	Widest []map[string]any
 	// Definition is what tools/list shows.
 	Definition *mcp.Tool
 	// Handler builds the tool's handler over its dependencies.
@@ -78,6 +82,33 @@ type Guard struct {
 // Toolset is a group of tools that can be switched on together.
 type Toolset struct {
 	Name, Description string
+}
+
+// Prompt is one prompt as tools.yaml declares it: what prompts/list shows,
+// its arguments (what a name stands for, or the values it takes, for
+// completion/complete), and the function of its toolset's package that
+// writes its text.
+type Prompt struct {
+	Toolset    string
+	Definition *mcp.Prompt
+	Args       []kit.PromptArg
+	Text       func(context.Context, *kit.Deps, kit.PromptArgs) (string, error)
+}
+
+// Resource is one resource, or one resource template, as tools.yaml
+// declares it: the read tool whose answer it is.
+type Resource struct {
+	// Resource is a resource's definition; nil for a template.
+	Resource *mcp.Resource
+	// Template is a template's definition; nil for a resource.
+	Template *mcp.ResourceTemplate
+	// Tool is the read tool whose answer it is.
+	Tool string
+	// Var is the template's variable, Param the tool's parameter it
+	// fills, and Names what its ids stand for (completion/complete
+	// completes them by name).
+	Var, Param string
+	Names      kit.NameKind
 }
 
 // ServerName is this server's name.
@@ -113,6 +144,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibraries"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "list_libraries",
 			Description: "The libraries (id, name, book or podcast).",
@@ -126,6 +158,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibrary"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_library",
 			Description: "One library's settings and folders.",
@@ -139,6 +172,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibraryStats"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}, {"library_id": "{podcast_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_library_stats",
 			Description: "A library's totals, largest and longest items.",
@@ -152,6 +186,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibraryFilterData"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}, {"library_id": "{podcast_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_library_filter_data",
 			Description: "Values a library can be filtered by.",
@@ -165,10 +200,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibraryItems", "listMediaProgress", "getMe"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}, {"collapse_series": true, "library_id": "{book_library}"}, {"library_id": "{podcast_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "list_library_items",
 			Description: "A library's items, paged, sorted, filtered.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Items per page."},"sort":{"type":"string","enum":["title","author","author_last_first","published_year","duration","added_at","size","sequence","progress"],"description":"sequence needs a series filter."},"descending":{"type":"boolean","description":"Descending."},"filter_group":{"type":"string","enum":["authors","series","genres","tags","narrators","publishers","languages","progress","publishedDecades","missing","tracks","ebooks","abridged","explicit","issues","feed-open"],"description":"authors/series: an id; progress: finished, not-started, in-progress, not-finished; others a name."},"filter_value":{"type":"string","description":"Value for filter_group."},"collapse_series":{"type":"boolean","description":"Each series once."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Items per page."},"sort":{"type":"string","enum":["title","author","author_last_first","published_year","duration","added_at","size","sequence","progress"],"description":"sequence needs a series filter."},"descending":{"type":"boolean","description":"Descending."},"filter_group":{"type":"string","enum":["authors","series","genres","tags","narrators","publishers","languages","progress","publishedDecades","missing","tracks","ebooks","abridged","explicit","issues","feed-open"],"description":"authors/series: an id; progress: finished, not-started, in-progress, not-finished; others a name."},"filter_value":{"type":"string","description":"Value for filter_group."},"collapse_series":{"type":"boolean","description":"Each series once."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listLibraryItems,
@@ -179,6 +215,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"searchLibrary", "listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}", "q": "{query}"}},
 		Definition: &mcp.Tool{
 			Name:        "search_library",
 			Description: "Search a library; a series hit lists its books in order, an author hit theirs.",
@@ -192,6 +229,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getPersonalizedShelves"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}, {"library_id": "{podcast_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_personalized_shelves",
 			Description: "The library's home shelves for this user.",
@@ -205,10 +243,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibrarySeries"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "list_series",
 			Description: "A book library's series with their books, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Series per page."},"sort":{"type":"string","enum":["name","num_books","total_duration","added_at","last_book_added","last_book_updated"],"description":"Sort key."},"descending":{"type":"boolean","description":"Descending."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Series per page."},"sort":{"type":"string","enum":["name","num_books","total_duration","added_at","last_book_added","last_book_updated"],"description":"Sort key."},"descending":{"type":"boolean","description":"Descending."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listSeries,
@@ -218,6 +257,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getSeries", "listLibraries", "listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"series_id": "{series}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_series",
 			Description: "One series' books in order.",
@@ -231,10 +271,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibraryAuthors"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "list_authors",
 			Description: "A library's authors with book counts, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."},"sort":{"type":"string","enum":["name","last_first","added_at","updated_at","num_books"],"default":"name","description":"Sort key."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."},"sort":{"type":"string","enum":["name","last_first","added_at","updated_at","num_books"],"default":"name","description":"Sort key."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listAuthors,
@@ -244,6 +285,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getAuthor", "listLibraries"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"author_id": "{author}", "include_items": true}},
 		Definition: &mcp.Tool{
 			Name:        "get_author",
 			Description: "One author, optionally with their books and series.",
@@ -257,10 +299,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listTags"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "list_tags",
 			Description: "Every tag on the server, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listTags,
@@ -270,10 +313,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listGenres"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "list_genres",
 			Description: "Every genre on the server, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listGenres,
@@ -283,6 +327,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getServerStatus"},
 		NeedsAuth:  false,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "get_server_status",
 			Description: "Whether the server answers, and its version.",
@@ -296,10 +341,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibraryItem"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_item_id": "{item}"}, {"library_item_id": "{podcast}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_library_item",
 			Description: "One book or podcast: metadata, series, duration, progress, episodes.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Item id or title."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibraryItem,
@@ -309,10 +355,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibraryItem"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_item_id": "{item}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_item_chapters",
 			Description: "A book's chapters (start and end in seconds).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Item id or title."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getItemChapters,
@@ -322,6 +369,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getPodcastEpisode"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"episode_id": "{episode}", "library_item_id": "{podcast}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_podcast_episode",
 			Description: "One podcast episode.",
@@ -335,10 +383,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listRecentEpisodes"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{podcast_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "list_recent_episodes",
 			Description: "The newest episodes you have not finished in a podcast library, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Episodes per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Episodes per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listRecentEpisodes,
@@ -348,6 +397,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getMe"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "get_me",
 			Description: "The user of the API key, with permissions.",
@@ -362,10 +412,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listItemsInProgress", "listLibraries", "listMediaProgress", "getMe"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "list_items_in_progress",
 			Description: "What the user is listening to, latest first, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Entries per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Entries per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listItemsInProgress,
@@ -375,6 +426,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getListeningStats"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "get_listening_stats",
 			Description: "Listening totals: all time, today, top items and days.",
@@ -389,6 +441,7 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getYearStats"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"year": "{year}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_year_stats",
 			Description: "One year of listening: time, books finished, top authors, genres, narrators.",
@@ -402,10 +455,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listListeningSessions"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "list_listening_sessions",
 			Description: "The user's listening sessions, newest first, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Sessions per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Sessions per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listListeningSessions,
@@ -415,10 +469,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibraryItem", "getMediaProgress", "getEpisodeMediaProgress"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_item_id": "{progressed}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_media_progress",
 			Description: "The user's progress on one item, with its record id.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Item id or title."},"episode_id":{"type":"string","description":"Episode id, for a podcast."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"episode_id":{"type":"string","description":"Episode id, for a podcast."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getMediaProgress,
@@ -434,7 +489,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "set_media_progress",
 			Description: "Set a book's or episode's position or finished state. Asks before clearing a finished date.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Item id or title."},"episode_id":{"type":"string","description":"Episode id, for a podcast."},"current_time":{"type":"number","minimum":0,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction listened."},"is_finished":{"type":"boolean","description":"Finished or not."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from continue listening."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"episode_id":{"type":"string","description":"Episode id, for a podcast."},"current_time":{"type":"number","minimum":0,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction listened."},"is_finished":{"type":"boolean","description":"Finished or not."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from continue listening."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: setMediaProgress,
@@ -449,7 +504,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_media_progress",
 			Description: "Delete a progress record by its id (get_media_progress). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"media_progress_id":{"type":"string","description":"Progress record id (get_media_progress)."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["media_progress_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"media_progress_id":{"type":"string","description":"Progress record id (get_media_progress)."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["media_progress_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteMediaProgress,
@@ -459,10 +514,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listAllBookmarks", "listItemBookmarks"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
 		Definition: &mcp.Tool{
 			Name:        "list_bookmarks",
 			Description: "The user's bookmarks, all or one item's, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Only this item's."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Only this item's."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listBookmarks,
@@ -477,7 +533,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "create_bookmark",
 			Description: "Add a bookmark at a time in an item.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Item id or title."},"time":{"type":"number","minimum":0,"description":"Position in seconds."},"title":{"type":"string","description":"Bookmark title."}},"required":["library_item_id","time","title"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"time":{"type":"number","minimum":0,"description":"Position in seconds."},"title":{"type":"string","description":"Bookmark title."}},"required":["library_item_id","time","title"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: createBookmark,
@@ -492,7 +548,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_bookmark",
 			Description: "Rename the bookmark at a time.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Item id or title."},"time":{"type":"number","minimum":0,"description":"Bookmark time in seconds."},"title":{"type":"string","description":"New title."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["library_item_id","time","title"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"time":{"type":"number","minimum":0,"description":"Bookmark time in seconds."},"title":{"type":"string","description":"New title."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id","time","title"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateBookmark,
@@ -507,7 +563,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_bookmark",
 			Description: "Delete the bookmark at a time in an item. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Item id or title."},"time":{"type":"number","minimum":0,"description":"Bookmark time in seconds."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["library_item_id","time"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"time":{"type":"number","minimum":0,"description":"Bookmark time in seconds."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id","time"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteBookmark,
@@ -517,10 +573,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listCollections", "listLibraryCollections"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}, {"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "list_collections",
 			Description: "Collections of books, all or one library's, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library's."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library's."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listCollections,
@@ -530,10 +587,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getCollection"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"collection_id": "{collection}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_collection",
 			Description: "One collection with its books in order.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["collection_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"required":["collection_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getCollection,
@@ -564,7 +622,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_collection",
 			Description: "Rename, re-describe or reorder a collection. Asks first to reorder.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"description":"All its books, once each, in the new order."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["collection_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"description":"All its books, once each, in the new order."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["collection_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateCollection,
@@ -595,7 +653,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "remove_books_from_collection",
 			Description: "Take books out of a collection. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Book ids or titles."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["collection_id","library_item_ids"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Book ids or titles."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["collection_id","library_item_ids"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeBooksFromCollection,
@@ -611,7 +669,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_collection",
 			Description: "Delete a collection (the books stay). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["collection_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["collection_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deleteCollection,
@@ -621,10 +679,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listPlaylists", "listLibraryPlaylists"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}, {"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "list_playlists",
 			Description: "The user's playlists, all or one library's, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library's."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library's."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listPlaylists,
@@ -634,10 +693,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getPlaylist"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"playlist_id": "{playlist}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_playlist",
 			Description: "One playlist with its entries in order.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Entries per page."}},"required":["playlist_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"required":["playlist_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPlaylist,
@@ -666,7 +726,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_playlist",
 			Description: "Rename, re-describe or reorder a playlist. Asks first to reorder.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"All its entries, once each, in the new order."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["playlist_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"All its entries, once each, in the new order."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["playlist_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updatePlaylist,
@@ -681,7 +741,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "add_items_to_playlist",
 			Description: "Append books or episodes to a playlist.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"Entries to append."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["playlist_id","items"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"Entries to append."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["playlist_id","items"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: addItemsToPlaylist,
@@ -696,7 +756,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "remove_items_from_playlist",
 			Description: "Take entries out of a playlist. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"Entries to take out."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["playlist_id","items"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"Entries to take out."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["playlist_id","items"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeItemsFromPlaylist,
@@ -711,7 +771,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_playlist",
 			Description: "Delete a playlist (the media stays). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["playlist_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["playlist_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePlaylist,
@@ -721,10 +781,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
 		Operations: []string{"searchPodcasts"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"term": "{query}"}},
 		Definition: &mcp.Tool{
 			Name:        "search_podcasts",
 			Description: "Find podcasts by name or topic on iTunes; gives feed URLs.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"term":{"type":"string","description":"Name or topic."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"Results per page."}},"required":["term"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"term":{"type":"string","description":"Name or topic."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"Results per page."}},"required":["term"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: searchPodcasts,
@@ -735,10 +796,11 @@ var All = []Tool{
 		Operations: []string{"getMe", "getPodcastFeed"},
 		NeedsAuth:  true,
 		Permission: permission.Admin,
+		Widest:     []map[string]any{{"feed_url": "{feed}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_podcast_feed",
 			Description: "A podcast feed's episodes, newest first, with download keys. Admins only.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"feed_url":{"type":"string","description":"Feed URL."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Episodes per page."}},"required":["feed_url"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"feed_url":{"type":"string","description":"Feed URL."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Episodes per page."}},"required":["feed_url"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: getPodcastFeed,
@@ -764,10 +826,11 @@ var All = []Tool{
 		Operations: []string{"getMe", "getLibraryItem", "getPodcastFeed"},
 		NeedsAuth:  true,
 		Permission: permission.Admin,
+		Widest:     []map[string]any{{"library_item_id": "{podcast}"}},
 		Definition: &mcp.Tool{
 			Name:        "check_new_episodes",
 			Description: "Feed episodes a podcast lacks, with download keys. Admins only.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Episodes per page."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Episodes per page."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: checkNewEpisodes,
@@ -792,10 +855,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listEpisodeDownloads", "getLibraryItem"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{podcast_library}", "library_item_id": "{podcast}"}},
 		Definition: &mcp.Tool{
 			Name:        "list_podcast_downloads",
 			Description: "Episode downloads running and queued.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"library_item_id":{"type":"string","description":"A podcast: its newest episodes too."},"episodes":{"type":"array","items":{"type":"string"},"description":"Download keys, for their episode ids."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Downloads per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"library_item_id":{"type":"string","description":"A podcast: its newest episodes too."},"episodes":{"type":"array","items":{"type":"string"},"description":"Download keys, for their episode ids."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Downloads per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listPodcastDownloads,
@@ -811,7 +875,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast_episode",
 			Description: "Remove a podcast episode. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episode_id":{"type":"string","description":"Episode id."},"delete_file":{"type":"boolean","description":"Also delete its file."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["library_item_id","episode_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episode_id":{"type":"string","description":"Episode id."},"delete_file":{"type":"boolean","description":"Also delete its file."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id","episode_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePodcastEpisode,
@@ -827,7 +891,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast",
 			Description: "Remove a podcast and its episodes. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"delete_files":{"type":"boolean","description":"Also delete its folder."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"delete_files":{"type":"boolean","description":"Also delete its folder."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: deletePodcast,
@@ -858,7 +922,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_item_metadata",
 			Description: "Set a book's metadata; a list replaces the list, [] or \"\" clears. Asks where it cannot put back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"fields":{"type":"object","properties":{"title":{"type":"string"},"subtitle":{"type":"string"},"authors":{"type":"array","items":{"type":"string"}},"narrators":{"type":"array","items":{"type":"string"}},"series":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"sequence":{"type":"string"}},"required":["name"],"additionalProperties":false}},"genres":{"type":"array","items":{"type":"string"}},"tags":{"type":"array","items":{"type":"string"}},"description":{"type":"string"},"publish_year":{"type":"string"},"publisher":{"type":"string"},"language":{"type":"string"},"isbn":{"type":"string"},"asin":{"type":"string"},"explicit":{"type":"boolean"},"abridged":{"type":"boolean"}},"minProperties":1,"additionalProperties":false,"description":"The fields to set, e.g. {\"title\": \"Mort\", \"series\": [{\"name\": \"Discworld\", \"sequence\": \"4\"}]}."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["library_item_id","fields"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"fields":{"type":"object","properties":{"title":{"type":"string"},"subtitle":{"type":"string"},"authors":{"type":"array","items":{"type":"string"}},"narrators":{"type":"array","items":{"type":"string"}},"series":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"sequence":{"type":"string"}},"required":["name"],"additionalProperties":false}},"genres":{"type":"array","items":{"type":"string"}},"tags":{"type":"array","items":{"type":"string"}},"description":{"type":"string"},"publish_year":{"type":"string"},"publisher":{"type":"string"},"language":{"type":"string"},"isbn":{"type":"string"},"asin":{"type":"string"},"explicit":{"type":"boolean"},"abridged":{"type":"boolean"}},"minProperties":1,"additionalProperties":false,"description":"The fields to set, e.g. {\"title\": \"Mort\", \"series\": [{\"name\": \"Discworld\", \"sequence\": \"4\"}]}."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id","fields"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateItemMetadata,
@@ -874,7 +938,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "match_library_item",
 			Description: "Quick match a book against a metadata provider; override replaces filled fields and asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"default":"google","description":"Metadata provider, or custom-ID for a custom one."},"override":{"type":"boolean","description":"Replace fields that hold a value, and the cover."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"default":"google","description":"Metadata provider, or custom-ID for a custom one."},"override":{"type":"boolean","description":"Replace fields that hold a value, and the cover."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 		},
 		Handler: matchLibraryItem,
@@ -884,10 +948,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibraryItemCover"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_item_id": "{cover}", "width": 1024}},
 		Definition: &mcp.Tool{
 			Name:        "get_item_cover",
 			Description: "A library item's cover as an image.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Item id or title."},"width":{"type":"integer","minimum":32,"maximum":2048,"default":400,"description":"Width in pixels."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"width":{"type":"integer","minimum":32,"maximum":2048,"default":400,"description":"Width in pixels."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getItemCover,
@@ -903,7 +968,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "remove_item_cover",
 			Description: "Take a library item's cover off (the file stays). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Item id or title."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeItemCover,
@@ -913,10 +978,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listMediaProgress", "getMe", "listItemsInProgress", "listLibraries", "getLibraryItem", "listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}, {"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "what_next",
 			Description: "What to listen to next: in progress, the next book of each started series, recently finished.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library."},"media_type":{"type":"string","enum":["book","podcast"],"description":"Only books or only episodes."},"max_hours":{"type":"number","minimum":0.1,"maximum":10000,"description":"At most this many hours left."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library."},"media_type":{"type":"string","enum":["book","podcast"],"description":"Only books or only episodes."},"max_hours":{"type":"number","minimum":0.1,"maximum":10000,"description":"At most this many hours left."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: whatNext,
@@ -926,10 +992,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listMediaProgress", "getMe", "getSeries", "getLibraryItem", "listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{}, {"series_id": "{series}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_series_progress",
 			Description: "Where the person is in one series or every started one: each book's state, and gaps.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"One series (id or name); omit for all."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"One series (id or name); omit for all."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getSeriesProgress,
@@ -939,10 +1006,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getListeningStats", "listListeningSessions", "listMediaProgress", "getMe"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"by": "day", "from": "{year}-01-01", "to": "{year}-12-31"}},
 		Definition: &mcp.Tool{
 			Name:        "get_listening_by_period",
 			Description: "Time listened per day, week or month, with books finished and top authors, narrators, genres.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"from":{"type":"string","description":"First day, YYYY-MM-DD."},"to":{"type":"string","description":"Last day, YYYY-MM-DD."},"by":{"type":"string","enum":["day","week","month"],"default":"month","description":"Period."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":400,"default":100,"description":"Periods per page."}},"required":["from","to"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"from":{"type":"string","description":"First day, YYYY-MM-DD."},"to":{"type":"string","description":"Last day, YYYY-MM-DD."},"by":{"type":"string","enum":["day","week","month"],"default":"month","description":"Period."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":400,"default":100,"description":"Periods per page."}},"required":["from","to"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getListeningByPeriod,
@@ -980,10 +1048,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibrarySeries", "listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "audit_series",
-			Description: "Find series problems: sequence gaps and clashes, one series under two spellings, titles naming a missing series.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}}}`),
+			Description: "Find series gaps and clashes, one series spelt two ways, titles naming a series.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditSeries,
@@ -993,10 +1062,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"getLibrary", "listLibraryAuthors", "listLibraryNarrators"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "audit_people",
-			Description: "Find authors and narrators of a book library under more than one spelling.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}}}`),
+			Description: "Find authors and narrators spelt more than one way.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditPeople,
@@ -1006,10 +1076,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "audit_duplicates",
-			Description: "Find books of a library that are likely the same book twice.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}}}`),
+			Description: "Find books likely held twice.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditDuplicates,
@@ -1019,10 +1090,11 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "audit_missing",
-			Description: "Find books lacking a cover, description, year, language, chapters or ASIN/ISBN, or with file issues.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}}}`),
+			Description: "Find books lacking a cover, description, author, year, language, chapters or ASIN/ISBN, or with file issues.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditMissing,
@@ -1032,13 +1104,28 @@ var All = []Tool{
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
 		Operations: []string{"listLibraryItems"},
 		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "audit_tags_and_genres",
-			Description: "Find tags and genres differing only in spelling, and those on one book only.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based page."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Findings per page."}}}`),
+			Description: "Find tags and genres spelt two ways, and those on one book.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: auditTagsAndGenres,
+	},
+	{
+		Name: "audit_library", Title: "Audit a whole library", Toolset: "curation",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"getLibrary", "listLibrarySeries", "listLibraryItems", "listLibraryAuthors", "listLibraryNarrators", "getLibraryItem", "getLibraryItemCover"},
+		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_id": "{book_library}"}, {"audit": "covers", "library_id": "{book_library}"}, {"library_id": "{podcast_library}"}},
+		Definition: &mcp.Tool{
+			Name:        "audit_library",
+			Description: "Run every audit at once: a paged worklist with counts.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"audit":{"type":"string","description":"One audit only."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}}}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: auditLibrary,
 	},
 	{
 		Name: "rename_tag", Title: "Rename tag", Toolset: "curation",
@@ -1051,7 +1138,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "rename_tag",
 			Description: "Rename a tag on every item. Asks on a merge or where it cannot put back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"tag":{"type":"string","description":"The tag as items hold it."},"new_tag":{"type":"string","description":"The new name."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["tag","new_tag"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"tag":{"type":"string","description":"The tag as items hold it."},"new_tag":{"type":"string","description":"The new name."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["tag","new_tag"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: renameTag,
@@ -1067,7 +1154,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "rename_genre",
 			Description: "Rename a genre on every item. Asks on a merge or where it cannot put back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"genre":{"type":"string","description":"The genre as items hold it."},"new_genre":{"type":"string","description":"The new name."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["genre","new_genre"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"genre":{"type":"string","description":"The genre as items hold it."},"new_genre":{"type":"string","description":"The new name."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["genre","new_genre"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: renameGenre,
@@ -1083,7 +1170,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "rename_narrator",
 			Description: "Rename a narrator on every book. Asks on a merge or where it cannot put back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"narrator":{"type":"string","description":"The narrator as books hold it."},"new_narrator":{"type":"string","description":"The new name."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["narrator","new_narrator"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"narrator":{"type":"string","description":"The narrator as books hold it."},"new_narrator":{"type":"string","description":"The new name."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["narrator","new_narrator"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: renameNarrator,
@@ -1099,7 +1186,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "merge_tags",
 			Description: "Merge several spellings of a tag into one, server-wide. Always asks.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Spellings to take out (not the target)."},"into_tag":{"type":"string","description":"The tag they become."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["tags","into_tag"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Spellings to take out (not the target)."},"into_tag":{"type":"string","description":"The tag they become."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["tags","into_tag"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeTags,
@@ -1115,7 +1202,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "merge_genres",
 			Description: "Merge several spellings of a genre into one, server-wide. Always asks.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"genres":{"type":"array","items":{"type":"string"},"description":"Spellings to take out (not the target)."},"into_genre":{"type":"string","description":"The genre they become."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["genres","into_genre"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"genres":{"type":"array","items":{"type":"string"},"description":"Spellings to take out (not the target)."},"into_genre":{"type":"string","description":"The genre they become."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["genres","into_genre"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeGenres,
@@ -1131,7 +1218,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "merge_narrators",
 			Description: "Merge several spellings of a narrator into one, server-wide. Always asks.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"narrators":{"type":"array","items":{"type":"string"},"description":"Spellings to take out (not the target)."},"into_narrator":{"type":"string","description":"The narrator they become."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["narrators","into_narrator"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"narrators":{"type":"array","items":{"type":"string"},"description":"Spellings to take out (not the target)."},"into_narrator":{"type":"string","description":"The narrator they become."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["narrators","into_narrator"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeNarrators,
@@ -1147,7 +1234,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "merge_authors",
 			Description: "Merge an author into another of the same library, removing the first. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"The author merged away (id or name)."},"into_author_id":{"type":"string","description":"The author kept (id or name)."},"keep":{"type":"array","items":{"type":"string"},"description":"Of author_id: name, description, asin, image."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["author_id","into_author_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"The author merged away (id or name)."},"into_author_id":{"type":"string","description":"The author kept (id or name)."},"keep":{"type":"array","items":{"type":"string"},"description":"Of author_id: name, description, asin, image."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["author_id","into_author_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeAuthors,
@@ -1163,7 +1250,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "merge_series",
 			Description: "Merge a series into another of the same library, removing the first. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"The series merged away (id or name)."},"into_series_id":{"type":"string","description":"The series kept (id or name)."},"keep":{"type":"array","items":{"type":"string"},"description":"Of series_id: name, description."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["series_id","into_series_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"The series merged away (id or name)."},"into_series_id":{"type":"string","description":"The series kept (id or name)."},"keep":{"type":"array","items":{"type":"string"},"description":"Of series_id: name, description."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["series_id","into_series_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeSeries,
@@ -1179,7 +1266,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_author",
 			Description: "Edit an author. Asks before setting an image.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description; \"\" clears."},"asin":{"type":"string","description":"New ASIN; \"\" clears."},"image_url":{"type":"string","description":"Image URL."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["author_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description; \"\" clears."},"asin":{"type":"string","description":"New ASIN; \"\" clears."},"image_url":{"type":"string","description":"Image URL."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["author_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: updateAuthor,
@@ -1195,7 +1282,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_series",
 			Description: "Edit a series.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["series_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["series_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateSeries,
@@ -1211,7 +1298,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "resolve_duplicate",
 			Description: "Remove one copy of a duplicate book from the library (files stay). Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"keep_item_id":{"type":"string","description":"Copy kept (id or title)."},"remove_item_id":{"type":"string","description":"Copy removed (id or title)."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["keep_item_id","remove_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"keep_item_id":{"type":"string","description":"Copy kept (id or title)."},"remove_item_id":{"type":"string","description":"Copy removed (id or title)."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["keep_item_id","remove_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: resolveDuplicate,
@@ -1227,7 +1314,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "batch_update_books",
 			Description: "Add, remove or set tags, genres, narrators, publisher, language or a series on up to 100 books. Asks where it cannot put back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Book ids or titles."},"field":{"type":"string","enum":["tags","genres","narrators","publisher","language","series"],"description":"The field to change."},"mode":{"type":"string","enum":["add","remove","set"],"description":"add or remove (lists, series) or set."},"values":{"type":"array","items":{"type":"string"},"description":"Tags, genres or narrators."},"value":{"type":"string","description":"Publisher or language; \"\" clears."},"series":{"type":"string","description":"Series name."},"sequence":{"type":"string","description":"Place in the series."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["library_item_ids","field"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Book ids or titles."},"field":{"type":"string","enum":["tags","genres","narrators","publisher","language","series"],"description":"The field to change."},"mode":{"type":"string","enum":["add","remove","set"],"description":"add or remove (lists, series) or set."},"values":{"type":"array","items":{"type":"string"},"description":"Tags, genres or narrators."},"value":{"type":"string","description":"Publisher or language; \"\" clears."},"series":{"type":"string","description":"Series name."},"sequence":{"type":"string","description":"Place in the series."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_ids","field"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: batchUpdateBooks,
@@ -1243,7 +1330,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "batch_quick_match",
 			Description: "Quick match up to 100 items against a metadata provider. Always asks.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Item ids or titles."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"description":"Metadata provider, or custom-ID."},"override_details":{"type":"boolean","description":"Replace details that hold a value."},"override_cover":{"type":"boolean","description":"Replace existing covers."},"confirm_token":{"type":"string","description":"Token from an earlier answer."}},"required":["library_item_ids"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Item ids or titles."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"description":"Metadata provider, or custom-ID."},"override_details":{"type":"boolean","description":"Replace details that hold a value."},"override_cover":{"type":"boolean","description":"Replace existing covers."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_ids"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 		},
 		Handler: batchQuickMatch,
@@ -1271,6 +1358,94 @@ var Discovery = []*mcp.Tool{
 		Description: "Run any tool of any toolset with its arguments (turns its toolset on); it asks and refuses as a direct call would.",
 		InputSchema: json.RawMessage(`{"additionalProperties":false,"properties":{"arguments":{"description":"Its arguments.","type":"object"},"name":{"description":"The tool's name.","type":"string"}},"required":["name"],"type":"object"}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
+	},
+}
+
+// Prompts lists every prompt in the manifest's order.
+var Prompts = []Prompt{
+	{
+		Toolset: "listening",
+		Definition: &mcp.Prompt{Name: "what_to_listen_to_next", Title: "What should I listen to next?",
+			Description: "Suggest what to listen to next: what I am in the middle of, the next book of each series I have started (and where a series has a gap), and what fits the time I have.",
+			Arguments: []*mcp.PromptArgument{
+				{Name: "library", Title: "Library", Description: "Only this library, by name."},
+				{Name: "author", Title: "Author", Description: "Prefer books by this author, by name."},
+				{Name: "max_hours", Title: "Hours at most", Description: "Only what takes at most this many hours, a number."},
+			}},
+		Args: []kit.PromptArg{
+			{Name: "library", Description: "Only this library, by name.", Names: "library"},
+			{Name: "author", Description: "Prefer books by this author, by name.", Names: "author"},
+			{Name: "max_hours", Description: "Only what takes at most this many hours, a number."},
+		},
+		Text: listening.PromptWhatToListenToNext,
+	},
+	{
+		Toolset: "listening",
+		Definition: &mcp.Prompt{Name: "my_listening_in_a_year_or_month", Title: "My listening in a year or month",
+			Description: "Summarize my listening in one year, or one month of it: time listened, books finished and how long each took, top authors, narrators and genres.",
+			Arguments: []*mcp.PromptArgument{
+				{Name: "year", Title: "Year", Description: "The year, for example 2025.", Required: true},
+				{Name: "month", Title: "Month", Description: "A month of the year, 1 to 12; the whole year when left out."},
+				{Name: "library", Title: "Library", Description: "Only this library, by name."},
+			}},
+		Args: []kit.PromptArg{
+			{Name: "year", Description: "The year, for example 2025.", Required: true},
+			{Name: "month", Description: "A month of the year, 1 to 12; the whole year when left out.", Enum: []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"}},
+			{Name: "library", Description: "Only this library, by name.", Names: "library"},
+		},
+		Text: listening.PromptMyListeningInAYearOrMonth,
+	},
+	{
+		Toolset: "listening",
+		Definition: &mcp.Prompt{Name: "where_am_i_in_a_series", Title: "Where am I in a series?",
+			Description: "Where I am in one series: the books I finished, the one I am in, what comes next, and any gap or doubled number in the series.",
+			Arguments: []*mcp.PromptArgument{
+				{Name: "series", Title: "Series", Description: "The series, by name.", Required: true},
+				{Name: "library", Title: "Library", Description: "Only this library, by name."},
+			}},
+		Args: []kit.PromptArg{
+			{Name: "series", Description: "The series, by name.", Required: true, Names: "series"},
+			{Name: "library", Description: "Only this library, by name.", Names: "library"},
+		},
+		Text: listening.PromptWhereAmIInASeries,
+	},
+	{
+		Toolset: "curation",
+		Definition: &mcp.Prompt{Name: "tidy_a_library", Title: "Tidy a library",
+			Description: "Audit a book library (series, authors and narrators, duplicates, missing metadata, tags and genres), show what was found, and propose fixes, applying each only once I agree.",
+			Arguments: []*mcp.PromptArgument{
+				{Name: "library", Title: "Library", Description: "The book library, by name.", Required: true},
+				{Name: "audits", Title: "Audits", Description: "Only these audits, separated by commas: series, people, duplicates, missing, tags_and_genres; all of them when left out."},
+			}},
+		Args: []kit.PromptArg{
+			{Name: "library", Description: "The book library, by name.", Required: true, Names: "book_library"},
+			{Name: "audits", Description: "Only these audits.", Enum: []string{"series", "people", "duplicates", "missing", "tags_and_genres"}, List: true},
+		},
+		Text: curation.PromptTidyALibrary,
+	},
+}
+
+// Resources lists every resource and resource template in the manifest's
+// order.
+var Resources = []Resource{
+	{
+		Resource: &mcp.Resource{URI: "audiobookshelf://me/listening-now", Name: "listening-now", Title: "What I am listening to now",
+			Description: "The books and episodes the person is in the middle of, most recent first, with where they are (list_items_in_progress).",
+			MIMEType:    "application/json"},
+		Tool: "list_items_in_progress",
+	},
+	{
+		Template: &mcp.ResourceTemplate{URITemplate: "audiobookshelf://items/{id}", Name: "library-item", Title: "A library item",
+			Description: "One book or podcast by its library item id: metadata, chapters, episodes and the person's progress (get_library_item).",
+			MIMEType:    "application/json"},
+		Tool: "get_library_item",
+		Var:  "id", Param: "library_item_id", Names: "item",
+	},
+	{
+		Template: &mcp.ResourceTemplate{URITemplate: "audiobookshelf://items/{id}/cover", Name: "library-item-cover", Title: "A library item's cover",
+			Description: "The cover image of a book or podcast by its library item id, as a blob (JPEG)."},
+		Tool: "get_item_cover",
+		Var:  "id", Param: "library_item_id", Names: "item",
 	},
 }
 
@@ -2550,6 +2725,21 @@ func auditTagsAndGenres(d *kit.Deps) kit.Handler {
 			return nil, kit.ArgumentError(err)
 		}
 		return curation.AuditTagsAndGenres(ctx, d, a)
+	}
+}
+
+func auditLibrary(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeAuditLibrary(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return curation.AuditLibrary(ctx, d, a)
 	}
 }
 

@@ -81,7 +81,7 @@ func DecodeGetLibraryFilterData(raw json.RawMessage) (GetLibraryFilterData, erro
 // ListLibraryItems holds the arguments of list_library_items.
 type ListLibraryItems struct {
 	LibraryID      string  `json:"library_id"`      // Id or name; omit if only one.
-	Page           int64   `json:"page"`            // 0-based page.
+	Page           int64   `json:"page"`            // 0-based.
 	Limit          int64   `json:"limit"`           // Items per page.
 	Sort           *string `json:"sort"`            // sequence needs a series filter.
 	Descending     bool    `json:"descending"`      // Descending.
@@ -155,7 +155,7 @@ func DecodeGetPersonalizedShelves(raw json.RawMessage) (GetPersonalizedShelves, 
 // ListSeries holds the arguments of list_series.
 type ListSeries struct {
 	LibraryID  string  `json:"library_id"` // Id or name; omit if only one.
-	Page       int64   `json:"page"`       // 0-based page.
+	Page       int64   `json:"page"`       // 0-based.
 	Limit      int64   `json:"limit"`      // Series per page.
 	Sort       *string `json:"sort"`       // Sort key.
 	Descending bool    `json:"descending"` // Descending.
@@ -199,8 +199,8 @@ func DecodeGetSeries(raw json.RawMessage) (GetSeries, error) {
 // ListAuthors holds the arguments of list_authors.
 type ListAuthors struct {
 	LibraryID string `json:"library_id"` // Id or name; omit if only one.
-	Page      int64  `json:"page"`       // 0-based page.
-	Limit     int64  `json:"limit"`      // Entries per page.
+	Page      int64  `json:"page"`       // 0-based.
+	Limit     int64  `json:"limit"`      // Per page.
 	Sort      string `json:"sort"`       // Sort key.
 	Detail    string `json:"detail"`     // full: raw JSON.
 }
@@ -244,8 +244,8 @@ func DecodeGetAuthor(raw json.RawMessage) (GetAuthor, error) {
 
 // ListTags holds the arguments of list_tags.
 type ListTags struct {
-	Page  int64 `json:"page"`  // 0-based page.
-	Limit int64 `json:"limit"` // Entries per page.
+	Page  int64 `json:"page"`  // 0-based.
+	Limit int64 `json:"limit"` // Per page.
 }
 
 // DecodeListTags reads and checks the arguments of list_tags.
@@ -262,8 +262,8 @@ func DecodeListTags(raw json.RawMessage) (ListTags, error) {
 
 // ListGenres holds the arguments of list_genres.
 type ListGenres struct {
-	Page  int64 `json:"page"`  // 0-based page.
-	Limit int64 `json:"limit"` // Entries per page.
+	Page  int64 `json:"page"`  // 0-based.
+	Limit int64 `json:"limit"` // Per page.
 }
 
 // DecodeListGenres reads and checks the arguments of list_genres.
@@ -294,7 +294,7 @@ func DecodeGetServerStatus(raw json.RawMessage) (GetServerStatus, error) {
 
 // GetLibraryItem holds the arguments of get_library_item.
 type GetLibraryItem struct {
-	LibraryItemID string `json:"library_item_id"` // Item id or title.
+	LibraryItemID string `json:"library_item_id"` // Id or title.
 	Detail        string `json:"detail"`          // full: raw JSON.
 }
 
@@ -312,9 +312,9 @@ func DecodeGetLibraryItem(raw json.RawMessage) (GetLibraryItem, error) {
 
 // GetItemChapters holds the arguments of get_item_chapters.
 type GetItemChapters struct {
-	LibraryItemID string `json:"library_item_id"` // Item id or title.
-	Page          int64  `json:"page"`            // 0-based page.
-	Limit         int64  `json:"limit"`           // Entries per page.
+	LibraryItemID string `json:"library_item_id"` // Id or title.
+	Page          int64  `json:"page"`            // 0-based.
+	Limit         int64  `json:"limit"`           // Per page.
 }
 
 // DecodeGetItemChapters reads and checks the arguments of get_item_chapters.
@@ -353,7 +353,7 @@ func DecodeGetPodcastEpisode(raw json.RawMessage) (GetPodcastEpisode, error) {
 // ListRecentEpisodes holds the arguments of list_recent_episodes.
 type ListRecentEpisodes struct {
 	LibraryID string `json:"library_id"` // Podcast library id or name.
-	Page      int64  `json:"page"`       // 0-based page.
+	Page      int64  `json:"page"`       // 0-based.
 	Limit     int64  `json:"limit"`      // Episodes per page.
 	Detail    string `json:"detail"`     // full: raw JSON.
 }
@@ -390,7 +390,7 @@ func DecodeGetMe(raw json.RawMessage) (GetMe, error) {
 
 // ListItemsInProgress holds the arguments of list_items_in_progress.
 type ListItemsInProgress struct {
-	Page   int64  `json:"page"`   // 0-based page.
+	Page   int64  `json:"page"`   // 0-based.
 	Limit  int64  `json:"limit"`  // Entries per page.
 	Detail string `json:"detail"` // full: raw JSON.
 }
@@ -444,7 +444,7 @@ func DecodeGetYearStats(raw json.RawMessage) (GetYearStats, error) {
 
 // ListListeningSessions holds the arguments of list_listening_sessions.
 type ListListeningSessions struct {
-	Page  int64 `json:"page"`  // 0-based page.
+	Page  int64 `json:"page"`  // 0-based.
 	Limit int64 `json:"limit"` // Sessions per page.
 }
 
@@ -462,7 +462,7 @@ func DecodeListListeningSessions(raw json.RawMessage) (ListListeningSessions, er
 
 // GetMediaProgress holds the arguments of get_media_progress.
 type GetMediaProgress struct {
-	LibraryItemID string  `json:"library_item_id"` // Item id or title.
+	LibraryItemID string  `json:"library_item_id"` // Id or title.
 	EpisodeID     *string `json:"episode_id"`      // Episode id, for a podcast.
 }
 
@@ -481,13 +481,13 @@ func DecodeGetMediaProgress(raw json.RawMessage) (GetMediaProgress, error) {
 // SetMediaProgress holds the arguments of set_media_progress.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type SetMediaProgress struct {
-	LibraryItemID             string   `json:"library_item_id"`              // Item id or title.
+	LibraryItemID             string   `json:"library_item_id"`              // Id or title.
 	EpisodeID                 *string  `json:"episode_id"`                   // Episode id, for a podcast.
 	CurrentTime               *float64 `json:"current_time"`                 // Position in seconds.
 	Progress                  *float64 `json:"progress"`                     // Fraction listened.
 	IsFinished                *bool    `json:"is_finished"`                  // Finished or not.
 	HideFromContinueListening *bool    `json:"hide_from_continue_listening"` // Hide from continue listening.
-	ConfirmToken              string   `json:"-"`                            // Token from an earlier answer.
+	ConfirmToken              string   `json:"-"`                            // From an earlier answer.
 }
 
 // DecodeSetMediaProgress reads and checks the arguments of set_media_progress.
@@ -512,7 +512,7 @@ func DecodeSetMediaProgress(raw json.RawMessage) (SetMediaProgress, error) {
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteMediaProgress struct {
 	MediaProgressID string `json:"media_progress_id"` // Progress record id (get_media_progress).
-	ConfirmToken    string `json:"-"`                 // Token from an earlier answer.
+	ConfirmToken    string `json:"-"`                 // From an earlier answer.
 }
 
 // DecodeDeleteMediaProgress reads and checks the arguments of delete_media_progress.
@@ -530,8 +530,8 @@ func DecodeDeleteMediaProgress(raw json.RawMessage) (DeleteMediaProgress, error)
 // ListBookmarks holds the arguments of list_bookmarks.
 type ListBookmarks struct {
 	LibraryItemID *string `json:"library_item_id"` // Only this item's.
-	Page          int64   `json:"page"`            // 0-based page.
-	Limit         int64   `json:"limit"`           // Entries per page.
+	Page          int64   `json:"page"`            // 0-based.
+	Limit         int64   `json:"limit"`           // Per page.
 }
 
 // DecodeListBookmarks reads and checks the arguments of list_bookmarks.
@@ -549,7 +549,7 @@ func DecodeListBookmarks(raw json.RawMessage) (ListBookmarks, error) {
 
 // CreateBookmark holds the arguments of create_bookmark.
 type CreateBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Item id or title.
+	LibraryItemID string  `json:"library_item_id"` // Id or title.
 	Time          float64 `json:"time"`            // Position in seconds.
 	Title         string  `json:"title"`           // Bookmark title.
 }
@@ -570,10 +570,10 @@ func DecodeCreateBookmark(raw json.RawMessage) (CreateBookmark, error) {
 // UpdateBookmark holds the arguments of update_bookmark.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type UpdateBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Item id or title.
+	LibraryItemID string  `json:"library_item_id"` // Id or title.
 	Time          float64 `json:"time"`            // Bookmark time in seconds.
 	Title         string  `json:"title"`           // New title.
-	ConfirmToken  string  `json:"-"`               // Token from an earlier answer.
+	ConfirmToken  string  `json:"-"`               // From an earlier answer.
 }
 
 // DecodeUpdateBookmark reads and checks the arguments of update_bookmark.
@@ -593,9 +593,9 @@ func DecodeUpdateBookmark(raw json.RawMessage) (UpdateBookmark, error) {
 // DeleteBookmark holds the arguments of delete_bookmark.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteBookmark struct {
-	LibraryItemID string  `json:"library_item_id"` // Item id or title.
+	LibraryItemID string  `json:"library_item_id"` // Id or title.
 	Time          float64 `json:"time"`            // Bookmark time in seconds.
-	ConfirmToken  string  `json:"-"`               // Token from an earlier answer.
+	ConfirmToken  string  `json:"-"`               // From an earlier answer.
 }
 
 // DecodeDeleteBookmark reads and checks the arguments of delete_bookmark.
@@ -614,8 +614,8 @@ func DecodeDeleteBookmark(raw json.RawMessage) (DeleteBookmark, error) {
 // ListCollections holds the arguments of list_collections.
 type ListCollections struct {
 	LibraryID *string `json:"library_id"` // Only this library's.
-	Page      int64   `json:"page"`       // 0-based page.
-	Limit     int64   `json:"limit"`      // Entries per page.
+	Page      int64   `json:"page"`       // 0-based.
+	Limit     int64   `json:"limit"`      // Per page.
 }
 
 // DecodeListCollections reads and checks the arguments of list_collections.
@@ -635,8 +635,8 @@ func DecodeListCollections(raw json.RawMessage) (ListCollections, error) {
 type GetCollection struct {
 	CollectionID string `json:"collection_id"` // Id or name.
 	Detail       string `json:"detail"`        // full: raw JSON.
-	Page         int64  `json:"page"`          // 0-based page.
-	Limit        int64  `json:"limit"`         // Entries per page.
+	Page         int64  `json:"page"`          // 0-based.
+	Limit        int64  `json:"limit"`         // Per page.
 }
 
 // DecodeGetCollection reads and checks the arguments of get_collection.
@@ -682,7 +682,7 @@ type UpdateCollection struct {
 	Name           *string  `json:"name"`             // New name.
 	Description    *string  `json:"description"`      // New description.
 	LibraryItemIDs []string `json:"library_item_ids"` // All its books, once each, in the new order.
-	ConfirmToken   string   `json:"-"`                // Token from an earlier answer.
+	ConfirmToken   string   `json:"-"`                // From an earlier answer.
 }
 
 // DecodeUpdateCollection reads and checks the arguments of update_collection.
@@ -724,7 +724,7 @@ func DecodeAddBooksToCollection(raw json.RawMessage) (AddBooksToCollection, erro
 type RemoveBooksFromCollection struct {
 	CollectionID   string   `json:"collection_id"`    // Id or name.
 	LibraryItemIDs []string `json:"library_item_ids"` // Book ids or titles.
-	ConfirmToken   string   `json:"-"`                // Token from an earlier answer.
+	ConfirmToken   string   `json:"-"`                // From an earlier answer.
 }
 
 // DecodeRemoveBooksFromCollection reads and checks the arguments of remove_books_from_collection.
@@ -744,7 +744,7 @@ func DecodeRemoveBooksFromCollection(raw json.RawMessage) (RemoveBooksFromCollec
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeleteCollection struct {
 	CollectionID string `json:"collection_id"` // Id or name.
-	ConfirmToken string `json:"-"`             // Token from an earlier answer.
+	ConfirmToken string `json:"-"`             // From an earlier answer.
 }
 
 // DecodeDeleteCollection reads and checks the arguments of delete_collection.
@@ -762,8 +762,8 @@ func DecodeDeleteCollection(raw json.RawMessage) (DeleteCollection, error) {
 // ListPlaylists holds the arguments of list_playlists.
 type ListPlaylists struct {
 	LibraryID *string `json:"library_id"` // Only this library's.
-	Page      int64   `json:"page"`       // 0-based page.
-	Limit     int64   `json:"limit"`      // Entries per page.
+	Page      int64   `json:"page"`       // 0-based.
+	Limit     int64   `json:"limit"`      // Per page.
 }
 
 // DecodeListPlaylists reads and checks the arguments of list_playlists.
@@ -783,8 +783,8 @@ func DecodeListPlaylists(raw json.RawMessage) (ListPlaylists, error) {
 type GetPlaylist struct {
 	PlaylistID string `json:"playlist_id"` // Id or name.
 	Detail     string `json:"detail"`      // full: raw JSON.
-	Page       int64  `json:"page"`        // 0-based page.
-	Limit      int64  `json:"limit"`       // Entries per page.
+	Page       int64  `json:"page"`        // 0-based.
+	Limit      int64  `json:"limit"`       // Per page.
 }
 
 // DecodeGetPlaylist reads and checks the arguments of get_playlist.
@@ -830,7 +830,7 @@ type UpdatePlaylist struct {
 	Name         *string               `json:"name"`        // New name.
 	Description  *string               `json:"description"` // New description.
 	Items        []argdec.PlaylistItem `json:"items"`       // All its entries, once each, in the new order.
-	ConfirmToken string                `json:"-"`           // Token from an earlier answer.
+	ConfirmToken string                `json:"-"`           // From an earlier answer.
 }
 
 // DecodeUpdatePlaylist reads and checks the arguments of update_playlist.
@@ -854,7 +854,7 @@ func DecodeUpdatePlaylist(raw json.RawMessage) (UpdatePlaylist, error) {
 type AddItemsToPlaylist struct {
 	PlaylistID   string                `json:"playlist_id"` // Id or name.
 	Items        []argdec.PlaylistItem `json:"items"`       // Entries to append.
-	ConfirmToken string                `json:"-"`           // Token from an earlier answer.
+	ConfirmToken string                `json:"-"`           // From an earlier answer.
 }
 
 // DecodeAddItemsToPlaylist reads and checks the arguments of add_items_to_playlist.
@@ -875,7 +875,7 @@ func DecodeAddItemsToPlaylist(raw json.RawMessage) (AddItemsToPlaylist, error) {
 type RemoveItemsFromPlaylist struct {
 	PlaylistID   string                `json:"playlist_id"` // Id or name.
 	Items        []argdec.PlaylistItem `json:"items"`       // Entries to take out.
-	ConfirmToken string                `json:"-"`           // Token from an earlier answer.
+	ConfirmToken string                `json:"-"`           // From an earlier answer.
 }
 
 // DecodeRemoveItemsFromPlaylist reads and checks the arguments of remove_items_from_playlist.
@@ -895,7 +895,7 @@ func DecodeRemoveItemsFromPlaylist(raw json.RawMessage) (RemoveItemsFromPlaylist
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type DeletePlaylist struct {
 	PlaylistID   string `json:"playlist_id"` // Id or name.
-	ConfirmToken string `json:"-"`           // Token from an earlier answer.
+	ConfirmToken string `json:"-"`           // From an earlier answer.
 }
 
 // DecodeDeletePlaylist reads and checks the arguments of delete_playlist.
@@ -913,7 +913,7 @@ func DecodeDeletePlaylist(raw json.RawMessage) (DeletePlaylist, error) {
 // SearchPodcasts holds the arguments of search_podcasts.
 type SearchPodcasts struct {
 	Term  string `json:"term"`  // Name or topic.
-	Page  int64  `json:"page"`  // 0-based page.
+	Page  int64  `json:"page"`  // 0-based.
 	Limit int64  `json:"limit"` // Results per page.
 }
 
@@ -933,7 +933,7 @@ func DecodeSearchPodcasts(raw json.RawMessage) (SearchPodcasts, error) {
 // GetPodcastFeed holds the arguments of get_podcast_feed.
 type GetPodcastFeed struct {
 	FeedUrl string `json:"feed_url"` // Feed URL.
-	Page    int64  `json:"page"`     // 0-based page.
+	Page    int64  `json:"page"`     // 0-based.
 	Limit   int64  `json:"limit"`    // Episodes per page.
 }
 
@@ -975,7 +975,7 @@ func DecodeCreatePodcast(raw json.RawMessage) (CreatePodcast, error) {
 // CheckNewEpisodes holds the arguments of check_new_episodes.
 type CheckNewEpisodes struct {
 	LibraryItemID string `json:"library_item_id"` // Podcast id or title.
-	Page          int64  `json:"page"`            // 0-based page.
+	Page          int64  `json:"page"`            // 0-based.
 	Limit         int64  `json:"limit"`           // Episodes per page.
 }
 
@@ -1018,7 +1018,7 @@ type ListPodcastDownloads struct {
 	LibraryID     string   `json:"library_id"`      // Podcast library id or name.
 	LibraryItemID *string  `json:"library_item_id"` // A podcast: its newest episodes too.
 	Episodes      []string `json:"episodes"`        // Download keys, for their episode ids.
-	Page          int64    `json:"page"`            // 0-based page.
+	Page          int64    `json:"page"`            // 0-based.
 	Limit         int64    `json:"limit"`           // Downloads per page.
 }
 
@@ -1043,7 +1043,7 @@ type DeletePodcastEpisode struct {
 	LibraryItemID string `json:"library_item_id"` // Podcast id or title.
 	EpisodeID     string `json:"episode_id"`      // Episode id.
 	DeleteFile    bool   `json:"delete_file"`     // Also delete its file.
-	ConfirmToken  string `json:"-"`               // Token from an earlier answer.
+	ConfirmToken  string `json:"-"`               // From an earlier answer.
 }
 
 // DecodeDeletePodcastEpisode reads and checks the arguments of delete_podcast_episode.
@@ -1065,7 +1065,7 @@ func DecodeDeletePodcastEpisode(raw json.RawMessage) (DeletePodcastEpisode, erro
 type DeletePodcast struct {
 	LibraryItemID string `json:"library_item_id"` // Podcast id or title.
 	DeleteFiles   bool   `json:"delete_files"`    // Also delete its folder.
-	ConfirmToken  string `json:"-"`               // Token from an earlier answer.
+	ConfirmToken  string `json:"-"`               // From an earlier answer.
 }
 
 // DecodeDeletePodcast reads and checks the arguments of delete_podcast.
@@ -1102,7 +1102,7 @@ func DecodeScanLibrary(raw json.RawMessage) (ScanLibrary, error) {
 type UpdateItemMetadata struct {
 	LibraryItemID string                 `json:"library_item_id"` // Book id or title.
 	Fields        *argdec.MetadataFields `json:"fields"`          // The fields to set, e.g. {"title": "Mort", "series": [{"name": "Discworld", "sequence": "4"}]}.
-	ConfirmToken  string                 `json:"-"`               // Token from an earlier answer.
+	ConfirmToken  string                 `json:"-"`               // From an earlier answer.
 }
 
 // DecodeUpdateItemMetadata reads and checks the arguments of update_item_metadata.
@@ -1124,7 +1124,7 @@ type MatchLibraryItem struct {
 	LibraryItemID string `json:"library_item_id"` // Book id or title.
 	Provider      string `json:"provider"`        // Metadata provider, or custom-ID for a custom one.
 	Override      bool   `json:"override"`        // Replace fields that hold a value, and the cover.
-	ConfirmToken  string `json:"-"`               // Token from an earlier answer.
+	ConfirmToken  string `json:"-"`               // From an earlier answer.
 }
 
 // DecodeMatchLibraryItem reads and checks the arguments of match_library_item.
@@ -1143,7 +1143,7 @@ func DecodeMatchLibraryItem(raw json.RawMessage) (MatchLibraryItem, error) {
 
 // GetItemCover holds the arguments of get_item_cover.
 type GetItemCover struct {
-	LibraryItemID string `json:"library_item_id"` // Item id or title.
+	LibraryItemID string `json:"library_item_id"` // Id or title.
 	Width         int64  `json:"width"`           // Width in pixels.
 }
 
@@ -1162,8 +1162,8 @@ func DecodeGetItemCover(raw json.RawMessage) (GetItemCover, error) {
 // RemoveItemCover holds the arguments of remove_item_cover.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type RemoveItemCover struct {
-	LibraryItemID string `json:"library_item_id"` // Item id or title.
-	ConfirmToken  string `json:"-"`               // Token from an earlier answer.
+	LibraryItemID string `json:"library_item_id"` // Id or title.
+	ConfirmToken  string `json:"-"`               // From an earlier answer.
 }
 
 // DecodeRemoveItemCover reads and checks the arguments of remove_item_cover.
@@ -1183,7 +1183,7 @@ type WhatNext struct {
 	LibraryID *string  `json:"library_id"` // Only this library.
 	MediaType *string  `json:"media_type"` // Only books or only episodes.
 	MaxHours  *float64 `json:"max_hours"`  // At most this many hours left.
-	Page      int64    `json:"page"`       // 0-based page.
+	Page      int64    `json:"page"`       // 0-based.
 	Limit     int64    `json:"limit"`      // Series per page.
 }
 
@@ -1205,7 +1205,7 @@ func DecodeWhatNext(raw json.RawMessage) (WhatNext, error) {
 // GetSeriesProgress holds the arguments of get_series_progress.
 type GetSeriesProgress struct {
 	SeriesID *string `json:"series_id"` // One series (id or name); omit for all.
-	Page     int64   `json:"page"`      // 0-based page.
+	Page     int64   `json:"page"`      // 0-based.
 	Limit    int64   `json:"limit"`     // Series per page.
 }
 
@@ -1228,7 +1228,7 @@ type GetListeningByPeriod struct {
 	To        string  `json:"to"`         // Last day, YYYY-MM-DD.
 	By        string  `json:"by"`         // Period.
 	LibraryID *string `json:"library_id"` // Only this library.
-	Page      int64   `json:"page"`       // 0-based page.
+	Page      int64   `json:"page"`       // 0-based.
 	Limit     int64   `json:"limit"`      // Periods per page.
 }
 
@@ -1283,8 +1283,8 @@ func DecodeReaddSeriesToContinueSeries(raw json.RawMessage) (ReaddSeriesToContin
 // AuditSeries holds the arguments of audit_series.
 type AuditSeries struct {
 	LibraryID string `json:"library_id"` // Id or name; omit if only one.
-	Page      int64  `json:"page"`       // 0-based page.
-	Limit     int64  `json:"limit"`      // Findings per page.
+	Page      int64  `json:"page"`       // 0-based.
+	Limit     int64  `json:"limit"`      // Per page.
 }
 
 // DecodeAuditSeries reads and checks the arguments of audit_series.
@@ -1303,8 +1303,8 @@ func DecodeAuditSeries(raw json.RawMessage) (AuditSeries, error) {
 // AuditPeople holds the arguments of audit_people.
 type AuditPeople struct {
 	LibraryID string `json:"library_id"` // Id or name; omit if only one.
-	Page      int64  `json:"page"`       // 0-based page.
-	Limit     int64  `json:"limit"`      // Findings per page.
+	Page      int64  `json:"page"`       // 0-based.
+	Limit     int64  `json:"limit"`      // Per page.
 }
 
 // DecodeAuditPeople reads and checks the arguments of audit_people.
@@ -1323,8 +1323,8 @@ func DecodeAuditPeople(raw json.RawMessage) (AuditPeople, error) {
 // AuditDuplicates holds the arguments of audit_duplicates.
 type AuditDuplicates struct {
 	LibraryID string `json:"library_id"` // Id or name; omit if only one.
-	Page      int64  `json:"page"`       // 0-based page.
-	Limit     int64  `json:"limit"`      // Findings per page.
+	Page      int64  `json:"page"`       // 0-based.
+	Limit     int64  `json:"limit"`      // Per page.
 }
 
 // DecodeAuditDuplicates reads and checks the arguments of audit_duplicates.
@@ -1343,8 +1343,8 @@ func DecodeAuditDuplicates(raw json.RawMessage) (AuditDuplicates, error) {
 // AuditMissing holds the arguments of audit_missing.
 type AuditMissing struct {
 	LibraryID string `json:"library_id"` // Id or name; omit if only one.
-	Page      int64  `json:"page"`       // 0-based page.
-	Limit     int64  `json:"limit"`      // Findings per page.
+	Page      int64  `json:"page"`       // 0-based.
+	Limit     int64  `json:"limit"`      // Per page.
 }
 
 // DecodeAuditMissing reads and checks the arguments of audit_missing.
@@ -1363,8 +1363,8 @@ func DecodeAuditMissing(raw json.RawMessage) (AuditMissing, error) {
 // AuditTagsAndGenres holds the arguments of audit_tags_and_genres.
 type AuditTagsAndGenres struct {
 	LibraryID string `json:"library_id"` // Id or name; omit if only one.
-	Page      int64  `json:"page"`       // 0-based page.
-	Limit     int64  `json:"limit"`      // Findings per page.
+	Page      int64  `json:"page"`       // 0-based.
+	Limit     int64  `json:"limit"`      // Per page.
 }
 
 // DecodeAuditTagsAndGenres reads and checks the arguments of audit_tags_and_genres.
@@ -1380,12 +1380,34 @@ func DecodeAuditTagsAndGenres(raw json.RawMessage) (AuditTagsAndGenres, error) {
 	return a, d.Err()
 }
 
+// AuditLibrary holds the arguments of audit_library.
+type AuditLibrary struct {
+	LibraryID string  `json:"library_id"` // Id or name; omit if only one.
+	Audit     *string `json:"audit"`      // One audit only.
+	Page      int64   `json:"page"`       // 0-based.
+	Limit     int64   `json:"limit"`      // Per page.
+}
+
+// DecodeAuditLibrary reads and checks the arguments of audit_library.
+func DecodeAuditLibrary(raw json.RawMessage) (AuditLibrary, error) {
+	var a AuditLibrary
+	d, err := argdec.New(raw, "library_id", "audit", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryID = argdec.Val(d.ID("library_id", true))
+	a.Audit = d.String("audit", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: nil})
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
+	return a, d.Err()
+}
+
 // RenameTag holds the arguments of rename_tag.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type RenameTag struct {
 	Tag          string `json:"tag"`     // The tag as items hold it.
 	NewTag       string `json:"new_tag"` // The new name.
-	ConfirmToken string `json:"-"`       // Token from an earlier answer.
+	ConfirmToken string `json:"-"`       // From an earlier answer.
 }
 
 // DecodeRenameTag reads and checks the arguments of rename_tag.
@@ -1406,7 +1428,7 @@ func DecodeRenameTag(raw json.RawMessage) (RenameTag, error) {
 type RenameGenre struct {
 	Genre        string `json:"genre"`     // The genre as items hold it.
 	NewGenre     string `json:"new_genre"` // The new name.
-	ConfirmToken string `json:"-"`         // Token from an earlier answer.
+	ConfirmToken string `json:"-"`         // From an earlier answer.
 }
 
 // DecodeRenameGenre reads and checks the arguments of rename_genre.
@@ -1427,7 +1449,7 @@ func DecodeRenameGenre(raw json.RawMessage) (RenameGenre, error) {
 type RenameNarrator struct {
 	Narrator     string `json:"narrator"`     // The narrator as books hold it.
 	NewNarrator  string `json:"new_narrator"` // The new name.
-	ConfirmToken string `json:"-"`            // Token from an earlier answer.
+	ConfirmToken string `json:"-"`            // From an earlier answer.
 }
 
 // DecodeRenameNarrator reads and checks the arguments of rename_narrator.
@@ -1448,7 +1470,7 @@ func DecodeRenameNarrator(raw json.RawMessage) (RenameNarrator, error) {
 type MergeTags struct {
 	Tags         []string `json:"tags"`     // Spellings to take out (not the target).
 	IntoTag      string   `json:"into_tag"` // The tag they become.
-	ConfirmToken string   `json:"-"`        // Token from an earlier answer.
+	ConfirmToken string   `json:"-"`        // From an earlier answer.
 }
 
 // DecodeMergeTags reads and checks the arguments of merge_tags.
@@ -1469,7 +1491,7 @@ func DecodeMergeTags(raw json.RawMessage) (MergeTags, error) {
 type MergeGenres struct {
 	Genres       []string `json:"genres"`     // Spellings to take out (not the target).
 	IntoGenre    string   `json:"into_genre"` // The genre they become.
-	ConfirmToken string   `json:"-"`          // Token from an earlier answer.
+	ConfirmToken string   `json:"-"`          // From an earlier answer.
 }
 
 // DecodeMergeGenres reads and checks the arguments of merge_genres.
@@ -1490,7 +1512,7 @@ func DecodeMergeGenres(raw json.RawMessage) (MergeGenres, error) {
 type MergeNarrators struct {
 	Narrators    []string `json:"narrators"`     // Spellings to take out (not the target).
 	IntoNarrator string   `json:"into_narrator"` // The narrator they become.
-	ConfirmToken string   `json:"-"`             // Token from an earlier answer.
+	ConfirmToken string   `json:"-"`             // From an earlier answer.
 }
 
 // DecodeMergeNarrators reads and checks the arguments of merge_narrators.
@@ -1512,7 +1534,7 @@ type MergeAuthors struct {
 	AuthorID     string   `json:"author_id"`      // The author merged away (id or name).
 	IntoAuthorID string   `json:"into_author_id"` // The author kept (id or name).
 	Keep         []string `json:"keep"`           // Of author_id: name, description, asin, image.
-	ConfirmToken string   `json:"-"`              // Token from an earlier answer.
+	ConfirmToken string   `json:"-"`              // From an earlier answer.
 }
 
 // DecodeMergeAuthors reads and checks the arguments of merge_authors.
@@ -1535,7 +1557,7 @@ type MergeSeries struct {
 	SeriesID     string   `json:"series_id"`      // The series merged away (id or name).
 	IntoSeriesID string   `json:"into_series_id"` // The series kept (id or name).
 	Keep         []string `json:"keep"`           // Of series_id: name, description.
-	ConfirmToken string   `json:"-"`              // Token from an earlier answer.
+	ConfirmToken string   `json:"-"`              // From an earlier answer.
 }
 
 // DecodeMergeSeries reads and checks the arguments of merge_series.
@@ -1560,7 +1582,7 @@ type UpdateAuthor struct {
 	Description  *string `json:"description"` // New description; "" clears.
 	Asin         *string `json:"asin"`        // New ASIN; "" clears.
 	ImageUrl     *string `json:"image_url"`   // Image URL.
-	ConfirmToken string  `json:"-"`           // Token from an earlier answer.
+	ConfirmToken string  `json:"-"`           // From an earlier answer.
 }
 
 // DecodeUpdateAuthor reads and checks the arguments of update_author.
@@ -1586,7 +1608,7 @@ type UpdateSeries struct {
 	SeriesID     string  `json:"series_id"`   // Series id or name.
 	Name         *string `json:"name"`        // New name.
 	Description  *string `json:"description"` // New description.
-	ConfirmToken string  `json:"-"`           // Token from an earlier answer.
+	ConfirmToken string  `json:"-"`           // From an earlier answer.
 }
 
 // DecodeUpdateSeries reads and checks the arguments of update_series.
@@ -1609,7 +1631,7 @@ func DecodeUpdateSeries(raw json.RawMessage) (UpdateSeries, error) {
 type ResolveDuplicate struct {
 	KeepItemID   string `json:"keep_item_id"`   // Copy kept (id or title).
 	RemoveItemID string `json:"remove_item_id"` // Copy removed (id or title).
-	ConfirmToken string `json:"-"`              // Token from an earlier answer.
+	ConfirmToken string `json:"-"`              // From an earlier answer.
 }
 
 // DecodeResolveDuplicate reads and checks the arguments of resolve_duplicate.
@@ -1635,7 +1657,7 @@ type BatchUpdateBooks struct {
 	Value          *string  `json:"value"`            // Publisher or language; "" clears.
 	Series         *string  `json:"series"`           // Series name.
 	Sequence       *string  `json:"sequence"`         // Place in the series.
-	ConfirmToken   string   `json:"-"`                // Token from an earlier answer.
+	ConfirmToken   string   `json:"-"`                // From an earlier answer.
 }
 
 // DecodeBatchUpdateBooks reads and checks the arguments of batch_update_books.
@@ -1664,7 +1686,7 @@ type BatchQuickMatch struct {
 	Provider        *string  `json:"provider"`         // Metadata provider, or custom-ID.
 	OverrideDetails bool     `json:"override_details"` // Replace details that hold a value.
 	OverrideCover   bool     `json:"override_cover"`   // Replace existing covers.
-	ConfirmToken    string   `json:"-"`                // Token from an earlier answer.
+	ConfirmToken    string   `json:"-"`                // From an earlier answer.
 }
 
 // DecodeBatchQuickMatch reads and checks the arguments of batch_quick_match.

@@ -99,16 +99,20 @@ func (p *pending) record(ms []message) {
 			var c struct {
 				RequestID json.RawMessage `json:"requestId"`
 			}
-			if json.Unmarshal(m.Params, &c) == nil {
-				delete(p.ids, idKey(c.RequestID))
+			if err := json.Unmarshal(m.Params, &c); err != nil {
+				break // params go-sdk cannot read either: no request is cancelled
 			}
+			delete(p.ids, idKey(c.RequestID))
 		case m.Method != "" && m.hasID():
 			p.ids[idKey(m.ID)] = true
 			if m.Method == "initialize" && p.initID == "" {
 				var ip struct {
 					ProtocolVersion string `json:"protocolVersion"`
 				}
-				_ = json.Unmarshal(m.Params, &ip)
+				if err := json.Unmarshal(m.Params, &ip); err != nil {
+					// go-sdk refuses params it cannot read: no revision is asked for.
+					ip.ProtocolVersion = ""
+				}
 				p.initID, p.requested = idKey(m.ID), ip.ProtocolVersion
 			}
 		case m.hasID(): // the client's answer to the server
@@ -160,9 +164,10 @@ func (p *pending) wrote(b []byte) {
 						ProtocolVersion string `json:"protocolVersion"`
 					} `json:"result"`
 				}
-				if json.Unmarshal(b, &r) == nil {
-					p.agreed = r.Result.ProtocolVersion
+				if err := json.Unmarshal(b, &r); err != nil {
+					r.Result.ProtocolVersion = "" // an answer not read is taken as a refusal
 				}
+				p.agreed = r.Result.ProtocolVersion
 				if p.agreed == "" { // refused: no revision agreed yet
 					p.initID, p.requested = "", ""
 				}

@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,52 +22,112 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
 
-// Tools are the curation toolset's audits.
-var Tools = []string{"audit_series", "audit_people", "audit_duplicates", "audit_missing", "audit_tags_and_genres"}
+// Tools are the curation toolset's audits: the five with a tool of their
+// own, then those audit_library runs alone with its audit argument
+// ("audit_library/no_audio"), then audit_library with every audit at once
+// (Sweep), which must find what all of them planted.
+var Tools = append(append([]string(nil), OwnTools...),
+	"audit_library/no_audio", "audit_library/one_chapter", "audit_library/author_in_title", "audit_library/author_images", "audit_library/covers", Sweep)
+
+// Alone are the audits audit_library runs only when its audit argument
+// names them (they read much): the sweep is not held to find theirs.
+var Alone = map[string]bool{"audit_library/covers": true}
+
+// OwnTools are the five audits with a tool of their own.
+var OwnTools = []string{"audit_series", "audit_people", "audit_duplicates", "audit_missing", "audit_tags_and_genres"}
+
+// Sweep is audit_library on a book library with every audit.
+const Sweep = "audit_library"
+
+// ownTool is the audit's tool for a finding of the sweep: "series" is
+// audit_series; an audit without a tool of its own is
+// "audit_library/NAME".
+func ownTool(audit string) string {
+	switch audit {
+	case "series", "people", "duplicates", "missing", "tags_and_genres":
+		return "audit_" + audit
+	}
+	return Sweep + "/" + audit
+}
 
 // Call calls a tool by name, as an MCP client does.
 type Call func(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error)
 
 // finding is a finding of any audit, as its answer gives it.
 type finding struct {
+	Audit   string   `json:"audit"` // audit_library
 	Kind    string   `json:"kind"`
 	IDs     []string `json:"ids"`
 	Names   []string `json:"names"`
 	Items   []string `json:"library_item_ids"`
 	ItemID  string   `json:"library_item_id"` // audit_missing
 	Missing []string `json:"missing"`         // audit_missing
+	Reasons []string `json:"reasons"`         // audit_duplicates
 }
 
 // Walk calls tool on library page after page, limit findings a page, and
 // answers the key of each finding (standin.MessyKey), every id and name
 // the findings name, and the counts the first page gave.
 func Walk(ctx context.Context, call Call, tool, library string, limit int) (keys []string, named map[string]bool, counts map[string]int, err error) {
-	named = map[string]bool{}
+	keys, named, counts, _, err = walk(ctx, call, tool, library, limit)
+	return keys, named, counts, err
+}
+
+// walk is Walk, with the reasons each finding gives (audit_duplicates)
+// by its key.
+func walk(ctx context.Context, call Call, tool, library string, limit int) (keys []string, named map[string]bool, counts map[string]int, reasons map[string][]string, err error) {
+	named, reasons = map[string]bool{}, map[string][]string{}
 	page := 0
+	name, audit, _ := strings.Cut(tool, "/")
 	for range 1000 {
-		res, err := call(ctx, tool, map[string]any{"library_id": library, "page": page, "limit": limit})
+		args := map[string]any{"library_id": library, "page": page, "limit": limit}
+		if audit != "" {
+			args["audit"] = audit
+		}
+		res, err := call(ctx, name, args)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %v", tool, err)
+			return nil, nil, nil, nil, fmt.Errorf("%s: %v", tool, err)
 		}
 		text := textOf(res)
 		if res.IsError {
-			return nil, nil, nil, fmt.Errorf("%s: %s", tool, text)
+			return nil, nil, nil, nil, fmt.Errorf("%s: %s", tool, text)
 		}
 		var v struct {
-			Total    int            `json:"total"`
-			Counts   map[string]int `json:"counts"`
-			Findings []finding      `json:"findings"`
+			Total  int            `json:"total"`
+			Counts map[string]int `json:"counts"`
+			Audits []struct {
+				Audit  string         `json:"audit"`
+				Counts map[string]int `json:"counts"`
+			} `json:"audits"` // audit_library
+			Findings []finding `json:"findings"`
 			Next     *struct {
 				Page, Limit int
 			} `json:"next"`
 		}
 		if err := json.Unmarshal([]byte(text), &v); err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %v", tool, err)
+			return nil, nil, nil, nil, fmt.Errorf("%s: %v", tool, err)
 		}
 		if counts == nil {
 			counts = v.Counts
+			if name == Sweep {
+				// Each audit's counts, under its finding keys' tool and
+				// kind, or under the kind alone for one audit.
+				counts = map[string]int{}
+				for _, a := range v.Audits {
+					for k, n := range a.Counts {
+						if tool == Sweep {
+							k = ownTool(a.Audit) + " " + k
+						}
+						counts[k] = n
+					}
+				}
+			}
 		}
 		for _, f := range v.Findings {
+			tool := tool
+			if f.Audit != "" && name == Sweep && audit == "" {
+				tool = ownTool(f.Audit)
+			}
 			if tool == "audit_missing" {
 				for _, k := range f.Missing {
 					keys = append(keys, standin.MessyKey(tool, k, []string{f.ItemID}))
@@ -78,17 +139,21 @@ func Walk(ctx context.Context, call Call, tool, library string, limit int) (keys
 			if len(k) == 0 {
 				k = f.Names
 			}
-			keys = append(keys, standin.MessyKey(tool, f.Kind, k))
+			key := standin.MessyKey(tool, f.Kind, k)
+			keys = append(keys, key)
+			if f.Reasons != nil {
+				reasons[key] = f.Reasons
+			}
 			for _, s := range append(append(append([]string(nil), f.IDs...), f.Names...), f.Items...) {
 				named[s] = true
 			}
 		}
 		if v.Next == nil {
-			return keys, named, counts, nil
+			return keys, named, counts, reasons, nil
 		}
 		page, limit = v.Next.Page, v.Next.Limit
 	}
-	return nil, nil, nil, fmt.Errorf("%s: still a next page after 1,000 pages", tool)
+	return nil, nil, nil, nil, fmt.Errorf("%s: still a next page after 1,000 pages", tool)
 }
 
 func textOf(res *mcp.CallToolResult) string {
@@ -115,6 +180,15 @@ type Score struct {
 // of its findings. It answers each audit's figures, in Tools' order; an
 // audit that could not be called is reported and has no figures.
 func Run(ctx context.Context, call Call, library string, limit int, m standin.Messy, errorf func(string, ...any)) []Score {
+	return RunTools(ctx, call, Tools, library, limit, m, errorf)
+}
+
+// PodcastTools are the audits of a podcast library: audit_library's
+// podcasts audit alone, then the sweep.
+var PodcastTools = []string{"audit_library/podcasts", Sweep}
+
+// RunTools is Run with the audits tools (of Tools or PodcastTools).
+func RunTools(ctx context.Context, call Call, tools []string, library string, limit int, m standin.Messy, errorf func(string, ...any)) []Score {
 	planted := map[string]map[string]bool{}
 	for _, p := range m.Planted {
 		if planted[p.Tool] == nil {
@@ -122,13 +196,19 @@ func Run(ctx context.Context, call Call, library string, limit int, m standin.Me
 		}
 		planted[p.Tool][standin.MessyKey(p.Tool, p.Kind, p.Keys)] = true
 	}
+	planted[Sweep] = map[string]bool{}
+	for _, p := range m.Planted {
+		if !Alone[p.Tool] {
+			planted[Sweep][standin.MessyKey(p.Tool, p.Kind, p.Keys)] = true
+		}
+	}
 	var scores []Score
-	for _, tool := range Tools {
+	for _, tool := range tools {
 		want := planted[tool]
 		if len(want) == 0 {
 			errorf("%s: nothing planted for it in the messy library", tool)
 		}
-		keys, named, counts, err := Walk(ctx, call, tool, library, limit)
+		keys, named, counts, reasons, err := walk(ctx, call, tool, library, limit)
 		if err != nil {
 			errorf("%v", err)
 			continue
@@ -140,7 +220,7 @@ func Run(ctx context.Context, call Call, library string, limit int, m standin.Me
 				errorf("%s reported twice: %s", tool, k)
 			}
 			got[k] = true
-			perKind[strings.Fields(k)[1]]++
+			perKind[kindOf(tool, k)]++
 		}
 		tp := 0
 		var extra []string
@@ -164,6 +244,20 @@ func Run(ctx context.Context, call Call, library string, limit int, m standin.Me
 		sort.Strings(missed)
 		for _, k := range missed {
 			errorf("%s missed a planted problem: %s", tool, k)
+		}
+		// A finding that gives its reasons gives every one planted, and
+		// no other: a duplicate found for two reasons is one finding.
+		for k, r := range reasons {
+			if !want[k] {
+				continue
+			}
+			w := m.Reasons[k]
+			if w == nil {
+				w = []string{strings.Fields(k)[1]}
+			}
+			if !slices.Equal(r, w) {
+				errorf("%s gives the reasons %v for %s; planted: %v", tool, r, k, w)
+			}
 		}
 		for _, c := range m.Clean {
 			if named[c] {
@@ -193,6 +287,16 @@ func Run(ctx context.Context, call Call, library string, limit int, m standin.Me
 	return scores
 }
 
+// kindOf is what a finding's key is counted under: its kind, and for the
+// sweep its audit's tool too.
+func kindOf(tool, key string) string {
+	f := strings.Fields(key)
+	if tool == Sweep {
+		return f[0] + " " + f[1]
+	}
+	return f[1]
+}
+
 // Table is the figures as the Markdown table RESULTS.md shows.
 func Table(scores []Score) string {
 	lines := []string{"| audit | planted | reported | found (true positives) | precision | recall |", "|---|---|---|---|---|---|"}
@@ -215,12 +319,19 @@ func Translate(m standin.Messy, to map[string]string) standin.Messy {
 	}
 	var out standin.Messy
 	for _, p := range m.Planted {
+		old := standin.MessyKey(p.Tool, p.Kind, p.Keys)
 		keys := make([]string, len(p.Keys))
 		for i, k := range p.Keys {
 			keys[i] = tr(k)
 		}
 		sort.Strings(keys)
 		out.Planted = append(out.Planted, standin.Planted{Tool: p.Tool, Kind: p.Kind, Keys: keys})
+		if r, ok := m.Reasons[old]; ok {
+			if out.Reasons == nil {
+				out.Reasons = map[string][]string{}
+			}
+			out.Reasons[standin.MessyKey(p.Tool, p.Kind, keys)] = r
+		}
 	}
 	for _, c := range m.Clean {
 		out.Clean = append(out.Clean, tr(c))

@@ -82,6 +82,15 @@ func init() {
 				}
 			}},
 		{name: "books put in a series that keeps its books", args: batch([]string{sd.ItemGoodOmens, sd.ItemNeverwhere}, "series", "add", map[string]any{"series": "Discworld", "sequence": "40"})},
+		{name: "a book moved to another place in its series", args: batch([]string{sd.ItemMort}, "series", "add", map[string]any{"series": "discworld", "sequence": "4.5"})},
+		{name: "a book moved in a series from no place", args: batch([]string{sd.ItemMort}, "series", "add", map[string]any{"series": "Discworld", "sequence": "9"}),
+			setup: func(d *sd.Data) {
+				for i := range d.Items {
+					if d.Items[i].ID == sd.ItemMort {
+						d.Items[i].Book.Series[0].Sequence = ""
+					}
+				}
+			}},
 		{name: "a book taken out of a series that keeps others", args: batch([]string{sd.ItemWyrdSisters}, "series", "remove", map[string]any{"series": "discworld"})},
 		// A series the call makes: the put-back leaves it without a book,
 		// so Audiobookshelf deletes it, and the removal asks first.
@@ -129,8 +138,14 @@ func TestBatchUpdateBooksAsks(t *testing.T) {
 			[]string{`set the publisher to "Corgi" on 1 book(s): ` + named("", "Mort", sd.ItemMort), "replaces"}},
 		{"publishers that differ cleared", nil, batch([]string{sd.ItemMort, sd.ItemGoodOmens}, "publisher", "set", map[string]any{"value": ""}),
 			[]string{"clear the publisher on 2 book(s)", "On 1 of them (" + named("", "Good Omens", sd.ItemGoodOmens) + ")"}},
-		{"a place in a series changed", nil, batch([]string{sd.ItemMort}, "series", "add", map[string]any{"series": "Discworld", "sequence": "4.5"}),
-			[]string{`put the books in series "Discworld" at sequence "4.5" on 1 book(s)`, "replaces"}},
+		// A book moved to another place in its series: one call back
+		// (add at the old place) puts it back, where every book moved
+		// came from one place and none is put in the series besides.
+		{"books moved from different places in a series", nil, batch([]string{sd.ItemMort, sd.ItemSourcery}, "series", "add", map[string]any{"series": "Discworld", "sequence": "4.5"}),
+			[]string{`put the books in series "Discworld" at sequence "4.5" on 2 book(s)`, "On 2 of them", "replaces"}},
+		{"a book moved in a series and another put in it", nil, batch([]string{sd.ItemMort, sd.ItemGoodOmens}, "series", "add", map[string]any{"series": "Discworld", "sequence": "4.5"}),
+			[]string{`put the books in series "Discworld" at sequence "4.5" on 2 book(s)`, "On 1 of them (" + named("", "Mort", sd.ItemMort) + ")", "replaces"}},
+		{"a book moved to another place in its series", nil, batch([]string{sd.ItemMort}, "series", "add", map[string]any{"series": "Discworld", "sequence": "4.5"}), nil},
 		{"a series replaced", nil, batch([]string{sd.ItemMort}, "series", "set", map[string]any{"series": "Death"}),
 			[]string{`set the series to "Death" alone on 1 book(s)`, "replaces"}},
 		{"a series emptied", nil, batch(all, "series", "remove", map[string]any{"series": "Discworld"}),

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,8 +16,8 @@ import (
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
 
-// auditTools are the curation toolset's audits.
-var auditTools = auditscore.Tools
+// auditTools are the curation toolset's audits with a tool of their own.
+var auditTools = auditscore.OwnTools
 
 // TestAuditsPrecisionRecall holds each audit to the problems planted in
 // the stand-in's messy library (standin.MessyData): every planted problem
@@ -34,8 +35,8 @@ func TestAuditsPrecisionRecall(t *testing.T) {
 		return e.CallErr(name, args)
 	}
 	scores := auditscore.Run(context.Background(), call, sd.LibraryMessyID, 2, messy, t.Errorf)
-	if len(scores) != len(auditTools) {
-		t.Errorf("figures for %d audits of %d", len(scores), len(auditTools))
+	if len(scores) != len(auditscore.Tools) {
+		t.Errorf("figures for %d audits of %d", len(scores), len(auditscore.Tools))
 	}
 	t.Logf("audits on the messy library (%d planted problems, %d clean records and near misses):\n%s",
 		len(messy.Planted), len(messy.Clean), auditscore.Table(scores))
@@ -168,5 +169,79 @@ func TestCurationIsOffByDefault(t *testing.T) {
 	}
 	if slices.Contains(names, "scan_library") {
 		t.Errorf("default,curation lists upkeep's scan_library")
+	}
+}
+
+// The podcasts audit of audit_library on the messy podcast library
+// (standin.MessyPodcasts): a podcast with no episode and one whose newest
+// episode is two years old are found; one a week old, one 300 days old
+// and one with old episodes beside a new one are not.
+func TestPodcastAuditsPrecisionRecall(t *testing.T) {
+	t.Parallel()
+	data, _ := sd.MessyData()
+	messy := sd.MessyPodcasts(data, time.Now())
+	e := apptest.Start(t, apptest.Options{Standin: sd.Options{Data: data, Now: sd.SampleNow}})
+	call := func(_ context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
+		return e.CallErr(name, args)
+	}
+	scores := auditscore.RunTools(context.Background(), call, auditscore.PodcastTools, sd.LibraryMessyPodcastsID, 1, messy, t.Errorf)
+	if len(scores) != len(auditscore.PodcastTools) {
+		t.Errorf("figures for %d audits of %d", len(scores), len(auditscore.PodcastTools))
+	}
+	t.Logf("audits on the messy podcast library (%d planted problems, %d near misses):\n%s",
+		len(messy.Planted), len(messy.Clean), auditscore.Table(scores))
+}
+
+// audit_library refuses an audit it does not have, naming the argument
+// and the audits the library has, after reading the library alone.
+func TestAuditLibraryRefusesAnUnknownAudit(t *testing.T) {
+	t.Parallel()
+	e := apptest.Start(t, apptest.Options{})
+	e.Standin.ResetRequests()
+	res := e.Call(t, "audit_library", map[string]any{"library_id": sd.LibraryBooksID, "audit": "spines"})
+	text := apptest.Text(res)
+	if !res.IsError || !strings.Contains(text, `argument "audit"`) || !strings.Contains(text, "is not an audit") || !strings.Contains(text, "author_images, covers") {
+		t.Errorf("audit_library with audit spines: %s", text)
+	}
+	if n := len(e.Standin.Requests()); n != 1 {
+		t.Errorf("audit_library with audit spines sent %d requests; the library's read alone was due", n)
+	}
+}
+
+// audit_library reads each listing once, however many of its audits read
+// it: on the messy library no request is sent twice, and the sweep sends
+// fewer than the five audits called one by one (which read the library,
+// its books and its authors more than once between them).
+func TestAuditLibraryReadsEachListingOnce(t *testing.T) {
+	t.Parallel()
+	data, _ := sd.MessyData()
+	e := apptest.Start(t, apptest.Options{Standin: sd.Options{Data: data, Now: sd.SampleNow}})
+	sent := func() []string {
+		var out []string
+		for _, r := range e.Standin.Requests() {
+			out = append(out, r.Method+" "+r.Path+"?"+r.Query.Encode())
+		}
+		return out
+	}
+	e.Standin.ResetRequests()
+	if res := e.Call(t, "audit_library", map[string]any{"library_id": sd.LibraryMessyID}); res.IsError {
+		t.Fatal(apptest.Text(res))
+	}
+	sweep := sent()
+	seen := map[string]bool{}
+	for _, r := range sweep {
+		if seen[r] {
+			t.Errorf("audit_library sent %s twice", r)
+		}
+		seen[r] = true
+	}
+	e.Standin.ResetRequests()
+	for _, tool := range auditTools {
+		if res := e.Call(t, tool, map[string]any{"library_id": sd.LibraryMessyID}); res.IsError {
+			t.Fatal(apptest.Text(res))
+		}
+	}
+	if one := sent(); len(sweep) >= len(one) {
+		t.Errorf("audit_library sent %d requests; the five audits one by one %d", len(sweep), len(one))
 	}
 }

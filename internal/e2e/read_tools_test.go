@@ -345,6 +345,19 @@ var readCases = []readCase{
 			}
 		},
 		fail: map[string]any{"library_id": sd.LibraryBooksID, "page": -1}, failWant: []string{`"page"`}},
+	// Every audit of the Books library at once: the five audits' findings
+	// as their own tools give them (12 books without ASIN or ISBN, 6 tags
+	// and genres), and the 7 authors, none with an image; the counts of
+	// every audit on every page.
+	{tool: "audit_library", args: map[string]any{"library_id": sd.LibraryBooksID, "limit": 5, "page": 4}, route: "/items",
+		check: func(t *testing.T, v any) {
+			if at(t, v, "total").(float64) != 25 || at(t, v, "returned").(float64) != 5 || len(at(t, v, "audits").([]any)) != 9 ||
+				at(t, v, "audits", 3, "counts", "asin_isbn").(float64) != 12 || at(t, v, "audits", 8, "counts", "no_image").(float64) != 7 ||
+				str(at(t, v, "findings", 4, "audit")) != "author_images" || str(at(t, v, "library")) != "Books" {
+				t.Errorf("audit_library: %v", v)
+			}
+		},
+		fail: map[string]any{"library_id": sd.LibraryPodcastsID, "audit": "series"}, failWant: []string{`argument "audit"`, "podcast library", "podcasts"}, failSends: true},
 }
 
 func TestReadTools(t *testing.T) {
@@ -352,8 +365,8 @@ func TestReadTools(t *testing.T) {
 	e := start(t, apptest.Options{})
 	tested := map[string]bool{}
 	for _, c := range readCases {
+		tested[c.tool] = true
 		t.Run(c.tool, func(t *testing.T) {
-			tested[c.tool] = true
 			e.Standin.ResetRequests()
 			res := e.Call(t, c.tool, c.args)
 			if c.image && len(res.Content) == 2 {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -108,6 +109,16 @@ var nameCases = []readCase{
 	// Three series match "s" (Discworld, The Expanse, Earthsea): each one's
 	// books in series order.
 	{tool: "search_library", args: map[string]any{"library_id": sd.LibraryBooksID, "q": "s"}},
+	// Every audit of a book library: 14 reads, each listing once.
+	{tool: "audit_library", args: map[string]any{"library_id": sd.LibraryBooksID}},
+	// One audit: the library and the listing it reads.
+	{tool: "audit_library", args: map[string]any{"library_id": sd.LibraryBooksID, "audit": "no_audio"}},
+	// The covers, asked for: the library, its books, and each of the 16
+	// books' covers.
+	{tool: "audit_library", args: map[string]any{"library_id": sd.LibraryBooksID, "audit": "covers"}, per: 16},
+	// A podcast library: the library, its podcasts, and each of its 2
+	// podcasts' episodes.
+	{tool: "audit_library", args: map[string]any{"library_id": sd.LibraryPodcastsID}, per: 2},
 }
 
 // distinctItems counts the distinct library items in a list argument (ids,
@@ -142,72 +153,81 @@ func TestRequestsPerCall(t *testing.T) {
 	for _, tool := range m.Tools {
 		declared[tool.Name] = tool.Requests
 	}
-	seen := map[string][]int{}
-	cases := requestCases
+	cases := map[string][]readCase{}
+	for _, c := range requestCases {
+		if _, ok := declared[c.tool]; !ok {
+			t.Errorf("%s is not in tools.yaml", c.tool)
+		}
+		cases[c.tool] = append(cases[c.tool], c)
+	}
 	for _, tool := range m.Tools {
 		if tool.Example != nil {
-			cases = append(cases, readCase{tool: tool.Name, args: tool.Example})
+			cases[tool.Name] = append(cases[tool.Name], readCase{tool: tool.Name, args: tool.Example})
 		}
 	}
-	for _, c := range cases {
-		rq, ok := declared[c.tool]
-		if !ok {
-			t.Errorf("%s is not in tools.yaml", c.tool)
-			continue
-		}
-		// Both ways a guarded call is approved: the question pushed while
-		// the call waits (2025-11-25), and the call ended and retried with
-		// the answer (2026-07-28).
-		for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
-			// A fresh server and stand-in per call: writes change what the
-			// next call would find.
-			e := apptest.Start(t, apptest.Options{Elicit: approve, ProtocolVersion: proto})
-			if c.setup != nil {
-				c.setup(e.Standin)
-			}
-			e.Standin.ResetRequests()
-			res := e.Call(t, c.tool, c.args)
-			if res.IsError {
-				t.Errorf("%s %v (%s): %s", c.tool, c.args, proto, apptest.Text(res))
-				continue
-			}
-			reqs := e.Standin.Requests()
-			extra := 0
-			if rq.PerItem != "" {
-				extra = distinctItems(c.args[rq.PerItem])
-			}
-			if c.names != nil {
-				nr := m.NameRequests
-				extra += c.names.libraries*nr.Libraries + c.names.list*nr.List + c.names.search*nr.Search + c.names.page*nr.Page
-			}
-			n := len(reqs) - extra - c.per
-			if c.per > 0 && rq.Per == "" {
-				t.Errorf("%s: the case counts %d requests under requests.per, which tools.yaml does not give", c.tool, c.per)
-			}
-			if n < rq.Count || n > rq.Most() {
-				var sent []string
-				for _, r := range reqs {
-					sent = append(sent, r.Method+" "+r.Path)
-				}
-				t.Errorf("%s %v (%s) sent %d requests (%s); tools.yaml says %s", c.tool, c.args, proto, len(reqs), strings.Join(sent, ", "), rq.Text())
-			}
-			seen[c.tool] = append(seen[c.tool], n)
-		}
-	}
+	// One subtest a tool (-run 'TestRequestsPerCall/^list_tags$').
 	for _, tool := range m.Tools {
-		ns := seen[tool.Name]
-		if len(ns) == 0 {
-			t.Errorf("%s: no call counted against tools.yaml's requests: give it example: in tools.yaml (CONTRIBUTING.md, step 1), or a case in requestCases (internal/e2e/requests_test.go)", tool.Name)
+		t.Run(tool.Name, func(t *testing.T) {
+			var seen []int
+			for _, c := range cases[tool.Name] {
+				seen = append(seen, countRequests(t, m, declared[tool.Name], c)...)
+			}
+			if len(seen) == 0 {
+				t.Errorf("%s: no call counted against tools.yaml's requests: give it example: in tools.yaml (CONTRIBUTING.md, Add a read tool), or a case in requestCases (internal/e2e/requests_test.go)", tool.Name)
+				return
+			}
+			lo, hi := slices.Min(seen), slices.Max(seen)
+			if lo != tool.Requests.Count || hi != tool.Requests.Most() {
+				t.Errorf("%s: the calls counted sent %d to %d requests (beyond per-item reads); tools.yaml says %s: correct requests in tools.yaml, or add a case to requestCases (internal/e2e/requests_test.go) that reaches the other end", tool.Name, lo, hi, tool.Requests.Text())
+			}
+		})
+	}
+}
+
+// countRequests makes one case's call on a fresh server, once each way a
+// guarded call is approved, and gives the requests it sent beyond the
+// per-item, per and name reads; a count outside tools.yaml's fails.
+func countRequests(t *testing.T, m *toolgen.Manifest, rq toolgen.Requests, c readCase) []int {
+	var counts []int
+	// Both ways a guarded call is approved: the question pushed while
+	// the call waits (2025-11-25), and the call ended and retried with
+	// the answer (2026-07-28).
+	for _, proto := range []string{apptest.Proto20251125, apptest.Proto20260728} {
+		// A fresh server and stand-in per call: writes change what the
+		// next call would find.
+		e := apptest.Start(t, apptest.Options{Elicit: approve, ProtocolVersion: proto})
+		if c.setup != nil {
+			c.setup(e.Standin)
+		}
+		e.Standin.ResetRequests()
+		res := e.Call(t, c.tool, c.args)
+		if res.IsError {
+			t.Errorf("%s %v (%s): %s", c.tool, c.args, proto, apptest.Text(res))
 			continue
 		}
-		lo, hi := ns[0], ns[0]
-		for _, n := range ns {
-			lo, hi = min(lo, n), max(hi, n)
+		reqs := e.Standin.Requests()
+		extra := 0
+		if rq.PerItem != "" {
+			extra = distinctItems(c.args[rq.PerItem])
 		}
-		if lo != tool.Requests.Count || hi != tool.Requests.Most() {
-			t.Errorf("%s: the calls counted sent %d to %d requests (beyond per-item reads); tools.yaml says %s: correct requests in tools.yaml, or add a case to requestCases (internal/e2e/requests_test.go) that reaches the other end (CONTRIBUTING.md, step 1)", tool.Name, lo, hi, tool.Requests.Text())
+		if c.names != nil {
+			nr := m.NameRequests
+			extra += c.names.libraries*nr.Libraries + c.names.list*nr.List + c.names.search*nr.Search + c.names.page*nr.Page
 		}
+		n := len(reqs) - extra - c.per
+		if c.per > 0 && rq.Per == "" {
+			t.Errorf("%s: the case counts %d requests under requests.per, which tools.yaml does not give", c.tool, c.per)
+		}
+		if n < rq.Count || n > rq.Most() {
+			var sent []string
+			for _, r := range reqs {
+				sent = append(sent, r.Method+" "+r.Path)
+			}
+			t.Errorf("%s %v (%s) sent %d requests (%s); tools.yaml says %s", c.tool, c.args, proto, len(reqs), strings.Join(sent, ", "), rq.Text())
+		}
+		counts = append(counts, n)
 	}
+	return counts
 }
 
 // TestReadsAtTheSameTime: reads that do not depend on each other are sent

@@ -32,7 +32,7 @@ func TestEveryToolOperationHasAStandinRoute(t *testing.T) {
 			}
 			checked++
 			if !sd.Serves(strings.ToUpper(op.Method), op.Path) {
-				t.Errorf("%s: operation %s (%s %s) has no route in the stand-in: add it to internal/standin (apiRoutes in router.go, as Audiobookshelf's ApiRouter has it; CONTRIBUTING.md, step 3)", tool.Name, id, op.Method, op.Path)
+				t.Errorf("%s: operation %s (%s %s) has no route in the stand-in: add it to internal/standin (apiRoutes in router.go, as Audiobookshelf's ApiRouter has it; CONTRIBUTING.md, Add a read tool)", tool.Name, id, op.Method, op.Path)
 			}
 		}
 	}

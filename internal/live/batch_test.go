@@ -14,7 +14,8 @@ import (
 // at the end, values that are last taken off, a publisher and a language
 // set where a book has none, a publisher both books hold alike cleared,
 // books put into a series and taken out of one that keeps another book,
-// put into a series the call makes, a list set where every list is empty
+// moved to another place in a series they are in, put into a series the
+// call makes, a list set where every list is empty
 // and a series set on books without one) is made on two books of the run, and
 // then the put-back its answer names; the books' raw records are compared
 // field by field with what they were (only updatedAt left out), and a
@@ -146,6 +147,16 @@ func TestLiveBatchUpdate(t *testing.T) {
 					map[string]any{"name": run + "-kept", "sequence": fmt.Sprint(i + 1)})}})
 			}
 		}, args: map[string]any{"library_item_ids": books[1:], "field": "series", "mode": "remove", "series": run + "-kept"}},
+		// Both books at one place in a series of the run (after the
+		// series they hold), moved to another place: Audiobookshelf
+		// changes the place alone, and add at the old one puts it back
+		// with the books' series in their order.
+		{name: "books moved to another place in their series", setup: func() {
+			for _, id := range books {
+				patch(id, map[string]any{"metadata": map[string]any{"series": append(seriesEntries(list(raw(id), "media", "metadata", "series")),
+					map[string]any{"name": run + "-moved", "sequence": "3"})}})
+			}
+		}, args: both("series", "add", map[string]any{"series": run + "-moved", "sequence": "7"})},
 	} {
 		if c.setup != nil {
 			c.setup()

@@ -23,16 +23,19 @@ import (
 const messyDurationScale = 100
 
 // TestLiveMessyAudits writes the stand-in's messy library
-// (standin.MessyData) onto a real Audiobookshelf and holds the five audits
-// to what was planted there, counted as TestAuditsPrecisionRecall counts
+// (standin.MessyData) onto a real Audiobookshelf and holds the audits
+// (the five tools, audit_library's other book audits alone, and the sweep
+// of them all) to what was planted there, counted as TestAuditsPrecisionRecall counts
 // them on the stand-in (internal/auditscore): a book library of the run's
 // own on a folder of its own, one folder per book with an audio file of
-// the book's duration (a hundredth of it) and a cover where the book has
-// one, scanned; each book's metadata, tags and chapters written by a
+// the book's duration (a hundredth of it; the whole of it for
+// standin.MessyUnscaled), or a PDF alone for the book with no audio, and
+// a cover where the book has one, scanned; each book's metadata, tags and chapters written by a
 // metadata patch (PATCH /api/items/:id/media); the book whose files are
 // missing has its folder deleted and the library scanned again. The
 // planted problems' ids are the stand-in's: they are mapped to the real
-// ones by the book's folder, the author's and the series' name. Each
+// ones by the book's folder, the author's and the series' name. The
+// authors the stand-in gives an image get one (giveAuthorsImages). Each
 // audit, called through the binary (its requests through the recording
 // proxy, each answer checked against spec/), must find every planted
 // problem and nothing else: precision and recall 1.00. The library is
@@ -73,9 +76,9 @@ func TestLiveMessyAudits(t *testing.T) {
 	cover := coverJPEG()
 	for _, b := range books {
 		folder := filepath.Join(dir, b.RelPath)
-		silentBook(t, ffmpeg, filepath.Join(folder, b.RelPath+".mp3"), fmt.Sprintf("%.3f", b.Book.Duration/messyDurationScale))
+		writeMessyBook(t, ffmpeg, folder, b)
 		if b.Book.CoverPath != "" {
-			if err := os.WriteFile(filepath.Join(folder, "cover.jpg"), cover, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(folder, "cover.jpg"), messyCoverJPEG(b), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -117,7 +120,9 @@ func TestLiveMessyAudits(t *testing.T) {
 			t.Fatalf("no item was scanned from the folder %s", b.RelPath)
 		}
 		bk := b.Book
-		var authors, series []map[string]any
+		// An empty list, not null, for a book with no author: the patch
+		// then takes the scanned one off too.
+		authors, series := []map[string]any{}, []map[string]any{}
 		for _, au := range bk.AuthorIDs {
 			authors = append(authors, map[string]any{"name": authorName[au]})
 		}
@@ -205,6 +210,7 @@ func TestLiveMessyAudits(t *testing.T) {
 		}
 	}
 	live := auditscore.Translate(messy, to)
+	giveAuthorsImages(t, a, data, to, cover)
 
 	// The audits, through the binary and the recording proxy.
 	proxyURL, rec, spec, _ := specProxy(t, target, key)
@@ -222,7 +228,8 @@ func TestLiveMessyAudits(t *testing.T) {
 	if len(scores) != len(auditscore.Tools) {
 		t.Errorf("figures for %d audits of %d", len(scores), len(auditscore.Tools))
 	}
-	report(t, spec, rec.all(), map[string]bool{"listLibraryItems": true, "listLibrarySeries": true, "getLibrary": true, "listLibraryAuthors": true, "listLibraryNarrators": true})
+	report(t, spec, rec.all(), map[string]bool{"listLibraryItems": true, "listLibrarySeries": true, "getLibrary": true, "listLibraryAuthors": true, "listLibraryNarrators": true,
+		"getLibraryItemCover": true})
 	t.Logf("audits on the messy library written onto Audiobookshelf (%d books, %d planted problems, %d clean records and near misses):\n%s",
 		len(books), len(live.Planted), len(live.Clean), auditscore.Table(scores))
 }

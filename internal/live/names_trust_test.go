@@ -28,6 +28,8 @@ import (
 //     with the candidate's quoted title and id, and no changing request is
 //     sent; a guarded write asks, and the question says what the words
 //     matched (delete_collection).
+//   - A completion of an item's id by its title goes by the same rule: the
+//     book titled so, beyond the search's cut, comes first.
 //
 // The library and the collection are deleted at the end, even when a step
 // fails; nothing else on the server is touched.
@@ -196,6 +198,25 @@ func TestLiveNamesTrust(t *testing.T) {
 		}
 		if c := changing(from); len(c) != 0 {
 			t.Errorf("declined, yet sent %v", c)
+		}
+	})
+	t.Run("a completion finds the exact title beyond the search's cut", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		from := len(rec.all())
+		r, err := q.cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "audiobookshelf://items/{id}"},
+			Argument: mcp.CompleteParamsArgument{Name: "id", Value: strings.ToLower(word)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The title that is the words first, then the one with a later
+		// word that starts so; the books with the words in their subtitle
+		// only are none.
+		if v := r.Completion.Values; fmt.Sprint(v) != fmt.Sprint([]string{exact, archive}) || r.Completion.Total != 2 || r.Completion.HasMore {
+			t.Errorf("completion of %q: %v (total %d), want [%s %s]", strings.ToLower(word), v, r.Completion.Total, exact, archive)
+		}
+		if c := changing(from); len(c) != 0 {
+			t.Errorf("a completion sent %v", c)
 		}
 	})
 	t.Run("delete_collection says what the words matched", func(t *testing.T) {

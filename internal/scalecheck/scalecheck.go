@@ -7,15 +7,17 @@
 // (internal/e2e), make test-live on a real Audiobookshelf (internal/live),
 // make bench against library size (bench/).
 //
-// A read tool added to tools.yaml is called here without anything more to
-// do but one entry in Widest, which names what it is called on; a read
-// tool without one fails the check, naming it.
+// A read tool added to tools.yaml is called here with nothing more to do:
+// its widest calls are tools.yaml's (widest:, or the default cmd/toolgen
+// makes from its required parameters' names:), carried by the registry,
+// with placeholders ("{book_library}") that Targets fills.
 package scalecheck
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -60,67 +62,97 @@ func StandinTargets() Targets {
 	}
 }
 
-// Widest is, per read tool, the arguments of its widest calls on t; Widen
-// adds limit at its maximum and both forms of detail.
+// Widest is, per read tool, the arguments of its widest calls on t: the
+// registry's (tools.yaml's widest), each placeholder filled from t. A call
+// that names something t has not got (an empty id) holds "" there, and Run
+// skips it. Widen adds limit at its maximum and both forms of detail.
 func Widest(t Targets) map[string][]map[string]any {
-	w := widest(t)
-	// curation (off by default): each audit reads the whole book library
-	// in pages and answers its findings paged.
-	if t.BookLibrary != "" {
-		for _, a := range []string{"audit_series", "audit_people", "audit_duplicates", "audit_missing", "audit_tags_and_genres"} {
-			w[a] = []map[string]any{{"library_id": t.BookLibrary}}
+	out := map[string][]map[string]any{}
+	for _, tool := range ReadTools() {
+		for _, call := range tool.Widest {
+			args := map[string]any{}
+			for k, v := range call {
+				args[k] = t.fill(v)
+			}
+			out[tool.Name] = append(out[tool.Name], args)
 		}
 	}
-	// upkeep (off by default): an image beside a line of JSON, at the
-	// width that stays within its byte bound, on an item with a cover.
-	if t.Cover != "" {
-		w["get_item_cover"] = []map[string]any{{"library_item_id": t.Cover, "width": 1024}}
-	}
-	return w
+	return out
 }
 
-func widest(t Targets) map[string][]map[string]any {
-	return map[string][]map[string]any{
-		"list_libraries":          {{}},
-		"get_library":             {{"library_id": t.BookLibrary}},
-		"get_library_stats":       {{"library_id": t.BookLibrary}, {"library_id": t.PodcastLibrary}},
-		"get_library_filter_data": {{"library_id": t.BookLibrary}, {"library_id": t.PodcastLibrary}},
-		"list_library_items": {{"library_id": t.BookLibrary}, {"library_id": t.BookLibrary, "collapse_series": true},
-			{"library_id": t.PodcastLibrary}},
-		"search_library":           {{"library_id": t.BookLibrary, "q": t.Query}},
-		"get_personalized_shelves": {{"library_id": t.BookLibrary}, {"library_id": t.PodcastLibrary}},
-		"list_series":              {{"library_id": t.BookLibrary}},
-		"get_series":               {{"series_id": t.Series}},
-		"list_authors":             {{"library_id": t.BookLibrary}},
-		"get_author":               {{"author_id": t.Author, "include_items": true}},
-		"list_tags":                {{}},
-		"list_genres":              {{}},
-		"get_server_status":        {{}},
-		"get_library_item":         {{"library_item_id": t.Item}, {"library_item_id": t.Podcast}},
-		"get_item_chapters":        {{"library_item_id": t.Item}},
-		"get_podcast_episode":      {{"library_item_id": t.Podcast, "episode_id": t.Episode}},
-		"list_recent_episodes":     {{"library_id": t.PodcastLibrary}},
-		"get_me":                   {{}},
-		"list_items_in_progress":   {{}},
-		"get_listening_stats":      {{}},
-		"get_year_stats":           {{"year": t.Year}},
-		"list_listening_sessions":  {{}},
-		"get_media_progress":       {{"library_item_id": t.Progressed}},
-		"list_bookmarks":           {{}},
-		"list_collections":         {{}, {"library_id": t.BookLibrary}},
-		"get_collection":           {{"collection_id": t.Collection}},
-		"list_playlists":           {{}, {"library_id": t.BookLibrary}},
-		"get_playlist":             {{"playlist_id": t.Playlist}},
-		// podcasts toolset
-		"search_podcasts":        {{"term": t.Query}},
-		"get_podcast_feed":       {{"feed_url": t.Feed}},
-		"check_new_episodes":     {{"library_item_id": t.Podcast}},
-		"list_podcast_downloads": {{"library_id": t.PodcastLibrary, "library_item_id": t.Podcast}},
-		// listening toolset
-		"what_next":               {{}, {"library_id": t.BookLibrary}},
-		"get_series_progress":     {{}, {"series_id": t.Series}},
-		"get_listening_by_period": {{"from": fmt.Sprintf("%d-01-01", t.Year), "to": fmt.Sprintf("%d-12-31", t.Year), "by": "day"}},
+var placeholderRE = regexp.MustCompile(`\{([^{}]*)\}`)
+
+// value is what a placeholder stands for on t ("" or 0 when t has none),
+// and whether it is one Targets knows.
+func (t Targets) value(name string) (any, bool) {
+	switch name {
+	case "book_library":
+		return t.BookLibrary, true
+	case "podcast_library":
+		return t.PodcastLibrary, true
+	case "item":
+		return t.Item, true
+	case "progressed":
+		return t.Progressed, true
+	case "podcast":
+		return t.Podcast, true
+	case "episode":
+		return t.Episode, true
+	case "series":
+		return t.Series, true
+	case "author":
+		return t.Author, true
+	case "collection":
+		return t.Collection, true
+	case "playlist":
+		return t.Playlist, true
+	case "cover":
+		return t.Cover, true
+	case "query":
+		return t.Query, true
+	case "feed":
+		return t.Feed, true
+	case "year":
+		return t.Year, true
 	}
+	return nil, false
+}
+
+// fill puts t's values in place of the placeholders of a widest call's
+// value: a value that is one placeholder becomes its value (a year stays a
+// number); one with placeholders in a text gets them written in. A
+// placeholder t has no value for makes the value "" (the call is skipped);
+// one Targets does not know is left as it is, and the tool refuses it.
+func (t Targets) fill(v any) any {
+	s, ok := v.(string)
+	if !ok {
+		return v
+	}
+	if m := placeholderRE.FindStringSubmatch(s); m != nil && m[0] == s {
+		val, known := t.value(m[1])
+		switch {
+		case !known:
+			return s
+		case val == "" || val == 0:
+			return ""
+		}
+		return val
+	}
+	empty := false
+	s = placeholderRE.ReplaceAllStringFunc(s, func(p string) string {
+		val, known := t.value(p[1 : len(p)-1])
+		if !known {
+			return p
+		}
+		if val == "" || val == 0 {
+			empty = true
+		}
+		return fmt.Sprint(val)
+	})
+	if empty {
+		return ""
+	}
+	return s
 }
 
 // ReadTools are the manifest's read tools, in its order.
@@ -202,32 +234,39 @@ type Walk struct {
 func Run(ctx context.Context, call Call, budget int, widest map[string][]map[string]any, errorf func(string, ...any)) []Report {
 	var reports []Report
 	for _, t := range ReadTools() {
-		calls, ok := widest[t.Name]
-		if !ok || len(calls) == 0 {
-			errorf("read tool %s has no widest call in scalecheck.Widest: add one (what it is called on) so that its answers are held to the budget", t.Name)
-			continue
+		if r, ok := RunTool(ctx, call, budget, t, widest[t.Name], errorf); ok {
+			reports = append(reports, r)
 		}
-		r := Report{Tool: t.Name}
-		start := time.Now()
-		for _, c := range calls {
-			if missing(c) {
-				r.Skipped++ // nothing of that kind on this server
-				continue
-			}
-			for _, args := range Widen(t, c) {
-				v, ok := one(ctx, call, budget, t, args, &r, errorf)
-				if !ok || v == nil || args["detail"] == "full" {
-					continue
-				}
-				if _, paged := v["returned"]; paged {
-					r.Walks = append(r.Walks, walk(ctx, call, budget, t, args, &r, errorf))
-				}
-			}
-		}
-		r.Elapsed = time.Since(start)
-		reports = append(reports, r)
 	}
 	return reports
+}
+
+// RunTool makes one read tool's widest calls (Widest's of the tool) and
+// reports each failure with errorf; ok is false when it has none.
+func RunTool(ctx context.Context, call Call, budget int, t registry.Tool, calls []map[string]any, errorf func(string, ...any)) (r Report, ok bool) {
+	if len(calls) == 0 {
+		errorf("read tool %s has no widest call: give it widest: in tools.yaml (what it is called on), so that its answers are held to the budget", t.Name)
+		return r, false
+	}
+	r.Tool = t.Name
+	start := time.Now()
+	for _, c := range calls {
+		if missing(c) {
+			r.Skipped++ // nothing of that kind on this server
+			continue
+		}
+		for _, args := range Widen(t, c) {
+			v, ok := one(ctx, call, budget, t, args, &r, errorf)
+			if !ok || v == nil || args["detail"] == "full" {
+				continue
+			}
+			if _, paged := v["returned"]; paged {
+				r.Walks = append(r.Walks, walk(ctx, call, budget, t, args, &r, errorf))
+			}
+		}
+	}
+	r.Elapsed = time.Since(start)
+	return r, true
 }
 
 // missing tells whether a call names an id that is empty.

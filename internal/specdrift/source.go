@@ -139,7 +139,9 @@ func Parse(files map[string][]byte) (*Source, error) {
 		var pkg struct {
 			Version string `json:"version"`
 		}
-		_ = json.Unmarshal(b, &pkg)
+		if err := json.Unmarshal(b, &pkg); err != nil {
+			return nil, fmt.Errorf("%s: its version could not be read: %v", packageFile, err)
+		}
 		s.Version = pkg.Version
 	}
 	names := make([]string, 0, len(files))

@@ -23,6 +23,7 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
+	"math"
 	"math/rand"
 	"net/http"
 	"strconv"
@@ -735,7 +736,11 @@ func hItemCover(c *ctx) {
 	if v, ok := c.query("format"); ok && v != "" {
 		format = v
 	}
+	// Scaled to width, the shape kept (ffmpeg's scale=width:-1).
 	height := width * 3 / 2
+	if li.Book != nil && li.Book.CoverAspect > 0 {
+		height = max(1, int(math.Round(float64(width)*li.Book.CoverAspect)))
+	}
 	img := image.NewRGBA(image.Rect(0, 0, width, height))
 	seed := int64(0)
 	for _, ch := range li.ID {

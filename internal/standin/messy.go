@@ -31,6 +31,9 @@ type Messy struct {
 	// Clean are the ids and names of records that are fine, near misses
 	// among them: no finding may name one.
 	Clean []string
+	// Reasons are, by a planted duplicate's MessyKey, every reason its
+	// books must be put together for, where there is more than its kind.
+	Reasons map[string][]string
 }
 
 // messyBook is one book of the messy library; the zero value of a field
@@ -42,9 +45,16 @@ type messyBook struct {
 	genres, tags         []string
 	asin, isbn           string
 	duration             float64
+	// description, when given, is the book's description in place of
+	// the clean one.
+	description string
 	// noCover, noDescription, noYear, noLanguage, noChapters, noASIN and
 	// noISBN leave the field empty; missing marks the item's files missing.
 	noCover, noDescription, noYear, noLanguage, noChapters, noASIN, noISBN, missing bool
+	// ebookOnly gives the book an ebook and no audio file; chapters, when
+	// not 0, is how many chapters it has (3 otherwise).
+	ebookOnly bool
+	chapters  int
 }
 
 type messySeq struct{ name, seq string }
@@ -105,13 +115,26 @@ func messyBooks() []messyBook {
 		// written two ways, the same title and author 1.7 % apart; near
 		// miss: the same title and author 30 % apart.
 		{key: "dup-asin-a", title: "Red Rising", authors: []string{"Pierce Brown"}, asin: "B00I2VWW5U", duration: 58000},
-		{key: "dup-asin-b", title: "Red Rising (Unabridged)", authors: []string{"Pierce Brown"}, asin: "b00i2vww5u", duration: 58100},
+		{key: "dup-asin-b", title: "Red Rising (Red Rising Saga)", authors: []string{"Pierce Brown"}, asin: "b00i2vww5u", duration: 58100},
 		{key: "dup-isbn-a", title: "Good Omens", authors: []string{"Neil Gaiman"}, isbn: "978-0-06-085398-3", duration: 45000},
 		{key: "dup-isbn-b", title: "Good Omens: The Nice and Accurate Prophecies", authors: []string{"Neil Gaiman"}, isbn: "9780060853983", duration: 47000},
 		{key: "dup-work-a", title: "Project Hail Mary", authors: []string{weir}, duration: 58000},
 		{key: "dup-work-b", title: "project hail mary", authors: []string{weir}, duration: 57000},
 		{key: "near-a", title: "The Martian", authors: []string{weir}, duration: 39000},
 		{key: "near-b", title: "The Martian", authors: []string{weir}, duration: 27300},
+		// Edition words in parentheses: "(Unabridged)" beside the same
+		// title 3 seconds apart is one book; the same ASIN and the same
+		// title and author is one finding with both reasons. Near misses:
+		// a dramatisation beside the full reading, durations 2 % apart
+		// (another work: its title says so), and an abridgement beside
+		// the full reading (its duration says so).
+		{key: "dup-edition", title: "The Martian (Unabridged)", authors: []string{weir}, duration: 39003},
+		{key: "dup-both-a", title: "Dark Matter", authors: []string{"Blake Crouch"}, asin: "B01EXAMPLE", duration: 36000},
+		{key: "dup-both-b", title: "Dark Matter", authors: []string{"Blake Crouch"}, asin: "B01EXAMPLE", duration: 36010},
+		{key: "drama-full", title: "The Hitchhiker's Guide to the Galaxy", authors: []string{"Douglas Adams"}, duration: 46000},
+		{key: "drama-cast", title: "The Hitchhiker's Guide to the Galaxy (Dramatised)", authors: []string{"Douglas Adams"}, duration: 45100},
+		{key: "abridged", title: "Dune (Abridged)", authors: []string{"Frank Herbert"}, duration: 30000},
+		{key: "unabridged", title: "Dune", authors: []string{"Frank Herbert"}, duration: 75000},
 
 		// Missing: each field once; one book with neither ASIN nor ISBN,
 		// and near misses with one of them only; one whose files are
@@ -125,6 +148,12 @@ func messyBooks() []messyBook {
 		{key: "no-lang", title: "Languageless", authors: []string{"Mary Jones"}, noLanguage: true},
 		{key: "no-chapters", title: "Chapterless", authors: []string{"Mary Jones"}, noChapters: true},
 		{key: "gone", title: "Moved Away", authors: []string{"Mary Jones"}, missing: true},
+		// A description empty to a reader once its markup is taken out,
+		// beside one whose markup holds text (a near miss); a book with
+		// no author.
+		{key: "markup-desc", title: "Hollow Words", authors: []string{"Mary Jones"}, description: "<p></p>"},
+		{key: "markup-text", title: "Full Words", authors: []string{"Mary Jones"}, description: "<p>A book of the <em>messy</em> library.</p>"},
+		{key: "no-author", title: "Anonymous Lines", authors: []string{}},
 
 		// Tags and genres: two spellings of a tag each (Sci-Fi, Must Read)
 		// and of a genre (Science Fiction, Fantasy); a tag and a genre one
@@ -133,6 +162,16 @@ func messyBooks() []messyBook {
 		{key: "terms-2", title: "Endymion", authors: []string{"Dan Simmons"}, tags: []string{"Sci-Fi", "Must Read"}, genres: []string{"Science Fiction", "Cyberpunk"}},
 		{key: "terms-3", title: "Ilium", authors: []string{"Dan Simmons"}, tags: []string{"sci fi", "must-read", "signed copy"}, genres: []string{"science-fiction"}},
 		{key: "terms-4", title: "Olympos", authors: []string{"Dan Simmons"}, tags: []string{"favourite"}, genres: []string{"FANTASY"}},
+		// Spellings that differ by a space, a hyphen or a full stop alone
+		// (a tag twice, a genre three ways, an author); near misses:
+		// different people with similar names.
+		{key: "joined-1", title: "The Left Hand of Darkness", authors: []string{"Ursula K. Le Guin"}, tags: []string{"reread"}, genres: []string{"Non-Fiction"}},
+		{key: "joined-2", title: "The Dispossessed", authors: []string{"Ursula K. LeGuin"}, tags: []string{"re-read"}, genres: []string{"Non Fiction"}},
+		{key: "joined-3", title: "The Lathe of Heaven", authors: []string{"Ursula K. Le Guin"}, tags: []string{"reread"}, genres: []string{"Nonfiction"}},
+		{key: "grrm", title: "A Game of Thrones", authors: []string{"George R. R. Martin"}},
+		{key: "gmartin", title: "The Cartographer's Daughter", authors: []string{"George Martin"}},
+		{key: "rbparker", title: "The Godwulf Manuscript", authors: []string{"Robert B. Parker"}},
+		{key: "rparker", title: "Harbour Rooms", authors: []string{"Robert Parker"}},
 	}
 }
 
@@ -149,7 +188,7 @@ func MessyData() (*Data, Messy) {
 	seriesID := func(name string) string { return sid("messy:series:" + name) }
 	itemID := func(key string) string { return sid("messy:item:" + key) }
 	seenAuthor, seenSeries := map[string]bool{}, map[string]bool{}
-	for i, b := range messyBooks() {
+	for i, b := range append(messyBooks(), messyMoreBooks()...) {
 		added := created + int64(i)*3600000
 		var authors []string
 		for _, a := range b.authors {
@@ -198,8 +237,12 @@ func MessyData() (*Data, Messy) {
 			Chapters: []Chapter{}, MetaTags: map[string]string{"tagAlbum": b.title, "tagTitle": b.title}, MimeType: "audio/mp4"}
 		var chapters []Chapter
 		if !b.noChapters {
-			for c := 0; c < 3; c++ {
-				chapters = append(chapters, Chapter{ID: c, Start: dur * float64(c) / 3, End: dur * float64(c+1) / 3, Title: fmt.Sprintf("Chapter %d", c+1)})
+			n := 3
+			if b.chapters > 0 {
+				n = b.chapters
+			}
+			for c := 0; c < n; c++ {
+				chapters = append(chapters, Chapter{ID: c, Start: dur * float64(c) / float64(n), End: dur * float64(c+1) / float64(n), Title: fmt.Sprintf("Chapter %d", c+1)})
 			}
 		}
 		book := &Book{ID: sid("messy:book:" + b.key), Title: b.title, Subtitle: b.subtitle, AuthorIDs: authors, Series: series,
@@ -212,11 +255,17 @@ func MessyData() (*Data, Messy) {
 		if b.noDescription {
 			book.Description = ""
 		}
+		if b.description != "" {
+			book.Description = b.description
+		}
 		if b.noYear {
 			book.PublishedYear = ""
 		}
 		if b.noLanguage {
 			book.Language = ""
+		}
+		if b.ebookOnly {
+			messyEbookOnly(book, path, added)
 		}
 		d.Items = append(d.Items, LibraryItem{ID: itemID(b.key), Ino: ino("messy:dir:" + b.key), LibraryID: LibraryMessyID, FolderID: folder,
 			Path: path, RelPath: b.key, IsMissing: b.missing, MtimeMs: added, CtimeMs: added, BirthtimeMs: added, AddedAt: added,
@@ -262,6 +311,8 @@ func MessyData() (*Data, Messy) {
 		{"audit_duplicates", "same_asin", items("dup-asin-a", "dup-asin-b")},
 		{"audit_duplicates", "same_isbn", items("dup-isbn-a", "dup-isbn-b")},
 		{"audit_duplicates", "same_title_author", items("dup-work-a", "dup-work-b")},
+		{"audit_duplicates", "same_title_author", items("near-a", "dup-edition")},
+		{"audit_duplicates", "same_asin", items("dup-both-a", "dup-both-b")},
 
 		{"audit_missing", "cover", items("no-cover")},
 		{"audit_missing", "description", items("no-desc")},
@@ -270,6 +321,8 @@ func MessyData() (*Data, Messy) {
 		{"audit_missing", "language", items("no-lang")},
 		{"audit_missing", "chapters", items("no-chapters")},
 		{"audit_missing", "issues", items("gone")},
+		{"audit_missing", "description", items("markup-desc")},
+		{"audit_missing", "author", items("no-author")},
 
 		{"audit_tags_and_genres", "tag_spelling", []string{"Sci-Fi", "sci fi"}},
 		{"audit_tags_and_genres", "tag_spelling", []string{"Must Read", "must-read"}},
@@ -277,15 +330,24 @@ func MessyData() (*Data, Messy) {
 		{"audit_tags_and_genres", "genre_spelling", []string{"Fantasy", "FANTASY"}},
 		{"audit_tags_and_genres", "tag_used_once", []string{"signed copy"}},
 		{"audit_tags_and_genres", "genre_used_once", []string{"Cyberpunk"}},
+		{"audit_tags_and_genres", "tag_spelling", []string{"re-read", "reread"}},
+		{"audit_tags_and_genres", "genre_spelling", []string{"Non Fiction", "Non-Fiction", "Nonfiction"}},
+		{"audit_people", "author_spelling", authors("Ursula K. Le Guin", "Ursula K. LeGuin")},
 	}}
 	for i := range m.Planted {
 		sort.Strings(m.Planted[i].Keys)
 	}
+	m.Reasons = map[string][]string{
+		MessyKey("audit_duplicates", "same_asin", items("dup-both-a", "dup-both-b")): {"same_asin", "same_title_author"},
+	}
 	m.Clean = append(m.Clean, seriesIDs("City Watch", "The Expanse")...)
 	m.Clean = append(m.Clean, items("watch-0", "watch-1", "watch-2", "expanse-1", "expanse-15", "expanse-2",
-		"near-a", "near-b", "asin-only", "isbn-only", "smith-1", "smith-2", "smith-3", "terms-4")...)
-	m.Clean = append(m.Clean, authors("John Smith", "Jane Smith", "J. Smith", "Andy Weir", "Terry Pratchett", "James S. A. Corey", "Mary Jones")...)
+		"near-b", "asin-only", "isbn-only", "smith-1", "smith-2", "smith-3", "terms-4",
+		"drama-full", "drama-cast", "abridged", "unabridged", "markup-text", "grrm", "gmartin", "rbparker", "rparker")...)
+	m.Clean = append(m.Clean, authors("John Smith", "Jane Smith", "J. Smith", "Andy Weir", "Terry Pratchett", "James S. A. Corey", "Mary Jones",
+		"George R. R. Martin", "George Martin", "Robert B. Parker", "Robert Parker", "Douglas Adams", "Frank Herbert", "Blake Crouch")...)
 	m.Clean = append(m.Clean, "Ray Porter", "favourite", "to-read", "Fiction")
+	m = messyMore(d, m, items)
 	return d, m
 }
 

@@ -141,12 +141,16 @@ type Book struct {
 	Explicit      bool
 	Abridged      bool
 	CoverPath     string
-	Duration      float64
-	AudioFiles    []AudioFile
-	Chapters      []Chapter
-	EbookFile     *EbookFile
-	CreatedAt     int64
-	UpdatedAt     int64
+	// CoverAspect is the cover image's height over its width (what
+	// GET /api/items/:id/cover keeps when it scales the image to a width);
+	// 0 is 1.5, a 2:3 jacket.
+	CoverAspect float64
+	Duration    float64
+	AudioFiles  []AudioFile
+	Chapters    []Chapter
+	EbookFile   *EbookFile
+	CreatedAt   int64
+	UpdatedAt   int64
 }
 
 // SeriesSequence is one bookSeries row: the book's place in a series.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/argdec"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/permission"
 )
 
@@ -20,6 +21,19 @@ type Operation struct {
 	Path_, Query     map[string]bool // parameter names by location
 	Body             map[string]bool // top-level JSON body properties
 	Secured          bool            // needs the bearer key
+	// ChangesData: the operation changes what Audiobookshelf holds. A
+	// GET does not and any other method does, unless the operation says
+	// otherwise (x-abs-changes-data).
+	ChangesData bool
+	// PlainOK: its 200 is the plain text "OK" (#/components/responses/PlainOK);
+	// else Required are the required fields of the JSON object its 200
+	// answers (JSON: it answers one; matchLibraryItem's has none that is
+	// always there).
+	PlainOK  bool
+	JSON     bool
+	Required []string
+	// Order is the place of its path in the spec's matching order.
+	Order int
 }
 
 // Spec indexes a spec's operations by operationId.
@@ -37,7 +51,7 @@ func LoadSpec(path string) (Spec, error) {
 	}
 	spec := Spec{}
 	globalSecured := len(doc.Security) > 0
-	for _, path := range doc.Paths.InMatchingOrder() {
+	for pathIndex, path := range doc.Paths.InMatchingOrder() {
 		item := doc.Paths.Value(path)
 		for method, op := range item.Operations() {
 			o := &Operation{ID: op.OperationID, Method: method, Path: path,
@@ -66,6 +80,19 @@ func LoadSpec(path string) (Spec, error) {
 			if op.Security != nil {
 				o.Secured = len(*op.Security) > 0
 			}
+			o.ChangesData = method != "GET"
+			if v, ok := op.Extensions["x-abs-changes-data"].(bool); ok {
+				o.ChangesData = v
+			}
+			if r := op.Responses.Value("200"); r != nil {
+				o.PlainOK = r.Ref == "#/components/responses/PlainOK"
+				if r.Value != nil {
+					if mt := r.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
+						o.JSON, o.Required = true, mt.Schema.Value.Required
+					}
+				}
+			}
+			o.Order = pathIndex
 			if o.ID != "" {
 				spec[o.ID] = o
 			}
@@ -93,7 +120,7 @@ var toolsetNameRE = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
 var nameKinds = map[string]bool{"item": true, "podcast": true, "series": true, "author": true,
 	"library": true, "any_library": true, "book_library": true, "podcast_library": true, "collection": true, "playlist": true}
 
-var sharedPackages = map[string]bool{"kit": true, "absdata": true, "compact": true}
+var sharedPackages = map[string]bool{"kit": true, "absdata": true, "compact": true, "orderedlist": true}
 
 func Check(m *Manifest, spec Spec) error {
 	var errs []error
@@ -261,8 +288,18 @@ func Check(m *Manifest, spec Spec) error {
 			}
 		}
 		for _, n := range slices.Sorted(maps.Keys(t.Example)) {
-			if p := params[n]; p == nil || n == "confirm_token" {
+			p := params[n]
+			if p == nil || n == "confirm_token" {
 				fail(name, "example", "%s is not a parameter of the tool", n)
+				continue
+			}
+			if p.Names == "" {
+				continue
+			}
+			for _, v := range exampleIDs(t.Example[n]) {
+				if !argdec.LooksLikeID(v) {
+					fail(name, "example."+n, "%q is not an id: an example gives ids (a title or a name costs the reads of its lookup, which requests does not count); take the id from internal/standin/sample_ids.go", v)
+				}
 			}
 		}
 		// permission
@@ -367,6 +404,10 @@ func Check(m *Manifest, spec Spec) error {
 			}
 		}
 	}
+	checkWidestAndReadBack(m, fail)
+	if _, err := Writes(m, spec); err != nil {
+		errs = append(errs, err)
+	}
 	defaults := 0
 	for _, t := range m.Tools {
 		if t.Default {
@@ -399,7 +440,152 @@ func Check(m *Manifest, spec Spec) error {
 			fail(name, "input_schema", "must be a JSON schema of type object")
 		}
 	}
+	errs = append(errs, checkPrompts(m, toolsets)...)
+	errs = append(errs, checkResources(m)...)
 	return errors.Join(errs...)
+}
+
+// checkPrompts holds each prompt to what the generated registration and
+// the generic wiring of internal/app need: a name, a title, a
+// description, a toolset of the manifest (its package writes the text),
+// and arguments in the params' words.
+func checkPrompts(m *Manifest, toolsets map[string]bool) []error {
+	var errs []error
+	fail := func(prompt, field, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("tools.yaml: prompt %s: %s: %s", prompt, field, fmt.Sprintf(format, a...)))
+	}
+	seen := map[string]bool{}
+	for i := range m.Prompts {
+		p := &m.Prompts[i]
+		name := p.Name
+		if name == "" {
+			name = fmt.Sprintf("#%d", i+1)
+		}
+		if !toolNameRE.MatchString(p.Name) {
+			fail(name, "name", "must be snake_case letters and digits")
+		}
+		if seen[p.Name] {
+			fail(name, "name", "declared twice")
+		}
+		seen[p.Name] = true
+		if strings.TrimSpace(p.Title) == "" || strings.TrimSpace(p.Description) == "" {
+			fail(name, "title, description", "are required")
+		}
+		if !toolsets[p.Toolset] {
+			fail(name, "toolset", "%q is not a toolset of the manifest (toolsets:); its package writes the prompt's text", p.Toolset)
+		}
+		args := map[string]bool{}
+		for j, a := range p.Arguments {
+			field := fmt.Sprintf("arguments[%d]", j)
+			if !toolNameRE.MatchString(a.Name) {
+				fail(name, field+".name", "must be snake_case letters and digits")
+			}
+			if args[a.Name] {
+				fail(name, field+".name", "%q declared twice", a.Name)
+			}
+			args[a.Name] = true
+			if strings.TrimSpace(a.Title) == "" || strings.TrimSpace(a.Description) == "" {
+				fail(name, field, "title and description are required")
+			}
+			switch a.Type {
+			case "", "string":
+			case "string_list":
+				if len(a.Enum) == 0 {
+					fail(name, field+".type", "string_list takes an enum: the values a list may hold")
+				}
+			default:
+				fail(name, field+".type", "%q is not string or string_list (a prompt's arguments are text)", a.Type)
+			}
+			if a.Names != "" && !nameKinds[a.Names] {
+				fail(name, field+".names", "%q is not one of item, podcast, series, author, library, any_library, book_library, podcast_library, collection, playlist", a.Names)
+			}
+			if a.Names != "" && len(a.Enum) > 0 {
+				fail(name, field, "names and enum exclude each other: a name is completed from Audiobookshelf, an enum from the manifest")
+			}
+		}
+	}
+	return errs
+}
+
+// templateVarRE is a resource template's one variable.
+var templateVarRE = regexp.MustCompile(`\{([a-z_][a-z0-9_]*)\}`)
+
+// checkResources holds each resource to a read tool whose answer it is,
+// and each template to one variable that fills a parameter of that tool.
+func checkResources(m *Manifest) []error {
+	var errs []error
+	fail := func(res, field, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("tools.yaml: resource %s: %s: %s", res, field, fmt.Sprintf(format, a...)))
+	}
+	tools := map[string]*Tool{}
+	for i := range m.Tools {
+		tools[m.Tools[i].Name] = &m.Tools[i]
+	}
+	seen := map[string]bool{}
+	for i := range m.Resources {
+		r := &m.Resources[i]
+		name := r.Name
+		if name == "" {
+			name = fmt.Sprintf("#%d", i+1)
+		}
+		if seen[r.Name] || r.Name == "" {
+			fail(name, "name", "is required, once")
+		}
+		seen[r.Name] = true
+		if strings.TrimSpace(r.Title) == "" || strings.TrimSpace(r.Description) == "" {
+			fail(name, "title, description", "are required")
+		}
+		if (r.URI == "") == (r.URITemplate == "") {
+			fail(name, "uri, uri_template", "give exactly one: uri for one resource, uri_template for a template")
+		}
+		t := tools[r.Tool]
+		switch {
+		case t == nil:
+			fail(name, "tool", "%q is not a tool of the manifest", r.Tool)
+		case t.Annotations.ReadOnly == nil || !*t.Annotations.ReadOnly:
+			fail(name, "tool", "%s is not read-only: a resource is a read", r.Tool)
+		}
+		if r.URI != "" {
+			if r.Variable != nil || strings.ContainsAny(r.URI, "{}") {
+				fail(name, "uri", "a fixed uri has no variable (uri_template has one)")
+			}
+			if t != nil {
+				for _, p := range t.Params {
+					if p.Required && !p.Omittable() {
+						fail(name, "tool", "%s requires %s, which a fixed uri cannot give", r.Tool, p.Name)
+					}
+				}
+			}
+			continue
+		}
+		vars := templateVarRE.FindAllStringSubmatch(r.URITemplate, -1)
+		if len(vars) != 1 || r.Variable == nil || vars[0][1] != r.Variable.Name || strings.Count(r.URITemplate, "{") != 1 {
+			fail(name, "uri_template, variable", "a template has one variable, {NAME}, and variable: {name: NAME, param, names}")
+			continue
+		}
+		v := r.Variable
+		if v.Names != "" && !nameKinds[v.Names] {
+			fail(name, "variable.names", "%q is not one of item, podcast, series, author, library, any_library, book_library, podcast_library, collection, playlist", v.Names)
+		}
+		if t == nil {
+			continue
+		}
+		found := false
+		for _, p := range t.Params {
+			if p.Name == v.Param {
+				found = true
+				if p.Type != "id" {
+					fail(name, "variable.param", "%s of %s is a %s; a URI's variable fills an id", v.Param, r.Tool, p.Type)
+				}
+			} else if p.Required && !p.Omittable() {
+				fail(name, "tool", "%s requires %s, which the uri_template does not give", r.Tool, p.Name)
+			}
+		}
+		if !found {
+			fail(name, "variable.param", "%q is not a parameter of %s", v.Param, r.Tool)
+		}
+	}
+	return errs
 }
 
 // permissionNames is permission's names, for a refusal.
@@ -433,4 +619,104 @@ func effectsOnly(g Guard) bool {
 		}
 	}
 	return true
+}
+
+var placeholderRE = regexp.MustCompile(`\{([^{}]*)\}`)
+
+// placeholderList is ScalePlaceholders' names, for a refusal.
+func placeholderList() string {
+	names := slices.Sorted(maps.Keys(ScalePlaceholders))
+	for i, n := range names {
+		names[i] = "{" + n + "}"
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkWidestAndReadBack holds each read tool to widest calls the scale
+// check can make (given, or the default its required parameters' names:
+// make), and each write tool to a read_back that is a read tool.
+func checkWidestAndReadBack(m *Manifest, fail func(tool, field, format string, a ...any)) {
+	reads := map[string]bool{}
+	for i := range m.Tools {
+		if a := m.Tools[i].Annotations; a.ReadOnly != nil && *a.ReadOnly {
+			reads[m.Tools[i].Name] = true
+		}
+	}
+	for i := range m.Tools {
+		t := &m.Tools[i]
+		read := reads[t.Name]
+		if !read {
+			if t.Widest != nil {
+				fail(t.Name, "widest", "only a read tool has widest calls (the scale check makes only reads)")
+			}
+			switch {
+			case t.ReadBack == "":
+				fail(t.Name, "read_back", "is missing: name the read tool that shows what a call changed (an answer to the change that is not Audiobookshelf's tells the person to look with it)")
+			case !reads[t.ReadBack]:
+				fail(t.Name, "read_back", "%s is not a read tool of tools.yaml", t.ReadBack)
+			}
+			continue
+		}
+		if t.ReadBack != "" {
+			fail(t.Name, "read_back", "only a write tool has one: a read tool changes nothing to read back")
+		}
+		if t.Widest == nil {
+			if _, missing := t.DefaultWidest(); missing != "" {
+				fail(t.Name, "widest", "is missing, and the required parameter %s has no names: that says what to call the tool on: give widest: [{%s: …}], the arguments of its widest calls on a big library (the most a call can answer), with placeholders for ids and texts, quoted: %s (CONTRIBUTING.md, Add a read tool)", missing, missing, placeholderList())
+			}
+			continue
+		}
+		if len(t.Widest) == 0 {
+			fail(t.Name, "widest", "is empty: give at least one call, or leave it out for the default")
+		}
+		params := map[string]*Param{}
+		for j := range t.Params {
+			params[t.Params[j].Name] = &t.Params[j]
+		}
+		for j, call := range t.Widest {
+			field := fmt.Sprintf("widest[%d]", j)
+			for _, p := range t.Params {
+				if _, ok := call[p.Name]; p.Required && !ok && !p.Omittable() {
+					fail(t.Name, field, "gives no %s, which the tool requires", p.Name)
+				}
+			}
+			for _, k := range slices.Sorted(maps.Keys(call)) {
+				if p := params[k]; p == nil || k == "confirm_token" {
+					fail(t.Name, field, "%s is not a parameter of the tool", k)
+					continue
+				}
+				switch v := call[k].(type) {
+				case string:
+					for _, ph := range placeholderRE.FindAllStringSubmatch(v, -1) {
+						if _, ok := ScalePlaceholders[ph[1]]; !ok {
+							fail(t.Name, field+"."+k, "{%s} is not a placeholder the scale check fills: one of %s", ph[1], placeholderList())
+						}
+					}
+				case map[string]any:
+					fail(t.Name, field+"."+k, "is a mapping: a placeholder is quoted (%s: \"{book_library}\")", k)
+				}
+			}
+		}
+	}
+}
+
+// exampleIDs are the texts an example gives a parameter that takes ids: the
+// value, each entry of a list, or each library_item_id of playlist items.
+func exampleIDs(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			if m, ok := e.(map[string]any); ok {
+				e = m["library_item_id"]
+			}
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }

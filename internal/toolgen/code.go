@@ -56,8 +56,26 @@ func CheckCode(root string, m *Manifest) error {
 			errs = append(errs, fmt.Errorf("tools.yaml: tool %s has check: true, and %s has no func Check%s(a toolargs.%s) error: write it there, or leave check out", t.Name, ToolsetDir(t.Toolset), typ, typ))
 		}
 	}
+	for i := range m.Prompts {
+		p := &m.Prompts[i]
+		fs, ok := funcs[p.Toolset]
+		if !ok {
+			if p.Toolset != "" && !hasTools(m, p.Toolset) {
+				errs = append(errs, fmt.Errorf("tools.yaml: prompt %s: toolset %s has no package %s: make it (CONTRIBUTING.md, Add a prompt)", p.Name, p.Toolset, ToolsetDir(p.Toolset)))
+			}
+			continue
+		}
+		if fn := PromptFunc(p); !fs[fn] {
+			errs = append(errs, fmt.Errorf("tools.yaml: prompt %s: %s has no func %s(ctx context.Context, d *kit.Deps, a kit.PromptArgs) (string, error): write it there (CONTRIBUTING.md, Add a prompt)", p.Name, ToolsetDir(p.Toolset), fn))
+		}
+	}
 	return errors.Join(errs...)
 }
+
+// PromptFunc is the function of a prompt's toolset package that writes
+// its text: "Prompt" and the prompt's name (tidy_a_library:
+// PromptTidyALibrary).
+func PromptFunc(p *Prompt) string { return "Prompt" + GoName(p.Name) }
 
 func hasTools(m *Manifest, toolset string) bool {
 	for i := range m.Tools {

@@ -41,6 +41,16 @@ func Build(root string) (map[string][]byte, error) {
 	if files[VersionsFile], err = renderVersions(v); err != nil {
 		return nil, err
 	}
+	pages, err := renderFigures(root, m)
+	if err != nil {
+		return nil, err
+	}
+	for name, b := range pages {
+		if _, dup := files[name]; dup {
+			return nil, fmt.Errorf("%s is generated whole and has figures too", name)
+		}
+		files[name] = b
+	}
 	return files, nil
 }
 

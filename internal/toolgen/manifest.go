@@ -1,8 +1,11 @@
 // Package toolgen reads tools.yaml, checks it against the OpenAPI
 // description in spec/, and renders what is generated from it: the typed
-// argument decoders (gen/toolargs), the MCP registrations (gen/registry), the
-// tool reference (docs/tools.md), the guard table (docs/guards.md) and the
-// MCP Bundle's manifest template (packaging/mcpb/manifest.json).
+// argument decoders (gen/toolargs), the MCP registrations with each read
+// tool's widest calls (gen/registry), what each write is answered with and
+// the tool that reads it back (gen/writes), the version gates
+// (gen/versions), the tool reference (docs/tools.md), the guard table
+// (docs/guards.md) and the MCP Bundle's manifest template
+// (packaging/mcpb/manifest.json).
 // cmd/toolgen is its command; a test in this package fails when a generated
 // file on disk is not what Render makes now.
 package toolgen
@@ -39,6 +42,64 @@ type Manifest struct {
 	// beyond the default ones in the same conversation; internal/app
 	// serves them.
 	Discovery []DiscoveryTool `yaml:"discovery"`
+	// Prompts and Resources are what a toolset offers beside its tools:
+	// prompts/list and resources/list (with resources/templates/list)
+	// show them, and completion/complete completes their arguments.
+	Prompts   []Prompt   `yaml:"prompts"`
+	Resources []Resource `yaml:"resources"`
+}
+
+// Prompt is one prompt's declaration. Its text is written by the function
+// Prompt<GoName(name)> of its toolset's package.
+type Prompt struct {
+	Name        string           `yaml:"name"`
+	Title       string           `yaml:"title"`
+	Toolset     string           `yaml:"toolset"`
+	Description string           `yaml:"description"`
+	Arguments   []PromptArgument `yaml:"arguments"`
+}
+
+// PromptArgument is one argument of a prompt, in the params' words.
+type PromptArgument struct {
+	Name        string `yaml:"name"`
+	Title       string `yaml:"title"`
+	Description string `yaml:"description"`
+	Required    bool   `yaml:"required"`
+	// Type is string (the default), or string_list: several of enum,
+	// separated by commas.
+	Type string `yaml:"type"`
+	// Names is what a name given in it stands for (a params' names:
+	// kind): the function reads its id, and completion/complete
+	// completes the name.
+	Names string `yaml:"names"`
+	// Enum are the values it takes, which completion/complete offers.
+	Enum []string `yaml:"enum"`
+}
+
+// Resource is one resource, with a fixed uri, or one resource template,
+// with a uri_template of one variable: a read tool's answer (its text as
+// JSON, or its image as a blob), got through the same path as a call of
+// the tool.
+type Resource struct {
+	URI         string `yaml:"uri"`
+	URITemplate string `yaml:"uri_template"`
+	Name        string `yaml:"name"`
+	Title       string `yaml:"title"`
+	Description string `yaml:"description"`
+	MIMEType    string `yaml:"mime_type"`
+	// Tool is the read tool whose answer the resource is.
+	Tool string `yaml:"tool"`
+	// Variable is the template's variable: the tool's parameter it
+	// fills, and what its ids stand for (a names: kind), which
+	// completion/complete completes by name.
+	Variable *ResourceVariable `yaml:"variable"`
+}
+
+// ResourceVariable is a resource template's one variable.
+type ResourceVariable struct {
+	Name  string `yaml:"name"`
+	Param string `yaml:"param"`
+	Names string `yaml:"names"`
 }
 
 // NameRequests are the requests names add to a call.
@@ -113,6 +174,75 @@ type Tool struct {
 	// make it for a tool that has no case of its own (internal/e2e), so a
 	// read tool is tested by its manifest entry alone.
 	Example map[string]any `yaml:"example"`
+	// Widest are a read tool's widest calls on a big library, which the
+	// scale check (internal/scalecheck) holds to the result budget: the
+	// arguments of each, ids given as placeholders ("{book_library}",
+	// ScalePlaceholders) that the check fills with the ids of what it runs
+	// on. Left out, it is one call with each required parameter set to the
+	// placeholder of its names: (DefaultWidest).
+	Widest []map[string]any `yaml:"widest"`
+	// ReadBack is, for a write tool, the read tool that shows what a call
+	// changed: an answer to one of its changes that is not what
+	// Audiobookshelf answers names it (gen/writes, kit.Deps.CheckWrite).
+	ReadBack string `yaml:"read_back"`
+}
+
+// ScalePlaceholders are what a widest call may name where an id (or a
+// text, a year, a URL) goes, each filled by the scale check
+// (scalecheck.Targets) with what it runs on.
+var ScalePlaceholders = map[string]string{
+	"book_library":    "the book library",
+	"podcast_library": "the podcast library",
+	"item":            "the book with the most authors and chapters",
+	"progressed":      "a book with a progress record",
+	"podcast":         "the podcast with the most episodes",
+	"episode":         "an episode of {podcast}",
+	"series":          "the longest series",
+	"author":          "the author with the most books",
+	"collection":      "the longest collection",
+	"playlist":        "the longest playlist",
+	"cover":           "a book with a cover",
+	"query":           "a search text that matches much",
+	"year":            "a year of listening (a number)",
+	"feed":            "the feed URL of {podcast}",
+}
+
+// placeholderOf is the placeholder a required parameter's names: stands
+// for in a default widest call.
+var placeholderOf = map[string]string{
+	"library": "book_library", "any_library": "book_library", "book_library": "book_library",
+	"podcast_library": "podcast_library", "item": "item", "podcast": "podcast", "series": "series",
+	"author": "author", "collection": "collection", "playlist": "playlist",
+}
+
+// DefaultWidest is the widest call of a read tool that gives none: each
+// required parameter set to the placeholder of its names: ({} when none
+// is required). missing is the first required parameter without names:,
+// when there is one: then there is no default.
+func (t *Tool) DefaultWidest() (call map[string]any, missing string) {
+	call = map[string]any{}
+	for _, p := range t.Params {
+		if !p.Required {
+			continue
+		}
+		ph, ok := placeholderOf[p.Names]
+		if !ok {
+			return nil, p.Name
+		}
+		call[p.Name] = "{" + ph + "}"
+	}
+	return call, ""
+}
+
+// WidestCalls are a read tool's widest calls: Widest, or the default.
+func (t *Tool) WidestCalls() []map[string]any {
+	if t.Widest != nil {
+		return t.Widest
+	}
+	if call, missing := t.DefaultWidest(); missing == "" {
+		return []map[string]any{call}
+	}
+	return nil
 }
 
 // Permission is a tool's `permission:`: a name as Audiobookshelf names it
@@ -431,7 +561,7 @@ func Parse(b []byte) (*Manifest, error) {
 				Type:        "string",
 				Maps:        "local",
 				MaxLength:   200,
-				Description: "Token from an earlier answer.",
+				Description: "From an earlier answer.",
 			})
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/format"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,6 +47,13 @@ func Render(m *Manifest, spec Spec) (map[string][]byte, error) {
 		return nil, err
 	}
 	out[BundleManifestFile] = bundle
+	ws, err := Writes(m, spec)
+	if err != nil {
+		return nil, err
+	}
+	if out[WritesFile], err = renderWrites(ws); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -409,6 +418,10 @@ type Tool struct {
 	Permission permission.Name
 	// Guard is nil for a tool that never asks.
 	Guard *Guard
+	// Widest are a read tool's widest calls on a big library (tools.yaml's
+	// widest, or its default): arguments whose placeholders
+	// ("{book_library}") internal/scalecheck fills with the ids it runs on.
+	Widest []map[string]any
 	// Definition is what tools/list shows.
 	Definition *mcp.Tool
 	// Handler builds the tool's handler over its dependencies.
@@ -436,6 +449,33 @@ type Guard struct {
 // Toolset is a group of tools that can be switched on together.
 type Toolset struct {
 	Name, Description string
+}
+
+// Prompt is one prompt as tools.yaml declares it: what prompts/list shows,
+// its arguments (what a name stands for, or the values it takes, for
+// completion/complete), and the function of its toolset's package that
+// writes its text.
+type Prompt struct {
+	Toolset    string
+	Definition *mcp.Prompt
+	Args       []kit.PromptArg
+	Text       func(context.Context, *kit.Deps, kit.PromptArgs) (string, error)
+}
+
+// Resource is one resource, or one resource template, as tools.yaml
+// declares it: the read tool whose answer it is.
+type Resource struct {
+	// Resource is a resource's definition; nil for a template.
+	Resource *mcp.Resource
+	// Template is a template's definition; nil for a resource.
+	Template *mcp.ResourceTemplate
+	// Tool is the read tool whose answer it is.
+	Tool string
+	// Var is the template's variable, Param the tool's parameter it
+	// fills, and Names what its ids stand for (completion/complete
+	// completes them by name).
+	Var, Param string
+	Names      kit.NameKind
 }
 
 // ServerName is this server's name.
@@ -485,6 +525,9 @@ const ServerName = `)
 			fmt.Fprintf(&b, "\t\tGuard: &Guard{Condition: %q, WhenParams: %s, WhenEffects: %s, BindsTo: []string{%s}, Kind: %q, TakesOut: %q, Stays: %q},\n",
 				g.Condition, quotedList(g.WhenParams()), quotedList(g.WhenEffects()), strings.Join(binds, ", "), g.Kind, oneLine(g.TakesOut), oneLine(g.Stays))
 		}
+		if w := t.WidestCalls(); a.ReadOnly != nil && *a.ReadOnly && w != nil {
+			fmt.Fprintf(&b, "\t\tWidest: %s,\n", widestLiteral(w))
+		}
 		// No Title in the definition: it restates the name, which is what a
 		// model reads; tools.yaml's title names the tool in docs/tools.md and
 		// the bundle (about 450 tokens over every toolset, issue 41).
@@ -505,11 +548,83 @@ const ServerName = `)
 		fmt.Fprintf(&b, "\t\tInputSchema: json.RawMessage(%s),\n", "`"+string(schema)+"`")
 		fmt.Fprintf(&b, "\t\tAnnotations: %s,\n\t},\n", annotationsLiteral(a))
 	}
-	b.WriteString("}\n\nfunc ptr(b bool) *bool { return &b }\n\n")
+	b.WriteString("}\n\n")
+	writePrompts(&b, m)
+	writeResources(&b, m)
+	b.WriteString("func ptr(b bool) *bool { return &b }\n\n")
 	for i := range m.Tools {
 		writeHandler(&b, &m.Tools[i])
 	}
 	return gofmt(RegistryFile, b.Bytes())
+}
+
+// writePrompts writes Prompts: tools.yaml's prompts in its order.
+func writePrompts(b *bytes.Buffer, m *Manifest) {
+	b.WriteString("// Prompts lists every prompt in the manifest's order.\nvar Prompts = []Prompt{\n")
+	for i := range m.Prompts {
+		p := &m.Prompts[i]
+		fmt.Fprintf(b, "\t{\n\t\tToolset: %q,\n", p.Toolset)
+		fmt.Fprintf(b, "\t\tDefinition: &mcp.Prompt{Name: %q, Title: %q,\n\t\t\tDescription: %q,\n\t\t\tArguments: []*mcp.PromptArgument{\n", p.Name, p.Title, oneLine(p.Description))
+		for _, a := range p.Arguments {
+			fmt.Fprintf(b, "\t\t\t\t{Name: %q, Title: %q, Description: %q", a.Name, a.Title, promptArgDescription(a))
+			if a.Required {
+				b.WriteString(", Required: true")
+			}
+			b.WriteString("},\n")
+		}
+		b.WriteString("\t\t\t}},\n\t\tArgs: []kit.PromptArg{\n")
+		for _, a := range p.Arguments {
+			fmt.Fprintf(b, "\t\t\t{Name: %q, Description: %q", a.Name, oneLine(a.Description))
+			if a.Required {
+				b.WriteString(", Required: true")
+			}
+			if a.Names != "" {
+				fmt.Fprintf(b, ", Names: %q", a.Names)
+			}
+			if len(a.Enum) > 0 {
+				fmt.Fprintf(b, ", Enum: %s", quotedList(a.Enum))
+			}
+			if a.Type == "string_list" {
+				b.WriteString(", List: true")
+			}
+			b.WriteString("},\n")
+		}
+		fmt.Fprintf(b, "\t\t},\n\t\tText: %s.%s,\n\t},\n", p.Toolset, PromptFunc(p))
+	}
+	b.WriteString("}\n\n")
+}
+
+// promptArgDescription is what prompts/list says of an argument: its
+// description, and for a list of an enum's values the values.
+func promptArgDescription(a PromptArgument) string {
+	d := oneLine(a.Description)
+	if a.Type == "string_list" {
+		d = strings.TrimSuffix(d, ".") + ", separated by commas: " + strings.Join(a.Enum, ", ") + "; all of them when left out."
+	}
+	return d
+}
+
+// writeResources writes Resources: tools.yaml's resources in its order.
+func writeResources(b *bytes.Buffer, m *Manifest) {
+	b.WriteString("// Resources lists every resource and resource template in the manifest's\n// order.\nvar Resources = []Resource{\n")
+	for i := range m.Resources {
+		r := &m.Resources[i]
+		b.WriteString("\t{\n")
+		if r.URI != "" {
+			fmt.Fprintf(b, "\t\tResource: &mcp.Resource{URI: %q, Name: %q, Title: %q,\n\t\t\tDescription: %q", r.URI, r.Name, r.Title, oneLine(r.Description))
+		} else {
+			fmt.Fprintf(b, "\t\tTemplate: &mcp.ResourceTemplate{URITemplate: %q, Name: %q, Title: %q,\n\t\t\tDescription: %q", r.URITemplate, r.Name, r.Title, oneLine(r.Description))
+		}
+		if r.MIMEType != "" {
+			fmt.Fprintf(b, ",\n\t\t\tMIMEType: %q", r.MIMEType)
+		}
+		fmt.Fprintf(b, "},\n\t\tTool: %q,\n", r.Tool)
+		if v := r.Variable; v != nil {
+			fmt.Fprintf(b, "\t\tVar: %q, Param: %q, Names: %q,\n", v.Name, v.Param, v.Names)
+		}
+		b.WriteString("\t},\n")
+	}
+	b.WriteString("}\n\n")
 }
 
 // annotationsLiteral is a tool's hints as the Go literal of its definition:
@@ -527,12 +642,15 @@ const ModulePath = "github.com/audiobookshelf-mcp/audiobookshelf-mcp"
 // ToolsetDir is where a toolset's package is: tools/NAME, package NAME.
 func ToolsetDir(toolset string) string { return "tools/" + toolset }
 
-// toolsetImports imports the package of every toolset that has tools, in
+// toolsetImports imports the package of every toolset that has tools or prompts, in
 // the manifest's order: a toolset added to tools.yaml needs no change here.
 func toolsetImports(m *Manifest) string {
 	has := map[string]bool{}
 	for _, t := range m.Tools {
 		has[t.Toolset] = true
+	}
+	for _, p := range m.Prompts {
+		has[p.Toolset] = true
 	}
 	var b strings.Builder
 	for _, ts := range m.Toolsets {
@@ -861,7 +979,59 @@ func renderToolsDoc(m *Manifest) []byte {
 			fmt.Fprintf(&b, "\n\nInput schema: `%s`\n\n", schema)
 		}
 	}
+	writePromptsDoc(&b, m)
 	return b.Bytes()
+}
+
+// writePromptsDoc writes the prompts and resources of tools.yaml: offered
+// whatever toolsets are on.
+func writePromptsDoc(b *bytes.Buffer, m *Manifest) {
+	if len(m.Prompts) == 0 && len(m.Resources) == 0 {
+		return
+	}
+	b.WriteString("## Prompts and resources\n\nOffered whatever toolsets are on, read with the key of the person asking. A prompt's text asks the model to call tools (and says how to reach them when they are not listed); a name given in its arguments is resolved as a tool's is, and one that only a part of a name holds is refused. A resource is a read tool's answer, held to the result budget like the tool. `completion/complete` completes the arguments marked *names* (names that start with the words, then those with a word that does; at most 100, with the total) and those with values, and a template's id by the title or name of what it stands for.\n\n")
+	if len(m.Prompts) > 0 {
+		b.WriteString("| prompt | toolset | arguments | description |\n|---|---|---|---|\n")
+		for i := range m.Prompts {
+			p := &m.Prompts[i]
+			var args []string
+			for _, a := range p.Arguments {
+				s := "`" + a.Name + "`"
+				var notes []string
+				if a.Required {
+					notes = append(notes, "required")
+				}
+				if a.Names != "" {
+					notes = append(notes, "names: "+a.Names)
+				}
+				if len(a.Enum) > 0 {
+					if a.Type == "string_list" {
+						notes = append(notes, "some of "+strings.Join(a.Enum, ", "))
+					} else {
+						notes = append(notes, "one of "+strings.Join(a.Enum, ", "))
+					}
+				}
+				if len(notes) > 0 {
+					s += " (" + strings.Join(notes, "; ") + ")"
+				}
+				args = append(args, s)
+			}
+			fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", p.Name, p.Toolset, strings.Join(args, ", "), oneLine(p.Description))
+		}
+		b.WriteString("\n")
+	}
+	if len(m.Resources) > 0 {
+		b.WriteString("| resource | tool | description |\n|---|---|---|\n")
+		for i := range m.Resources {
+			r := &m.Resources[i]
+			uri := r.URI
+			if uri == "" {
+				uri = r.URITemplate
+			}
+			fmt.Fprintf(b, "| `%s` | `%s` | %s |\n", uri, r.Tool, oneLine(r.Description))
+		}
+		b.WriteString("\n")
+	}
 }
 
 // permissionPhrase names a permission in prose: "Audiobookshelf's `update`
@@ -1139,4 +1309,30 @@ var putBackDoc = map[string]string{
 	"scan_library":              "none needed: a scan changes records only from what is on disk; it notes its time on the library",
 	"create_podcast":            "`delete_podcast` with `delete_files` true (asks), which deletes the podcast and the folder the call made; a folder already on disk is refused before anything is sent, so the put-back never takes files the call did not make",
 	"download_podcast_episodes": "for each queued episode once its download has finished, `delete_podcast_episode` with `delete_file` true (asks), its episode id named by `list_podcast_downloads` with the keys the answer gives (Audiobookshelf keeps the feed's guid and enclosure URL on the new episode); a finished download also recounts the podcast's size from its files, which an episode delete does not, and the answer says so",
+}
+
+// widestLiteral is widest calls as a Go literal, keys in order.
+func widestLiteral(calls []map[string]any) string {
+	var b strings.Builder
+	b.WriteString("[]map[string]any{")
+	for i, c := range calls {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("{")
+		for j, k := range slices.Sorted(maps.Keys(c)) {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			switch v := c[k].(type) {
+			case string:
+				fmt.Fprintf(&b, "%q: %q", k, v)
+			default:
+				fmt.Fprintf(&b, "%q: %#v", k, v)
+			}
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("}")
+	return b.String()
 }

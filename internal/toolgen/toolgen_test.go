@@ -11,9 +11,10 @@ import (
 // testSpec is a small spec the refusal tests check manifests against.
 func testSpec() Spec {
 	return Spec{
-		"getThing":    {ID: "getThing", Method: "GET", Path: "/api/things/{id}", Path_: map[string]bool{"id": true}, Query: map[string]bool{"limit": true}, Body: map[string]bool{}, Secured: true},
-		"getMe":       {ID: "getMe", Method: "GET", Path: "/api/me", Path_: map[string]bool{}, Query: map[string]bool{}, Body: map[string]bool{}, Secured: true},
-		"updateThing": {ID: "updateThing", Method: "PATCH", Path: "/api/things/{id}", Path_: map[string]bool{"id": true}, Query: map[string]bool{}, Body: map[string]bool{"name": true, "books": true}, Secured: true},
+		"getThing": {ID: "getThing", Method: "GET", Path: "/api/things/{id}", Path_: map[string]bool{"id": true}, Query: map[string]bool{"limit": true}, Body: map[string]bool{}, Secured: true},
+		"getMe":    {ID: "getMe", Method: "GET", Path: "/api/me", Path_: map[string]bool{}, Query: map[string]bool{}, Body: map[string]bool{}, Secured: true},
+		"updateThing": {ID: "updateThing", Method: "PATCH", Path: "/api/things/{id}", Path_: map[string]bool{"id": true}, Query: map[string]bool{}, Body: map[string]bool{"name": true, "books": true}, Secured: true,
+			ChangesData: true, JSON: true, Required: []string{"id", "books"}},
 	}
 }
 
@@ -36,11 +37,13 @@ tools:
     annotations: {readOnly: true, destructive: false, idempotent: true, openWorld: false}
     guard: none
     requests: 1
+    widest: [{thing_id: "{item}", limit: 100}]
   - name: update_thing
     title: Update thing
     default: true
     toolset: things
     operations: [getThing, updateThing]
+    read_back: get_thing
     description: Rename or reorder a thing.
     params:
       - {name: thing_id, type: id, required: true, maps: "path:id", description: Thing id.}
@@ -151,6 +154,15 @@ func TestRefusals(t *testing.T) {
 			[]string{"tool list_things", "annotations", "all four hints"}},
 		{"discovery tool named as a tool", "tools:\n", "discovery:\n  - {name: get_thing, title: Get, description: Again., input_schema: {type: object}, annotations: {readOnly: true, destructive: false, idempotent: true, openWorld: false}}\ntools:\n",
 			[]string{"tool get_thing", "declared twice"}},
+		{"read tool without widest whose required parameter names nothing", `    widest: [{thing_id: "{item}", limit: 100}]` + "\n", "",
+			[]string{"tool get_thing", "widest", "is missing", "thing_id has no names:", `{book_library}`, "{feed}"}},
+		{"widest with an unknown placeholder", `"{item}"`, `"{book}"`, []string{"tool get_thing", "widest[0].thing_id", "{book} is not a placeholder", "{item}"}},
+		{"widest with a placeholder unquoted", `"{item}"`, `{item}`, []string{"tool get_thing", "widest[0].thing_id", "is a mapping", "quoted"}},
+		{"widest with an unknown argument", `limit: 100}]`, `limit: 100, colour: red}]`, []string{"tool get_thing", "widest[0]", "colour is not a parameter"}},
+		{"widest without a required argument", `{thing_id: "{item}", limit: 100}`, `{limit: 100}`, []string{"tool get_thing", "widest[0]", "gives no thing_id"}},
+		{"widest on a write tool", "    read_back: get_thing\n", "    read_back: get_thing\n    widest: [{}]\n", []string{"tool update_thing", "widest", "only a read tool"}},
+		{"write tool without read_back", "    read_back: get_thing\n", "", []string{"tool update_thing", "read_back", "is missing"}},
+		{"read_back that is no read tool", "    read_back: get_thing\n", "    read_back: update_thing\n", []string{"tool update_thing", "read_back", "update_thing is not a read tool"}},
 		{"per without a note", "{count: 1, max: 2, per_item: book_ids, note: A new order reads the thing first.}", "{count: 1, per: 1 per book}", []string{"tool update_thing", "requests.note", "needs a note"}},
 	}
 	for _, c := range cases {
@@ -561,5 +573,81 @@ func TestEnumWithPattern(t *testing.T) {
 		if !strings.Contains(string(files[file]), want) {
 			t.Errorf("%s lacks %q", file, want)
 		}
+	}
+}
+
+// A read tool's widest call defaults to its required parameters set to the
+// placeholders of their names:; the registry carries it.
+func TestDefaultWidestCall(t *testing.T) {
+	named := strings.Replace(strings.Replace(baseManifest, `    widest: [{thing_id: "{item}", limit: 100}]`+"\n", "", 1),
+		"{name: thing_id, type: id, required: true,", "{name: thing_id, names: collection, type: id, required: true,", 1)
+	m, err := Parse([]byte(named))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(m, testSpec()); err != nil {
+		t.Fatalf("a read tool whose required parameter has names: needs no widest: %v", err)
+	}
+	files, err := Render(m, testSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reg := string(files[RegistryFile]); !strings.Contains(reg, `Widest:     []map[string]any{{"thing_id": "{collection}"}}`) {
+		t.Errorf("the registry does not carry the default widest call:\n%s", reg)
+	}
+}
+
+// The write table comes from the spec's 200 and the tools' read_back; two
+// tools that send the same write read it back with one tool.
+func TestWritesFromSpecAndReadBack(t *testing.T) {
+	m, err := Parse([]byte(baseManifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render(m, testSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{Operation: \"updateThing\", Method: \"PATCH\", Path: regexp.MustCompile(`/api/things/[^/]+$`), Required: []string{\"id\", \"books\"}, ReadBack: \"get_thing\"}"
+	if w := string(files[WritesFile]); !strings.Contains(w, want) || strings.Contains(w, `"getThing"`) {
+		t.Errorf("gen/writes lacks %s, or holds the read:\n%s", want, w)
+	}
+	second := strings.Replace(baseManifest, "tools:\n", `tools:
+  - name: rename_thing
+    title: Rename thing
+    toolset: things
+    operations: [updateThing]
+    read_back: update_thing_list
+    description: Rename.
+    params:
+      - {name: thing_id, type: id, required: true, maps: "path:id", description: Thing id.}
+    annotations: {readOnly: false, destructive: false, idempotent: true, openWorld: false, reason: Renames.}
+    guard: none
+    requests: 1
+`, 1)
+	err = check(t, second)
+	if err == nil || !strings.Contains(err.Error(), "update_thing_list is not a read tool") || !strings.Contains(err.Error(), "a change is read back with one tool") {
+		t.Errorf("two read_backs of one write: %v", err)
+	}
+	spec := testSpec()
+	spec["updateThing"].JSON, spec["updateThing"].Required = false, nil
+	if m, _ := Parse([]byte(baseManifest)); Check(m, spec) == nil || !strings.Contains(Check(m, spec).Error(), "neither PlainOK nor a JSON object") {
+		t.Errorf("a write whose 200 says nothing was accepted: %v", Check(m, spec))
+	}
+}
+
+// An example gives ids where a parameter takes names: a title costs the
+// reads of its lookup, which the example's request count does not hold.
+func TestExampleGivesIDs(t *testing.T) {
+	named := strings.Replace(baseManifest, "{name: thing_id, type: id, required: true,", "{name: thing_id, names: item, type: id, required: true,", 1)
+	withExample := func(v string) string {
+		return strings.Replace(named, "    requests: 1\n", "    requests: 1\n    example: {thing_id: "+v+"}\n", 1)
+	}
+	if err := check(t, withExample(`"d7e30ecb-fe00-44a6-91d2-23bc989c0628"`)); err != nil {
+		t.Errorf("an example with an id: %v", err)
+	}
+	err := check(t, withExample("Mort"))
+	if err == nil || !strings.Contains(err.Error(), "tool get_thing: example.thing_id") || !strings.Contains(err.Error(), `"Mort" is not an id`) {
+		t.Errorf("an example with a title: %v", err)
 	}
 }

@@ -33,6 +33,15 @@ type Item struct {
 	RecentEpisode *Episode `json:"recentEpisode"`
 }
 
+// InProgressItem is an entry of the user's items in progress (GET
+// /api/me/items-in-progress, MeController.getAllLibraryItemsInProgress): a
+// minified item (a podcast's with the episode in progress, RecentEpisode),
+// with when the user's progress of it last moved.
+type InProgressItem struct {
+	Item
+	ProgressLastUpdate int64 `json:"progressLastUpdate"`
+}
+
 // LibraryFile is one file of an item's folder that Audiobookshelf knows.
 type LibraryFile struct {
 	Ino      string `json:"ino"`

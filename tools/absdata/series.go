@@ -65,8 +65,12 @@ type SearchHit struct {
 	MatchText   string `json:"matchText"`
 }
 
-// Narrator is a narrator's name with their number of books.
+// Narrator is a narrator's name with their number of books: an entry of a
+// library's narrators (GET /api/libraries/:id/narrators, with an id, the
+// name in base64 that the rename route takes) and of a search's narrators
+// (no id).
 type Narrator struct {
+	ID       string `json:"id,omitempty"`
 	Name     string `json:"name"`
 	NumBooks int    `json:"numBooks"`
 }

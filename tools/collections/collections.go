@@ -2,7 +2,6 @@ package collections
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
@@ -10,6 +9,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/orderedlist"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -27,6 +27,15 @@ func readOf(c *absdata.Collection) collectionRead {
 	return collectionRead{ID: c.ID, LastUpdate: c.LastUpdate, Books: c.BookIDs()}
 }
 
+// kind is a collection as the tools it shares with playlists see it.
+// Collections belong to the whole Audiobookshelf server
+// (CollectionController lets every user with the permission change any of
+// them, and Audiobookshelf 2.36 keeps no record of who made one), so the
+// change reaches everyone who sees the library: every question says so, in
+// fixed wording (no name, no id).
+var kind = orderedlist.Kind{Noun: "collection", Entries: "books", Counted: "book(s)", IDParam: "collection_id", OrderParam: "library_item_ids",
+	Notes: []string{"Collections are shared by everyone on this Audiobookshelf server (it keeps no owner for them): the change reaches every user who sees this library."}}
+
 // CollectionBrief is a collection in a list.
 type CollectionBrief struct {
 	ID        string `json:"id"`
@@ -37,14 +46,8 @@ type CollectionBrief struct {
 
 // CollectionDetail is one collection with its books in order.
 type CollectionDetail struct {
-	ID                string              `json:"id"`
-	Name              string              `json:"name"`
-	LibraryID         string              `json:"library_id"`
-	Description       string              `json:"description,omitempty"`
-	DescriptionLength int                 `json:"description_length,omitempty"`
-	DescriptionCut    string              `json:"description_cut,omitempty"`
-	Updated           string              `json:"updated,omitempty"`
-	Books             []compact.ItemBrief `json:"books"`
+	orderedlist.Head
+	Books []compact.ItemBrief `json:"books"`
 	// Cut says how many books are left out of a write's answer.
 	Cut map[string]kit.Cut `json:"cut,omitempty"`
 }
@@ -57,18 +60,12 @@ func collectionDetail(c *absdata.Collection) CollectionDetail {
 	for i, b := range out.Books {
 		out.Books[i] = compact.ItemBrief{ID: b.ID, Title: b.Title}
 	}
-	cuts := map[string]kit.Cut{}
-	out.Books = kit.FirstOf(out.Books, compact.ListCap, "get_collection with page and limit", cuts, "books")
-	if len(cuts) > 0 {
-		out.Cut = cuts
-	}
+	out.Books, out.Cut = orderedlist.First(kind, out.Books)
 	return out
 }
 
 func collectionAll(c *absdata.Collection) CollectionDetail {
-	out := CollectionDetail{ID: c.ID, Name: c.Name, LibraryID: c.LibraryID, Updated: compact.Date(c.LastUpdate), Books: []compact.ItemBrief{}}
-	out.Description, out.DescriptionLength, out.DescriptionCut = kit.Excerpt(absdata.Str(c.Description), kit.ListTextLimit,
-		fmt.Sprintf(`get_collection {"collection_id": %q, "detail": "full"}`, c.ID))
+	out := CollectionDetail{Head: kind.HeadOf(c.ID, c.Name, c.LibraryID, c.Description, compact.Date(c.LastUpdate)), Books: []compact.ItemBrief{}}
 	for i := range c.Books {
 		b := compact.Brief(&c.Books[i], nil)
 		b.Added = ""
@@ -77,33 +74,11 @@ func collectionAll(c *absdata.Collection) CollectionDetail {
 	return out
 }
 
-func getCollection(ctx context.Context, d *kit.Deps, id string) (*absdata.Collection, error) {
-	c, _, err := getCollectionRaw(ctx, d, id)
-	return c, err
-}
-
-// getCollectionRaw reads a collection, and returns Audiobookshelf's JSON too.
-func getCollectionRaw(ctx context.Context, d *kit.Deps, id string) (*absdata.Collection, []byte, error) {
-	body, err := d.Get(ctx, "collection "+id, func(ctx context.Context) (*http.Response, error) {
+// getCollection reads a collection, and returns Audiobookshelf's JSON too.
+func getCollection(ctx context.Context, d *kit.Deps, id string) (*absdata.Collection, []byte, error) {
+	return orderedlist.Read[absdata.Collection](ctx, d, "collection "+id, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetCollection(ctx, id)
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	var c absdata.Collection
-	if err := kit.Decode(body, &c); err != nil {
-		return nil, nil, err
-	}
-	return &c, body, nil
-}
-
-// sharedNote is what every question about a collection adds: collections
-// belong to the whole Audiobookshelf server (CollectionController lets
-// every user with the permission change any of them, and Audiobookshelf
-// 2.36 keeps no record of who made one), so the change reaches everyone
-// who sees the library. Fixed wording: no name, no id.
-func sharedNote() []string {
-	return []string{"Collections are shared by everyone on this Audiobookshelf server (it keeps no owner for them): the change reaches every user who sees this library."}
 }
 
 // ListCollections is list_collections.
@@ -123,22 +98,16 @@ func briefOf(c *absdata.Collection) CollectionBrief {
 
 // GetCollection is get_collection.
 func GetCollection(ctx context.Context, d *kit.Deps, a toolargs.GetCollection) (*mcp.CallToolResult, error) {
-	c, body, err := getCollectionRaw(ctx, d, a.CollectionID)
-	if err != nil {
-		return nil, err
-	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
-	}
-	all := collectionAll(c)
-	return kit.Page(d, "books", kit.PagingOf(a.Page, a.Limit), all.Books, nil, kit.AsIs,
-		kit.Extra("id", all.ID), kit.Extra("name", all.Name), kit.Extra("library_id", all.LibraryID), kit.Extra("description", all.Description),
-		kit.Extra("description_length", all.DescriptionLength), kit.Extra("description_cut", all.DescriptionCut), kit.Extra("updated", all.Updated))
+	read := func() (*absdata.Collection, []byte, error) { return getCollection(ctx, d, a.CollectionID) }
+	return orderedlist.Get(d, kind, read, a.Detail, a.Page, a.Limit, func(c *absdata.Collection) (orderedlist.Head, []compact.ItemBrief) {
+		all := collectionAll(c)
+		return all.Head, all.Books
+	})
 }
 
 // CreateCollection is create_collection.
 func CreateCollection(ctx context.Context, d *kit.Deps, a toolargs.CreateCollection) (*mcp.CallToolResult, error) {
-	body, err := d.Mutate(ctx, "a new collection in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	c, err := orderedlist.Change[absdata.Collection](ctx, d, "a new collection in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.CreateCollection(ctx, abs.CreateCollectionJSONRequestBody{
 			LibraryId: a.LibraryID, Name: a.Name, Description: a.Description, Books: a.LibraryItemIDs,
 		})
@@ -146,11 +115,7 @@ func CreateCollection(ctx context.Context, d *kit.Deps, a toolargs.CreateCollect
 	if err != nil {
 		return nil, err
 	}
-	var c absdata.Collection
-	if err := kit.Decode(body, &c); err != nil {
-		return nil, err
-	}
-	return kit.JSONResult(map[string]any{"created": true, "collection": collectionDetail(&c),
+	return kit.JSONResult(map[string]any{"created": true, "collection": collectionDetail(c),
 		"put_back": &kit.PutBack{Tool: "delete_collection", Arguments: map[string]any{"collection_id": c.ID},
 			Note: "Deleting it asks the person first."}})
 }

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -31,6 +34,9 @@ type Finding struct {
 	Items []string `json:"library_item_ids,omitempty"`
 	// Books counts the books holding each of Names (tags and genres).
 	Books []int `json:"books,omitempty"`
+	// Reasons are, for a duplicate, every reason its books were put
+	// together for (Kind is the first of them).
+	Reasons []string `json:"reasons,omitempty"`
 	// Detail says what was found in a few words.
 	Detail string `json:"detail,omitempty"`
 }
@@ -158,7 +164,7 @@ func AuditSeries(ctx context.Context, d *kit.Deps, a toolargs.AuditSeries) (*mcp
 	u := newUnionFind(len(series))
 	keys := make([]string, len(series))
 	for i := range series {
-		keys[i] = Fold(series[i].Name)
+		keys[i] = NameKey(series[i].Name)
 	}
 	u.unionBy(keys)
 	var sets [][]int
@@ -252,8 +258,8 @@ func AuditSeries(ctx context.Context, d *kit.Deps, a toolargs.AuditSeries) (*mcp
 		}
 	}
 	counts := tally(seriesKinds, findings)
-	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
-		kit.Extra("read", fmt.Sprintf("%s and %s without a series", plural(len(series), "series", "series"), plural(len(loose.items), "book", "books"))))
+	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts,
+		fmt.Sprintf("%s and %s without a series", plural(len(series), "series", "series"), plural(len(loose.items), "book", "books")))
 }
 
 type itemsRead struct {
@@ -308,7 +314,7 @@ var peopleKinds = []string{"author_spelling", "narrator_spelling"}
 // minutes and does not update when a book's narrators are edited or an
 // author renamed, so spellings written since would be missed.
 func AuditPeople(ctx context.Context, d *kit.Deps, a toolargs.AuditPeople) (*mcp.CallToolResult, error) {
-	_, lib, err := d.ReadLibrary(ctx, a.LibraryID)
+	lib, err := readLibrary(ctx, d, a.LibraryID)
 	if err != nil {
 		return nil, err
 	}
@@ -351,8 +357,8 @@ func AuditPeople(ctx context.Context, d *kit.Deps, a toolargs.AuditPeople) (*mcp
 		findings = append(findings, f)
 	}
 	counts := tally(peopleKinds, findings)
-	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
-		kit.Extra("read", fmt.Sprintf("%s and %s", plural(len(authors), "author", "authors"), plural(len(narrators), "narrator", "narrators"))))
+	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts,
+		fmt.Sprintf("%s and %s", plural(len(authors), "author", "authors"), plural(len(narrators), "narrator", "narrators")))
 }
 
 // samePeople groups the names that spell one person: alike under
@@ -412,21 +418,20 @@ var duplicateKinds = []string{"same_asin", "same_isbn", "same_title_author"}
 // title and author to count as one book: 5 % of the longer.
 const durationSlack = 0.05
 
-// AuditDuplicates is audit_duplicates.
+// AuditDuplicates is audit_duplicates. Books are put together by each
+// reason (duplicateKinds), then the groups that share a book are one
+// finding: each pair once, its kind the first reason in duplicateKinds'
+// order and reasons every one that put books of it together.
 func AuditDuplicates(ctx context.Context, d *kit.Deps, a toolargs.AuditDuplicates) (*mcp.CallToolResult, error) {
 	items, err := readItems(ctx, d, a.LibraryID, "")
 	if err != nil {
 		return nil, err
 	}
-	var findings []Finding
-	ids := func(g []int) ([]string, []string) {
-		var out, titles []string
-		for _, i := range g {
-			out = append(out, items[i].ID)
-			titles = append(titles, titleOf(&items[i]))
-		}
-		return out, titles
+	type link struct {
+		kind, detail string
+		members      []int
 	}
+	var links []link
 	for _, by := range []struct {
 		kind string
 		key  func(*absdata.Metadata) string
@@ -441,17 +446,16 @@ func AuditDuplicates(ctx context.Context, d *kit.Deps, a toolargs.AuditDuplicate
 		u := newUnionFind(len(items))
 		u.unionBy(keys)
 		for _, g := range u.groups() {
-			f := Finding{Kind: by.kind, Detail: fmt.Sprintf("%d books share %s", len(g), keys[g[0]])}
-			f.IDs, f.Names = ids(g)
-			findings = append(findings, f)
+			links = append(links, link{by.kind, fmt.Sprintf("%d books share %s", len(g), keys[g[0]]), g})
 		}
 	}
-	// The same title and author, durations within durationSlack.
+	// The same title (edition notes such as "(Unabridged)" aside) and
+	// author, durations within durationSlack.
 	byWork := map[string][]int{}
 	var works []string
 	for i := range items {
 		m := &items[i].Media.Metadata
-		t, au := Fold(m.Title.Value), PersonKey(m.AuthorName)
+		t, au := TitleKey(m.Title.Value), PersonKey(m.AuthorName)
 		if t == "" {
 			continue
 		}
@@ -480,17 +484,46 @@ func AuditDuplicates(ctx context.Context, d *kit.Deps, a toolargs.AuditDuplicate
 			for _, x := range sub {
 				members = append(members, g[x])
 			}
-			f := Finding{Kind: "same_title_author", Detail: fmt.Sprintf("%d books of one title and author, durations within %d %%", len(members), int(durationSlack*100))}
-			f.IDs, f.Names = ids(members)
-			findings = append(findings, f)
+			links = append(links, link{"same_title_author", fmt.Sprintf("%d books of one title and author, durations within %d %%", len(members), int(durationSlack*100)), members})
 		}
 	}
-	for i := range findings {
-		sortTogether(findings[i].IDs, findings[i].Names)
+	// One finding per set of books the reasons put together.
+	all := newUnionFind(len(items))
+	for _, l := range links {
+		for _, i := range l.members[1:] {
+			all.union(l.members[0], i)
+		}
+	}
+	byRoot := map[int][]link{}
+	for _, l := range links {
+		r := all.find(l.members[0])
+		byRoot[r] = append(byRoot[r], l)
+	}
+	var findings []Finding
+	for _, g := range all.groups() {
+		f := Finding{}
+		var details []string
+		for _, kind := range duplicateKinds {
+			for _, l := range byRoot[all.find(g[0])] {
+				if l.kind == kind {
+					if !slices.Contains(f.Reasons, kind) {
+						f.Reasons = append(f.Reasons, kind)
+					}
+					details = append(details, l.detail)
+				}
+			}
+		}
+		f.Kind, f.Detail = f.Reasons[0], strings.Join(details, "; ")
+		for _, i := range g {
+			f.IDs = append(f.IDs, items[i].ID)
+			f.Names = append(f.Names, titleOf(&items[i]))
+		}
+		sortTogether(f.IDs, f.Names)
+		findings = append(findings, f)
 	}
 	counts := tally(duplicateKinds, findings)
-	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
-		kit.Extra("read", plural(len(items), "book", "books")))
+	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts,
+		plural(len(items), "book", "books"))
 }
 
 // isbnKey is an ISBN's digits (and a final X), so that "978-0-7653"
@@ -528,23 +561,10 @@ func sortTogether(ids, names []string) {
 
 // ---------------------------------------------------------------- missing
 
-// missingFilters are Audiobookshelf's filters the missing audit reads,
-// in its kinds' order: libraryItemsBookFilters' missing group, and issues.
-var missingFilters = []struct{ kind, filter string }{
-	{"cover", kit.Filter("missing", "cover")},
-	{"description", kit.Filter("missing", "description")},
-	{"asin", kit.Filter("missing", "asin")},
-	{"isbn", kit.Filter("missing", "isbn")},
-	{"published_year", kit.Filter("missing", "publishedYear")},
-	{"language", kit.Filter("missing", "language")},
-	{"chapters", kit.Filter("missing", "chapters")},
-	{"issues", "issues"},
-}
-
-// missingKinds are the kinds a finding names: a book lacking an ASIN or an
-// ISBN alone is not one (most books have one and not the other); lacking
-// both is asin_isbn.
-var missingKinds = []string{"cover", "description", "asin_isbn", "published_year", "language", "chapters", "issues"}
+// missingKinds are the kinds a finding names. A book lacking an ASIN or
+// an ISBN alone is not one (most books have one and not the other);
+// lacking both is asin_isbn.
+var missingKinds = []string{"cover", "description", "author", "asin_isbn", "published_year", "language", "chapters", "issues"}
 
 // MissingFinding is a book and the kinds it lacks.
 type MissingFinding struct {
@@ -553,53 +573,70 @@ type MissingFinding struct {
 	Missing       []string `json:"missing"`
 }
 
-// AuditMissing is audit_missing.
-func AuditMissing(ctx context.Context, d *kit.Deps, a toolargs.AuditMissing) (*mcp.CallToolResult, error) {
-	reads := make([]itemsRead, len(missingFilters))
-	kit.EachLimit(len(missingFilters), 4, func(i int) {
-		items, err := readItems(ctx, d, a.LibraryID, missingFilters[i].filter)
-		reads[i] = itemsRead{items, err}
-	})
-	for _, r := range reads {
-		if r.err != nil {
-			return nil, r.err
+// lacks are the kinds of missingKinds a book lacks, from its minified
+// item as a library's listing gives it: what Audiobookshelf's missing
+// filters and its issues filter test (libraryItemsBookFilters: a text
+// null or "", no chapters, no author, files missing or invalid), with
+// spaces aside, and a description that is empty to a reader once its
+// markup is taken out ("<p></p>", "&nbsp;"), which the filter misses.
+func lacks(it *absdata.Item) []string {
+	m := &it.Media.Metadata
+	blank := func(t absdata.Text) bool { return strings.TrimSpace(t.Value) == "" }
+	l := map[string]bool{
+		"cover":          blank(it.Media.CoverPath),
+		"description":    emptyToReader(m.Description.String()),
+		"author":         len(m.Authors) == 0 && strings.TrimSpace(m.AuthorName) == "",
+		"asin_isbn":      blank(m.ASIN) && blank(m.ISBN),
+		"published_year": blank(m.PublishedYear),
+		"language":       blank(m.Language),
+		"chapters":       it.Media.NumChapters == 0 && len(it.Media.Chapters) == 0,
+		"issues":         it.IsMissing || it.IsInvalid,
+	}
+	var out []string
+	for _, k := range missingKinds {
+		if l[k] {
+			out = append(out, k)
 		}
 	}
-	lacks := map[string]map[string]bool{}
-	titles := map[string]string{}
-	for i, r := range reads {
-		for b := range r.items {
-			it := &r.items[b]
-			if lacks[it.ID] == nil {
-				lacks[it.ID] = map[string]bool{}
-			}
-			lacks[it.ID][missingFilters[i].kind] = true
-			titles[it.ID] = titleOf(it)
+	return out
+}
+
+// emptyToReader reports whether a description shows nothing once its
+// markup and entities are taken out: no letter, digit, mark or symbol,
+// only spaces and invisible characters.
+func emptyToReader(s string) bool {
+	text, _ := compact.Collapse(s, 1)
+	for _, r := range text {
+		if unicode.IsGraphic(r) && !unicode.IsSpace(r) {
+			return false
 		}
+	}
+	return true
+}
+
+// AuditMissing is audit_missing: the library's books, page after page,
+// each one's lacks.
+func AuditMissing(ctx context.Context, d *kit.Deps, a toolargs.AuditMissing) (*mcp.CallToolResult, error) {
+	items, err := readItems(ctx, d, a.LibraryID, "")
+	if err != nil {
+		return nil, err
 	}
 	counts := map[string]int{}
 	for _, k := range missingKinds {
 		counts[k] = 0
 	}
 	var findings []MissingFinding
-	for id, l := range lacks {
-		if l["asin"] && l["isbn"] {
-			l["asin_isbn"] = true
-		}
-		f := MissingFinding{LibraryItemID: id, Title: titles[id]}
-		for _, k := range missingKinds {
-			if l[k] {
-				f.Missing = append(f.Missing, k)
+	for i := range items {
+		it := &items[i]
+		if l := lacks(it); len(l) > 0 {
+			for _, k := range l {
 				counts[k]++
 			}
-		}
-		if len(f.Missing) > 0 {
-			findings = append(findings, f)
+			findings = append(findings, MissingFinding{LibraryItemID: it.ID, Title: titleOf(it), Missing: l})
 		}
 	}
 	sort.Slice(findings, func(i, j int) bool { return findings[i].LibraryItemID < findings[j].LibraryItemID })
-	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
-		kit.Extra("read", "Audiobookshelf's filters missing.cover, description, asin, isbn, publishedYear, language, chapters and issues"))
+	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts, plural(len(items), "book", "books"))
 }
 
 // ---------------------------------------------------------------- tags and genres
@@ -638,7 +675,7 @@ func AuditTagsAndGenres(ctx context.Context, d *kit.Deps, a toolargs.AuditTagsAn
 		sort.Strings(names)
 		keys := make([]string, len(names))
 		for i, n := range names {
-			keys[i] = Fold(n)
+			keys[i] = NameKey(n)
 		}
 		u := newUnionFind(len(names))
 		u.unionBy(keys)
@@ -659,6 +696,6 @@ func AuditTagsAndGenres(ctx context.Context, d *kit.Deps, a toolargs.AuditTagsAn
 		}
 	}
 	counts := tally(termKinds, findings)
-	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), findings, nil, kit.AsIs, kit.Extra("counts", counts),
-		kit.Extra("read", plural(len(items), "book", "books")))
+	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts,
+		plural(len(items), "book", "books"))
 }

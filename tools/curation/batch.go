@@ -39,6 +39,10 @@ const readsAtOnce = 4
 // carried by a put-back.
 const maxText = 500
 
+// maxSequence is the longest place in a series the tool's sequence
+// argument takes.
+const maxSequence = 100
+
 // bookState is what batch_update_books reads of one book: the field it
 // changes, as Audiobookshelf holds it.
 type bookState struct {
@@ -485,7 +489,9 @@ func planText(states []bookState, field, value string) change {
 
 // planSeries: a book's series, by name (Audiobookshelf compares them
 // ignoring case). add puts each book in the series at sequence (remove
-// takes it out again); remove takes it out (add puts it back when it was
+// takes it out again), or moves a book already in it to sequence (add at
+// the old place puts it back, when every book moved had the same one and
+// none was put in the series by the same call); remove takes it out (add puts it back when it was
 // each book's last series, at one place for all, and the series keeps a
 // book); set makes it each book's only series (free only on books without
 // one: then it is an add).
@@ -510,6 +516,11 @@ func planSeries(ctx context.Context, d *kit.Deps, states []bookState, mode, name
 		return abs.BatchMediaUpdate{Id: id, MediaPayload: abs.MediaUpdate{Metadata: &abs.MediaMetadataUpdate{Series: &list}}}
 	}
 	var removed []absdata.SeriesRef
+	// moved are the books add moves to another place in a series they
+	// are in already, and from where; added those it puts in it.
+	var moved []string
+	var from []absdata.Text
+	added := 0
 	for _, st := range states {
 		at := slices.IndexFunc(st.Series, func(r absdata.SeriesRef) bool { return strings.EqualFold(r.Name, name) })
 		switch mode {
@@ -518,12 +529,16 @@ func planSeries(ctx context.Context, d *kit.Deps, states []bookState, mode, name
 				if st.Series[at].Sequence == want {
 					continue
 				}
-				c.replaced = append(c.replaced, st.ID)
+				// Audiobookshelf changes the place where the book is
+				// (Book.updateSeriesFromRequest saves its bookSeries row),
+				// its series and their order staying as they were.
+				moved, from = append(moved, st.ID), append(from, st.Series[at].Sequence)
 				list := entries(st.Series)
 				list[at].Sequence = sequence
 				c.payload = append(c.payload, payload(st.ID, list))
 				continue
 			}
+			added++
 			c.payload = append(c.payload, payload(st.ID, append(entries(st.Series), seriesEntry{Name: name, Sequence: sequence})))
 		case "remove":
 			if at < 0 {
@@ -576,6 +591,27 @@ func planSeries(ctx context.Context, d *kit.Deps, states []bookState, mode, name
 		}
 		c.putBack = putBackCall(args)
 		return c, nil
+	}
+	if len(moved) > 0 {
+		// One call back puts every moved book at its old place when they
+		// all had the same one (or none) and nothing was added to the
+		// series besides; else a place somebody chose would be lost.
+		same := added == 0
+		for _, f := range from {
+			if f != from[0] || (f.Valid && (oneLine(f.Value) != "" || len([]rune(f.Value)) > maxSequence)) {
+				same = false
+			}
+		}
+		if !same {
+			c.replaced = append(c.replaced, moved...)
+		} else {
+			args := map[string]any{"field": "series", "mode": "add", "series": name}
+			if from[0].Valid {
+				args["sequence"] = from[0].Value
+			}
+			c.putBack = putBackCall(args)
+			return c, nil
+		}
 	}
 	pb := putBackCall(map[string]any{"field": "series", "mode": "remove", "series": name})
 	pb.Note = "It asks first when it would leave the series without a book (Audiobookshelf then deletes it): so it does when this call made the series."

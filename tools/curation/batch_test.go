@@ -1,7 +1,9 @@
 package curation
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
@@ -82,6 +84,68 @@ func TestPlanListPutBack(t *testing.T) {
 			back := map[string]string{"add": "remove", "remove": "add", "set": "remove"}[c.mode]
 			if ch.putBack.Arguments["mode"] != back {
 				t.Errorf("put-back %v, want mode %s", ch.putBack.Arguments, back)
+			}
+		})
+	}
+}
+
+// TestPlanSeriesMovePutBack: moving books already in a series to another
+// place in it is free where one call of add at the old place gives every
+// book its place back: they all came from one place (or none), and the
+// call puts no other book in the series.
+func TestPlanSeriesMovePutBack(t *testing.T) {
+	null := absdata.Text{}
+	seq := func(s string) absdata.Text { return absdata.Text{Value: s, Valid: true} }
+	in := func(id string, places ...absdata.Text) bookState {
+		st := bookState{ID: id}
+		for i, p := range places {
+			st.Series = append(st.Series, absdata.SeriesRef{ID: fmt.Sprint("s", i), Name: []string{"Discworld", "Death"}[i], Sequence: p})
+		}
+		return st
+	}
+	to := "4.5"
+	for _, c := range []struct {
+		name     string
+		states   []bookState
+		replaced int
+		back     map[string]any
+	}{
+		{"one book moved", []bookState{in("b0", seq("4"))}, 0, map[string]any{"mode": "add", "sequence": "4"}},
+		{"a book in two series moved in its second", []bookState{in("b0", seq("9"), seq("2"))}, 0, nil},
+		{"two books from one place", []bookState{in("b0", seq("4")), in("b1", seq("4"))}, 0, map[string]any{"mode": "add", "sequence": "4"}},
+		{"a book from no place", []bookState{in("b0", null)}, 0, map[string]any{"mode": "add", "sequence": nil}},
+		{"two books from two places", []bookState{in("b0", seq("4")), in("b1", seq("5"))}, 2, nil},
+		{"a book moved and another put in", []bookState{in("b0", seq("4")), in("b1")}, 1, map[string]any{"mode": "remove"}},
+		{"a book at a place too long to carry back", []bookState{in("b0", seq(strings.Repeat("9", maxSequence+1)))}, 1, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			name := "Discworld"
+			if c.name == "a book in two series moved in its second" {
+				name = "death"
+			}
+			ch, err := planSeries(context.Background(), nil, c.states, "add", name, &to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ch.payload) != len(c.states) || len(ch.replaced) != c.replaced {
+				t.Fatalf("%d changed, %d replaced; want %d and %d", len(ch.payload), len(ch.replaced), len(c.states), c.replaced)
+			}
+			if c.name == "a book in two series moved in its second" {
+				list := *ch.payload[0].MediaPayload.Metadata.Series
+				if len(list) != 2 || list[0].Name != "Discworld" || *list[0].Sequence != "9" || list[1].Name != "Death" || *list[1].Sequence != to {
+					t.Errorf("the payload's series: %+v; want Discworld #9 then Death #%s, in their order", list, to)
+				}
+				if ch.putBack.Arguments["sequence"] != "2" || ch.putBack.Arguments["mode"] != "add" {
+					t.Errorf("put-back %v, want add at 2", ch.putBack.Arguments)
+				}
+			}
+			for k, v := range c.back {
+				got, ok := ch.putBack.Arguments[k]
+				if v == nil && ok {
+					t.Errorf("put-back %v: want no %s (the book had no place)", ch.putBack.Arguments, k)
+				} else if v != nil && got != v {
+					t.Errorf("put-back %v: want %s %v", ch.putBack.Arguments, k, v)
+				}
 			}
 		})
 	}

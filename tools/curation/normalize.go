@@ -1,71 +1,44 @@
 package curation
 
 import (
+	"regexp"
 	"strings"
-	"unicode"
 
-	"golang.org/x/text/unicode/norm"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 )
 
-// Fold is the spelling of a name that the audits compare: diacritics taken
-// off (NFD, combining marks dropped), lower case, every run of punctuation
-// and white space one space, and a leading "the" dropped. "The  Stormlight
-// Archive", "stormlight archive" and "Stormlight-Archive" fold alike.
-func Fold(s string) string {
-	words := foldWords(s)
+// NameKey is the spelling of a name (a series, a tag, a genre, a title)
+// that the audits compare: kit.Fold's joined form (accents, case,
+// spaces, hyphens, full stops and other punctuation aside) without a
+// leading "the". "The  Stormlight Archive", "stormlight archive" and
+// "Stormlight-Archive" are alike, and so are "re-read" and "reread",
+// "Non-Fiction", "Non Fiction" and "Nonfiction".
+func NameKey(s string) string {
+	words := kit.FoldWords(s)
 	if len(words) > 1 && words[0] == "the" {
 		words = words[1:]
 	}
-	return strings.Join(words, " ")
-}
-
-// foldWords is s without diacritics, in lower case, cut into its words
-// (letters and digits; everything else separates them, except an
-// apostrophe, which is dropped: "O'Brien" is one word).
-func foldWords(s string) []string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		switch {
-		case unicode.Is(unicode.Mn, r):
-		case r == '\'' || r == '’':
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(unicode.ToLower(r))
-		default:
-			b.WriteByte(' ')
-		}
+	if len(words) == 0 {
+		return ""
 	}
-	return strings.Fields(b.String())
+	return strings.Join(words, "")
 }
 
 // PersonKey is the spelling of a person's name that the people audit
-// compares: "Last, First" turned to "First Last", then folded as Fold
-// does (no "the" dropped), with a run of single letters written together
-// ("J. R. R. Tolkien" and "J.R.R. Tolkien" are "jrr tolkien").
+// compares: "Last, First" turned to "First Last", then kit.Fold's joined
+// form ("J. R. R. Tolkien" and "J.R.R. Tolkien" are "jrrtolkien";
+// "Ursula K. Le Guin" and "Le Guin, Ursula K." and "Ursula K. LeGuin"
+// are one). Every letter counts: "George R. R. Martin" is not "George
+// Martin", nor "Robert B. Parker" "Robert Parker".
 func PersonKey(s string) string {
-	var out []string
-	run := ""
-	for _, w := range foldWords(firstLast(s)) {
-		if len([]rune(w)) == 1 {
-			run += w
-			continue
-		}
-		if run != "" {
-			out = append(out, run)
-			run = ""
-		}
-		out = append(out, w)
-	}
-	if run != "" {
-		out = append(out, run)
-	}
-	return strings.Join(out, " ")
+	return strings.Join(kit.FoldWords(firstLast(s)), "")
 }
 
 // InitialsKey is a person's name with every given name cut to its
 // initial ("John Ronald Reuel Tolkien" and "J. R. R. Tolkien" are both
 // "jrr tolkien"), and whether some given name was spelt out.
 func InitialsKey(s string) (key string, spelt bool) {
-	words := foldWords(firstLast(s))
+	words := kit.FoldWords(firstLast(s))
 	if len(words) < 2 {
 		return strings.Join(words, " "), false
 	}
@@ -87,4 +60,17 @@ func firstLast(s string) string {
 		return first + " " + last
 	}
 	return s
+}
+
+// editionWords is a note in parentheses or brackets that says which
+// edition of a recording a title is, not which work: "(Unabridged)",
+// "[Abridged Edition]". A dramatisation is another work and is not one.
+var editionWords = regexp.MustCompile(`(?i)\s*[(\[]\s*(un)?abridged(\s+(edition|version|audiobook|audio\s*book|recording))?\s*[)\]]`)
+
+// TitleKey is a title as the duplicates audit compares it: its edition
+// notes taken out (editionWords), then NameKey. "The Martian
+// (Unabridged)" is "The Martian"; "Good Omens (Dramatised)" is not "Good
+// Omens".
+func TitleKey(s string) string {
+	return NameKey(editionWords.ReplaceAllString(s, " "))
 }

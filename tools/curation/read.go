@@ -34,6 +34,12 @@ func readItems(ctx context.Context, d *kit.Deps, libraryID, filterBy string) ([]
 // walkItems reads a library's items, filtered by filterBy, page after
 // page; a podcast among them is refused unless podcasts is true.
 func walkItems(ctx context.Context, d *kit.Deps, libraryID, filterBy string, podcasts bool) ([]absdata.Item, error) {
+	return once(ctx, fmt.Sprintf("items %s %q %t", libraryID, filterBy, podcasts), func() ([]absdata.Item, error) {
+		return walkItemPages(ctx, d, libraryID, filterBy, podcasts)
+	})
+}
+
+func walkItemPages(ctx context.Context, d *kit.Deps, libraryID, filterBy string, podcasts bool) ([]absdata.Item, error) {
 	return walkPages(ctx, d, libraryID, "books", itemsPage, func(ctx context.Context, page int) (*http.Response, error) {
 		params := &abs.ListLibraryItemsParams{Limit: kit.Ptr(itemsPage), Page: kit.Ptr(page)}
 		if filterBy != "" {
@@ -53,6 +59,10 @@ func walkItems(ctx context.Context, d *kit.Deps, libraryID, filterBy string, pod
 // readSeries reads a library's series with their books, page after page
 // of seriesPage until Audiobookshelf's total.
 func readSeries(ctx context.Context, d *kit.Deps, libraryID string) ([]absdata.Series, error) {
+	return once(ctx, "series "+libraryID, func() ([]absdata.Series, error) { return readSeriesPages(ctx, d, libraryID) })
+}
+
+func readSeriesPages(ctx context.Context, d *kit.Deps, libraryID string) ([]absdata.Series, error) {
 	return walkPages[absdata.Series](ctx, d, libraryID, "series", seriesPage, func(ctx context.Context, page int) (*http.Response, error) {
 		return d.API.ListLibrarySeries(ctx, libraryID, &abs.ListLibrarySeriesParams{Limit: kit.Ptr(seriesPage), Page: kit.Ptr(page)})
 	}, nil)
@@ -60,8 +70,12 @@ func readSeries(ctx context.Context, d *kit.Deps, libraryID string) ([]absdata.S
 
 // readAuthors reads a book library's authors, sorted by name, page after
 // page of authorsPage until Audiobookshelf's total.
-func readAuthors(ctx context.Context, d *kit.Deps, libraryID string) ([]absdata.Ref, error) {
-	return walkPages[absdata.Ref](ctx, d, libraryID, "authors", authorsPage, func(ctx context.Context, page int) (*http.Response, error) {
+func readAuthors(ctx context.Context, d *kit.Deps, libraryID string) ([]absdata.Author, error) {
+	return once(ctx, "authors "+libraryID, func() ([]absdata.Author, error) { return readAuthorPages(ctx, d, libraryID) })
+}
+
+func readAuthorPages(ctx context.Context, d *kit.Deps, libraryID string) ([]absdata.Author, error) {
+	return walkPages[absdata.Author](ctx, d, libraryID, "authors", authorsPage, func(ctx context.Context, page int) (*http.Response, error) {
 		return d.API.ListLibraryAuthors(ctx, libraryID, &abs.ListLibraryAuthorsParams{Limit: kit.Ptr(authorsPage), Page: kit.Ptr(page), Sort: kit.Ptr("name")})
 	}, nil)
 }
@@ -97,6 +111,10 @@ func walkPages[T any](ctx context.Context, d *kit.Deps, libraryID, what string, 
 // readNarrators reads a library's narrators (Audiobookshelf sends them
 // all at once), spelt as the books hold them.
 func readNarrators(ctx context.Context, d *kit.Deps, libraryID string) ([]string, error) {
+	return once(ctx, "narrators "+libraryID, func() ([]string, error) { return readNarratorList(ctx, d, libraryID) })
+}
+
+func readNarratorList(ctx context.Context, d *kit.Deps, libraryID string) ([]string, error) {
 	body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListLibraryNarrators(ctx, libraryID)
 	})

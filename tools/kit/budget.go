@@ -77,8 +77,8 @@ func ShapeOf(name string, readOnly bool, schema any) Shape {
 	}
 	var sch struct {
 		Properties map[string]struct {
-			Default json.RawMessage `json:"default"`
-			Minimum *float64        `json:"minimum"`
+			Default any      `json:"default"` // a number for limit, a string for detail
+			Minimum *float64 `json:"minimum"`
 		} `json:"properties"`
 	}
 	if json.Unmarshal(b, &sch) != nil {
@@ -88,8 +88,7 @@ func ShapeOf(name string, readOnly bool, schema any) Shape {
 	_, s.HasPage = sch.Properties["page"]
 	if p, ok := sch.Properties["limit"]; ok {
 		s.HasLimit = true
-		var def float64
-		if json.Unmarshal(p.Default, &def) == nil {
+		if def, ok := p.Default.(float64); ok {
 			s.DefaultLimit = int(def)
 		}
 		if p.Minimum != nil && *p.Minimum > 1 {
@@ -119,7 +118,11 @@ func Budget(res *mcp.CallToolResult, max int, s Shape, args json.RawMessage) *mc
 		Limit  *float64 `json:"limit"`
 		Page   *float64 `json:"page"`
 	}
-	_ = json.Unmarshal(args, &a)
+	if err := json.Unmarshal(args, &a); err != nil {
+		// Arguments that cannot be read (none at all, say) are taken as
+		// none given: the ways below start from the defaults.
+		a.Detail, a.Limit, a.Page = "", nil, nil
+	}
 	var ways []string
 	if s.HasDetail && a.Detail == "full" {
 		ways = append(ways, `leave out detail "full": the compact form (the default) keeps ids and key fields and fits`)

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Result says each outcome in its one sentence, after the error's text,
@@ -80,4 +82,15 @@ func TestOutcomeSentencesOnlyAtTheEdge(t *testing.T) {
 			return true
 		})
 	}
+}
+
+// resultText is the text of a result.
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
 }

@@ -84,7 +84,12 @@ func (d *Deps) WhoIs(ctx context.Context, key string) (*Person, error) {
 		return nil, fmt.Errorf("the Audiobookshelf server at %s: its answer to GET /api/me could not be read while checking the key", d.BaseURL)
 	}
 	var me absdata.User
-	if err := absdata.Unmarshal(body, &me); err != nil || me.ID == "" {
+	if err := absdata.Unmarshal(body, &me); err != nil {
+		// The error's words, not the answer's: /api/me carries the user's
+		// tokens.
+		return nil, fmt.Errorf("the Audiobookshelf server at %s answered GET /api/me with a user that could not be read while checking the key (%s); is AUDIOBOOKSHELF_URL the Audiobookshelf server itself, version 2.26 or newer?", d.BaseURL, Clip(err.Error(), 120))
+	}
+	if me.ID == "" {
 		return nil, fmt.Errorf("the Audiobookshelf server at %s answered GET /api/me without a user id while checking the key; is AUDIOBOOKSHELF_URL the Audiobookshelf server itself?", d.BaseURL)
 	}
 	if !me.Active() {
@@ -96,17 +101,8 @@ func (d *Deps) WhoIs(ctx context.Context, key string) (*Person, error) {
 
 // PersonOf is user u as a permission check reads it.
 func PersonOf(u *absdata.User) Person {
-	var p struct {
-		Update       bool `json:"update"`
-		Delete       bool `json:"delete"`
-		Download     bool `json:"download"`
-		Upload       bool `json:"upload"`
-		AllLibraries bool `json:"accessAllLibraries"`
-		AllTags      bool `json:"accessAllTags"`
-		Explicit     bool `json:"accessExplicitContent"`
-	}
-	_ = absdata.Unmarshal(u.Permissions, &p)
+	p := &u.Permissions
 	return Person{UserID: u.ID, Username: u.Username, Type: u.Type,
 		CanUpdate: p.Update, CanDelete: p.Delete, CanDownload: p.Download, CanUpload: p.Upload,
-		SeesEverything: p.AllLibraries && p.AllTags && p.Explicit}
+		SeesEverything: p.AccessAllLibraries && p.AccessAllTags && p.AccessExplicitContent}
 }

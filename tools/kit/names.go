@@ -6,9 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"unicode"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
@@ -68,6 +65,14 @@ func (fs Founds) Sentences() []string {
 // guess. Nil when every name matched exactly. Called before anything
 // changing is sent.
 func (fs Founds) RefusePartial() error {
+	return fs.RefuseGuess("This write does not ask before it changes anything, so it does not act on a part of a name")
+}
+
+// RefuseGuess is the error of a call that acts on no part of a name
+// (why says so, as a sentence without its full stop) when a name matched
+// only as a part of one; nil when every name matched exactly. A prompt
+// refuses so: its text names what it was given.
+func (fs Founds) RefuseGuess(why string) error {
 	p := fs.Partial()
 	if len(p) == 0 {
 		return nil
@@ -80,7 +85,7 @@ func (fs Founds) RefusePartial() error {
 		fmt.Fprintf(&b, "argument %q: no %s is %s %s; the only one whose %s holds it is %s (id %q).",
 			f.Arg, f.Kind.noun(), f.Kind.named(), guard.Quote(f.Words), f.Kind.nameWord(), guard.Quote(f.Name), f.ID)
 	}
-	b.WriteString(" This write does not ask before it changes anything, so it does not act on a part of a name: call again with the id, or with the exact ")
+	b.WriteString(" " + why + ": call again with the id, or with the exact ")
 	b.WriteString(p[0].Kind.nameWord())
 	b.WriteString(".")
 	return Errorf(Unchanged, "%s", b.String())
@@ -100,38 +105,6 @@ func (k NameKind) nameWord() string {
 		return "title"
 	}
 	return "name"
-}
-
-// fold is a name as names are compared: accents dropped (NFD, marks
-// removed), lower case, and only letters and digits kept, so spacing and
-// punctuation do not count ("The Colour-of-Magic" and "the colour of
-// magic" fold alike). A name with no letter or digit folds to its
-// lower-cased words.
-func fold(s string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		switch {
-		case unicode.Is(unicode.Mn, r):
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	if b.Len() == 0 {
-		return strings.ToLower(strings.Join(strings.Fields(s), " "))
-	}
-	return b.String()
-}
-
-// foldWords is a name as a part of a name is looked for in it: accents
-// dropped, lower case, spacing collapsed, punctuation kept.
-func foldWords(s string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		if !unicode.Is(unicode.Mn, r) {
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 // The pages a name's complete listing is read in: a minified item is

@@ -12,8 +12,9 @@ import (
 )
 
 // Every list tool (a tool of tools.yaml that takes page) answers through
-// the one paging helper, kit.Page (or kit.ListLibraryOrServer, which ends
-// in it): its function in its toolset's package calls one of them.
+// the one paging helper, kit.Page (or kit.ListLibraryOrServer or
+// orderedlist.Get, which end in it): its function in its toolset's
+// package calls one of them.
 func TestEveryListToolPagesWithPage(t *testing.T) {
 	m, err := toolgen.Load("../../tools.yaml")
 	if err != nil {
@@ -35,28 +36,39 @@ func TestEveryListToolPagesWithPage(t *testing.T) {
 			t.Errorf("%s: no func %s in tools/%s", tool.Name, name, tool.Toolset)
 			continue
 		}
-		called := false
-		ast.Inspect(fn, func(n ast.Node) bool {
-			if c, ok := n.(*ast.CallExpr); ok {
-				f := c.Fun
-				if ix, ok := f.(*ast.IndexExpr); ok {
-					f = ix.X
-				}
-				if sel, ok := f.(*ast.SelectorExpr); ok {
-					if x, ok := sel.X.(*ast.Ident); ok && x.Name == "kit" && (sel.Sel.Name == "Page" || sel.Sel.Name == "ListLibraryOrServer") {
-						called = true
-					}
-				}
-			}
-			return true
-		})
-		if !called {
+		if !callsOneOf(fn, "kit.Page", "kit.ListLibraryOrServer", "orderedlist.Get") {
 			t.Errorf("%s (tools/%s, %s) takes page but does not answer through kit.Page", tool.Name, tool.Toolset, name)
 		}
 	}
 	if lists < 15 {
 		t.Fatalf("test bug: %d list tools found", lists)
 	}
+	if fn := findFunc(t, filepath.Join("..", "orderedlist"), "Get"); fn == nil || !callsOneOf(fn, "kit.Page") {
+		t.Errorf("orderedlist.Get does not answer through kit.Page")
+	}
+}
+
+// callsOneOf reports whether fn calls one of the functions named
+// ("pkg.Func"), given its type arguments or not.
+func callsOneOf(fn *ast.FuncDecl, names ...string) bool {
+	called := false
+	ast.Inspect(fn, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			f := c.Fun
+			if ix, ok := f.(*ast.IndexExpr); ok {
+				f = ix.X
+			}
+			if sel, ok := f.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok {
+					for _, name := range names {
+						called = called || x.Name+"."+sel.Sel.Name == name
+					}
+				}
+			}
+		}
+		return true
+	})
+	return called
 }
 
 // findFunc is the declaration of func name in the package in dir.

@@ -256,10 +256,11 @@ func serverMessage(r *Response) string {
 		Error   string `json:"error"`
 		Message string `json:"message"`
 	}
-	if json.Unmarshal(body, &j) == nil && (j.Error != "" || j.Message != "") {
-		body = []byte(j.Error + j.Message)
+	if err := json.Unmarshal(body, &j); err != nil || (j.Error == "" && j.Message == "") {
+		// Not Audiobookshelf's JSON error: its text as it is.
+		return ": " + Quote(Clip(CleanText(string(body)), 200))
 	}
-	return ": " + Quote(Clip(CleanText(string(body)), 200))
+	return ": " + Quote(Clip(CleanText(j.Error+j.Message), 200))
 }
 
 // ErrTooLarge is returned when a body passes the limit.

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"unicode"
 
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/argdec"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 )
 
@@ -59,11 +60,6 @@ const MaxCandidates = 10
 // the limit is not trusted: the name is matched on the complete listing.
 const searchLimit = 25
 
-var (
-	uuidRE   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	legacyRE = regexp.MustCompile(`^[a-z]{2,4}_[a-z0-9]{6,}$`)
-)
-
 // nameLike: a value that can be a title or a name to look up. Text with
 // control or format characters, or longer than maxName bytes, is left to
 // the decoder, which refuses it as an id before anything is sent.
@@ -83,12 +79,10 @@ func nameLike(s string) bool {
 // maxName is the longest title or name looked up, in bytes.
 const maxName = 500
 
-// LooksLikeID is true for what Audiobookshelf makes ids of: a UUID
-// (2.3 and later), or a prefixed id of older servers (li_…, lib_…). Such a
-// value is used as it is, with no request; anything else is a name.
-func LooksLikeID(s string) bool {
-	return uuidRE.MatchString(s) || legacyRE.MatchString(s)
-}
+// LooksLikeID is true for what Audiobookshelf makes ids of
+// (argdec.LooksLikeID). Such a value is used as it is, with no request;
+// anything else is a name.
+func LooksLikeID(s string) bool { return argdec.LooksLikeID(s) }
 
 // ResolveNames turns the titles and names among a call's arguments into
 // ids, before the arguments are decoded (so the permission and the plan
@@ -159,9 +153,8 @@ func (d *Deps) ResolveNames(ctx context.Context, raw json.RawMessage, args ...Na
 			m[a.Param] = nv
 			changed = true
 		}
-		if a.Kind.isLibrary() && a.Param == "library_id" {
-			var s string
-			if json.Unmarshal(m[a.Param], &s) == nil {
+		if a.Kind.isLibrary() && (a.Param == "library_id" || a.Param == "library") {
+			if s, ok := stringIn(m[a.Param]); ok {
 				r.libraryID = s
 			}
 		}
@@ -171,6 +164,15 @@ func (d *Deps) ResolveNames(ctx context.Context, raw json.RawMessage, args ...Na
 	}
 	out, err := json.Marshal(m)
 	return out, r.found, err
+}
+
+// stringIn is the string v holds, and whether v is a JSON string at all: a
+// test of an argument's shape, not a decode whose failure is an error (a
+// value of another shape is left to the arguments' decoder to refuse).
+func stringIn(v json.RawMessage) (string, bool) {
+	var s string
+	err := json.Unmarshal(v, &s)
+	return s, err == nil
 }
 
 // countNames is how many titles or names v (an argument's value) holds.
@@ -192,7 +194,7 @@ func countNames(a NameArg, v json.RawMessage) int {
 			return 0
 		}
 		for _, e := range l {
-			if json.Unmarshal(e, &s) == nil && nameLike(s) {
+			if s, ok := stringIn(e); ok && nameLike(s) {
 				n++
 			}
 		}
@@ -203,7 +205,7 @@ func countNames(a NameArg, v json.RawMessage) int {
 		return 0
 	}
 	for _, e := range l {
-		if e != nil && json.Unmarshal(e[a.Field], &s) == nil && nameLike(s) {
+		if s, ok := stringIn(e[a.Field]); ok && nameLike(s) {
 			n++
 		}
 	}
@@ -372,6 +374,8 @@ func (r *resolver) one(a NameArg, arg, s string) (string, bool, error) {
 	case len(match) == 1:
 		r.found = append(r.found, Found{Arg: arg, Kind: a.Kind, Words: name, Name: match[0].Name, ID: match[0].ID, Exact: exact})
 		return match[0].ID, true, nil
+	case len(match) == 0 && a.Kind.isLibrary():
+		return "", false, r.noLibrary(a.Kind, arg, name)
 	case len(match) == 0:
 		return "", false, Errorf(Unchanged, "argument %q: no %s is named %q. Give its id (%s lists them) or another name.", arg, a.Kind.noun(), clip(name, 80), a.Kind.lister())
 	}
@@ -396,7 +400,7 @@ func (r *resolver) one(a NameArg, arg, s string) (string, bool, error) {
 // it (case, accents and spacing aside: with its punctuation, so that "_a"
 // is not the "a" of every name).
 func pick(cands []candidate, name string) ([]candidate, bool) {
-	q, qw := fold(name), foldWords(name)
+	q, qw := Fold(name), lowerWords(name)
 	var exact, part []candidate
 	seen := map[string]bool{}
 	for _, c := range cands {
@@ -405,9 +409,9 @@ func pick(cands []candidate, name string) ([]candidate, bool) {
 		}
 		seen[c.ID] = true
 		switch {
-		case fold(c.Name) == q:
+		case Fold(c.Name) == q:
 			exact = append(exact, c)
-		case strings.Contains(foldWords(c.Name), qw):
+		case strings.Contains(lowerWords(c.Name), qw):
 			part = append(part, c)
 		}
 	}
@@ -473,6 +477,32 @@ func (r *resolver) candidates(k NameKind, name string) (_ []candidate, complete 
 		return r.search(k, name)
 	}
 	return out, true, nil
+}
+
+// noLibrary is the error of a library's name that names none of the
+// kind: the library of another kind it names, or else the user's
+// libraries (a short list, read in full).
+func (r *resolver) noLibrary(k NameKind, arg, name string) error {
+	libs, err := r.libraries()
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, l := range libs {
+		if Fold(l.Name) == Fold(name) && !k.fits(l.MediaType) {
+			return Errorf(Unchanged, "argument %q: %s is a %s library, and a %s is needed here. Give one by its id (list_libraries lists them) or its name.", arg, guard.Quote(l.Name), l.MediaType, k.noun())
+		}
+		if len(names) == MaxCandidates {
+			names = append(names, fmt.Sprintf("… and %d more", len(libs)-MaxCandidates))
+			break
+		}
+		names = append(names, guard.Quote(l.Name))
+	}
+	there := "this user sees no library"
+	if len(names) > 0 {
+		there = "the user's libraries are " + strings.Join(names, ", ")
+	}
+	return Errorf(Unchanged, "argument %q: no %s is named %q; %s. Give its id (list_libraries lists them) or another name.", arg, k.noun(), clip(name, 80), there)
 }
 
 // fits: a library of this media type can hold what the kind names.

@@ -86,8 +86,8 @@ func TestPickExactBeforePartial(t *testing.T) {
 			t.Errorf("pick(%q) = %v exact %v, want %v exact %v", tc.name, ids, exact, tc.want, tc.exact)
 		}
 	}
-	if fold("!!!") != "!!!" || fold("Ça va") != "cava" {
-		t.Errorf("fold: %q, %q", fold("!!!"), fold("Ça va"))
+	if Fold("!!!") != "!!!" || Fold("Ça va") != "cava" {
+		t.Errorf("Fold: %q, %q", Fold("!!!"), Fold("Ça va"))
 	}
 }
 

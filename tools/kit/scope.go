@@ -126,10 +126,7 @@ func (d *Deps) ItemsInProgress(ctx context.Context, limit int) (body []byte, sen
 	}
 	kept := make([]json.RawMessage, 0, len(v.LibraryItems))
 	for _, e := range v.LibraryItems {
-		var it struct {
-			ID        string `json:"id"`
-			LibraryID string `json:"libraryId"`
-		}
+		var it absdata.InProgressItem
 		if err := absdata.Unmarshal(e, &it); err != nil {
 			return nil, 0, nil, Errorf(Unchanged, "Audiobookshelf's list of the items in progress could not be read: %v", err)
 		}

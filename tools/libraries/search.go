@@ -127,6 +127,50 @@ func SearchLibrary(ctx context.Context, d *kit.Deps, a toolargs.SearchLibrary) (
 	return kit.JSONResult(out)
 }
 
+// shelfEntity is one entity of a shelf of type kind in compact form: nil
+// for an episode shelf's entry that names no episode, an error for one
+// that cannot be read.
+func shelfEntity(kind string, e absdata.RawValue) (any, error) {
+	switch kind {
+	case "book", "podcast":
+		var it absdata.Item
+		if err := absdata.Unmarshal(e, &it); err != nil {
+			return nil, err
+		}
+		return compact.Brief(&it, nil), nil
+	case "episode":
+		var it absdata.Item
+		if err := absdata.Unmarshal(e, &it); err != nil {
+			return nil, err
+		}
+		if it.RecentEpisode == nil {
+			return nil, nil
+		}
+		return compact.Episode(it.RecentEpisode, it.Media.Metadata.Title.Value), nil
+	case "series":
+		var se absdata.Series
+		if err := absdata.Unmarshal(e, &se); err != nil {
+			return nil, err
+		}
+		ids := make([]string, 0, len(se.Books))
+		for _, b := range se.Books {
+			ids = append(ids, b.ID)
+		}
+		return map[string]any{"id": se.ID, "name": se.Name, "book_ids": ids}, nil
+	case "authors":
+		var au absdata.Author
+		if err := absdata.Unmarshal(e, &au); err != nil {
+			return nil, err
+		}
+		return map[string]any{"id": au.ID, "name": au.Name, "num_books": au.NumBooks}, nil
+	}
+	var x absdata.Ref
+	if err := absdata.Unmarshal(e, &x); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
@@ -151,48 +195,34 @@ func GetPersonalizedShelves(ctx context.Context, d *kit.Deps, a toolargs.GetPers
 		return nil, err
 	}
 	type shelf struct {
-		ID       string `json:"id"`
-		Label    string `json:"label"`
-		Type     string `json:"type"`
-		Total    int    `json:"total,omitempty"`
-		More     string `json:"more,omitempty"`
+		ID    string `json:"id"`
+		Label string `json:"label"`
+		Type  string `json:"type"`
+		Total int    `json:"total,omitempty"`
+		More  string `json:"more,omitempty"`
+		// Unread says how many entities of the shelf Audiobookshelf sent
+		// in a shape that could not be read, and why: left out.
+		Unread   string `json:"unread,omitempty"`
 		Entities []any  `json:"entities"`
 	}
 	out := make([]shelf, 0, len(shelves))
 	for _, s := range shelves {
 		sh := shelf{ID: s.ID, Label: s.Label, Type: s.Type, Total: s.Total, Entities: []any{}}
+		unread, why := 0, ""
 		for _, e := range s.Entities {
-			switch s.Type {
-			case "book", "podcast":
-				var it absdata.Item
-				if absdata.Unmarshal(e, &it) == nil {
-					sh.Entities = append(sh.Entities, compact.Brief(&it, nil))
+			ent, err := shelfEntity(s.Type, e)
+			if err != nil {
+				if unread++; why == "" {
+					why = kit.Clip(err.Error(), 120)
 				}
-			case "episode":
-				var it absdata.Item
-				if absdata.Unmarshal(e, &it) == nil && it.RecentEpisode != nil {
-					sh.Entities = append(sh.Entities, compact.Episode(it.RecentEpisode, it.Media.Metadata.Title.Value))
-				}
-			case "series":
-				var se absdata.Series
-				if absdata.Unmarshal(e, &se) == nil {
-					ids := make([]string, 0, len(se.Books))
-					for _, b := range se.Books {
-						ids = append(ids, b.ID)
-					}
-					sh.Entities = append(sh.Entities, map[string]any{"id": se.ID, "name": se.Name, "book_ids": ids})
-				}
-			case "authors":
-				var au absdata.Author
-				if absdata.Unmarshal(e, &au) == nil {
-					sh.Entities = append(sh.Entities, map[string]any{"id": au.ID, "name": au.Name, "num_books": au.NumBooks})
-				}
-			default:
-				var x absdata.Ref
-				if absdata.Unmarshal(e, &x) == nil {
-					sh.Entities = append(sh.Entities, x)
-				}
+				continue
 			}
+			if ent != nil {
+				sh.Entities = append(sh.Entities, ent)
+			}
+		}
+		if unread > 0 {
+			sh.Unread = fmt.Sprintf("%d entities of this shelf could not be read and are left out (%s); detail full shows the shelf as Audiobookshelf sent it", unread, why)
 		}
 		out = append(out, sh)
 	}
@@ -210,7 +240,7 @@ func GetPersonalizedShelves(ctx context.Context, d *kit.Deps, a toolargs.GetPers
 	cost := func(c int) int {
 		n := 0
 		for i := range sizes {
-			n += 200 + len(out[i].Label)
+			n += 200 + len(out[i].Label) + len(out[i].Unread)
 			for j := 0; j < min(c, len(sizes[i])); j++ {
 				n += sizes[i][j]
 			}

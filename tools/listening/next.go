@@ -57,12 +57,6 @@ type Finish struct {
 	Finished  string `json:"finished"`
 }
 
-// inProgressEntry is an entry of the items in progress.
-type inProgressEntry struct {
-	absdata.Item
-	ProgressLastUpdate int64 `json:"progressLastUpdate"`
-}
-
 // WhatNext is what_next.
 func WhatNext(ctx context.Context, d *kit.Deps, a toolargs.WhatNext) (*mcp.CallToolResult, error) {
 	wantBooks := a.MediaType == nil || *a.MediaType == "book"
@@ -86,7 +80,7 @@ func WhatNext(ctx context.Context, d *kit.Deps, a toolargs.WhatNext) (*mcp.CallT
 		return nil, err
 	}
 	var ip struct {
-		LibraryItems []inProgressEntry `json:"libraryItems"`
+		LibraryItems []absdata.InProgressItem `json:"libraryItems"`
 	}
 	if err := kit.Decode(body, &ip); err != nil {
 		recsP.Abandon()

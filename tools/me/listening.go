@@ -65,7 +65,7 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 		return kit.RawResult(b)
 	}
 	var v struct {
-		LibraryItems []inProgressItem `json:"libraryItems"`
+		LibraryItems []absdata.InProgressItem `json:"libraryItems"`
 	}
 	if err := kit.Decode(body, &v); err != nil {
 		records.Abandon()
@@ -206,7 +206,7 @@ func nextInSeries[E any](ctx context.Context, d *kit.Deps, entries []E, of func(
 // items are in a series (all at the same time): each library's series
 // ids by name, a name two series share left out. A failed read leaves the
 // names without ids.
-func seriesIDs(ctx context.Context, d *kit.Deps, items []inProgressItem) map[string]map[string]string {
+func seriesIDs(ctx context.Context, d *kit.Deps, items []absdata.InProgressItem) map[string]map[string]string {
 	var libs []string
 	seen := map[string]bool{}
 	for i := range items {
@@ -270,13 +270,6 @@ func seriesRefsOf(seriesName string, ids map[string]string) []compact.SeriesRef 
 		refs = append(refs, compact.SeriesRef{ID: id, Name: name, Sequence: seq})
 	}
 	return refs
-}
-
-// inProgressItem is an entry of the items in progress: an item, with when
-// the user's progress of it last moved.
-type inProgressItem struct {
-	absdata.Item
-	ProgressLastUpdate int64 `json:"progressLastUpdate"`
 }
 
 // What the compact listening stats hold.

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/argdec"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/orderedlist"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,124 +20,63 @@ import (
 // Audiobookshelf rejects another length with 400 but saves a new name in
 // the same request anyway.
 func PlanUpdatePlaylist(ctx context.Context, d *kit.Deps, a toolargs.UpdatePlaylist) (*kit.Plan, error) {
-	body := abs.UpdatePlaylistJSONRequestBody{Name: a.Name, Description: a.Description}
-	plan := &kit.Plan{Targets: []string{a.PlaylistID}}
 	// The playlist is read first in every case: the answer carries what
 	// the call replaces, and the call that puts it back.
-	p, err := getPlaylist(ctx, d, a.PlaylistID)
+	p, _, err := getPlaylist(ctx, d, a.PlaylistID)
 	if err != nil {
 		return nil, err
 	}
-	prev, putBack, lost, lostWhy := playlistPutBack(p, a)
-	if lost != "" {
-		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
-		plan.Read = readOf(p)
-		plan.Action = fmt.Sprintf("This will replace the %s of %s%s.", lost, kit.Named("playlist", p.Name, a.PlaylistID), kit.NewName(a.Name))
-		plan.Consequences = []string{"The text it holds now could not be given back with update_playlist: " + lostWhy + "."}
+	order, err := reorder(p, a.Items)
+	if err != nil {
+		return nil, err
 	}
-	if a.Items != nil {
-		if err := missingEpisodeIDs(p, a.Items); err != nil {
-			return nil, err
-		}
-		missing, extra := kit.SameMembers(entryIDs(keysOf(p)), entryIDs(a.Items))
-		if len(missing) > 0 || len(extra) > 0 || len(a.Items) != len(p.Items) {
-			var why string
-			if len(missing) > 0 {
-				why += "; it leaves out " + kit.ListIDs(missing) + " (to take entries out use remove_items_from_playlist)"
-			}
-			if len(extra) > 0 {
-				why += "; " + kit.ListIDs(extra) + kit.PluralBe(len(extra)) + " not in the playlist (to add entries use add_items_to_playlist)"
-			}
-			return nil, kit.Errorf(kit.Unchanged, `argument "items": must list each of the %d entries of playlist %s exactly once, in the new order%s.`, len(p.Items), a.PlaylistID, why)
-		}
+	body := abs.UpdatePlaylistJSONRequestBody{Name: a.Name, Description: a.Description}
+	if order != nil {
 		items := toABSItems(a.Items)
 		body.Items = &items
-		moved := 0
-		cur := keysOf(p)
-		for i := range cur {
-			if cur[i] != a.Items[i] {
-				moved++
-			}
-		}
-		plan.Targets = append(plan.Targets, entryIDs(a.Items)...)
-		plan.Read = readOf(p)
-		plan.Action = fmt.Sprintf("This will reorder the %d entries of %s; %d of them change place.", len(a.Items), kit.Named("playlist", p.Name, a.PlaylistID), moved)
-		plan.Consequences = []string{"New order: " + kit.ListTitled(entryTitles(p, a.Items)) + "."}
-		if lost != "" {
-			plan.Consequences = append(plan.Consequences, "The text it holds now could not be given back with update_playlist: "+lostWhy+".")
-		} else if a.Name != nil || a.Description != nil {
-			plan.Consequences = append(plan.Consequences, "The name or description changes too.")
-		}
 	}
-	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
-		rb, err := d.Mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+	return kind.PlanUpdate(d, orderedlist.Update{ID: a.PlaylistID, Name: p.Name, Description: p.Description, NewName: a.Name, NewDescription: a.Description,
+		Order: order, Read: readOf(p), Show: orderedlist.Shows(playlistDetail),
+		Send: func(ctx context.Context) (*http.Response, error) {
 			return d.API.UpdatePlaylist(ctx, a.PlaylistID, body)
-		})
-		if err != nil {
-			return nil, err
-		}
-		var p absdata.Playlist
-		if err := kit.Decode(rb, &p); err != nil {
-			return nil, err
-		}
-		out := map[string]any{"updated": true, "playlist": playlistDetail(&p), "previous": prev}
-		if lost != "" {
-			out["not_put_back"] = "The old " + lost + " could not be given back with update_playlist (" + lostWhy + "); it is in previous, whole."
-		} else if putBack != nil {
-			out["put_back"] = putBack
-		}
-		return kit.JSONResult(out)
-	}
-	return plan, nil
+		}}), nil
 }
 
-// playlistPutBack is what update_playlist replaces and the call that gives
-// it back. lost names what could not be given back exactly ("" when all
-// can): then the tool asks first. Audiobookshelf ignores an empty name or
-// description on a playlist (PlaylistController.update), so a playlist
-// without a description cannot be given "none" back.
-func playlistPutBack(p *absdata.Playlist, a toolargs.UpdatePlaylist) (prev map[string]any, pb *kit.PutBack, lost, why string) {
-	prev = map[string]any{}
-	args := map[string]any{"playlist_id": p.ID}
-	var lostParts, whys []string
-	if a.Name != nil {
-		prev["name"] = p.Name
-		args["name"] = p.Name
-		if n := argdec.RefusedControls(p.Name); n > 0 {
-			lostParts = append(lostParts, "name")
-			whys = append(whys, kit.ControlWhy("name", n))
-		} else if utf8.RuneCountInString(p.Name) > kit.MaxNameLen || p.Name == "" {
-			lostParts = append(lostParts, "name")
-			whys = append(whys, kit.UnrestorableWhy("name", false, true))
-		}
+// reorder checks a new order of playlist p's entries (nil: none given): a
+// permutation of the entries, each episode with its episode_id.
+func reorder(p *absdata.Playlist, items []argdec.PlaylistItem) (*orderedlist.Reorder, error) {
+	if items == nil {
+		return nil, nil
 	}
-	if a.Description != nil {
-		prev["description"] = p.Description // whole; null when none
-		args["description"] = absdata.Str(p.Description)
-		if n := argdec.RefusedControls(absdata.Str(p.Description)); n > 0 {
-			lostParts = append(lostParts, "description")
-			whys = append(whys, kit.ControlWhy("description", n))
-		} else if d := absdata.Str(p.Description); d == "" || utf8.RuneCountInString(d) > kit.MaxDescriptionLen {
-			lostParts = append(lostParts, "description")
-			whys = append(whys, kit.UnrestorableWhy("description", false, true))
-		}
+	if err := missingEpisodeIDs(p, items); err != nil {
+		return nil, err
 	}
-	note := ""
-	if a.Items != nil {
-		keys := keysOf(p)
-		items := make([]map[string]any, 0, len(keys))
-		for _, k := range keys {
-			e := map[string]any{"library_item_id": k.LibraryItemID}
-			if k.EpisodeID != "" {
-				e["episode_id"] = k.EpisodeID
-			}
-			items = append(items, e)
+	cur := keysOf(p)
+	missing, extra := kit.SameMembers(entryIDs(cur), entryIDs(items))
+	if len(missing) > 0 || len(extra) > 0 || len(items) != len(p.Items) {
+		var why string
+		if len(missing) > 0 {
+			why += "; it leaves out " + kit.ListIDs(missing) + " (to take entries out use remove_items_from_playlist)"
 		}
-		prev["items"] = items
-		args["items"] = items
-		note = "Giving the old order back asks the person first, as every reorder does."
+		if len(extra) > 0 {
+			why += "; " + kit.ListIDs(extra) + kit.PluralBe(len(extra)) + " not in the playlist (to add entries use add_items_to_playlist)"
+		}
+		return nil, kit.Errorf(kit.Unchanged, `argument "items": must list each of the %d entries of playlist %s exactly once, in the new order%s.`, len(p.Items), p.ID, why)
 	}
-	return prev, &kit.PutBack{Tool: "update_playlist", Arguments: args, Note: note}, strings.Join(lostParts, " and "), strings.Join(whys, "; ")
+	return &orderedlist.Reorder{IDs: entryIDs(items), Moved: orderedlist.Moved(cur, items), Titles: entryTitles(p, items), Old: itemArgs(cur)}, nil
+}
+
+// itemArgs is entries as update_playlist's items argument takes them.
+func itemArgs(keys []argdec.PlaylistItem) []map[string]any {
+	items := make([]map[string]any, 0, len(keys))
+	for _, k := range keys {
+		e := map[string]any{"library_item_id": k.LibraryItemID}
+		if k.EpisodeID != "" {
+			e["episode_id"] = k.EpisodeID
+		}
+		items = append(items, e)
+	}
+	return items
 }
 
 // EffectFillsEmptyPlaylist is add_items_to_playlist's effect that makes it
@@ -153,7 +92,7 @@ const EffectFillsEmptyPlaylist = "fills_empty_playlist"
 // playlist that holds no entries asks first: its put-back would delete the
 // playlist. Anywhere else the call is free.
 func PlanAddItemsToPlaylist(ctx context.Context, d *kit.Deps, a toolargs.AddItemsToPlaylist) (*kit.Plan, error) {
-	p, err := getPlaylist(ctx, d, a.PlaylistID)
+	p, _, err := getPlaylist(ctx, d, a.PlaylistID)
 	if err != nil {
 		return nil, err
 	}
@@ -181,17 +120,13 @@ func PlanAddItemsToPlaylist(ctx context.Context, d *kit.Deps, a toolargs.AddItem
 			len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1])}
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
-		rb, err := d.Mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
+		updated, err := orderedlist.Change[absdata.Playlist](ctx, d, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
 			return d.API.AddItemsToPlaylist(ctx, a.PlaylistID, abs.AddItemsToPlaylistJSONRequestBody{Items: toABSItems(a.Items)})
 		})
 		if err != nil {
 			return nil, err
 		}
-		var updated absdata.Playlist
-		if err := kit.Decode(rb, &updated); err != nil {
-			return nil, err
-		}
-		out := map[string]any{"updated": true, "playlist": playlistDetail(&updated)}
+		out := map[string]any{"updated": true, "playlist": playlistDetail(updated)}
 		switch {
 		case len(added) > 0 && empty:
 			out["not_put_back"] = "The playlist was empty before: taking these entries out again makes Audiobookshelf delete the playlist, so no call here gives back the empty one. remove_items_from_playlist with these entries deletes it (and asks)."
@@ -210,7 +145,7 @@ func PlanAddItemsToPlaylist(ctx context.Context, d *kit.Deps, a toolargs.AddItem
 // playlist first: removing its last entries makes Audiobookshelf delete the
 // playlist, and the question says so.
 func PlanRemoveItemsFromPlaylist(ctx context.Context, d *kit.Deps, a toolargs.RemoveItemsFromPlaylist) (*kit.Plan, error) {
-	p, err := getPlaylist(ctx, d, a.PlaylistID)
+	p, _, err := getPlaylist(ctx, d, a.PlaylistID)
 	if err != nil {
 		return nil, err
 	}
@@ -242,11 +177,11 @@ func PlanRemoveItemsFromPlaylist(ctx context.Context, d *kit.Deps, a toolargs.Re
 			return kit.JSONResult(map[string]any{"removed": len(a.Items), "playlist_deleted": true, "playlist_id": a.PlaylistID,
 				"note": "Audiobookshelf deleted the playlist with its last entry."})
 		}
-		var p absdata.Playlist
-		if err := kit.Decode(rb, &p); err != nil {
+		left, err := orderedlist.Shows(playlistDetail)(rb)
+		if err != nil {
 			return nil, err
 		}
-		return kit.JSONResult(map[string]any{"removed": len(a.Items), "playlist": playlistDetail(&p)})
+		return kit.JSONResult(map[string]any{"removed": len(a.Items), "playlist": left})
 	}
 	return plan, nil
 }
@@ -280,22 +215,10 @@ func missingEpisodeIDs(p *absdata.Playlist, items []argdec.PlaylistItem) error {
 
 // PlanDeletePlaylist plans delete_playlist.
 func PlanDeletePlaylist(ctx context.Context, d *kit.Deps, a toolargs.DeletePlaylist) (*kit.Plan, error) {
-	p, err := getPlaylist(ctx, d, a.PlaylistID)
+	p, _, err := getPlaylist(ctx, d, a.PlaylistID)
 	if err != nil {
 		return nil, err
 	}
-	return &kit.Plan{
-		Targets: []string{a.PlaylistID},
-		Action:  fmt.Sprintf("This will delete %s with its %d entries in their order.", kit.Named("playlist", p.Name, a.PlaylistID), len(p.Items)),
-		Read:    readOf(p),
-		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
-			_, err := d.Mutate(ctx, "playlist "+a.PlaylistID, func(ctx context.Context) (*http.Response, error) {
-				return d.API.DeletePlaylist(ctx, a.PlaylistID)
-			})
-			if err != nil {
-				return nil, err
-			}
-			return kit.JSONResult(map[string]any{"deleted": true, "playlist_id": a.PlaylistID})
-		},
-	}, nil
+	return kind.PlanDelete(d, orderedlist.Delete{ID: a.PlaylistID, Name: p.Name, Count: len(p.Items), Read: readOf(p),
+		Send: func(ctx context.Context) (*http.Response, error) { return d.API.DeletePlaylist(ctx, a.PlaylistID) }}), nil
 }

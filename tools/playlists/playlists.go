@@ -2,7 +2,6 @@ package playlists
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/argdec"
@@ -11,6 +10,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/orderedlist"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -21,6 +21,9 @@ func keyOf(p *absdata.PlaylistItem) argdec.PlaylistItem {
 	}
 	return k
 }
+
+// kind is a playlist as the tools it shares with collections see it.
+var kind = orderedlist.Kind{Noun: "playlist", Entries: "entries", Counted: "entries", IDParam: "playlist_id", OrderParam: "items", IgnoresEmpty: true}
 
 // playlistRead is what an approval about a playlist is bound to: its
 // entries in their order and its updatedAt (lastUpdate). Audiobookshelf
@@ -79,6 +82,11 @@ type PlaylistBrief struct {
 	Entries   int    `json:"entries"`
 }
 
+// briefOf is a playlist in a list.
+func briefOf(p *absdata.Playlist) PlaylistBrief {
+	return PlaylistBrief{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: len(p.Items)}
+}
+
 // PlaylistEntry is one entry of a playlist.
 type PlaylistEntry struct {
 	ItemID    string `json:"library_item_id"`
@@ -91,13 +99,8 @@ type PlaylistEntry struct {
 
 // PlaylistDetail is one playlist with its entries in order.
 type PlaylistDetail struct {
-	ID                string          `json:"id"`
-	Name              string          `json:"name"`
-	LibraryID         string          `json:"library_id"`
-	Description       string          `json:"description,omitempty"`
-	DescriptionLength int             `json:"description_length,omitempty"`
-	DescriptionCut    string          `json:"description_cut,omitempty"`
-	Entries           []PlaylistEntry `json:"entries"`
+	orderedlist.Head
+	Entries []PlaylistEntry `json:"entries"`
 	// Cut says how many entries are left out of a write's answer.
 	Cut map[string]kit.Cut `json:"cut,omitempty"`
 }
@@ -106,18 +109,12 @@ type PlaylistDetail struct {
 // answer; get_playlist pages them).
 func playlistDetail(p *absdata.Playlist) PlaylistDetail {
 	out := playlistAll(p)
-	cuts := map[string]kit.Cut{}
-	out.Entries = kit.FirstOf(out.Entries, compact.ListCap, "get_playlist with page and limit", cuts, "entries")
-	if len(cuts) > 0 {
-		out.Cut = cuts
-	}
+	out.Entries, out.Cut = orderedlist.First(kind, out.Entries)
 	return out
 }
 
 func playlistAll(p *absdata.Playlist) PlaylistDetail {
-	out := PlaylistDetail{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: []PlaylistEntry{}}
-	out.Description, out.DescriptionLength, out.DescriptionCut = kit.Excerpt(absdata.Str(p.Description), kit.ListTextLimit,
-		fmt.Sprintf(`get_playlist {"playlist_id": %q, "detail": "full"}`, p.ID))
+	out := PlaylistDetail{Head: kind.HeadOf(p.ID, p.Name, p.LibraryID, p.Description, ""), Entries: []PlaylistEntry{}}
 	for i := range p.Items {
 		it := &p.Items[i]
 		e := PlaylistEntry{ItemID: it.LibraryItemID}
@@ -140,24 +137,11 @@ func playlistAll(p *absdata.Playlist) PlaylistDetail {
 	return out
 }
 
-func getPlaylist(ctx context.Context, d *kit.Deps, id string) (*absdata.Playlist, error) {
-	p, _, err := getPlaylistRaw(ctx, d, id)
-	return p, err
-}
-
-// getPlaylistRaw reads a playlist, and returns Audiobookshelf's JSON too.
-func getPlaylistRaw(ctx context.Context, d *kit.Deps, id string) (*absdata.Playlist, []byte, error) {
-	body, err := d.Get(ctx, "playlist "+id, func(ctx context.Context) (*http.Response, error) {
+// getPlaylist reads a playlist, and returns Audiobookshelf's JSON too.
+func getPlaylist(ctx context.Context, d *kit.Deps, id string) (*absdata.Playlist, []byte, error) {
+	return orderedlist.Read[absdata.Playlist](ctx, d, "playlist "+id, func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetPlaylist(ctx, id)
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	var p absdata.Playlist
-	if err := kit.Decode(body, &p); err != nil {
-		return nil, nil, err
-	}
-	return &p, body, nil
 }
 
 func toABSItems(items []argdec.PlaylistItem) []abs.PlaylistItemRef {
@@ -185,6 +169,15 @@ func entryIDs(items []argdec.PlaylistItem) []string {
 	return out
 }
 
+// GetPlaylist is get_playlist.
+func GetPlaylist(ctx context.Context, d *kit.Deps, a toolargs.GetPlaylist) (*mcp.CallToolResult, error) {
+	return orderedlist.Get(d, kind, func() (*absdata.Playlist, []byte, error) { return getPlaylist(ctx, d, a.PlaylistID) },
+		a.Detail, a.Page, a.Limit, func(p *absdata.Playlist) (orderedlist.Head, []PlaylistEntry) {
+			all := playlistAll(p)
+			return all.Head, all.Entries
+		})
+}
+
 // ListPlaylists is list_playlists.
 func ListPlaylists(ctx context.Context, d *kit.Deps, a toolargs.ListPlaylists) (*mcp.CallToolResult, error) {
 	return kit.ListLibraryOrServer(ctx, d, kit.ListRoutes{Noun: "playlist", Tool: "list_playlists",
@@ -193,26 +186,6 @@ func ListPlaylists(ctx context.Context, d *kit.Deps, a toolargs.ListPlaylists) (
 		},
 		Server: func(ctx context.Context) (*http.Response, error) { return d.API.ListPlaylists(ctx) },
 	}, a.LibraryID, kit.PagingOf(a.Page, a.Limit), briefOf)
-}
-
-// briefOf is a playlist in a list.
-func briefOf(p *absdata.Playlist) PlaylistBrief {
-	return PlaylistBrief{ID: p.ID, Name: p.Name, LibraryID: p.LibraryID, Entries: len(p.Items)}
-}
-
-// GetPlaylist is get_playlist.
-func GetPlaylist(ctx context.Context, d *kit.Deps, a toolargs.GetPlaylist) (*mcp.CallToolResult, error) {
-	p, body, err := getPlaylistRaw(ctx, d, a.PlaylistID)
-	if err != nil {
-		return nil, err
-	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
-	}
-	all := playlistAll(p)
-	return kit.Page(d, "entries", kit.PagingOf(a.Page, a.Limit), all.Entries, nil, kit.AsIs,
-		kit.Extra("id", all.ID), kit.Extra("name", all.Name), kit.Extra("library_id", all.LibraryID), kit.Extra("description", all.Description),
-		kit.Extra("description_length", all.DescriptionLength), kit.Extra("description_cut", all.DescriptionCut))
 }
 
 // CreatePlaylist is create_playlist.
@@ -225,17 +198,13 @@ func CreatePlaylist(ctx context.Context, d *kit.Deps, a toolargs.CreatePlaylist)
 		items := toABSItems(a.Items)
 		req.Items = &items
 	}
-	body, err := d.Mutate(ctx, "a new playlist in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
+	p, err := orderedlist.Change[absdata.Playlist](ctx, d, "a new playlist in library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.CreatePlaylist(ctx, req)
 	})
 	if err != nil {
 		return nil, err
 	}
-	var p absdata.Playlist
-	if err := kit.Decode(body, &p); err != nil {
-		return nil, err
-	}
-	return kit.JSONResult(map[string]any{"created": true, "playlist": playlistDetail(&p),
+	return kit.JSONResult(map[string]any{"created": true, "playlist": playlistDetail(p),
 		"put_back": &kit.PutBack{Tool: "delete_playlist", Arguments: map[string]any{"playlist_id": p.ID},
 			Note: "Deleting it asks the person first."}})
 }

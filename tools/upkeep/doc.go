@@ -1,5 +1,4 @@
-// Package upkeep is the upkeep toolset of tools.yaml (off unless
-// AUDIOBOOKSHELF_TOOLSETS names it): scanning a library (scan.go),
+// Package upkeep is the upkeep toolset of tools.yaml: scanning a library (scan.go),
 // editing and matching a book's metadata (book.go, metadata.go, match.go),
 // seeing or removing a cover (cover.go).
 //

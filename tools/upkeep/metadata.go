@@ -56,18 +56,24 @@ func metadataBody(f *argdec.MetadataFields) abs.UpdateLibraryItemMediaJSONReques
 	return body
 }
 
-// givenFields are the names of the fields f sets, in the tool's order.
-func givenFields(f *argdec.MetadataFields) []string {
+// givenFields are the names of the fields f sets, in the tool's order,
+// and their values as the call gave them.
+func givenFields(f *argdec.MetadataFields) ([]string, map[string]any, error) {
+	raw, err := json.Marshal(f)
+	if err != nil {
+		return nil, nil, kit.Errorf(kit.Unchanged, "internal error: the fields given could not be read back: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, nil, kit.Errorf(kit.Unchanged, "internal error: the fields given could not be read back: %v", err)
+	}
 	var out []string
-	raw, _ := json.Marshal(f)
-	var m map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &m)
 	for _, k := range editableFields {
 		if _, ok := m[k]; ok {
 			out = append(out, k)
 		}
 	}
-	return out
+	return out, m, nil
 }
 
 // EffectDeletesAuthorOrSeries is update_item_metadata's effect that makes
@@ -309,10 +315,10 @@ func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateI
 		return nil, err
 	}
 	plan := &kit.Plan{Targets: []string{a.LibraryItemID}}
-	given := givenFields(a.Fields)
-	raw, _ := json.Marshal(a.Fields)
-	var want map[string]any
-	_ = json.Unmarshal(raw, &want)
+	given, want, err := givenFields(a.Fields)
+	if err != nil {
+		return nil, err
+	}
 	prev := map[string]any{}
 	for _, k := range given {
 		// "" is how a text is cleared; Audiobookshelf holds it as null.

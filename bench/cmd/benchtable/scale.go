@@ -102,7 +102,7 @@ func scaleRows(t *table, p params) error {
 					}
 				}
 				if chosen[tool.Name] == nil {
-					return fmt.Errorf("read tool %s has no widest call in scalecheck.Widest", tool.Name)
+					return fmt.Errorf("read tool %s has no widest call (tools.yaml widest:)", tool.Name)
 				}
 			}
 			args := chosen[tool.Name]

@@ -75,6 +75,11 @@ var operations = map[string]struct{ method, path string }{
 	"deletePlaylist":              {http.MethodDelete, "/api/playlists/{id}"},
 	"batchQuickMatchLibraryItems": {http.MethodPost, "/api/items/batch/quickmatch"},
 	"renameNarrator":              {http.MethodPatch, "/api/libraries/{id}/narrators/{narratorId}"},
+	"searchBooks":                 {http.MethodGet, "/api/search/books"},
+	"searchCovers":                {http.MethodGet, "/api/search/covers"},
+	"setLibraryItemCover":         {http.MethodPost, "/api/items/{id}/cover"},
+	"searchChapters":              {http.MethodGet, "/api/search/chapters"},
+	"updateLibraryItemChapters":   {http.MethodPost, "/api/items/{id}/chapters"},
 	// podcasts toolset
 	"searchPodcasts":          {http.MethodGet, "/api/search/podcast"},
 	"getPodcastFeed":          {http.MethodPost, "/api/podcasts/feed"},
@@ -141,7 +146,7 @@ var plainOK = []string{
 
 // jsonErrors are the error answers Audiobookshelf sends as JSON: a
 // ValidationError of utils.getQueryParamAsString ({"error": ...}).
-var jsonErrors = map[string]bool{"searchPodcasts 400": true}
+var jsonErrors = map[string]bool{"searchPodcasts 400": true, "searchBooks 400": true, "searchBooks 404": true, "searchCovers 400": true, "searchChapters 500": true}
 
 func loadSpec(t *testing.T) *openapi3.T {
 	t.Helper()

@@ -517,6 +517,15 @@ type GetLibraryItemParams struct {
 // GetLibraryItemParamsExpanded defines parameters for GetLibraryItem.
 type GetLibraryItemParamsExpanded int
 
+// UpdateLibraryItemChaptersJSONBody defines parameters for UpdateLibraryItemChapters.
+type UpdateLibraryItemChaptersJSONBody struct {
+	Chapters []struct {
+		End   float64 `json:"end"`
+		Start float64 `json:"start"`
+		Title string  `json:"title"`
+	} `json:"chapters"`
+}
+
 // GetLibraryItemCoverParams defines parameters for GetLibraryItemCover.
 type GetLibraryItemCoverParams struct {
 	// Width Width in pixels, at most 4096 (default 400).
@@ -528,6 +537,12 @@ type GetLibraryItemCoverParams struct {
 
 // GetLibraryItemCoverParamsFormat defines parameters for GetLibraryItemCover.
 type GetLibraryItemCoverParamsFormat string
+
+// SetLibraryItemCoverJSONBody defines parameters for SetLibraryItemCover.
+type SetLibraryItemCoverJSONBody struct {
+	// Url The image's URL.
+	Url string `json:"url"`
+}
 
 // ListLibraryAuthorsParams defines parameters for ListLibraryAuthors.
 type ListLibraryAuthorsParams struct {
@@ -721,6 +736,42 @@ type DeletePodcastEpisodeParams struct {
 // DeletePodcastEpisodeParamsHard defines parameters for DeletePodcastEpisode.
 type DeletePodcastEpisodeParamsHard int
 
+// SearchBooksParams defines parameters for SearchBooks.
+type SearchBooksParams struct {
+	// Provider Provider (default google), or custom-<id>.
+	Provider *string `form:"provider,omitempty" json:"provider,omitempty"`
+
+	// Title Title searched for.
+	Title *string `form:"title,omitempty" json:"title,omitempty"`
+
+	// Author Author searched for.
+	Author *string `form:"author,omitempty" json:"author,omitempty"`
+
+	// Id A library item: its duration ranks audible results.
+	Id *string `form:"id,omitempty" json:"id,omitempty"`
+}
+
+// SearchChaptersParams defines parameters for SearchChapters.
+type SearchChaptersParams struct {
+	// Asin The book's ASIN.
+	Asin string `form:"asin" json:"asin"`
+
+	// Region Audible region (default us).
+	Region *string `form:"region,omitempty" json:"region,omitempty"`
+}
+
+// SearchCoversParams defines parameters for SearchCovers.
+type SearchCoversParams struct {
+	// Title Title searched for.
+	Title string `form:"title" json:"title"`
+
+	// Author Author searched for.
+	Author *string `form:"author,omitempty" json:"author,omitempty"`
+
+	// Provider Provider (default google), best, all or custom-<id>.
+	Provider *string `form:"provider,omitempty" json:"provider,omitempty"`
+}
+
 // SearchPodcastsParams defines parameters for SearchPodcasts.
 type SearchPodcastsParams struct {
 	// Term Search text (at most 1000 characters).
@@ -768,6 +819,12 @@ type BatchQuickMatchLibraryItemsJSONRequestBody = BatchQuickMatch
 
 // BatchUpdateLibraryItemsJSONRequestBody defines body for BatchUpdateLibraryItems for application/json ContentType.
 type BatchUpdateLibraryItemsJSONRequestBody = BatchUpdateLibraryItemsJSONBody
+
+// UpdateLibraryItemChaptersJSONRequestBody defines body for UpdateLibraryItemChapters for application/json ContentType.
+type UpdateLibraryItemChaptersJSONRequestBody UpdateLibraryItemChaptersJSONBody
+
+// SetLibraryItemCoverJSONRequestBody defines body for SetLibraryItemCover for application/json ContentType.
+type SetLibraryItemCoverJSONRequestBody SetLibraryItemCoverJSONBody
 
 // MatchLibraryItemJSONRequestBody defines body for MatchLibraryItem for application/json ContentType.
 type MatchLibraryItemJSONRequestBody = MatchRequest
@@ -1526,6 +1583,24 @@ type ClientInterface interface {
 	// Corresponds with GET /api/items/{id} (the `GetLibraryItem` operationId).
 	GetLibraryItem(ctx context.Context, id string, params *GetLibraryItemParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// UpdateLibraryItemChaptersWithBody Set a book's chapters
+	//
+	// LibraryItemController.updateMediaChapters (behind LibraryItemController.middleware: 404, 403 for an item the user may not access or without the update permission). A missing item, a podcast or a book without audio tracks answers 500 "Internal Server Error"; a body whose chapters is not a list of {title (a non-empty string), start, end (numbers)} 400 "Bad Request". The list replaces the book's chapters, ids renumbered from 0; an empty list clears them. The book's record (its updatedAt) changes, the library item's updatedAt does not. Answers {success: true, updated}: updated false when the chapters were already these.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/items/{id}/chapters (the `UpdateLibraryItemChapters` operationId).
+	UpdateLibraryItemChaptersWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateLibraryItemChapters Set a book's chapters
+	//
+	// LibraryItemController.updateMediaChapters (behind LibraryItemController.middleware: 404, 403 for an item the user may not access or without the update permission). A missing item, a podcast or a book without audio tracks answers 500 "Internal Server Error"; a body whose chapters is not a list of {title (a non-empty string), start, end (numbers)} 400 "Bad Request". The list replaces the book's chapters, ids renumbered from 0; an empty list clears them. The book's record (its updatedAt) changes, the library item's updatedAt does not. Answers {success: true, updated}: updated false when the chapters were already these.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/items/{id}/chapters (the `UpdateLibraryItemChapters` operationId).
+	UpdateLibraryItemChapters(ctx context.Context, id string, body UpdateLibraryItemChaptersJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RemoveLibraryItemCover Forget a library item's cover
 	//
 	// LibraryItemController.removeCover (behind LibraryItemController.middleware: 404 for an unknown item, 403 for an item the user may not access, and 403 without the delete permission, canDelete, as for every DELETE there, before anything changes). When the item has a cover it sets media.coverPath to null, moves the item's updatedAt and purges the resized covers (CacheManager.purgeCoverCache); the image file itself is not deleted and stays where it is. An item without a cover is left as it is. Either way the answer is 200 "OK".
@@ -1539,6 +1614,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/items/{id}/cover (the `GetLibraryItemCover` operationId).
 	GetLibraryItemCover(ctx context.Context, id string, params *GetLibraryItemCoverParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetLibraryItemCoverWithBody Set a library item's cover from an image URL
+	//
+	// LibraryItemController.uploadCover (behind LibraryItemController.middleware: 404, 403 for an item the user may not access; then 403 without the upload permission, canUpload). With {url} CoverManager.downloadCoverFromUrlNew downloads the image (through the SSRF filter) into the metadata folder's items/<id>/ (or the item's own folder with storeCoverWithItem) as cover.<ext>, overwriting a cover file of that name and deleting the other cover.* images there, sets media.coverPath and moves the item's updatedAt. A download that fails or is not an image answers 400 with plain text ("Failed to download image from url", "Invalid image ..."); no url and no file answers 400 "Invalid request no file or url". Success answers {success: true, cover: <the file's path>}.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/items/{id}/cover (the `SetLibraryItemCover` operationId).
+	SetLibraryItemCoverWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetLibraryItemCover Set a library item's cover from an image URL
+	//
+	// LibraryItemController.uploadCover (behind LibraryItemController.middleware: 404, 403 for an item the user may not access; then 403 without the upload permission, canUpload). With {url} CoverManager.downloadCoverFromUrlNew downloads the image (through the SSRF filter) into the metadata folder's items/<id>/ (or the item's own folder with storeCoverWithItem) as cover.<ext>, overwriting a cover file of that name and deleting the other cover.* images there, sets media.coverPath and moves the item's updatedAt. A download that fails or is not an image answers 400 with plain text ("Failed to download image from url", "Invalid image ..."); no url and no file answers 400 "Invalid request no file or url". Success answers {success: true, cover: <the file's path>}.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/items/{id}/cover (the `SetLibraryItemCover` operationId).
+	SetLibraryItemCover(ctx context.Context, id string, body SetLibraryItemCoverJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// MatchLibraryItemWithBody Quick match a library item against a metadata provider
 	//
@@ -2036,6 +2129,27 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/podcasts/{id}/episode/{episodeId} (the `GetPodcastEpisode` operationId).
 	GetPodcastEpisode(ctx context.Context, id string, episodeId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchBooks Search a metadata provider for books
+	//
+	// SearchController.findBooks (BookFinder.search): any signed-in user. It asks the provider (default google; itunes, openlibrary, fantlab, audible and its regions, or custom-<id> for a custom metadata provider, CustomProviderAdapter.search, which calls <url>/search?mediaType=book&query=<title>&author=<author>) over the internet. Without a title the answer is [] (a custom provider is asked all the same); with no result the first search is followed by up to 5 fuzzy ones. With id (a library item) and an audible provider each result gets matchConfidence and the results are sorted by how near their duration (minutes) is to the book's; an unknown id answers 404 {"error": ...}. Audible durations are minutes; a custom provider's duration is passed on as the provider gave it. A provider that cannot be reached answers [] after its timeout (10 seconds).
+	//
+	// Corresponds with GET /api/search/books (the `SearchBooks` operationId).
+	SearchBooks(ctx context.Context, params *SearchBooksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchChapters A book's chapters from Audnexus, by ASIN
+	//
+	// SearchController.findChapters (BookFinder.findChapters, providers/Audnexus getChaptersByASIN): any signed-in user. It asks https://api.audnex.us/books/<ASIN>/chapters (a fixed URL, not configurable) over the internet and passes its answer on: {asin, brandIntroDurationMs, brandOutroDurationMs, chapters: [{lengthMs, startOffsetMs, startOffsetSec, title}], isAccurate, region, runtimeLengthMs, runtimeLengthSec}. Every failure answers 200 too: {error: "Chapters not found", stringKey: "MessageChaptersNotFound"} when Audnexus has none or cannot be reached, {error: "Invalid ASIN", stringKey: "MessageInvalidAsin"} for an ASIN that is not ten letters and digits; a missing asin answers 500 {error: "Internal server error"}.
+	//
+	// Corresponds with GET /api/search/chapters (the `SearchChapters` operationId).
+	SearchChapters(ctx context.Context, params *SearchChaptersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchCovers Search metadata providers for cover images
+	//
+	// SearchController.findCovers (BookFinder.findCovers): any signed-in user. title is required (400 {"error": ...} without it). provider is one of BookFinder's providers (default google), best (google, fantlab and audible one after the other), all (every provider one after the other), or custom-<id>. The answer is {results: [cover URL, ...]}, each URL once, in the providers' order.
+	//
+	// Corresponds with GET /api/search/covers (the `SearchCovers` operationId).
+	SearchCovers(ctx context.Context, params *SearchCoversParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SearchPodcasts Search podcasts (iTunes)
 	//
@@ -2587,6 +2701,44 @@ func (c *Client) GetLibraryItem(ctx context.Context, id string, params *GetLibra
 	return c.Client.Do(req)
 }
 
+// UpdateLibraryItemChaptersWithBody Set a book's chapters
+//
+// LibraryItemController.updateMediaChapters (behind LibraryItemController.middleware: 404, 403 for an item the user may not access or without the update permission). A missing item, a podcast or a book without audio tracks answers 500 "Internal Server Error"; a body whose chapters is not a list of {title (a non-empty string), start, end (numbers)} 400 "Bad Request". The list replaces the book's chapters, ids renumbered from 0; an empty list clears them. The book's record (its updatedAt) changes, the library item's updatedAt does not. Answers {success: true, updated}: updated false when the chapters were already these.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/items/{id}/chapters (the `UpdateLibraryItemChapters` operationId).
+func (c *Client) UpdateLibraryItemChaptersWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateLibraryItemChaptersRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateLibraryItemChapters Set a book's chapters
+//
+// LibraryItemController.updateMediaChapters (behind LibraryItemController.middleware: 404, 403 for an item the user may not access or without the update permission). A missing item, a podcast or a book without audio tracks answers 500 "Internal Server Error"; a body whose chapters is not a list of {title (a non-empty string), start, end (numbers)} 400 "Bad Request". The list replaces the book's chapters, ids renumbered from 0; an empty list clears them. The book's record (its updatedAt) changes, the library item's updatedAt does not. Answers {success: true, updated}: updated false when the chapters were already these.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/items/{id}/chapters (the `UpdateLibraryItemChapters` operationId).
+func (c *Client) UpdateLibraryItemChapters(ctx context.Context, id string, body UpdateLibraryItemChaptersJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateLibraryItemChaptersRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RemoveLibraryItemCover Forget a library item's cover
 //
 // LibraryItemController.removeCover (behind LibraryItemController.middleware: 404 for an unknown item, 403 for an item the user may not access, and 403 without the delete permission, canDelete, as for every DELETE there, before anything changes). When the item has a cover it sets media.coverPath to null, moves the item's updatedAt and purges the resized covers (CacheManager.purgeCoverCache); the image file itself is not deleted and stays where it is. An item without a cover is left as it is. Either way the answer is 200 "OK".
@@ -2611,6 +2763,44 @@ func (c *Client) RemoveLibraryItemCover(ctx context.Context, id string, reqEdito
 // Corresponds with GET /api/items/{id}/cover (the `GetLibraryItemCover` operationId).
 func (c *Client) GetLibraryItemCover(ctx context.Context, id string, params *GetLibraryItemCoverParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetLibraryItemCoverRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetLibraryItemCoverWithBody Set a library item's cover from an image URL
+//
+// LibraryItemController.uploadCover (behind LibraryItemController.middleware: 404, 403 for an item the user may not access; then 403 without the upload permission, canUpload). With {url} CoverManager.downloadCoverFromUrlNew downloads the image (through the SSRF filter) into the metadata folder's items/<id>/ (or the item's own folder with storeCoverWithItem) as cover.<ext>, overwriting a cover file of that name and deleting the other cover.* images there, sets media.coverPath and moves the item's updatedAt. A download that fails or is not an image answers 400 with plain text ("Failed to download image from url", "Invalid image ..."); no url and no file answers 400 "Invalid request no file or url". Success answers {success: true, cover: <the file's path>}.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/items/{id}/cover (the `SetLibraryItemCover` operationId).
+func (c *Client) SetLibraryItemCoverWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetLibraryItemCoverRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetLibraryItemCover Set a library item's cover from an image URL
+//
+// LibraryItemController.uploadCover (behind LibraryItemController.middleware: 404, 403 for an item the user may not access; then 403 without the upload permission, canUpload). With {url} CoverManager.downloadCoverFromUrlNew downloads the image (through the SSRF filter) into the metadata folder's items/<id>/ (or the item's own folder with storeCoverWithItem) as cover.<ext>, overwriting a cover file of that name and deleting the other cover.* images there, sets media.coverPath and moves the item's updatedAt. A download that fails or is not an image answers 400 with plain text ("Failed to download image from url", "Invalid image ..."); no url and no file answers 400 "Invalid request no file or url". Success answers {success: true, cover: <the file's path>}.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/items/{id}/cover (the `SetLibraryItemCover` operationId).
+func (c *Client) SetLibraryItemCover(ctx context.Context, id string, body SetLibraryItemCoverJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetLibraryItemCoverRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3748,6 +3938,57 @@ func (c *Client) GetPodcastEpisode(ctx context.Context, id string, episodeId str
 	return c.Client.Do(req)
 }
 
+// SearchBooks Search a metadata provider for books
+//
+// SearchController.findBooks (BookFinder.search): any signed-in user. It asks the provider (default google; itunes, openlibrary, fantlab, audible and its regions, or custom-<id> for a custom metadata provider, CustomProviderAdapter.search, which calls <url>/search?mediaType=book&query=<title>&author=<author>) over the internet. Without a title the answer is [] (a custom provider is asked all the same); with no result the first search is followed by up to 5 fuzzy ones. With id (a library item) and an audible provider each result gets matchConfidence and the results are sorted by how near their duration (minutes) is to the book's; an unknown id answers 404 {"error": ...}. Audible durations are minutes; a custom provider's duration is passed on as the provider gave it. A provider that cannot be reached answers [] after its timeout (10 seconds).
+//
+// Corresponds with GET /api/search/books (the `SearchBooks` operationId).
+func (c *Client) SearchBooks(ctx context.Context, params *SearchBooksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchBooksRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SearchChapters A book's chapters from Audnexus, by ASIN
+//
+// SearchController.findChapters (BookFinder.findChapters, providers/Audnexus getChaptersByASIN): any signed-in user. It asks https://api.audnex.us/books/<ASIN>/chapters (a fixed URL, not configurable) over the internet and passes its answer on: {asin, brandIntroDurationMs, brandOutroDurationMs, chapters: [{lengthMs, startOffsetMs, startOffsetSec, title}], isAccurate, region, runtimeLengthMs, runtimeLengthSec}. Every failure answers 200 too: {error: "Chapters not found", stringKey: "MessageChaptersNotFound"} when Audnexus has none or cannot be reached, {error: "Invalid ASIN", stringKey: "MessageInvalidAsin"} for an ASIN that is not ten letters and digits; a missing asin answers 500 {error: "Internal server error"}.
+//
+// Corresponds with GET /api/search/chapters (the `SearchChapters` operationId).
+func (c *Client) SearchChapters(ctx context.Context, params *SearchChaptersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchChaptersRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SearchCovers Search metadata providers for cover images
+//
+// SearchController.findCovers (BookFinder.findCovers): any signed-in user. title is required (400 {"error": ...} without it). provider is one of BookFinder's providers (default google), best (google, fantlab and audible one after the other), all (every provider one after the other), or custom-<id>. The answer is {results: [cover URL, ...]}, each URL once, in the providers' order.
+//
+// Corresponds with GET /api/search/covers (the `SearchCovers` operationId).
+func (c *Client) SearchCovers(ctx context.Context, params *SearchCoversParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchCoversRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SearchPodcasts Search podcasts (iTunes)
 //
 // SearchController.findPodcasts (PodcastFinder.search, providers/iTunes.searchPodcasts): the iTunes Search API with entity=podcast, answered as an array of cleaned results. Any user may call it. Without term: 400 {"error": "Query parameter \"term\" is required"} (JSON); an empty term answers JSON null. The server needs the internet: when iTunes cannot be reached the provider logs the error and the route answers [] after its timeout.
@@ -4699,6 +4940,53 @@ func NewGetLibraryItemRequest(server string, id string, params *GetLibraryItemPa
 	return req, nil
 }
 
+// NewUpdateLibraryItemChaptersRequest calls the generic UpdateLibraryItemChapters builder with application/json body
+func NewUpdateLibraryItemChaptersRequest(server string, id string, body UpdateLibraryItemChaptersJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateLibraryItemChaptersRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateLibraryItemChaptersRequestWithBody constructs an http.Request for the UpdateLibraryItemChapters method, with any body, and a specified content type
+func NewUpdateLibraryItemChaptersRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/items/%s/chapters", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewRemoveLibraryItemCoverRequest constructs an http.Request for the RemoveLibraryItemCover method
 func NewRemoveLibraryItemCoverRequest(server string, id string) (*http.Request, error) {
 	var err error
@@ -4802,6 +5090,53 @@ func NewGetLibraryItemCoverRequest(server string, id string, params *GetLibraryI
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewSetLibraryItemCoverRequest calls the generic SetLibraryItemCover builder with application/json body
+func NewSetLibraryItemCoverRequest(server string, id string, body SetLibraryItemCoverJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetLibraryItemCoverRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSetLibraryItemCoverRequestWithBody constructs an http.Request for the SetLibraryItemCover method, with any body, and a specified content type
+func NewSetLibraryItemCoverRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/items/%s/cover", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -7249,6 +7584,232 @@ func NewGetPodcastEpisodeRequest(server string, id string, episodeId string) (*h
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSearchBooksRequest constructs an http.Request for the SearchBooks method
+func NewSearchBooksRequest(server string, params *SearchBooksParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/search/books")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Provider != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "provider", *params.Provider, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Title != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "title", *params.Title, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Author != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "author", *params.Author, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Id != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "id", *params.Id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSearchChaptersRequest constructs an http.Request for the SearchChapters method
+func NewSearchChaptersRequest(server string, params *SearchChaptersParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/search/chapters")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "asin", params.Asin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Region != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "region", *params.Region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSearchCoversRequest constructs an http.Request for the SearchCovers method
+func NewSearchCoversRequest(server string, params *SearchCoversParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/search/covers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "title", params.Title, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Author != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "author", *params.Author, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Provider != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "provider", *params.Provider, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)

@@ -131,7 +131,7 @@ var Toolsets = []Toolset{
 	{Name: "collections", Description: "Server-wide collections of books, with their order."},
 	{Name: "playlists", Description: "The user's playlists of books or podcast episodes."},
 	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes."},
-	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata, see or remove a cover."},
+	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata (quick, or a provider's result chosen), search, set, see or remove a cover."},
 	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf."},
 	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag, genre or narrator everywhere, and merges of several spellings into one; merges of two authors or two series, edits of an author's or a series' record, and the removal of a duplicate copy; batch edits of chosen books (tags, genres, narrators, publisher, language, series) and a batch quick match."},
 }
@@ -960,11 +960,11 @@ var All = []Tool{
 	{
 		Name: "remove_item_cover", Title: "Remove item cover", Toolset: "upkeep",
 		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
-		Reason:     "Audiobookshelf forgets which file is the item's cover, and no tool here sets one; a second removal finds no cover.",
+		Reason:     "Audiobookshelf forgets which file is the item's cover, and no tool here points it at that file again (set_item_cover takes an image URL); a second removal finds no cover.",
 		Operations: []string{"getMe", "getLibraryItem", "removeLibraryItemCover"},
 		NeedsAuth:  true,
 		Permission: permission.Delete,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id"}, Kind: "covers", TakesOut: "Which file is the item's cover cannot be set back from here; no tool here sets a cover.", Stays: "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id"}, Kind: "covers", TakesOut: "Which file is the item's cover cannot be set back from here; set_item_cover takes an image URL, not a file on the server.", Stays: "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "remove_item_cover",
 			Description: "Take a library item's cover off (the file stays). Asks first.",
@@ -972,6 +972,80 @@ var All = []Tool{
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: removeItemCover,
+	},
+	{
+		Name: "find_match_candidates", Title: "Find match candidates", Toolset: "upkeep",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
+		Operations: []string{"getLibraryItem", "searchBooks"},
+		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_item_id": "{cover}", "provider": "audible"}},
+		Definition: &mcp.Tool{
+			Name:        "find_match_candidates",
+			Description: "A provider's results for a book, each with how well it fits and why.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["google","audible"]},{"pattern":"^(itunes|openlibrary|fantlab|audible[.](ca|uk|au|fr|de|jp|it|in|es)|custom-[0-9A-Za-z-]{1,64})$"}],"default":"google","description":"Provider, or custom-ID."},"title":{"type":"string","description":"Search title (default: the book's)."},"author":{"type":"string","description":"Search author (default: the book's)."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":5,"description":"Candidates per page."}},"required":["library_item_id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+		},
+		Handler: findMatchCandidates,
+	},
+	{
+		Name: "search_covers", Title: "Search covers", Toolset: "upkeep",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
+		Operations: []string{"getLibraryItem", "searchCovers"},
+		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_item_id": "{cover}", "provider": "best"}},
+		Definition: &mcp.Tool{
+			Name:        "search_covers",
+			Description: "Cover images providers offer for a book, for set_item_cover.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["best","all","google","audible"]},{"pattern":"^(itunes|openlibrary|fantlab|audiobookcovers|audible[.](ca|uk|au|fr|de|jp|it|in|es)|custom-[0-9A-Za-z-]{1,64})$"}],"default":"best","description":"Provider, best, all, or custom-ID."},"title":{"type":"string","description":"Search title (default: the book's)."},"author":{"type":"string","description":"Search author (default: the book's)."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"Covers per page."}},"required":["library_item_id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+		},
+		Handler: searchCovers,
+	},
+	{
+		Name: "set_item_cover", Title: "Set item cover", Toolset: "upkeep",
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true,
+		Reason:     "Audiobookshelf downloads the image from the internet and overwrites or deletes the item's old cover file.",
+		Operations: []string{"getMe", "getLibraryItem", "setLibraryItemCover"},
+		NeedsAuth:  true,
+		Permission: permission.Upload,
+		Guard:      &Guard{Condition: "when effect replaces_cover", WhenParams: nil, WhenEffects: []string{"replaces_cover"}, BindsTo: []string{"library_item_id", "url"}, Kind: "covers", TakesOut: "The item's present cover image, which Audiobookshelf overwrites or deletes on disk; it cannot be set back from here.", Stays: "The item's audio files, metadata, progress and bookmarks are not touched."},
+		Definition: &mcp.Tool{
+			Name:        "set_item_cover",
+			Description: "Set a library item's cover from an image URL; asks when it has one.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"url":{"type":"string","description":"The image's URL."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id","url"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
+		},
+		Handler: setItemCover,
+	},
+	{
+		Name: "get_provider_chapters", Title: "Get provider chapters", Toolset: "upkeep",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
+		Operations: []string{"getLibraryItem", "searchChapters"},
+		NeedsAuth:  true,
+		Widest:     []map[string]any{{"library_item_id": "{cover}"}},
+		Definition: &mcp.Tool{
+			Name:        "get_provider_chapters",
+			Description: "Audnexus's chapters for a book's ASIN, beside the book's own.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"asin":{"type":"string","description":"ASIN (default: the book's)."},"region":{"type":"string","enum":["us","ca","uk","au","fr","de","jp","it","in","es"],"default":"us","description":"Audible region."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Chapters per page."}},"required":["library_item_id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+		},
+		Handler: getProviderChapters,
+	},
+	{
+		Name: "set_item_chapters", Title: "Set item chapters", Toolset: "upkeep",
+		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: true,
+		Reason:     "Replaces the book's chapters with what Audnexus answers over the internet (or none); chapters replaced cannot be set back from here.",
+		Operations: []string{"getMe", "getLibraryItem", "searchChapters", "updateLibraryItemChapters"},
+		NeedsAuth:  true,
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "when effect replaces_chapters", WhenParams: nil, WhenEffects: []string{"replaces_chapters"}, BindsTo: []string{"library_item_id", "asin", "region", "clear"}, Kind: "book metadata", TakesOut: "The book's present chapters (titles, starts and ends), which no tool here can set back.", Stays: "The audio files, the chapters embedded in them, the book's metadata, progress and bookmarks are not touched."},
+		Definition: &mcp.Tool{
+			Name:        "set_item_chapters",
+			Description: "Set a book's chapters from Audnexus by ASIN, or clear them; asks where it has some.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"asin":{"type":"string","description":"ASIN (default: the book's)."},"region":{"type":"string","enum":["us","ca","uk","au","fr","de","jp","it","in","es"],"default":"us","description":"Audible region."},"clear":{"type":"boolean","description":"Clear the chapters instead."},"confirm_token":{"type":"string","description":"From an earlier answer."}},"required":["library_item_id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
+		},
+		Handler: setItemChapters,
 	},
 	{
 		Name: "what_next", Title: "What to listen to next", Toolset: "listening",
@@ -2563,10 +2637,130 @@ func removeItemCover(d *kit.Deps) kit.Handler {
 			Tool: "remove_item_cover", Args: a, ConfirmToken: a.ConfirmToken,
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			Found:    found.Sentences(),
-			TakesOut: "Which file is the item's cover cannot be set back from here; no tool here sets a cover.",
+			TakesOut: "Which file is the item's cover cannot be set back from here; set_item_cover takes an image URL, not a file on the server.",
 			Stays:    "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched.",
 		}); !ok {
 			return res, nil
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func findMatchCandidates(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeFindMatchCandidates(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return upkeep.FindMatchCandidates(ctx, d, a)
+	}
+}
+
+func searchCovers(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeSearchCovers(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return upkeep.SearchCovers(ctx, d, a)
+	}
+}
+
+func setItemCover(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeSetItemCover(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "set_item_cover", permission.Upload)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := upkeep.PlanSetItemCover(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if plan.Effect("replaces_cover") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "set_item_cover", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
+				TakesOut: "The item's present cover image, which Audiobookshelf overwrites or deletes on disk; it cannot be set back from here.",
+				Stays:    "The item's audio files, metadata, progress and bookmarks are not touched.",
+			}); !ok {
+				return res, nil
+			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func getProviderChapters(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetProviderChapters(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return upkeep.GetProviderChapters(ctx, d, a)
+	}
+}
+
+func setItemChapters(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeSetItemChapters(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		if err := upkeep.CheckSetItemChapters(a); err != nil {
+			return nil, err
+		}
+		ctx, err = d.Permit(ctx, "set_item_chapters", permission.Update)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := upkeep.PlanSetItemChapters(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if plan.Effect("replaces_chapters") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "set_item_chapters", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
+				TakesOut: "The book's present chapters (titles, starts and ends), which no tool here can set back.",
+				Stays:    "The audio files, the chapters embedded in them, the book's metadata, progress and bookmarks are not touched.",
+			}); !ok {
+				return res, nil
+			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
 		}
 		return plan.Execute(ctx)
 	}

@@ -1178,6 +1178,128 @@ func DecodeRemoveItemCover(raw json.RawMessage) (RemoveItemCover, error) {
 	return a, d.Err()
 }
 
+// FindMatchCandidates holds the arguments of find_match_candidates.
+type FindMatchCandidates struct {
+	LibraryItemID string  `json:"library_item_id"` // Book id or title.
+	Provider      string  `json:"provider"`        // Provider, or custom-ID.
+	Title         *string `json:"title"`           // Search title (default: the book's).
+	Author        *string `json:"author"`          // Search author (default: the book's).
+	Page          int64   `json:"page"`            // 0-based.
+	Limit         int64   `json:"limit"`           // Candidates per page.
+}
+
+// DecodeFindMatchCandidates reads and checks the arguments of find_match_candidates.
+func DecodeFindMatchCandidates(raw json.RawMessage) (FindMatchCandidates, error) {
+	var a FindMatchCandidates
+	d, err := argdec.New(raw, "library_item_id", "provider", "title", "author", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.Provider = argdec.Or(d.String("provider", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"google", "audible"}, Pattern: "^(itunes|openlibrary|fantlab|audible[.](ca|uk|au|fr|de|jp|it|in|es)|custom-[0-9A-Za-z-]{1,64})$"}), "google")
+	a.Title = d.String("title", argdec.StringRule{Required: false, MinLen: 1, MaxLen: 500, Enum: nil})
+	a.Author = d.String("author", argdec.StringRule{Required: false, MinLen: 1, MaxLen: 500, Enum: nil})
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 25}), 5)
+	return a, d.Err()
+}
+
+// SearchCovers holds the arguments of search_covers.
+type SearchCovers struct {
+	LibraryItemID string  `json:"library_item_id"` // Book id or title.
+	Provider      string  `json:"provider"`        // Provider, best, all, or custom-ID.
+	Title         *string `json:"title"`           // Search title (default: the book's).
+	Author        *string `json:"author"`          // Search author (default: the book's).
+	Page          int64   `json:"page"`            // 0-based.
+	Limit         int64   `json:"limit"`           // Covers per page.
+}
+
+// DecodeSearchCovers reads and checks the arguments of search_covers.
+func DecodeSearchCovers(raw json.RawMessage) (SearchCovers, error) {
+	var a SearchCovers
+	d, err := argdec.New(raw, "library_item_id", "provider", "title", "author", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.Provider = argdec.Or(d.String("provider", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"best", "all", "google", "audible"}, Pattern: "^(itunes|openlibrary|fantlab|audiobookcovers|audible[.](ca|uk|au|fr|de|jp|it|in|es)|custom-[0-9A-Za-z-]{1,64})$"}), "best")
+	a.Title = d.String("title", argdec.StringRule{Required: false, MinLen: 1, MaxLen: 500, Enum: nil})
+	a.Author = d.String("author", argdec.StringRule{Required: false, MinLen: 1, MaxLen: 500, Enum: nil})
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 50}), 10)
+	return a, d.Err()
+}
+
+// SetItemCover holds the arguments of set_item_cover.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type SetItemCover struct {
+	LibraryItemID string `json:"library_item_id"` // Id or title.
+	Url           string `json:"url"`             // The image's URL.
+	ConfirmToken  string `json:"-"`               // From an earlier answer.
+}
+
+// DecodeSetItemCover reads and checks the arguments of set_item_cover.
+func DecodeSetItemCover(raw json.RawMessage) (SetItemCover, error) {
+	var a SetItemCover
+	d, err := argdec.New(raw, "library_item_id", "url", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.Url = argdec.Val(d.String("url", argdec.StringRule{Required: true, MinLen: 8, MaxLen: 2000, HTTPURL: true}))
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}
+
+// GetProviderChapters holds the arguments of get_provider_chapters.
+type GetProviderChapters struct {
+	LibraryItemID string  `json:"library_item_id"` // Book id or title.
+	Asin          *string `json:"asin"`            // ASIN (default: the book's).
+	Region        string  `json:"region"`          // Audible region.
+	Page          int64   `json:"page"`            // 0-based.
+	Limit         int64   `json:"limit"`           // Chapters per page.
+}
+
+// DecodeGetProviderChapters reads and checks the arguments of get_provider_chapters.
+func DecodeGetProviderChapters(raw json.RawMessage) (GetProviderChapters, error) {
+	var a GetProviderChapters
+	d, err := argdec.New(raw, "library_item_id", "asin", "region", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.Asin = d.String("asin", argdec.StringRule{Required: false, MinLen: 10, MaxLen: 10, Enum: nil})
+	a.Region = argdec.Or(d.String("region", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"us", "ca", "uk", "au", "fr", "de", "jp", "it", "in", "es"}}), "us")
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 500}), 100)
+	return a, d.Err()
+}
+
+// SetItemChapters holds the arguments of set_item_chapters.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type SetItemChapters struct {
+	LibraryItemID string  `json:"library_item_id"` // Book id or title.
+	Asin          *string `json:"asin"`            // ASIN (default: the book's).
+	Region        string  `json:"region"`          // Audible region.
+	Clear         bool    `json:"clear"`           // Clear the chapters instead.
+	ConfirmToken  string  `json:"-"`               // From an earlier answer.
+}
+
+// DecodeSetItemChapters reads and checks the arguments of set_item_chapters.
+func DecodeSetItemChapters(raw json.RawMessage) (SetItemChapters, error) {
+	var a SetItemChapters
+	d, err := argdec.New(raw, "library_item_id", "asin", "region", "clear", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryItemID = argdec.Val(d.ID("library_item_id", true))
+	a.Asin = d.String("asin", argdec.StringRule{Required: false, MinLen: 10, MaxLen: 10, Enum: nil})
+	a.Region = argdec.Or(d.String("region", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 0, Enum: []string{"us", "ca", "uk", "au", "fr", "de", "jp", "it", "in", "es"}}), "us")
+	a.Clear = argdec.Or(d.Bool("clear", false), false)
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}
+
 // WhatNext holds the arguments of what_next.
 type WhatNext struct {
 	LibraryID *string  `json:"library_id"` // Only this library.

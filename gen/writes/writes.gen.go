@@ -48,6 +48,8 @@ var All = []Answer{
 	{Operation: "updateLibraryItemMedia", Method: "PATCH", Path: regexp.MustCompile(`/api/items/[^/]+/media$`), Required: []string{"libraryItem"}, ReadBack: "get_library_item"},
 	{Operation: "matchLibraryItem", Method: "POST", Path: regexp.MustCompile(`/api/items/[^/]+/match$`), ReadBack: "get_library_item"},
 	{Operation: "removeLibraryItemCover", Method: "DELETE", Path: regexp.MustCompile(`/api/items/[^/]+/cover$`), PlainOK: true, ReadBack: "get_library_item"},
+	{Operation: "setLibraryItemCover", Method: "POST", Path: regexp.MustCompile(`/api/items/[^/]+/cover$`), Required: []string{"success", "cover"}, ReadBack: "get_library_item"},
+	{Operation: "updateLibraryItemChapters", Method: "POST", Path: regexp.MustCompile(`/api/items/[^/]+/chapters$`), Required: []string{"success", "updated"}, ReadBack: "get_item_chapters"},
 	{Operation: "deleteLibraryItem", Method: "DELETE", Path: regexp.MustCompile(`/api/items/[^/]+$`), PlainOK: true, ReadBack: "get_library_item"},
 	{Operation: "removeBooksFromCollection", Method: "POST", Path: regexp.MustCompile(`/api/collections/[^/]+/batch/remove$`), Required: []string{"id", "libraryId", "name", "books"}, ReadBack: "get_collection"},
 	{Operation: "addBooksToCollection", Method: "POST", Path: regexp.MustCompile(`/api/collections/[^/]+/batch/add$`), Required: []string{"id", "libraryId", "name", "books"}, ReadBack: "get_collection"},

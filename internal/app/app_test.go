@@ -87,8 +87,10 @@ func TestToolsListAnnotations(t *testing.T) {
 // asks iTunes: the open-world ones.
 var reachesOut = map[string]bool{"search_podcasts": true, "get_podcast_feed": true, "create_podcast": true,
 	"check_new_episodes": true, "download_podcast_episodes": true,
-	// upkeep: Audiobookshelf asks a metadata provider over the internet
-	"match_library_item": true,
+	// upkeep: Audiobookshelf asks a metadata provider over the internet,
+	// or downloads a cover from a URL
+	"match_library_item": true, "find_match_candidates": true, "search_covers": true, "set_item_cover": true,
+	"get_provider_chapters": true, "set_item_chapters": true,
 	// curation: the same, for many items in the background; and an
 	// author's image, which Audiobookshelf downloads from the URL given
 	"batch_quick_match": true,
@@ -195,6 +197,9 @@ func TestGuardedToolsMatchTheContract(t *testing.T) {
 		// bookmarks: a title its put-back could not carry (a CR, say)
 		"update_bookmark":   "when effect replaces_unrestorable_text",
 		"remove_item_cover": "always",
+		// replacing a cover: Audiobookshelf overwrites the old file
+		"set_item_cover":    "when effect replaces_cover",
+		"set_item_chapters": "when effect replaces_chapters",
 		// playlists: filling an empty playlist (its put-back would delete it)
 		"add_items_to_playlist": "when effect fills_empty_playlist",
 		// curation: a rename onto a name in use (a merge), or of a name

@@ -132,6 +132,22 @@ func guardedCases() []guardedCase {
 				return it.Book.CoverPath == ""
 			},
 			targets: []string{sd.ItemMort}},
+		{tool: "set_item_cover", other: map[string]any{"library_item_id": sd.ItemSourcery, "url": "https://covers.example/mort.jpg"},
+			args:   map[string]any{"library_item_id": sd.ItemMort, "url": "https://covers.example/mort.png"},
+			method: "POST", path: "/api/items/" + sd.ItemMort + "/cover",
+			done: func(s *sd.Server) bool {
+				it, _ := s.Item(sd.ItemMort)
+				return strings.HasSuffix(it.Book.CoverPath, "/cover.png")
+			},
+			targets: []string{sd.ItemMort}},
+		{tool: "set_item_chapters", other: map[string]any{"library_item_id": sd.ItemLeviathanWakes, "clear": true},
+			args:   map[string]any{"library_item_id": sd.ItemLeviathanWakes},
+			method: "POST", path: "/api/items/" + sd.ItemLeviathanWakes + "/chapters",
+			done: func(s *sd.Server) bool {
+				it, _ := s.Item(sd.ItemLeviathanWakes)
+				return len(it.Book.Chapters) == 6
+			},
+			targets: []string{sd.ItemLeviathanWakes}},
 		{tool: "delete_playlist", other: map[string]any{"playlist_id": sd.PlaylistCatchUp},
 			args:   map[string]any{"playlist_id": sd.PlaylistCommute},
 			method: "DELETE", path: "/api/playlists/" + sd.PlaylistCommute,

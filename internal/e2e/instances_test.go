@@ -202,7 +202,7 @@ func touch(t *testing.T, s *sd.Server, tool string) {
 				d.Users[0].MediaProgress[i].LastUpdate += 1000
 				d.Users[0].MediaProgress[i].CurrentTime += 5
 			}
-		case "match_library_item", "update_item_metadata", "delete_podcast", "remove_item_cover", "batch_update_books", "batch_quick_match":
+		case "match_library_item", "update_item_metadata", "delete_podcast", "remove_item_cover", "set_item_cover", "batch_update_books", "batch_quick_match":
 			for i := range d.Items {
 				d.Items[i].UpdatedAt += 1000 // somebody edited the book or the podcast
 			}
@@ -229,6 +229,12 @@ func touch(t *testing.T, s *sd.Server, tool string) {
 				if b := d.Items[i].Book; b != nil { // somebody edited the books
 					b.Subtitle += " (edited)"
 					d.Items[i].UpdatedAt += 1000
+				}
+			}
+		case "set_item_chapters": // somebody renamed a chapter
+			for i := range d.Items {
+				if b := d.Items[i].Book; b != nil && len(b.Chapters) > 0 {
+					b.Chapters[0].Title += " (renamed)"
 				}
 			}
 		default:

@@ -95,6 +95,33 @@ var putBackCases = map[string][]putBackCase{
 	"rename_tag":      {{name: "onto a new name, last on every item", args: map[string]any{"tag": "space-opera", "new_tag": "space opera"}}},
 	"rename_genre":    {{name: "onto a new name, last on every item", args: map[string]any{"genre": "Science Fiction", "new_genre": "Sci-Fi"}}},
 	"rename_narrator": {{name: "onto a new name, last on every book", args: map[string]any{"narrator": "Rob Inglis", "new_narrator": "Robert Inglis"}}},
+	// A book without chapters gets Audnexus's; the put-back clears them
+	// again, which asks (the book has chapters then: approved here), and
+	// must name clear alone.
+	"set_item_chapters": {{name: "a book without chapters", args: map[string]any{"library_item_id": sd.ItemLeviathanWakes},
+		setup: func(d *sd.Data) {
+			for i := range d.Items {
+				if d.Items[i].ID == sd.ItemLeviathanWakes {
+					d.Items[i].Book.Chapters = []sd.Chapter{}
+				}
+			}
+		},
+		putBack: func(t *testing.T, e *apptest.Env, v any) {
+			if args, _ := v.(map[string]any)["put_back"].(map[string]any)["arguments"].(map[string]any); len(args) != 2 || args["clear"] != true {
+				t.Errorf("the put-back: %v", v)
+			}
+			putBack(t, e, v)
+		}}},
+	// A book without a cover gets one; the put-back takes it off again
+	// with remove_item_cover (which asks).
+	"set_item_cover": {{name: "a book without a cover", args: map[string]any{"library_item_id": sd.ItemMort, "url": "https://covers.example/mort.jpg"},
+		setup: func(d *sd.Data) {
+			for i := range d.Items {
+				if d.Items[i].ID == sd.ItemMort {
+					d.Items[i].Book.CoverPath = ""
+				}
+			}
+		}}},
 	"match_library_item": {{name: "without override", args: map[string]any{"library_item_id": sd.ItemMort}},
 		// The stand-in's provider has a publisher and a language: on a
 		// book without them the match fills them, and the put-back must

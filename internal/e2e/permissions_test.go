@@ -141,7 +141,7 @@ func TestSingleKeyPodcastAndUpkeepRefusedBeforeAsking(t *testing.T) {
 	calls := []struct {
 		tool  string
 		args  map[string]any
-		right string // update, delete or admin
+		right string // update, delete, admin or upload
 	}{
 		{"create_podcast", map[string]any{"library_id": sd.LibraryPodcastsID, "feed_url": sd.FeedNightShift}, "admin"},
 		{"download_podcast_episodes", map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "newest": 1}, "admin"},
@@ -149,6 +149,8 @@ func TestSingleKeyPodcastAndUpkeepRefusedBeforeAsking(t *testing.T) {
 		{"update_item_metadata", map[string]any{"library_item_id": sd.ItemMort, "fields": map[string]any{"title": "Mort!"}}, "update"},
 		{"match_library_item", map[string]any{"library_item_id": sd.ItemMort, "override": true}, "update"},
 		{"scan_library", map[string]any{"library_id": sd.LibraryBooksID}, "admin"},
+		{"set_item_cover", map[string]any{"library_item_id": sd.ItemMort, "url": "https://covers.example/mort.jpg"}, "upload"},
+		{"set_item_chapters", map[string]any{"library_item_id": sd.ItemLeviathanWakes}, "update"},
 	}
 	users := []struct {
 		name  string
@@ -160,7 +162,7 @@ func TestSingleKeyPodcastAndUpkeepRefusedBeforeAsking(t *testing.T) {
 		{"partner (a user with update)", sd.PartnerAPIKey, nil, map[string]bool{"update": true}},
 		{"root with update and delete off", sd.DefaultAPIKey, func(s *sd.Server) {
 			s.SetUserPermissions(sd.UserRootID, func(p *sd.Permissions) { p.Update, p.Delete = false, false })
-		}, map[string]bool{"admin": true}},
+		}, map[string]bool{"admin": true, "upload": true}},
 	}
 	refused := 0
 	for _, u := range users {
@@ -184,7 +186,7 @@ func TestSingleKeyPodcastAndUpkeepRefusedBeforeAsking(t *testing.T) {
 				res := e.Call(t, c.tool, c.args)
 				text := apptest.Text(res)
 				want := map[string]string{"update": "Audiobookshelf's update permission (canUpdate)", "delete": "Audiobookshelf's delete permission (canDelete)",
-					"admin": "Audiobookshelf lets only admin and root users do this"}[c.right]
+					"admin": "Audiobookshelf lets only admin and root users do this", "upload": "Audiobookshelf's upload permission (canUpload)"}[c.right]
 				if !res.IsError || res.NeedsInput() || !strings.Contains(text, want) || !strings.Contains(text, "nobody was asked") {
 					t.Errorf("%s, %s (%s): not refused with the permission's name: %s", u.name, c.tool, proto, text)
 				}

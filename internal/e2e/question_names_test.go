@@ -51,6 +51,8 @@ var questionNames = map[string][]string{
 	"add_items_to_playlist":      {"to " + named("playlist", "Later", emptyPlaylist) + ", which holds 0 entries"},
 	"match_library_item":         {named("book", "Mort", sd.ItemMort) + ` with the first result of provider "openlibrary"`},
 	"remove_item_cover":          {"cover of " + named("book", "Mort", sd.ItemMort)},
+	"set_item_chapters":          {"replace the 40 chapter(s) of " + named("book", "Leviathan Wakes", sd.ItemLeviathanWakes) + ` with Audnexus's 6 for ASIN "B004YE8ZYA"`},
+	"set_item_cover":             {"replace the cover of " + named("book", "Mort", sd.ItemMort) + ` with the image at "https://covers.example/mort.png"`},
 	"update_item_metadata": {named("book", "Project Hail Mary", sd.ItemProjectHailMary),
 		"delete 1 author (" + named("", "Andy Weir", sd.AuthorWeir) + ")"},
 	"rename_tag": {`rename tag "witches" to "discworld"`,

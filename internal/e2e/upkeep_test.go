@@ -472,6 +472,39 @@ var upkeepRequestCases = []readCase{
 	{tool: "match_library_item", args: map[string]any{"library_item_id": sd.ItemMort, "override": true}},
 	{tool: "get_item_cover", args: map[string]any{"library_item_id": sd.ItemMort}},
 	{tool: "remove_item_cover", args: map[string]any{"library_item_id": sd.ItemMort}},
+	// A book with a cover asks: 5; one without answers with the put-back: 3.
+	{tool: "set_item_cover", args: map[string]any{"library_item_id": sd.ItemMort, "url": "https://covers.example/mort.jpg"}},
+	{tool: "set_item_cover", args: map[string]any{"library_item_id": sd.ItemMort, "url": "https://covers.example/mort.jpg"}, setup: coverless(sd.ItemMort)},
+	// A book with chapters asks: 7 (5 to clear them); one without: 4.
+	{tool: "set_item_chapters", args: map[string]any{"library_item_id": sd.ItemLeviathanWakes}},
+	{tool: "set_item_chapters", args: map[string]any{"library_item_id": sd.ItemLeviathanWakes, "clear": true}},
+	{tool: "set_item_chapters", args: map[string]any{"library_item_id": sd.ItemLeviathanWakes}, setup: chapterless(sd.ItemLeviathanWakes)},
+}
+
+// chapterless takes the chapters off a book before a call.
+func chapterless(id string) func(s *sd.Server) {
+	return func(s *sd.Server) {
+		s.Update(func(d *sd.Data) {
+			for i := range d.Items {
+				if d.Items[i].ID == id {
+					d.Items[i].Book.Chapters = []sd.Chapter{}
+				}
+			}
+		})
+	}
+}
+
+// coverless takes the cover off a book before a call.
+func coverless(id string) func(s *sd.Server) {
+	return func(s *sd.Server) {
+		s.Update(func(d *sd.Data) {
+			for i := range d.Items {
+				if d.Items[i].ID == id {
+					d.Items[i].Book.CoverPath = ""
+				}
+			}
+		})
+	}
 }
 
 func init() {

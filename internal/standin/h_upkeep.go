@@ -45,6 +45,9 @@ type upkeepState struct {
 	// (h_curation.go).
 	providersReachable bool
 	batchMatches       []BatchMatch
+	// bookSearches are the provider answers GET /api/search/books gives,
+	// by provider and title (h_providers.go).
+	bookSearches map[string][]map[string]any
 }
 
 // MatchData is what a metadata provider answers a quick match with (the

@@ -347,6 +347,7 @@ var apiRoutes = sync.OnceValue(func() []route {
 	// The toolsets' own routes (none of them is matched by a route above).
 	routes = append(routes, podcastRoutes()...)
 	routes = append(routes, upkeepRoutes()...)
+	routes = append(routes, providerRoutes()...)
 	routes = append(routes, curationRoutes()...)
 	return routes
 })

@@ -440,8 +440,14 @@ var beyondTheContract = map[string]bool{
 	// put-back cannot give the record back exactly.
 	"update_bookmark": true,
 	// remove_item_cover: Audiobookshelf forgets which file is the cover,
-	// and no tool here sets one.
+	// and no tool here points it at that file again; set_item_cover on an
+	// item that has a cover: Audiobookshelf overwrites or deletes the old
+	// cover file.
 	"remove_item_cover": true,
+	"set_item_cover":    true,
+	// set_item_chapters on a book that has chapters: no tool here takes a
+	// list of chapters to set them back.
+	"set_item_chapters": true,
 	// rename_tag and rename_genre onto a name some item already holds (a
 	// merge the rename back cannot split) or where the old name is not
 	// last on some item (Audiobookshelf appends the new name at the end,

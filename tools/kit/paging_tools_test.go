@@ -14,7 +14,8 @@ import (
 // Every list tool (a tool of tools.yaml that takes page) answers through
 // the one paging helper, kit.Page (or kit.ListLibraryOrServer or
 // orderedlist.Get, which end in it): its function in its toolset's
-// package calls one of them.
+// package calls one of them, or a function of its own package that does
+// (curation's audits answer through answer, which ends in kit.Page).
 func TestEveryListToolPagesWithPage(t *testing.T) {
 	m, err := toolgen.Load("../../tools.yaml")
 	if err != nil {
@@ -36,7 +37,8 @@ func TestEveryListToolPagesWithPage(t *testing.T) {
 			t.Errorf("%s: no func %s in tools/%s", tool.Name, name, tool.Toolset)
 			continue
 		}
-		if !callsOneOf(fn, "kit.Page", "kit.ListLibraryOrServer", "orderedlist.Get") {
+		pagers := []string{"kit.Page", "kit.ListLibraryOrServer", "orderedlist.Get"}
+		if !callsOneOf(fn, pagers...) && !callsLocal(t, filepath.Join("..", tool.Toolset), fn, pagers...) {
 			t.Errorf("%s (tools/%s, %s) takes page but does not answer through kit.Page", tool.Name, tool.Toolset, name)
 		}
 	}
@@ -46,6 +48,27 @@ func TestEveryListToolPagesWithPage(t *testing.T) {
 	if fn := findFunc(t, filepath.Join("..", "orderedlist"), "Get"); fn == nil || !callsOneOf(fn, "kit.Page") {
 		t.Errorf("orderedlist.Get does not answer through kit.Page")
 	}
+}
+
+// callsLocal reports whether fn calls a function of its own package (in
+// dir) that calls one of the functions named.
+func callsLocal(t *testing.T, dir string, fn *ast.FuncDecl, names ...string) bool {
+	found := false
+	ast.Inspect(fn, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && !found {
+			f := c.Fun
+			if ix, ok := f.(*ast.IndexExpr); ok {
+				f = ix.X
+			}
+			if id, ok := f.(*ast.Ident); ok && id.Name != fn.Name.Name {
+				if local := findFunc(t, dir, id.Name); local != nil && callsOneOf(local, names...) {
+					found = true
+				}
+			}
+		}
+		return true
+	})
+	return found
 }
 
 // callsOneOf reports whether fn calls one of the functions named

@@ -9,6 +9,8 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -108,4 +110,108 @@ func PlanRemoveItemCover(ctx context.Context, d *kit.Deps, a toolargs.RemoveItem
 				"note":      "Audiobookshelf no longer takes this file as the item's cover; the file itself was not deleted. A later scan that finds an image file in the item's own folder may take it as the cover again."})
 		},
 	}, nil
+}
+
+// CoverChoice is one cover search_covers offers.
+type CoverChoice struct {
+	N   int    `json:"n"`
+	URL string `json:"url"`
+}
+
+// SearchCovers is search_covers.
+func SearchCovers(ctx context.Context, d *kit.Deps, a toolargs.SearchCovers) (*mcp.CallToolResult, error) {
+	b, err := getBook(ctx, d, a.LibraryItemID, "search_covers")
+	if err != nil {
+		return nil, err
+	}
+	title, author := searchTerms(b, a.Title, a.Author)
+	if title == "" {
+		return nil, kit.Errorf(kit.Unchanged, `argument "title": book %s has no title to search for; give one.`, a.LibraryItemID)
+	}
+	provider := a.Provider
+	body, err := d.Get(ctx, "the "+provider+" cover search", func(ctx context.Context) (*http.Response, error) {
+		p := abs.SearchCoversParams{Provider: &provider, Title: title}
+		if author != "" {
+			p.Author = &author
+		}
+		return d.API.SearchCovers(ctx, &p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var v absdata.CoverSearch
+	if err := kit.Decode(body, &v); err != nil {
+		return nil, err
+	}
+	out := make([]CoverChoice, 0, len(v.Results))
+	for i, u := range v.Results {
+		out = append(out, CoverChoice{N: i + 1, URL: u})
+	}
+	extra := []kit.Field{kit.Extra("library_item_id", a.LibraryItemID), kit.Extra("has_cover", b.Media.CoverPath.Valid && b.Media.CoverPath.Value != ""),
+		kit.Extra("provider", provider), kit.Extra("searched", map[string]string{"title": title, "author": author})}
+	if len(out) == 0 {
+		extra = append(extra, kit.Extra("note", "No cover found (Audiobookshelf answers none too when it cannot reach the provider). Try another provider, or all."))
+	} else {
+		extra = append(extra, kit.Extra("note", "Look with the person; set_item_cover takes the one chosen (it asks first when the book has a cover)."))
+	}
+	return kit.Page(d, "covers", kit.PagingOf(a.Page, a.Limit), out, nil, kit.AsIs, extra...)
+}
+
+// EffectReplacesCover is set_item_cover's effect that makes it ask
+// (tools.yaml): the item has a cover, whose file Audiobookshelf overwrites
+// or deletes (CoverManager.downloadCoverFromUrlNew writes cover.<ext> and
+// removes the other cover images of its folder).
+const EffectReplacesCover = "replaces_cover"
+
+// PlanSetItemCover plans set_item_cover: an item without a cover gets one
+// and the answer's put-back is remove_item_cover; an item with one asks,
+// for its old image is gone once the new one is written.
+func PlanSetItemCover(ctx context.Context, d *kit.Deps, a toolargs.SetItemCover) (*kit.Plan, error) {
+	id := a.LibraryItemID
+	it, err := d.ReadItemRecord(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	had := it.Media.CoverPath.Valid && it.Media.CoverPath.Value != ""
+	plan := &kit.Plan{Targets: []string{id}, Read: coverRead{ID: it.ID, UpdatedAt: it.UpdatedAt, HasCover: had}}
+	if had {
+		plan.Effects = []string{EffectReplacesCover}
+		plan.Action = fmt.Sprintf("This will replace the cover of %s with the image at %s.", kit.ItemNamed(it, id, nil), guard.Quote(a.Url))
+		plan.Consequences = []string{"Audiobookshelf writes the new image as the item's cover file, overwriting or deleting the present cover image on disk: it cannot be set back from here."}
+	}
+	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
+		url := a.Url
+		r, err := d.Send(kit.ForItem(ctx, id), true, func(ctx context.Context) (*http.Response, error) {
+			return d.API.SetLibraryItemCover(ctx, id, abs.SetLibraryItemCoverJSONRequestBody{Url: url})
+		})
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case r.Status == http.StatusForbidden:
+			return nil, kit.Errorf(kit.Unchanged, "Audiobookshelf answered 403 Forbidden for library item %s: setting a cover needs the update and upload permissions (Settings → Users → the user → Can Update, Can Upload), which the user of this API key lacks.", id)
+		case r.Status == http.StatusBadRequest:
+			return nil, kit.Errorf(kit.Unchanged, `argument "url": Audiobookshelf could not take the image at %s as a cover (%q): it must be an image (JPEG, PNG or WebP) it can download. The cover was not changed.`, guard.Quote(url), kit.Clip(kit.CleanText(string(r.Body)), 200))
+		case r.Status/100 != 2:
+			return nil, kit.StatusError(r, "the cover of library item "+id, true)
+		}
+		if err := d.CheckWrite(r, "the cover of library item "+id); err != nil {
+			return nil, err
+		}
+		var v struct {
+			Cover string `json:"cover"`
+		}
+		if err := kit.Decode(r.Body, &v); err != nil {
+			return nil, err
+		}
+		out := map[string]any{"set": true, "library_item_id": id, "url": url, "cover_file": v.Cover}
+		if had {
+			out["note"] = "The previous cover image was replaced on disk; it cannot be set back from here."
+		} else {
+			out["put_back"] = &kit.PutBack{Tool: "remove_item_cover", Arguments: map[string]any{"library_item_id": id},
+				Note: "The item had no cover: this takes the new one off again (it asks the person first). The image file stays on the server's disk."}
+		}
+		return kit.JSONResult(out)
+	}
+	return plan, nil
 }

@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # seconds): the last commit's, so the same commit and Go give the same bytes.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 946684800)
 
-.PHONY: all build generate check-generated test test-short test-interop test-packaging test-live spec-drift vet bench run demo clean release release-local image upload-release push-image publish-registry mcp-publisher
+.PHONY: all build generate views check-generated test test-views test-short test-interop test-packaging test-live spec-drift vet bench run demo clean release release-local image upload-release push-image publish-registry mcp-publisher
 
 all: build
 
@@ -22,16 +22,27 @@ build:
 # manifest template (cmd/toolgen, from tools.yaml and spec/), then
 # server.json (cmd/release, from tools.yaml, main.go's version and the
 # configuration reference of internal/config).
-generate:
+generate: views
 	$(GO) generate ./gen/abs
 	$(GO) run ./cmd/toolgen
 	$(GO) run ./cmd/release -generate
 
+# The MCP Apps views (docs/apps.md): views/src built into one self-contained
+# page each, views/dist/NAME.html, which the binary embeds; esbuild and the
+# extension's packages pinned in views/package-lock.json, no timestamp, so
+# the same sources make the same bytes (the views' tests check it).
+views: views/node_modules/.package-lock.json
+	cd views && node build.mjs
+
+views/node_modules/.package-lock.json: views/package-lock.json views/package.json
+	cd views && npm ci --no-audit --no-fund
+
 # Fails when a generated file is not what the generators make now. The test
 # run checks the same (internal/toolgen and gen/abs drift tests).
-check-generated:
+check-generated: views/node_modules/.package-lock.json
 	$(GO) run ./cmd/toolgen -check
 	$(GO) run ./cmd/release -check
+	cd views && node build.mjs --check
 
 # A release of the tagged commit: refused, saying why, when HEAD has no tag
 # vX.Y.Z (or tracked files differ from it). Into dist/, emptied first, only
@@ -101,11 +112,23 @@ vet:
 # The whole suite: the Go tests with the race detector, then the official
 # TypeScript MCP clients (from npm, pinned in interop/package-lock.json)
 # against the built binary, then the MCP Bundle with the official mcpb tool
-# (pinned in packaging/package-lock.json).
+# (pinned in packaging/package-lock.json), then the views in headless
+# Chromium (said plainly, and skipped, where Chromium is not installed).
 test: vet
 	$(GO) test -race -count=1 ./...
 	$(MAKE) test-interop
 	$(MAKE) test-packaging
+	$(MAKE) test-views
+
+# The MCP Apps views: views/dist is what views/src makes now, and each view,
+# rendered by headless Chromium (Debian's chromium; CHROMIUM=path for
+# another) in a test host built on the extension's AppBridge, shows what
+# its tool answered the built binary (--demo). With ABS_LIVE=1,
+# AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY, against that Audiobookshelf
+# too (it only reads). VIEWS_SCREENSHOTS=docs/apps saves the pictures of
+# docs/apps.md.
+test-views: build views/node_modules/.package-lock.json
+	cd views && ABS_MCP_BIN=$(abspath $(BIN)) node --test
 
 test-interop: build interop/node_modules/.package-lock.json
 	cd interop && ABS_MCP_BIN=$(abspath $(BIN)) node --test

@@ -475,6 +475,12 @@ func MeasureOnStandin(ctx context.Context, tok *Tokenizer, toolsets []string, c 
 // with the toolsets given (nil: the default ones): its tokens as the
 // server sent it, and each tool definition's tokens (its JSON alone).
 func ToolsList(ctx context.Context, tok *Tokenizer, toolsets []string) (total int, perTool map[string]int, err error) {
+	return ToolsListAs(ctx, tok, toolsets, nil)
+}
+
+// ToolsListAs is ToolsList for a client with the capabilities caps (nil:
+// go-sdk's defaults), one that declares MCP Apps say.
+func ToolsListAs(ctx context.Context, tok *Tokenizer, toolsets []string, caps *mcp.ClientCapabilities) (total int, perTool map[string]int, err error) {
 	sd := standin.New(standin.Options{Now: standin.SampleNow})
 	url, err := sd.Listen("127.0.0.1:0")
 	if err != nil {
@@ -495,7 +501,7 @@ func ToolsList(ctx context.Context, tok *Tokenizer, toolsets []string) (total in
 	}
 	defer ss.Close()
 	rec := &lines{}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.LoggingTransport{Transport: ct, Writer: rec}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{Capabilities: caps}).Connect(ctx, &mcp.LoggingTransport{Transport: ct, Writer: rec}, nil)
 	if err != nil {
 		return 0, nil, err
 	}

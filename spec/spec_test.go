@@ -74,6 +74,7 @@ var operations = map[string]struct{ method, path string }{
 	"removeItemsFromPlaylist":     {http.MethodPost, "/api/playlists/{id}/batch/remove"},
 	"deletePlaylist":              {http.MethodDelete, "/api/playlists/{id}"},
 	"batchQuickMatchLibraryItems": {http.MethodPost, "/api/items/batch/quickmatch"},
+	"batchGetLibraryItems":        {http.MethodPost, "/api/items/batch/get"},
 	"renameNarrator":              {http.MethodPatch, "/api/libraries/{id}/narrators/{narratorId}"},
 	"searchBooks":                 {http.MethodGet, "/api/search/books"},
 	"searchCovers":                {http.MethodGet, "/api/search/covers"},

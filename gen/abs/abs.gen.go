@@ -253,6 +253,11 @@ type AuthorUpdate struct {
 	Name        *string `json:"name,omitempty"`
 }
 
+// BatchGet defines model for BatchGet.
+type BatchGet struct {
+	LibraryItemIds []string `json:"libraryItemIds"`
+}
+
 // BatchMediaUpdate One entry of POST /api/items/batch/update.
 type BatchMediaUpdate struct {
 	Id string `json:"id"`
@@ -813,6 +818,9 @@ type RemoveBooksFromCollectionJSONRequestBody = CollectionBooks
 
 // RenameGenreJSONRequestBody defines body for RenameGenre for application/json ContentType.
 type RenameGenreJSONRequestBody = GenreRename
+
+// BatchGetLibraryItemsJSONRequestBody defines body for BatchGetLibraryItems for application/json ContentType.
+type BatchGetLibraryItemsJSONRequestBody = BatchGet
 
 // BatchQuickMatchLibraryItemsJSONRequestBody defines body for BatchQuickMatchLibraryItems for application/json ContentType.
 type BatchQuickMatchLibraryItemsJSONRequestBody = BatchQuickMatch
@@ -1532,6 +1540,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/genres/rename (the `RenameGenre` operationId).
 	RenameGenre(ctx context.Context, body RenameGenreJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BatchGetLibraryItemsWithBody Read several library items in one request (a read, though a POST)
+	//
+	// LibraryItemController.batchGet (not behind the item middleware; changes nothing). 403 (plain "Invalid payload") when libraryItemIds is missing or empty. Ids that are no library item are skipped silently; the items found come in the database's order, not the request's, each as toOldJSONExpanded (every audio file with its ffprobe metadata: read few at a time). 403 when the user may not access one of them (checkCanAccessLibraryItem), with nothing of the others.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/items/batch/get (the `BatchGetLibraryItems` operationId).
+	BatchGetLibraryItemsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BatchGetLibraryItems Read several library items in one request (a read, though a POST)
+	//
+	// LibraryItemController.batchGet (not behind the item middleware; changes nothing). 403 (plain "Invalid payload") when libraryItemIds is missing or empty. Ids that are no library item are skipped silently; the items found come in the database's order, not the request's, each as toOldJSONExpanded (every audio file with its ffprobe metadata: read few at a time). 403 when the user may not access one of them (checkCanAccessLibraryItem), with nothing of the others.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/items/batch/get (the `BatchGetLibraryItems` operationId).
+	BatchGetLibraryItems(ctx context.Context, body BatchGetLibraryItemsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// BatchQuickMatchLibraryItemsWithBody Quick match several library items against a metadata provider, in the background
 	//
@@ -2581,6 +2607,44 @@ func (c *Client) RenameGenreWithBody(ctx context.Context, contentType string, bo
 // Corresponds with POST /api/genres/rename (the `RenameGenre` operationId).
 func (c *Client) RenameGenre(ctx context.Context, body RenameGenreJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRenameGenreRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BatchGetLibraryItemsWithBody Read several library items in one request (a read, though a POST)
+//
+// LibraryItemController.batchGet (not behind the item middleware; changes nothing). 403 (plain "Invalid payload") when libraryItemIds is missing or empty. Ids that are no library item are skipped silently; the items found come in the database's order, not the request's, each as toOldJSONExpanded (every audio file with its ffprobe metadata: read few at a time). 403 when the user may not access one of them (checkCanAccessLibraryItem), with nothing of the others.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/items/batch/get (the `BatchGetLibraryItems` operationId).
+func (c *Client) BatchGetLibraryItemsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBatchGetLibraryItemsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BatchGetLibraryItems Read several library items in one request (a read, though a POST)
+//
+// LibraryItemController.batchGet (not behind the item middleware; changes nothing). 403 (plain "Invalid payload") when libraryItemIds is missing or empty. Ids that are no library item are skipped silently; the items found come in the database's order, not the request's, each as toOldJSONExpanded (every audio file with its ffprobe metadata: read few at a time). 403 when the user may not access one of them (checkCanAccessLibraryItem), with nothing of the others.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/items/batch/get (the `BatchGetLibraryItems` operationId).
+func (c *Client) BatchGetLibraryItems(ctx context.Context, body BatchGetLibraryItemsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBatchGetLibraryItemsRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4695,6 +4759,46 @@ func NewRenameGenreRequestWithBody(server string, contentType string, body io.Re
 	}
 
 	operationPath := fmt.Sprintf("/api/genres/rename")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBatchGetLibraryItemsRequest calls the generic BatchGetLibraryItems builder with application/json body
+func NewBatchGetLibraryItemsRequest(server string, body BatchGetLibraryItemsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBatchGetLibraryItemsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewBatchGetLibraryItemsRequestWithBody constructs an http.Request for the BatchGetLibraryItems method, with any body, and a specified content type
+func NewBatchGetLibraryItemsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/items/batch/get")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}

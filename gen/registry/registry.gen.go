@@ -57,6 +57,15 @@ type Tool struct {
 	Widest []map[string]any
 	// Definition is what tools/list shows.
 	Definition *mcp.Tool
+	// View is the name of the MCP Apps view of the tool's answer
+	// (views/dist/VIEW.html), and OutputSchema the schema of the
+	// structured content beside the text: both for a client that declares
+	// the extension alone (internal/app, apps.go). Empty for no view.
+	View         string
+	OutputSchema json.RawMessage
+	// ForViews: a client that declares the extension gets the tool listed
+	// for its views (visibility app) even when its toolset is off.
+	ForViews bool
 	// Handler builds the tool's handler over its dependencies.
 	Handler func(*kit.Deps) kit.Handler
 }
@@ -419,7 +428,9 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Entries per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: listItemsInProgress,
+		View:         "now-listening",
+		OutputSchema: json.RawMessage(`{"properties":{"items":{"items":{"type":"object"},"type":"array"},"total":{"type":"integer"}},"type":"object"}`),
+		Handler:      listItemsInProgress,
 	},
 	{
 		Name: "get_listening_stats", Title: "Get listening stats", Toolset: "me",
@@ -955,7 +966,8 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"width":{"type":"integer","minimum":32,"maximum":2048,"default":400,"description":"Width in pixels."}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: getItemCover,
+		ForViews: true,
+		Handler:  getItemCover,
 	},
 	{
 		Name: "remove_item_cover", Title: "Remove item cover", Toolset: "upkeep",
@@ -1050,7 +1062,7 @@ var All = []Tool{
 	{
 		Name: "what_next", Title: "What to listen to next", Toolset: "listening",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"listMediaProgress", "getMe", "listItemsInProgress", "listLibraries", "getLibraryItem", "listLibraryItems"},
+		Operations: []string{"listMediaProgress", "getMe", "listItemsInProgress", "listLibraries", "getLibraryItem", "listLibraryItems", "batchGetLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}, {"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
@@ -1059,7 +1071,9 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library."},"media_type":{"type":"string","enum":["book","podcast"],"description":"Only books or only episodes."},"max_hours":{"type":"number","minimum":0.1,"maximum":10000,"description":"At most this many hours left."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: whatNext,
+		View:         "series-shelf",
+		OutputSchema: json.RawMessage(`{"properties":{"in_progress":{"items":{"type":"object"},"type":"array"},"next_in_series":{"items":{"type":"object"},"type":"array"},"recently_finished":{"items":{"type":"object"},"type":"array"}},"type":"object"}`),
+		Handler:      whatNext,
 	},
 	{
 		Name: "get_series_progress", Title: "Get series progress", Toolset: "listening",
@@ -1073,12 +1087,14 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"One series (id or name); omit for all."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: getSeriesProgress,
+		View:         "series-shelf",
+		OutputSchema: json.RawMessage(`{"properties":{"books":{"items":{"type":"object"},"type":"array"},"gaps":{"items":{"type":"string"},"type":"array"},"series":{"items":{"type":"object"},"type":"array"}},"type":"object"}`),
+		Handler:      getSeriesProgress,
 	},
 	{
 		Name: "get_listening_by_period", Title: "Get listening by period", Toolset: "listening",
 		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
-		Operations: []string{"getListeningStats", "listListeningSessions", "listMediaProgress", "getMe"},
+		Operations: []string{"getListeningStats", "listListeningSessions", "listMediaProgress", "getMe", "batchGetLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"by": "day", "from": "{year}-01-01", "to": "{year}-12-31"}},
 		Definition: &mcp.Tool{
@@ -1087,7 +1103,65 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"from":{"type":"string","description":"First day, YYYY-MM-DD."},"to":{"type":"string","description":"Last day, YYYY-MM-DD."},"by":{"type":"string","enum":["day","week","month"],"default":"month","description":"Period."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":400,"default":100,"description":"Periods per page."}},"required":["from","to"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: getListeningByPeriod,
+		View:         "listening-over-time",
+		OutputSchema: json.RawMessage(`{"properties":{"finished":{"items":{"type":"object"},"type":"array"},"periods":{"items":{"type":"object"},"type":"array"},"total_s":{"type":"number"}},"type":"object"}`),
+		Handler:      getListeningByPeriod,
+	},
+	{
+		Name: "check_owned", Title: "Check a list against the library", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listLibraries", "listLibraryItems", "listMediaProgress", "getMe"},
+		NeedsAuth:  true,
+		Widest:     []map[string]any{{"titles": "{title_lines}"}},
+		Definition: &mcp.Tool{
+			Name:        "check_owned",
+			Description: "Which titles of a pasted list the person owns, and their progress.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"titles":{"type":"array","items":{"type":"string"},"description":"Titles."},"text":{"type":"string","description":"Or pasted lines."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":100,"description":"Lines per page."}}}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: checkOwned,
+	},
+	{
+		Name: "list_abandoned", Title: "List abandoned books", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listMediaProgress", "getMe", "batchGetLibraryItems"},
+		NeedsAuth:  true,
+		Widest:     []map[string]any{{"idle_days": 1}},
+		Definition: &mcp.Tool{
+			Name:        "list_abandoned",
+			Description: "Books started and left: how far, when last, whether the series went on.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"idle_days":{"type":"integer","minimum":1,"maximum":36500,"default":30,"description":"Untouched this many days."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Books per page."}}}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: listAbandoned,
+	},
+	{
+		Name: "get_listening_year", Title: "Get listening year", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"getListeningStats", "listListeningSessions", "listMediaProgress", "getMe", "batchGetLibraryItems"},
+		NeedsAuth:  true,
+		Widest:     []map[string]any{{"year": "{year}"}},
+		Definition: &mcp.Tool{
+			Name:        "get_listening_year",
+			Description: "A year of listening: totals, months, books finished in order, longest, top author and narrator.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"year":{"type":"integer","minimum":2000,"maximum":2100,"description":"Calendar year."},"page":{"type":"integer","description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":100,"description":"Books per page."}},"required":["year"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: getListeningYear,
+	},
+	{
+		Name: "get_taste_profile", Title: "Get taste profile", Toolset: "listening",
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false,
+		Operations: []string{"listLibraries", "listLibraryItems", "listListeningSessions", "listMediaProgress", "getMe", "batchGetLibraryItems"},
+		NeedsAuth:  true,
+		Widest:     []map[string]any{{}},
+		Definition: &mcp.Tool{
+			Name:        "get_taste_profile",
+			Description: "Favourite authors, narrators, genres, series; unstarted books that fit.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Suggest from this library."}}}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: getTasteProfile,
 	},
 	{
 		Name: "hide_series_from_continue_series", Title: "Hide series from Continue Series", Toolset: "listening",
@@ -2808,6 +2882,56 @@ func getListeningByPeriod(d *kit.Deps) kit.Handler {
 			return nil, kit.ArgumentError(err)
 		}
 		return listening.GetListeningByPeriod(ctx, d, a)
+	}
+}
+
+func checkOwned(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "book_library"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeCheckOwned(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.CheckOwned(ctx, d, a)
+	}
+}
+
+func listAbandoned(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeListAbandoned(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.ListAbandoned(ctx, d, a)
+	}
+}
+
+func getListeningYear(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := toolargs.DecodeGetListeningYear(req.Params.Arguments)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.GetListeningYear(ctx, d, a)
+	}
+}
+
+func getTasteProfile(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "library_id", Kind: "book_library"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeGetTasteProfile(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		return listening.GetTasteProfile(ctx, d, a)
 	}
 }
 

@@ -1370,6 +1370,87 @@ func DecodeGetListeningByPeriod(raw json.RawMessage) (GetListeningByPeriod, erro
 	return a, d.Err()
 }
 
+// CheckOwned holds the arguments of check_owned.
+type CheckOwned struct {
+	Titles    []string `json:"titles"`     // Titles.
+	Text      *string  `json:"text"`       // Or pasted lines.
+	LibraryID *string  `json:"library_id"` // Only this library.
+	Page      int64    `json:"page"`       // 0-based.
+	Limit     int64    `json:"limit"`      // Lines per page.
+}
+
+// DecodeCheckOwned reads and checks the arguments of check_owned.
+func DecodeCheckOwned(raw json.RawMessage) (CheckOwned, error) {
+	var a CheckOwned
+	d, err := argdec.New(raw, "titles", "text", "library_id", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.Titles = d.StringList("titles", argdec.ListRule{Required: false, MinItems: 0, MaxItems: 100}, 500)
+	a.Text = d.String("text", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 30000, Enum: nil})
+	a.LibraryID = d.ID("library_id", false)
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 100}), 100)
+	d.ExactlyOne("titles", "text")
+	return a, d.Err()
+}
+
+// ListAbandoned holds the arguments of list_abandoned.
+type ListAbandoned struct {
+	IdleDays int64 `json:"idle_days"` // Untouched this many days.
+	Page     int64 `json:"page"`      // 0-based.
+	Limit    int64 `json:"limit"`     // Books per page.
+}
+
+// DecodeListAbandoned reads and checks the arguments of list_abandoned.
+func DecodeListAbandoned(raw json.RawMessage) (ListAbandoned, error) {
+	var a ListAbandoned
+	d, err := argdec.New(raw, "idle_days", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.IdleDays = argdec.Or(d.Integer("idle_days", argdec.IntRule{Required: false, Min: 1, Max: 36500}), 30)
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 100}), 25)
+	return a, d.Err()
+}
+
+// GetListeningYear holds the arguments of get_listening_year.
+type GetListeningYear struct {
+	Year  int64 `json:"year"`  // Calendar year.
+	Page  int64 `json:"page"`  // 0-based.
+	Limit int64 `json:"limit"` // Books per page.
+}
+
+// DecodeGetListeningYear reads and checks the arguments of get_listening_year.
+func DecodeGetListeningYear(raw json.RawMessage) (GetListeningYear, error) {
+	var a GetListeningYear
+	d, err := argdec.New(raw, "year", "page", "limit")
+	if err != nil {
+		return a, err
+	}
+	a.Year = argdec.Val(d.Integer("year", argdec.IntRule{Required: true, Min: 2000, Max: 2100}))
+	a.Page = argdec.Or(d.Integer("page", argdec.IntRule{Required: false, Min: 0, Max: 100000}), 0)
+	a.Limit = argdec.Or(d.Integer("limit", argdec.IntRule{Required: false, Min: 1, Max: 100}), 100)
+	return a, d.Err()
+}
+
+// GetTasteProfile holds the arguments of get_taste_profile.
+type GetTasteProfile struct {
+	LibraryID *string `json:"library_id"` // Suggest from this library.
+}
+
+// DecodeGetTasteProfile reads and checks the arguments of get_taste_profile.
+func DecodeGetTasteProfile(raw json.RawMessage) (GetTasteProfile, error) {
+	var a GetTasteProfile
+	d, err := argdec.New(raw, "library_id")
+	if err != nil {
+		return a, err
+	}
+	a.LibraryID = d.ID("library_id", false)
+	return a, d.Err()
+}
+
 // HideSeriesFromContinueSeries holds the arguments of hide_series_from_continue_series.
 type HideSeriesFromContinueSeries struct {
 	SeriesID string `json:"series_id"` // Id or name.

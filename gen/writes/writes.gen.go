@@ -30,6 +30,7 @@ var All = []Answer{
 	{Operation: "createPlaylist", Method: "POST", Path: regexp.MustCompile(`/api/playlists$`), Required: []string{"id", "libraryId", "userId", "name", "items"}, ReadBack: "list_playlists"},
 	{Operation: "batchUpdateLibraryItems", Method: "POST", Path: regexp.MustCompile(`/api/items/batch/update$`), Required: []string{"success", "updates"}, ReadBack: "get_library_item"},
 	{Operation: "batchQuickMatchLibraryItems", Method: "POST", Path: regexp.MustCompile(`/api/items/batch/quickmatch$`), PlainOK: true, ReadBack: "get_library_item"},
+	{Operation: "batchGetLibraryItems", Method: "POST", Path: regexp.MustCompile(`/api/items/batch/get$`), Required: []string{"libraryItems"}, ReadBack: ""},
 	{Operation: "renameGenre", Method: "POST", Path: regexp.MustCompile(`/api/genres/rename$`), Required: []string{"genreMerged", "numItemsUpdated"}, ReadBack: "audit_tags_and_genres"},
 	{Operation: "createCollection", Method: "POST", Path: regexp.MustCompile(`/api/collections$`), Required: []string{"id", "libraryId", "name", "books"}, ReadBack: "list_collections"},
 	{Operation: "updateSeries", Method: "PATCH", Path: regexp.MustCompile(`/api/series/[^/]+$`), Required: []string{"id", "name"}, ReadBack: "get_library_item"},

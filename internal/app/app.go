@@ -173,6 +173,7 @@ func New(o Options) (*Server, error) {
 	feats.add(s)
 	s.AddSendingMiddleware(g.SendingMiddleware(), view.sendListChanged)
 	registered := register(s, view, registrable, deps)
+	s.AddReceivingMiddleware(appsMiddleware(view))
 	return &Server{MCP: s, Deps: deps, Tools: selected, Stateless: o.Stateless, logger: logger, registered: registered, guard: g, store: store, toolsets: view}, nil
 }
 

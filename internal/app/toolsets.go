@@ -108,6 +108,13 @@ func (v *toolsets) held() int {
 	return len(v.enabled)
 }
 
+// registered reports whether the tool is registered here (read-only mode
+// registers no write tool).
+func (v *toolsets) registered(name string) bool {
+	_, ok := v.tools[name]
+	return ok
+}
+
 func isDiscovery(name string) bool {
 	return slices.ContainsFunc(registry.Discovery, func(t *mcp.Tool) bool { return t.Name == name })
 }
@@ -124,7 +131,7 @@ func (v *toolsets) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				break
 			}
 			ss, lasting := sessionOf(req)
-			if t, known := v.tools[p.Name]; known && !v.listed(ss, p.Name) {
+			if t, known := v.tools[p.Name]; known && !v.listed(ss, p.Name) && !isViewCall(ctx) {
 				how := fmt.Sprintf("call_tool runs it now, and enable_toolset with toolset %q turns it on in this conversation", t.Toolset)
 				if !lasting {
 					how = "this server keeps no session, so call it through call_tool"

@@ -43,6 +43,19 @@ var requestCases = func() []readCase {
 		// One library: its days come from its sessions, so Audiobookshelf's
 		// listening stats (every library's days) are not read.
 		{tool: "get_listening_by_period", args: map[string]any{"from": "2020-01-01", "to": "2026-01-31", "library_id": sd.LibraryBooksID}},
+		// A book marked finished without a session: its title and library
+		// in one batched read.
+		{tool: "get_listening_by_period", args: map[string]any{"from": "2020-01-01", "to": "2026-01-31"}, setup: markedFinished(sd.ItemNeverwhere)},
+		{tool: "what_next", args: map[string]any{}, per: 6, setup: markedFinished(sd.ItemNeverwhere)},
+		{tool: "check_owned", args: map[string]any{"titles": []string{"Mort"}, "library_id": sd.LibraryBooksID}},
+		{tool: "list_abandoned", args: map[string]any{"idle_days": 36500}}, // nothing left that long: no book read
+		{tool: "get_listening_year", args: map[string]any{"year": 2025}, setup: markedFinished(sd.ItemNeverwhere)},
+		{tool: "get_listening_year", args: map[string]any{"year": 2030}}, // nothing finished: no book read
+		{tool: "get_taste_profile", args: map[string]any{"library_id": sd.LibraryBooksID}, setup: func(s *sd.Server) {
+			s.Update(func(d *sd.Data) { d.Users[0].MediaProgress = nil })
+		}},
+		// Books only: every recently finished book is named by its series.
+		{tool: "what_next", args: map[string]any{"media_type": "book"}, per: 5},
 		{tool: "get_media_progress", args: map[string]any{"library_item_id": sd.ItemMort}}, // never started
 		{tool: "get_media_progress", args: map[string]any{"library_item_id": sd.ItemPodcastTinyThings, "episode_id": sd.EpisodeTinyThings1}},
 		{tool: "set_media_progress", args: map[string]any{"library_item_id": sd.ItemMort, "current_time": 600}},

@@ -114,6 +114,11 @@ func (t Targets) value(name string) (any, bool) {
 		return t.Feed, true
 	case "year":
 		return t.Year, true
+	case "title_lines":
+		if t.Query == "" {
+			return "", true
+		}
+		return ownedLines(t.Query), true
 	}
 	return nil, false
 }
@@ -153,6 +158,16 @@ func (t Targets) fill(v any) any {
 		return ""
 	}
 	return s
+}
+
+// ownedLines is the longest list of titles a tool takes (check_owned):
+// 100 lines, each a title with a number and a "by Author" tail.
+func ownedLines(q string) []string {
+	out := make([]string, 100)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s %d by %s", q, i, q)
+	}
+	return out
 }
 
 // ReadTools are the manifest's read tools, in its order.

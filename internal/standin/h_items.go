@@ -59,6 +59,38 @@ func hItem(c *ctx) {
 	c.sendJSON(c.s.itemOld(c.li, viewOpts{}))
 }
 
+// POST /api/items/batch/get: LibraryItemController.batchGet. 403 ("Invalid
+// payload") without ids; ids that are no item are skipped; the items found
+// come in the order they are stored (findAllExpandedWhere), expanded; 403
+// when the user may not access one of them.
+func hItemsBatchGet(c *ctx) {
+	m, _ := c.body.(map[string]any)
+	list, _ := m["libraryItemIds"].([]any)
+	if len(list) == 0 {
+		c.send(http.StatusForbidden, "Invalid payload")
+		return
+	}
+	want := map[string]bool{}
+	for _, v := range list {
+		if id, ok := v.(string); ok {
+			want[id] = true
+		}
+	}
+	out := []jobj{}
+	for i := range c.s.data.Items {
+		li := &c.s.data.Items[i]
+		if !want[li.ID] {
+			continue
+		}
+		if !c.user.canAccessItem(li) {
+			c.sendStatus(http.StatusForbidden)
+			return
+		}
+		out = append(out, c.s.itemExpanded(li, viewOpts{}))
+	}
+	c.sendJSON(jobj{{"libraryItems", out}})
+}
+
 // oldProgress is User.getOldMediaProgress(libraryItemId, episodeId): the
 // first progress row of the item, restricted to the episode when one is
 // given. For a podcast without an episode id this is whichever episode's

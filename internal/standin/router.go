@@ -296,6 +296,7 @@ var apiRoutes = sync.OnceValue(func() []route {
 		api(G, "/libraries/:id/narrators", withLibrary(hLibraryNarrators)),
 		api(G, "/libraries/:id/recent-episodes", withLibrary(hRecentEpisodes)),
 		// Item routes
+		api(P, "/items/batch/get", hItemsBatchGet),
 		api(G, "/items/:id", withItem(hItem)),
 		// Collection routes
 		api(P, "/collections", withCollection(hCollectionCreate)),

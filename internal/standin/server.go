@@ -182,13 +182,14 @@ func (s *Server) ResetRequests() {
 }
 
 // Mutations returns the recorded POST, PATCH and DELETE requests, but for
-// POST /api/podcasts/feed, which only fetches and parses a feed, and the
+// POST /api/podcasts/feed, which only fetches and parses a feed, POST
+// /api/items/batch/get, which only reads items, and the
 // GETs that change data (a progress or a series taken off or put back on
 // the home shelves).
 func (s *Server) Mutations() []Request {
 	var out []Request
 	for _, r := range s.Requests() {
-		if r.Method == http.MethodPost && r.Path == "/api/podcasts/feed" {
+		if r.Method == http.MethodPost && (r.Path == "/api/podcasts/feed" || r.Path == "/api/items/batch/get") {
 			continue
 		}
 		if r.Method == http.MethodGet && (strings.HasSuffix(r.Path, "/remove-from-continue-listening") || strings.HasSuffix(r.Path, "/readd-to-continue-listening")) {

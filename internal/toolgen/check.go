@@ -122,6 +122,9 @@ var nameKinds = map[string]bool{"item": true, "podcast": true, "series": true, "
 
 var sharedPackages = map[string]bool{"kit": true, "absdata": true, "compact": true, "orderedlist": true}
 
+// viewNameRE is a view's name: its page is views/dist/NAME.html.
+var viewNameRE = regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
+
 func Check(m *Manifest, spec Spec) error {
 	var errs []error
 	fail := func(tool, field, format string, a ...any) {
@@ -163,6 +166,20 @@ func Check(m *Manifest, spec Spec) error {
 			fail(name, "name", "declared twice")
 		}
 		seen[t.Name] = true
+		if v := t.View; v != nil {
+			if !viewNameRE.MatchString(v.Name) {
+				fail(name, "view.name", "%q must be lowercase words joined by -, the name of views/dist/NAME.html", v.Name)
+			}
+			if v.OutputSchema["type"] != "object" {
+				fail(name, "view.output_schema", "must be a JSON schema of type object (structured content is an object)")
+			}
+			if t.Annotations.ReadOnly == nil || !*t.Annotations.ReadOnly {
+				fail(name, "view", "only a read tool has a view: a view shows what was read")
+			}
+		}
+		if t.ForViews && (t.Annotations.ReadOnly == nil || !*t.Annotations.ReadOnly) {
+			fail(name, "for_views", "only a read tool may be called by the views")
+		}
 		if t.Title == "" {
 			fail(name, "title", "is missing")
 		}

@@ -185,6 +185,16 @@ type Tool struct {
 	// changed: an answer to one of its changes that is not what
 	// Audiobookshelf answers names it (gen/writes, kit.Deps.CheckWrite).
 	ReadBack string `yaml:"read_back"`
+	// View is the MCP Apps view (io.modelcontextprotocol/ui) that shows the
+	// tool's answer: the name of its page in views/ (views/dist/NAME.html),
+	// and the output schema of the structured content a client that
+	// declares the extension gets beside the text. Only such a client sees
+	// either (internal/app, apps.go).
+	View *View `yaml:"view"`
+	// ForViews lists the tool, to a client that declares the extension, as
+	// one its views may call (visibility app) even when its toolset is off
+	// in the session: the views fetch covers through it.
+	ForViews bool `yaml:"for_views"`
 }
 
 // ScalePlaceholders are what a widest call may name where an id (or a
@@ -205,6 +215,7 @@ var ScalePlaceholders = map[string]string{
 	"query":           "a search text that matches much",
 	"year":            "a year of listening (a number)",
 	"feed":            "the feed URL of {podcast}",
+	"title_lines":     "100 lines of titles, each with a number and a \"by\" tail (a list: the whole value)",
 }
 
 // placeholderOf is the placeholder a required parameter's names: stands
@@ -586,4 +597,10 @@ func GoName(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// View is a tool's `view:`.
+type View struct {
+	Name         string         `yaml:"name"`
+	OutputSchema map[string]any `yaml:"output_schema"`
 }

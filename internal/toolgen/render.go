@@ -424,6 +424,15 @@ type Tool struct {
 	Widest []map[string]any
 	// Definition is what tools/list shows.
 	Definition *mcp.Tool
+	// View is the name of the MCP Apps view of the tool's answer
+	// (views/dist/VIEW.html), and OutputSchema the schema of the
+	// structured content beside the text: both for a client that declares
+	// the extension alone (internal/app, apps.go). Empty for no view.
+	View         string
+	OutputSchema json.RawMessage
+	// ForViews: a client that declares the extension gets the tool listed
+	// for its views (visibility app) even when its toolset is off.
+	ForViews bool
 	// Handler builds the tool's handler over its dependencies.
 	Handler func(*kit.Deps) kit.Handler
 }
@@ -534,6 +543,16 @@ const ServerName = `)
 		fmt.Fprintf(&b, "\t\tDefinition: &mcp.Tool{\n\t\t\tName: %q,\n\t\t\tDescription: %q,\n", t.Name, oneLine(t.Description))
 		fmt.Fprintf(&b, "\t\t\tInputSchema: json.RawMessage(%s),\n", "`"+string(schema)+"`")
 		fmt.Fprintf(&b, "\t\t\tAnnotations: %s,\n\t\t},\n", annotationsLiteral(a))
+		if v := t.View; v != nil {
+			out, err := marshalNoEscape(v.OutputSchema)
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(&b, "\t\tView: %q,\n\t\tOutputSchema: json.RawMessage(%s),\n", v.Name, "`"+string(out)+"`")
+		}
+		if t.ForViews {
+			b.WriteString("\t\tForViews: true,\n")
+		}
 		fmt.Fprintf(&b, "\t\tHandler: %s,\n\t},\n", lowerFirst(GoName(t.Name)))
 	}
 	b.WriteString("}\n\n// Discovery are the tools through which a model reaches the other\n// toolsets in the same conversation, as tools/list shows them; internal/app\n// serves them.\nvar Discovery = []*mcp.Tool{\n")

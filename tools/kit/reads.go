@@ -184,3 +184,98 @@ func (d *Deps) ReadFilteredBooks(ctx context.Context, what, libraryID, group, va
 func (d *Deps) ReadSeriesBooks(ctx context.Context, libraryID, seriesID string, limit int) ([]absdata.Item, int, error) {
 	return d.ReadFilteredBooks(ctx, "the books of series "+seriesID, libraryID, "series", seriesID, "sequence", limit)
 }
+
+// batchItems is how many ids one POST /api/items/batch/get carries: its
+// answer is every item expanded (each audio file with its metadata).
+const batchItems = 100
+
+// ReadItemsByID reads the library items of ids (expanded, as
+// Audiobookshelf's batch read sends them), batchItems in one request, two
+// requests at a time; ids that are no item are left out of the answer. It
+// is a POST that changes nothing. Audiobookshelf answers 403 for a whole
+// batch when the user may not access one of its items: such a batch is
+// left out, and its ids are in the second answer.
+func (d *Deps) ReadItemsByID(ctx context.Context, ids []string) (map[string]*absdata.Item, []string, error) {
+	seen := map[string]bool{}
+	var uniq []string
+	for _, id := range ids {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			uniq = append(uniq, id)
+		}
+	}
+	var chunks [][]string
+	for len(uniq) > 0 {
+		n := min(batchItems, len(uniq))
+		chunks = append(chunks, uniq[:n])
+		uniq = uniq[n:]
+	}
+	got := make([][]absdata.Item, len(chunks))
+	refused := make([]bool, len(chunks))
+	errs := make([]error, len(chunks))
+	EachLimit(len(chunks), 2, func(i int) {
+		r, err := d.Send(ctx, false, func(ctx context.Context) (*http.Response, error) {
+			return d.API.BatchGetLibraryItems(ctx, abs.BatchGetLibraryItemsJSONRequestBody{LibraryItemIds: chunks[i]})
+		})
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		if r.Status == http.StatusForbidden {
+			refused[i] = true
+			return
+		}
+		if r.Status/100 != 2 {
+			errs[i] = StatusError(r, "the library items", false)
+			return
+		}
+		var v struct {
+			LibraryItems []absdata.Item `json:"libraryItems"`
+		}
+		errs[i] = Decode(r.Body, &v)
+		got[i] = v.LibraryItems
+	})
+	out := map[string]*absdata.Item{}
+	var left []string
+	for i := range chunks {
+		if errs[i] != nil {
+			return nil, nil, errs[i]
+		}
+		if refused[i] {
+			left = append(left, chunks[i]...)
+		}
+		for j := range got[i] {
+			out[got[i][j].ID] = &got[i][j]
+		}
+	}
+	return out, left, nil
+}
+
+// libraryPage is how many minified items one page of ReadAllItems holds.
+const libraryPage = 500
+
+// ReadAllItems reads every item of a library, minified (titles, authors,
+// series names, durations; no files), libraryPage a page, one page after
+// another until Audiobookshelf's total.
+func (d *Deps) ReadAllItems(ctx context.Context, libraryID string) ([]absdata.Item, error) {
+	var out []absdata.Item
+	for page := 0; page < namesMaxPages; page++ {
+		body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
+			return d.API.ListLibraryItems(ctx, libraryID, &abs.ListLibraryItemsParams{Limit: Ptr(libraryPage), Page: Ptr(page),
+				Minified: Ptr(abs.ListLibraryItemsParamsMinifiedN1), Sort: Ptr("media.metadata.title")})
+		})
+		if err != nil {
+			return nil, err
+		}
+		var v absdata.Listing[absdata.Item]
+		if err := Decode(body, &v); err != nil {
+			return nil, err
+		}
+		rows, total := v.Rows()
+		out = append(out, rows...)
+		if total == nil || len(rows) == 0 || len(out) >= *total {
+			return out, nil
+		}
+	}
+	return nil, Errorf(Unchanged, "library %q: Audiobookshelf was still sending pages of its items after %d pages of %d.", libraryID, namesMaxPages, libraryPage)
+}

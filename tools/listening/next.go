@@ -53,7 +53,8 @@ type NextInSeries struct {
 type Finish struct {
 	ID        string `json:"library_item_id"`
 	EpisodeID string `json:"episode_id,omitempty"`
-	Title     string `json:"title,omitempty"`
+	Title     string `json:"title"`
+	Episode   string `json:"episode,omitempty"`
 	Finished  string `json:"finished"`
 }
 
@@ -233,6 +234,17 @@ func WhatNext(ctx context.Context, d *kit.Deps, a toolargs.WhatNext) (*mcp.CallT
 		}
 		finished = append(finished, Finish{ID: f.LibraryItemID, EpisodeID: ep, Title: titles[key{f.LibraryItemID, ep}], Finished: compact.Date(finishedAt(f))})
 	}
+	// Titles the reads above did not give (a book marked finished outside
+	// its series, an episode), in one batched read.
+	slots := make([]titleSlot, len(finished))
+	for i := range finished {
+		f := &finished[i]
+		slots[i] = titleSlot{ID: f.ID, EpisodeID: f.EpisodeID, Title: &f.Title, Episode: &f.Episode}
+	}
+	untitled, err := fillTitles(ctx, d, slots)
+	if err != nil {
+		return nil, err
+	}
 	head := []kit.Field{kit.Extra("in_progress", inProgress)}
 	if moreInProgress > 0 {
 		head = append(head, kit.Extra("in_progress_more", fmt.Sprintf("%d more in progress: list_items_in_progress", moreInProgress)))
@@ -240,6 +252,9 @@ func WhatNext(ctx context.Context, d *kit.Deps, a toolargs.WhatNext) (*mcp.CallT
 	head = append(head, kit.Extra("recently_finished", finished))
 	if len(done) > finishedCap {
 		head = append(head, kit.Extra("finished_more", fmt.Sprintf("%d finished in all: get_listening_by_period lists them by date", len(done))))
+	}
+	if untitled != "" {
+		head = append(head, kit.Extra("untitled", untitled))
 	}
 	head = append(head, extra...)
 	if next == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"sort"
 	"time"
 
@@ -46,7 +47,8 @@ type Named struct {
 type FinishedIn struct {
 	ID        string `json:"library_item_id"`
 	EpisodeID string `json:"episode_id,omitempty"`
-	Title     string `json:"title,omitempty"`
+	Title     string `json:"title"`
+	Episode   string `json:"episode,omitempty"`
 	Finished  string `json:"finished"`
 	DaysTaken *int   `json:"days_taken,omitempty"`
 }
@@ -115,36 +117,10 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 	})
 	abandon := func() { recsP.Abandon(); statsP.Abandon() }
 
-	// Sessions, newest update first, until they are older than the range:
-	// a session is counted on the day it started, which is never after
-	// the day it was last updated (two days' margin for time zones).
-	stopBefore := from.Add(-48 * time.Hour).UnixMilli()
-	var sessions []absdata.Session
-	sessionsCut := false
-	for pg := 0; ; pg++ {
-		if pg == sessionPages {
-			sessionsCut = true
-			break
-		}
-		body, err := d.Get(ctx, "the listening sessions", func(ctx context.Context) (*http.Response, error) {
-			return d.API.ListListeningSessions(ctx, &abs.ListListeningSessionsParams{Page: kit.Ptr(pg), ItemsPerPage: kit.Ptr(sessionPage)})
-		})
-		if err != nil {
-			abandon()
-			return nil, err
-		}
-		var v struct {
-			Total    int               `json:"total"`
-			Sessions []absdata.Session `json:"sessions"`
-		}
-		if err := kit.Decode(body, &v); err != nil {
-			abandon()
-			return nil, err
-		}
-		sessions = append(sessions, v.Sessions...)
-		if len(v.Sessions) < sessionPage || (pg+1)*sessionPage >= v.Total || v.Sessions[len(v.Sessions)-1].UpdatedAt < stopBefore {
-			break
-		}
+	sessions, sessionsCut, err := readSessionsSince(ctx, d, from)
+	if err != nil {
+		abandon()
+		return nil, err
 	}
 	st := statsP.Wait()
 	if st.err != nil {
@@ -170,7 +146,10 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 	byLib := map[string]float64{}
 	authors, narrators, genres := map[string]float64{}, map[string]float64{}, map[string]float64{}
 	type key [2]string
-	titles := map[key]string{}
+	// The title of each item (a podcast's, for an episode) and each
+	// episode's: a session names the episode by its displayTitle and the
+	// podcast by its metadata.
+	titles, episodes := map[key]string{}, map[key]string{}
 	libOf := map[string]string{}
 	for i := range sessions {
 		s := &sessions[i]
@@ -180,6 +159,10 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 		}
 		if _, ok := titles[key{s.LibraryItemID, ep}]; !ok {
 			titles[key{s.LibraryItemID, ep}] = s.DisplayTitle
+			if ep != "" && s.MediaMetadata != nil {
+				titles[key{s.LibraryItemID, ep}] = s.MediaMetadata.Title.Value
+				episodes[key{s.LibraryItemID, ep}] = s.DisplayTitle
+			}
 		}
 		libOf[s.LibraryItemID] = s.LibraryID
 		t := s.TimeListening
@@ -233,6 +216,37 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 	finished := []FinishedIn{}
 	nFinished := 0
 	var done []*absdata.Progress
+	// Books marked finished without listening have no session to name
+	// them or their library: they are read in one batched request.
+	var unnamed []string
+	for i := range r.recs {
+		p := &r.recs[i]
+		ep := ""
+		if p.EpisodeID != nil {
+			ep = *p.EpisodeID
+		}
+		if p.IsFinished && p.FinishedAt != nil && inRange(compact.Date(*p.FinishedAt)) && titles[key{p.LibraryItemID, ep}] == "" {
+			unnamed = append(unnamed, p.LibraryItemID)
+		}
+	}
+	untitled := ""
+	if len(unnamed) > 0 {
+		items, _, err := d.ReadItemsByID(ctx, unnamed)
+		if err != nil {
+			return nil, err
+		}
+		for id, it := range items {
+			libOf[id] = it.LibraryID
+			titles[key{id, ""}] = it.Media.Metadata.Title.Value
+			for j := range it.Media.Episodes {
+				e := &it.Media.Episodes[j]
+				titles[key{id, e.ID}], episodes[key{id, e.ID}] = it.Media.Metadata.Title.Value, e.Title
+			}
+		}
+		if n := len(slices.Compact(slices.Sorted(slices.Values(unnamed)))) - len(items); n > 0 {
+			untitled = fmt.Sprintf("%d finished items have no title: they are gone from Audiobookshelf or in a library this user no longer sees", n)
+		}
+	}
 	for i := range r.recs {
 		p := &r.recs[i]
 		if !p.IsFinished || p.FinishedAt == nil || !inRange(compact.Date(*p.FinishedAt)) {
@@ -253,7 +267,7 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 		if p.EpisodeID != nil {
 			ep = *p.EpisodeID
 		}
-		f := FinishedIn{ID: p.LibraryItemID, EpisodeID: ep, Title: titles[key{p.LibraryItemID, ep}], Finished: compact.Date(*p.FinishedAt)}
+		f := FinishedIn{ID: p.LibraryItemID, EpisodeID: ep, Title: titles[key{p.LibraryItemID, ep}], Episode: episodes[key{p.LibraryItemID, ep}], Finished: compact.Date(*p.FinishedAt)}
 		if p.StartedAt > 0 && *p.FinishedAt >= p.StartedAt {
 			n := int(math.Ceil(float64(*p.FinishedAt-p.StartedAt) / float64(24*time.Hour/time.Millisecond)))
 			f.DaysTaken = &n
@@ -278,6 +292,9 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 	if nFinished > len(finished) {
 		head = append(head, kit.Extra("finished_more", fmt.Sprintf("the %d most recent of %d are listed; a shorter range lists the others", len(finished), nFinished)))
 	}
+	if untitled != "" {
+		head = append(head, kit.Extra("untitled", untitled))
+	}
 	if sessionsCut {
 		head = append(head, kit.Extra("sessions_cut", fmt.Sprintf("only the %d most recent sessions were read: the per-library times and the top lists count those alone (the totals per period are Audiobookshelf's own)", len(sessions))))
 	}
@@ -299,4 +316,35 @@ func top(m map[string]float64) []Named {
 		out = out[:topShown]
 	}
 	return out
+}
+
+// readSessionsSince reads the person's sessions, newest update first,
+// until they are older than from: a session is counted on the day it
+// started, which is never after the day it was last updated (two days'
+// margin for time zones). cut: sessionPages pages were read and more
+// were left.
+func readSessionsSince(ctx context.Context, d *kit.Deps, from time.Time) (sessions []absdata.Session, cut bool, err error) {
+	stopBefore := from.Add(-48 * time.Hour).UnixMilli()
+	for pg := 0; ; pg++ {
+		if pg == sessionPages {
+			return sessions, true, nil
+		}
+		body, err := d.Get(ctx, "the listening sessions", func(ctx context.Context) (*http.Response, error) {
+			return d.API.ListListeningSessions(ctx, &abs.ListListeningSessionsParams{Page: kit.Ptr(pg), ItemsPerPage: kit.Ptr(sessionPage)})
+		})
+		if err != nil {
+			return nil, false, err
+		}
+		var v struct {
+			Total    int               `json:"total"`
+			Sessions []absdata.Session `json:"sessions"`
+		}
+		if err := kit.Decode(body, &v); err != nil {
+			return nil, false, err
+		}
+		sessions = append(sessions, v.Sessions...)
+		if len(v.Sessions) < sessionPage || (pg+1)*sessionPage >= v.Total || v.Sessions[len(v.Sessions)-1].UpdatedAt < stopBefore {
+			return sessions, false, nil
+		}
+	}
 }

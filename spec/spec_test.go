@@ -31,6 +31,8 @@ var operations = map[string]struct{ method, path string }{
 	"listLibraryNarrators":        {http.MethodGet, "/api/libraries/{id}/narrators"},
 	"getAuthor":                   {http.MethodGet, "/api/authors/{id}"},
 	"updateAuthor":                {http.MethodPatch, "/api/authors/{id}"},
+	"uploadAuthorImage":           {http.MethodPost, "/api/authors/{id}/image"},
+	"updateSeries":                {http.MethodPatch, "/api/series/{id}"},
 	"listTags":                    {http.MethodGet, "/api/tags"},
 	"listGenres":                  {http.MethodGet, "/api/genres"},
 	"renameTag":                   {http.MethodPost, "/api/tags/rename"},

@@ -241,6 +241,11 @@ func (e DeletePodcastEpisodeParamsHard) Valid() bool {
 	}
 }
 
+// AuthorImageURL The body of POST /api/authors/{id}/image.
+type AuthorImageURL struct {
+	Url string `json:"url"`
+}
+
 // AuthorUpdate The body of PATCH /api/authors/{id}.
 type AuthorUpdate struct {
 	Asin        *string `json:"asin,omitempty"`
@@ -461,6 +466,12 @@ type RssPodcastEpisode_Enclosure struct {
 	Type                 *string                `json:"type,omitempty"`
 	Url                  string                 `json:"url"`
 	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// SeriesUpdate The body of PATCH /api/series/{id}.
+type SeriesUpdate struct {
+	Description *string `json:"description,omitempty"`
+	Name        *string `json:"name,omitempty"`
 }
 
 // TagRename defines model for TagRename.
@@ -790,6 +801,9 @@ type ListTasksParams struct {
 // UpdateAuthorJSONRequestBody defines body for UpdateAuthor for application/json ContentType.
 type UpdateAuthorJSONRequestBody = AuthorUpdate
 
+// UploadAuthorImageJSONRequestBody defines body for UploadAuthorImage for application/json ContentType.
+type UploadAuthorImageJSONRequestBody = AuthorImageURL
+
 // CreateCollectionJSONRequestBody defines body for CreateCollection for application/json ContentType.
 type CreateCollectionJSONRequestBody = CollectionCreate
 
@@ -861,6 +875,9 @@ type GetPodcastFeedJSONRequestBody GetPodcastFeedJSONBody
 
 // DownloadPodcastEpisodesJSONRequestBody defines body for DownloadPodcastEpisodes for application/json ContentType.
 type DownloadPodcastEpisodesJSONRequestBody = DownloadPodcastEpisodesJSONBody
+
+// UpdateSeriesJSONRequestBody defines body for UpdateSeries for application/json ContentType.
+type UpdateSeriesJSONRequestBody = SeriesUpdate
 
 // RenameTagJSONRequestBody defines body for RenameTag for application/json ContentType.
 type RenameTagJSONRequestBody = TagRename
@@ -1380,6 +1397,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /api/authors/{id} (the `UpdateAuthor` operationId).
 	UpdateAuthor(ctx context.Context, id string, body UpdateAuthorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UploadAuthorImageWithBody Set an author's image from a URL
+	//
+	// AuthorController.uploadImage (behind AuthorController.middleware: 404 for an unknown id, 403 without update) and then 403 without the upload permission (canUpload). url must start with http: or https: (400 "Invalid request payload. Invalid url ..."; no url: 400). AuthorFinder.saveAuthorImage downloads it (through the SSRF filter: a loopback or private address is refused unless whitelisted) into the metadata folder as authors/<id>.<ext>, over the author's image file when there is one: the old image cannot be had back from the server. A download that fails is 400 with its reason. Answers {author}.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/authors/{id}/image (the `UploadAuthorImage` operationId).
+	UploadAuthorImageWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UploadAuthorImage Set an author's image from a URL
+	//
+	// AuthorController.uploadImage (behind AuthorController.middleware: 404 for an unknown id, 403 without update) and then 403 without the upload permission (canUpload). url must start with http: or https: (400 "Invalid request payload. Invalid url ..."; no url: 400). AuthorFinder.saveAuthorImage downloads it (through the SSRF filter: a loopback or private address is refused unless whitelisted) into the metadata folder as authors/<id>.<ext>, over the author's image file when there is one: the old image cannot be had back from the server. A download that fails is 400 with its reason. Answers {author}.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/authors/{id}/image (the `UploadAuthorImage` operationId).
+	UploadAuthorImage(ctx context.Context, id string, body UploadAuthorImageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCollections All collections the user can see
 	//
@@ -2156,6 +2191,24 @@ type ClientInterface interface {
 	// Corresponds with GET /api/series/{id} (the `GetSeries` operationId).
 	GetSeries(ctx context.Context, id string, params *GetSeriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// UpdateSeriesWithBody Change a series' name or description
+	//
+	// SeriesController.update (behind SeriesController.middleware: 404 for an unknown id or a series none of whose books the user may access, 403 without the update permission). Only name and description are read, each only when a string (null is ignored, so a description once set can be emptied to "" but never made null again); a body with neither is 400 "No valid fields to update". No merge: a name another series of the library has already is taken as it is, and the library then holds two series of that name (a book's batch update finds its series by name ignoring case, so it would then pick one of them). Answers the series (Series.toOldJSON); updatedAt moves only when a value changed.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/series/{id} (the `UpdateSeries` operationId).
+	UpdateSeriesWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateSeries Change a series' name or description
+	//
+	// SeriesController.update (behind SeriesController.middleware: 404 for an unknown id or a series none of whose books the user may access, 403 without the update permission). Only name and description are read, each only when a string (null is ignored, so a description once set can be emptied to "" but never made null again); a body with neither is 400 "No valid fields to update". No merge: a name another series of the library has already is taken as it is, and the library then holds two series of that name (a book's batch update finds its series by name ignoring case, so it would then pick one of them). Answers the series (Series.toOldJSON); updatedAt moves only when a value changed.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/series/{id} (the `UpdateSeries` operationId).
+	UpdateSeries(ctx context.Context, id string, body UpdateSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListTags All tags on the server
 	//
 	// MiscController.getAllTags. Admin users only: any other user gets 403. Tags of books and podcasts in every library, sorted case-insensitively.
@@ -2241,6 +2294,44 @@ func (c *Client) UpdateAuthorWithBody(ctx context.Context, id string, contentTyp
 // Corresponds with PATCH /api/authors/{id} (the `UpdateAuthor` operationId).
 func (c *Client) UpdateAuthor(ctx context.Context, id string, body UpdateAuthorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateAuthorRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UploadAuthorImageWithBody Set an author's image from a URL
+//
+// AuthorController.uploadImage (behind AuthorController.middleware: 404 for an unknown id, 403 without update) and then 403 without the upload permission (canUpload). url must start with http: or https: (400 "Invalid request payload. Invalid url ..."; no url: 400). AuthorFinder.saveAuthorImage downloads it (through the SSRF filter: a loopback or private address is refused unless whitelisted) into the metadata folder as authors/<id>.<ext>, over the author's image file when there is one: the old image cannot be had back from the server. A download that fails is 400 with its reason. Answers {author}.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/authors/{id}/image (the `UploadAuthorImage` operationId).
+func (c *Client) UploadAuthorImageWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadAuthorImageRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UploadAuthorImage Set an author's image from a URL
+//
+// AuthorController.uploadImage (behind AuthorController.middleware: 404 for an unknown id, 403 without update) and then 403 without the upload permission (canUpload). url must start with http: or https: (400 "Invalid request payload. Invalid url ..."; no url: 400). AuthorFinder.saveAuthorImage downloads it (through the SSRF filter: a loopback or private address is refused unless whitelisted) into the metadata folder as authors/<id>.<ext>, over the author's image file when there is one: the old image cannot be had back from the server. A download that fails is 400 with its reason. Answers {author}.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/authors/{id}/image (the `UploadAuthorImage` operationId).
+func (c *Client) UploadAuthorImage(ctx context.Context, id string, body UploadAuthorImageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadAuthorImageRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3996,6 +4087,44 @@ func (c *Client) GetSeries(ctx context.Context, id string, params *GetSeriesPara
 	return c.Client.Do(req)
 }
 
+// UpdateSeriesWithBody Change a series' name or description
+//
+// SeriesController.update (behind SeriesController.middleware: 404 for an unknown id or a series none of whose books the user may access, 403 without the update permission). Only name and description are read, each only when a string (null is ignored, so a description once set can be emptied to "" but never made null again); a body with neither is 400 "No valid fields to update". No merge: a name another series of the library has already is taken as it is, and the library then holds two series of that name (a book's batch update finds its series by name ignoring case, so it would then pick one of them). Answers the series (Series.toOldJSON); updatedAt moves only when a value changed.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/series/{id} (the `UpdateSeries` operationId).
+func (c *Client) UpdateSeriesWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateSeriesRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateSeries Change a series' name or description
+//
+// SeriesController.update (behind SeriesController.middleware: 404 for an unknown id or a series none of whose books the user may access, 403 without the update permission). Only name and description are read, each only when a string (null is ignored, so a description once set can be emptied to "" but never made null again); a body with neither is 400 "No valid fields to update". No merge: a name another series of the library has already is taken as it is, and the library then holds two series of that name (a book's batch update finds its series by name ignoring case, so it would then pick one of them). Answers the series (Series.toOldJSON); updatedAt moves only when a value changed.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/series/{id} (the `UpdateSeries` operationId).
+func (c *Client) UpdateSeries(ctx context.Context, id string, body UpdateSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateSeriesRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListTags All tags on the server
 //
 // MiscController.getAllTags. Admin users only: any other user gets 403. Tags of books and podcasts in every library, sorted case-insensitively.
@@ -4184,6 +4313,53 @@ func NewUpdateAuthorRequestWithBody(server string, id string, contentType string
 	}
 
 	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewUploadAuthorImageRequest calls the generic UploadAuthorImage builder with application/json body
+func NewUploadAuthorImageRequest(server string, id string, body UploadAuthorImageJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUploadAuthorImageRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUploadAuthorImageRequestWithBody constructs an http.Request for the UploadAuthorImage method, with any body, and a specified content type
+func NewUploadAuthorImageRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/authors/%s/image", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -7867,6 +8043,53 @@ func NewGetSeriesRequest(server string, id string, params *GetSeriesParams) (*ht
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewUpdateSeriesRequest calls the generic UpdateSeries builder with application/json body
+func NewUpdateSeriesRequest(server string, id string, body UpdateSeriesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateSeriesRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateSeriesRequestWithBody constructs an http.Request for the UpdateSeries method, with any body, and a specified content type
+func NewUpdateSeriesRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/series/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }

@@ -142,7 +142,7 @@ var Toolsets = []Toolset{
 	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes."},
 	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata (quick, or a provider's result chosen), search, set, see or remove a cover."},
 	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf."},
-	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag, genre or narrator everywhere, and merges of several spellings into one; merges of two authors or two series; batch edits of chosen books (tags, genres, narrators, publisher, language, series) and a batch quick match."},
+	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag, genre or narrator everywhere, and merges of several spellings into one; merges of two authors or two series, edits of an author's or a series' record, and the removal of a duplicate copy; batch edits of chosen books (tags, genres, narrators, publisher, language, series) and a batch quick match."},
 }
 
 // All lists every tool in the manifest's order.
@@ -157,7 +157,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_libraries",
 			Description: "The libraries (id, name, book or podcast).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"]}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listLibraries,
@@ -171,7 +171,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_library",
 			Description: "One library's settings and folders.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"detail":{"type":"string","enum":["compact","full"]}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibrary,
@@ -213,7 +213,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_library_items",
 			Description: "A library's items, paged, sorted, filtered.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100},"sort":{"type":"string","enum":["title","author","author_last_first","published_year","duration","added_at","size","sequence","progress"],"description":"sequence needs a series filter."},"descending":{"type":"boolean","description":"Descending."},"filter_group":{"type":"string","enum":["authors","series","genres","tags","narrators","publishers","languages","progress","publishedDecades","missing","tracks","ebooks","abridged","explicit","issues","feed-open"],"description":"authors/series: an id; progress: finished, not-started, in-progress, not-finished; others a name."},"filter_value":{"type":"string","description":"Value for filter_group."},"collapse_series":{"type":"boolean","description":"Each series once."},"detail":{"type":"string","enum":["compact","full"]}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100},"sort":{"type":"string","enum":["title","author","author_last_first","published_year","duration","added_at","size","sequence","progress"],"description":"sequence needs a series filter."},"descending":{"type":"boolean","description":"Descending."},"filter_group":{"type":"string","enum":["authors","series","genres","tags","narrators","publishers","languages","progress","publishedDecades","missing","tracks","ebooks","abridged","explicit","issues","feed-open"],"description":"authors/series: an id; progress: finished, not-started, in-progress, not-finished; others a name."},"filter_value":{"type":"string","description":"Value for filter_group."},"collapse_series":{"type":"boolean","description":"Each series once."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listLibraryItems,
@@ -228,7 +228,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "search_library",
 			Description: "Search a library; a series hit lists its books in order, an author hit theirs.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit for the only book library."},"q":{"type":"string","description":"Search text."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":12,"description":"Results per kind."},"detail":{"type":"string","enum":["compact","full"]}},"required":["q"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit for the only book library."},"q":{"type":"string","description":"Search text."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":12,"description":"Results per kind."}},"required":["q"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: searchLibrary,
@@ -242,7 +242,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_personalized_shelves",
 			Description: "The library's home shelves for this user.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Entries per shelf."},"detail":{"type":"string","enum":["compact","full"]}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Entries per shelf."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPersonalizedShelves,
@@ -256,7 +256,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_series",
 			Description: "A book library's series with their books, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100},"sort":{"type":"string","enum":["name","num_books","total_duration","added_at","last_book_added","last_book_updated"],"description":"Sort key."},"descending":{"type":"boolean","description":"Descending."},"detail":{"type":"string","enum":["compact","full"]}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100},"sort":{"type":"string","enum":["name","num_books","total_duration","added_at","last_book_added","last_book_updated"],"description":"Sort key."},"descending":{"type":"boolean","description":"Descending."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listSeries,
@@ -270,7 +270,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_series",
 			Description: "One series' books in order.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Id or name."},"detail":{"type":"string","enum":["compact","full"]}},"required":["series_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Id or name."}},"required":["series_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getSeries,
@@ -284,7 +284,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_authors",
 			Description: "A library's authors with book counts, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500},"sort":{"type":"string","enum":["name","last_first","added_at","updated_at","num_books"],"default":"name","description":"Sort key."},"detail":{"type":"string","enum":["compact","full"]}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500},"sort":{"type":"string","enum":["name","last_first","added_at","updated_at","num_books"],"default":"name","description":"Sort key."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listAuthors,
@@ -298,7 +298,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_author",
 			Description: "One author, optionally with their books and series.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id or name."},"include_items":{"type":"boolean","description":"Also their books and series."},"library_id":{"type":"string","description":"Books of this library only."},"detail":{"type":"string","enum":["compact","full"]}},"required":["author_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id or name."},"include_items":{"type":"boolean","description":"Also their books and series."},"library_id":{"type":"string","description":"Books of this library only."}},"required":["author_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getAuthor,
@@ -354,7 +354,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_library_item",
 			Description: "One book or podcast: metadata, series, duration, progress, episodes.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"},"detail":{"type":"string","enum":["compact","full"]}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getLibraryItem,
@@ -382,7 +382,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_podcast_episode",
 			Description: "One podcast episode.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episode_id":{"type":"string","description":"Episode id."},"detail":{"type":"string","enum":["compact","full"]}},"required":["library_item_id","episode_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episode_id":{"type":"string","description":"Episode id."}},"required":["library_item_id","episode_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPodcastEpisode,
@@ -396,7 +396,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_recent_episodes",
 			Description: "The newest episodes you have not finished in a podcast library, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100},"detail":{"type":"string","enum":["compact","full"]}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: listRecentEpisodes,
@@ -410,7 +410,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_me",
 			Description: "The user of the API key, with permissions.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"]}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getMe,
@@ -425,7 +425,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "list_items_in_progress",
 			Description: "What the user is listening to, latest first, paged.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer"},"limit":{"type":"integer","maximum":100},"detail":{"type":"string","enum":["compact","full"]}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer"},"limit":{"type":"integer","maximum":100}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		View:         "now-listening",
@@ -441,7 +441,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_listening_stats",
 			Description: "Listening totals: all time, today, top items and days.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"sessions":{"type":"integer","maximum":10,"description":"Recent sessions to add."},"detail":{"type":"string","enum":["compact","full"]}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"sessions":{"type":"integer","maximum":10,"description":"Recent sessions to add."}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getListeningStats,
@@ -514,7 +514,7 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"media_progress_id"}, Kind: "listening progress", TakesOut: "The position, finished state and dates of one item cannot be restored from here.", Stays: "The item itself and its bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "delete_media_progress",
-			Description: "Delete a progress record by its id (get_media_progress). Asks first.",
+			Description: "Delete a progress record by its id (get_media_progress).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"media_progress_id":{"type":"string","description":"Progress record id (get_media_progress)."},"confirm_token":{"type":"string"}},"required":["media_progress_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -573,7 +573,7 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "time"}, Kind: "bookmarks", TakesOut: "The title somebody typed for this position is gone; create_bookmark would make a new one with a new title.", Stays: "The item and its other bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "delete_bookmark",
-			Description: "Delete the bookmark at a time in an item. Asks first.",
+			Description: "Delete the bookmark at a time in an item.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"},"time":{"type":"number","minimum":0,"description":"Bookmark time in seconds."},"confirm_token":{"type":"string"}},"required":["library_item_id","time"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -602,7 +602,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_collection",
 			Description: "One collection with its books in order.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string"},"detail":{"type":"string","enum":["compact","full"]},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}},"required":["collection_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}},"required":["collection_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getCollection,
@@ -663,7 +663,7 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id", "library_item_ids"}, Kind: "collections", TakesOut: "The curated order cannot be reconstructed from here: putting the books back with add_books_to_collection appends them at the end.", Stays: "The items themselves are not deleted."},
 		Definition: &mcp.Tool{
 			Name:        "remove_books_from_collection",
-			Description: "Take books out of a collection. Asks first.",
+			Description: "Take books out of a collection.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string"},"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Book ids or titles."},"confirm_token":{"type":"string"}},"required":["collection_id","library_item_ids"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -679,7 +679,7 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id"}, Kind: "collections", TakesOut: "The curated list and its order cannot be reconstructed from here.", Stays: "The books themselves stay in the library."},
 		Definition: &mcp.Tool{
 			Name:        "delete_collection",
-			Description: "Delete a collection (the books stay). Asks first.",
+			Description: "Delete a collection (the books stay).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string"},"confirm_token":{"type":"string"}},"required":["collection_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -708,7 +708,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "get_playlist",
 			Description: "One playlist with its entries in order.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string"},"detail":{"type":"string","enum":["compact","full"]},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}},"required":["playlist_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}},"required":["playlist_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: getPlaylist,
@@ -766,7 +766,7 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"playlist_id", "items"}, Kind: "playlists", TakesOut: "The entries and the order they sat in cannot be reconstructed from here.", Stays: "The media itself is not deleted."},
 		Definition: &mcp.Tool{
 			Name:        "remove_items_from_playlist",
-			Description: "Take entries out of a playlist. Asks first.",
+			Description: "Take entries out of a playlist.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string"},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"description":"Entries to take out."},"confirm_token":{"type":"string"}},"required":["playlist_id","items"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -781,7 +781,7 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"playlist_id"}, Kind: "playlists", TakesOut: "The playlist and its order cannot be reconstructed from here.", Stays: "The media itself stays in the library."},
 		Definition: &mcp.Tool{
 			Name:        "delete_playlist",
-			Description: "Delete a playlist (the media stays). Asks first.",
+			Description: "Delete a playlist (the media stays).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string"},"confirm_token":{"type":"string"}},"required":["playlist_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -885,7 +885,7 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "episode_id", "delete_file"}, Kind: "podcast episodes", TakesOut: "The listening progress of the episode and its places in playlists cannot be restored from here.", Stays: "Without delete_file the audio file stays in the podcast's folder. With delete_file it is deleted from disk, and only a feed that still carries the episode can bring it back (download_podcast_episodes)."},
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast_episode",
-			Description: "Remove a podcast episode. Asks first.",
+			Description: "Remove a podcast episode.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episode_id":{"type":"string","description":"Episode id."},"delete_file":{"type":"boolean","description":"Also delete its file."},"confirm_token":{"type":"string"}},"required":["library_item_id","episode_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -901,7 +901,7 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "delete_files"}, Kind: "podcasts", TakesOut: "The listening progress of its episodes and their places in playlists cannot be restored from here; subscribing again makes a new podcast with a new id.", Stays: "Without delete_files the folder and its files stay on disk (a library scan may add them back as a new item). With delete_files the folder is deleted with everything in it, and only a feed that still carries the episodes can bring them back."},
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast",
-			Description: "Remove a podcast and its episodes. Asks first.",
+			Description: "Remove a podcast and its episodes.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"delete_files":{"type":"boolean","description":"Also delete its folder."},"confirm_token":{"type":"string"}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -916,7 +916,7 @@ var All = []Tool{
 		Permission: permission.Admin,
 		Definition: &mcp.Tool{
 			Name:        "scan_library",
-			Description: "Scan a library's folders for new, changed and missing files (up to 2 minutes). Admins only.",
+			Description: "Scan a library for new, changed and missing files (up to 2 minutes). Admins only.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -933,7 +933,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "update_item_metadata",
 			Description: "Set a book's metadata; a list replaces the list, [] or \"\" clears. Asks where it cannot put back.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"fields":{"type":"object","properties":{"title":{"type":"string"},"subtitle":{"type":"string"},"authors":{"type":"array","items":{"type":"string"}},"narrators":{"type":"array","items":{"type":"string"}},"series":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"sequence":{"type":"string"}},"required":["name"],"additionalProperties":false}},"genres":{"type":"array","items":{"type":"string"}},"tags":{"type":"array","items":{"type":"string"}},"description":{"type":"string"},"publish_year":{"type":"string"},"publisher":{"type":"string"},"language":{"type":"string"},"isbn":{"type":"string"},"asin":{"type":"string"},"explicit":{"type":"boolean"},"abridged":{"type":"boolean"}},"minProperties":1,"additionalProperties":false,"description":"The fields to set, e.g. {\"title\": \"Mort\", \"series\": [{\"name\": \"Discworld\", \"sequence\": \"4\"}]}."},"confirm_token":{"type":"string"}},"required":["library_item_id","fields"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"fields":{"type":"object","properties":{"title":{"type":"string"},"subtitle":{"type":"string"},"authors":{"type":"array","items":{"type":"string"}},"narrators":{"type":"array","items":{"type":"string"}},"series":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"sequence":{"type":"string"}},"required":["name"],"additionalProperties":false}},"genres":{"type":"array","items":{"type":"string"}},"tags":{"type":"array","items":{"type":"string"}},"description":{"type":"string"},"publish_year":{"type":"string"},"publisher":{"type":"string"},"language":{"type":"string"},"isbn":{"type":"string"},"asin":{"type":"string"},"explicit":{"type":"boolean"},"abridged":{"type":"boolean"}},"minProperties":1,"additionalProperties":false,"description":"E.g. {\"title\": \"Mort\", \"series\": [{\"name\": \"Discworld\", \"sequence\": \"4\"}]}."},"confirm_token":{"type":"string"}},"required":["library_item_id","fields"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
 		Handler: updateItemMetadata,
@@ -949,7 +949,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "match_library_item",
 			Description: "Quick match a book against a metadata provider; override replaces filled fields and asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","default":"google","description":"google (default), itunes, openlibrary, fantlab, audible, audible.ca, .uk, .au, .fr, .de, .jp, .it, .in or .es, or custom-ID"},"override":{"type":"boolean","description":"Replace fields that hold a value, and the cover."},"confirm_token":{"type":"string"}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","default":"google","description":"google (default), itunes, openlibrary, fantlab, audible(.ca .uk .au .fr .de .jp .it .in .es), custom-ID"},"override":{"type":"boolean","description":"Replace fields that hold a value, and the cover."},"confirm_token":{"type":"string"}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 		},
 		Handler: matchLibraryItem,
@@ -979,7 +979,7 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id"}, Kind: "covers", TakesOut: "Which file is the item's cover cannot be set back from here; set_item_cover takes an image URL, not a file on the server.", Stays: "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "remove_item_cover",
-			Description: "Take a library item's cover off (the file stays). Asks first.",
+			Description: "Take a library item's cover off (the file stays).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"},"confirm_token":{"type":"string"}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -994,7 +994,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "find_match_candidates",
 			Description: "A provider's results for a book, each with how well it fits and why.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","default":"google","description":"google (default), audible, audible.uk and the like, itunes, openlibrary, fantlab, or custom-ID"},"title":{"type":"string","description":"Search title (default: the book's)."},"author":{"type":"string","description":"Search author (default: the book's)."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":25}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","default":"google","description":"google (default), audible(.uk …), itunes, openlibrary, fantlab, custom-ID"},"title":{"type":"string","description":"Default: the book's."},"author":{"type":"string","description":"Default: the book's."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":25}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: findMatchCandidates,
@@ -1008,7 +1008,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "search_covers",
 			Description: "Cover images providers offer for a book, for set_item_cover.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","default":"best","description":"best (default), all, google, audible, audible.uk and the like, itunes, openlibrary, fantlab, audiobookcovers, or custom-ID"},"title":{"type":"string","description":"Search title (default: the book's)."},"author":{"type":"string","description":"Search author (default: the book's)."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":50}},"required":["library_item_id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","default":"best","description":"best (default), all, google, audible(.uk …), itunes, openlibrary, fantlab, audiobookcovers, custom-ID"},"title":{"type":"string","description":"Default: the book's."},"author":{"type":"string","description":"Default: the book's."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":50}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
 		Handler: searchCovers,
@@ -1023,7 +1023,7 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "when effect replaces_cover", WhenParams: nil, WhenEffects: []string{"replaces_cover"}, BindsTo: []string{"library_item_id", "url"}, Kind: "covers", TakesOut: "The item's present cover image, which Audiobookshelf overwrites or deletes on disk; it cannot be set back from here.", Stays: "The item's audio files, metadata, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "set_item_cover",
-			Description: "Set a library item's cover from an image URL; asks when it has one.",
+			Description: "Set an item's cover from an image URL; asks if it has one.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string"},"url":{"type":"string","description":"The image's URL."},"confirm_token":{"type":"string"}},"required":["library_item_id","url"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 		},
@@ -1053,7 +1053,7 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "when effect replaces_chapters", WhenParams: nil, WhenEffects: []string{"replaces_chapters"}, BindsTo: []string{"library_item_id", "asin", "region", "clear"}, Kind: "book metadata", TakesOut: "The book's present chapters (titles, starts and ends), which no tool here can set back.", Stays: "The audio files, the chapters embedded in them, the book's metadata, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "set_item_chapters",
-			Description: "Set a book's chapters from Audnexus by ASIN, or clear them; asks where it has some.",
+			Description: "Set a book's chapters from Audnexus, or clear them; asks if it has some.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"asin":{"type":"string","description":"ASIN (default: the book's)."},"region":{"type":"string","enum":["us","ca","uk","au","fr","de","jp","it","in","es"],"default":"us","description":"Audible region."},"clear":{"type":"boolean","description":"Clear the chapters instead."},"confirm_token":{"type":"string"}},"required":["library_item_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
 		},
@@ -1067,7 +1067,7 @@ var All = []Tool{
 		Widest:     []map[string]any{{}, {"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "what_next",
-			Description: "What to listen to next: in progress, the next book of each started series, recently finished.",
+			Description: "What to listen to next: in progress, next book of each started series, recently finished.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library."},"media_type":{"type":"string","enum":["book","podcast"],"description":"Only books or only episodes."},"max_hours":{"type":"number","minimum":0.1,"maximum":10000,"description":"At most this many hours left."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":25}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -1115,7 +1115,7 @@ var All = []Tool{
 		Widest:     []map[string]any{{"titles": "{title_lines}"}},
 		Definition: &mcp.Tool{
 			Name:        "check_owned",
-			Description: "Which titles of a pasted list the person owns, and their progress.",
+			Description: "Which pasted titles the person owns, and their progress.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"titles":{"type":"array","items":{"type":"string"},"description":"Titles."},"text":{"type":"string","description":"Or pasted lines."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -1143,7 +1143,7 @@ var All = []Tool{
 		Widest:     []map[string]any{{"year": "{year}"}},
 		Definition: &mcp.Tool{
 			Name:        "get_listening_year",
-			Description: "A year of listening: totals, months, books finished in order, longest, top author and narrator.",
+			Description: "A year of listening: totals, by month, books finished in order, top author and narrator.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"year":{"type":"integer","minimum":2000,"maximum":2100,"description":"Calendar year."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100}},"required":["year"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -1241,7 +1241,7 @@ var All = []Tool{
 		Widest:     []map[string]any{{"library_id": "{book_library}"}},
 		Definition: &mcp.Tool{
 			Name:        "audit_missing",
-			Description: "Find books lacking a cover, description, author, year, language, chapters or ASIN/ISBN, or with file issues.",
+			Description: "Find books missing a cover, description, author, year, language, chapters, ASIN/ISBN, or with file issues.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string"},"page":{"type":"integer"},"limit":{"type":"integer","maximum":500}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -1378,11 +1378,11 @@ var All = []Tool{
 		Operations: []string{"getMe", "listLibraries", "getAuthor", "updateAuthor"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id"}, Kind: "authors and series", TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves stay, and so do the kept author's name, biography, ASIN and image."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id", "keep"}, Kind: "authors and series", TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves stay, and so do the kept author's name, biography, ASIN and image, but for the fields keep carries over from the merged author (with image, the merged author's record is the one kept, under the kept author's name unless keep has name)."},
 		Definition: &mcp.Tool{
 			Name:        "merge_authors",
-			Description: "Merge an author into another of the same library, removing the first. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"The author merged away (id or name)."},"into_author_id":{"type":"string","description":"The author kept (id or name)."},"confirm_token":{"type":"string"}},"required":["author_id","into_author_id"]}`),
+			Description: "Merge an author into another, removing the first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"The author merged away (id or name)."},"into_author_id":{"type":"string","description":"The author kept (id or name)."},"keep":{"type":"array","items":{"type":"string"},"description":"Of author_id: name, description, asin, image."},"confirm_token":{"type":"string"}},"required":["author_id","into_author_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeAuthors,
@@ -1391,17 +1391,65 @@ var All = []Tool{
 		Name: "merge_series", Title: "Merge series", Toolset: "curation",
 		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: false,
 		Reason:     "Empties a series, which Audiobookshelf then removes with its description; a book already in both loses its sequence in the removed one.",
-		Operations: []string{"getMe", "listLibraries", "getSeries", "listLibraryItems", "getLibraryItem", "batchUpdateLibraryItems"},
+		Operations: []string{"getMe", "listLibraries", "getSeries", "listLibraryItems", "getLibraryItem", "batchUpdateLibraryItems", "updateSeries"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
-		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id"}, Kind: "authors and series", TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves stay, with their other series and fields, and so do the kept series' name and summary."},
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id", "keep"}, Kind: "authors and series", TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves stay, with their other series (in their order where another book keeps each while it is put back) and fields, and so do the kept series' name and summary, but for what keep carries over."},
 		Definition: &mcp.Tool{
 			Name:        "merge_series",
-			Description: "Merge a series into another of the same library, removing the first. Asks first.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"The series merged away (id or name)."},"into_series_id":{"type":"string","description":"The series kept (id or name)."},"confirm_token":{"type":"string"}},"required":["series_id","into_series_id"]}`),
+			Description: "Merge a series into another, removing the first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"The series merged away (id or name)."},"into_series_id":{"type":"string","description":"The series kept (id or name)."},"keep":{"type":"array","items":{"type":"string"},"description":"Of series_id: name, description."},"confirm_token":{"type":"string"}},"required":["series_id","into_series_id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 		},
 		Handler: mergeSeries,
+	},
+	{
+		Name: "update_author", Title: "Update author", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: true,
+		Reason:     "Replaces an author's name, biography, ASIN or image; a downloaded image replaces the old file, which cannot be had back. Setting the same values again changes nothing more.",
+		Operations: []string{"getMe", "listLibraries", "getAuthor", "listLibraryAuthors", "updateAuthor", "uploadAuthorImage"},
+		NeedsAuth:  true,
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "when image_url present or effect replaces_unrestorable_text", WhenParams: []string{"image_url"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"author_id", "name", "description", "asin", "image_url"}, Kind: "authors and series", TakesOut: "An image replaced from a URL cannot be had back from here (the old file is written over, or left unused on disk when its type differs); a text named in the question could not be given back exactly by update_author.", Stays: "The author's books and its other fields stay."},
+		Definition: &mcp.Tool{
+			Name:        "update_author",
+			Description: "Edit an author. Asks before setting an image.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description; \"\" clears."},"asin":{"type":"string","description":"New ASIN; \"\" clears."},"image_url":{"type":"string","description":"Image URL."},"confirm_token":{"type":"string"}},"required":["author_id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
+		},
+		Handler: updateAuthor,
+	},
+	{
+		Name: "update_series", Title: "Update series", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
+		Reason:     "Replaces a series' name or description; setting the same values again changes nothing more.",
+		Operations: []string{"getMe", "listLibraries", "getSeries", "updateSeries"},
+		NeedsAuth:  true,
+		Permission: permission.Update,
+		Guard:      &Guard{Condition: "when effect replaces_unrestorable_text", WhenParams: nil, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"series_id", "name", "description"}, Kind: "authors and series", TakesOut: "The text named in the question could not be given back exactly by update_series.", Stays: "The series' books and their sequences stay."},
+		Definition: &mcp.Tool{
+			Name:        "update_series",
+			Description: "Edit a series.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id or name."},"name":{"type":"string","description":"New name."},"description":{"type":"string","description":"New description."},"confirm_token":{"type":"string"}},"required":["series_id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: updateSeries,
+	},
+	{
+		Name: "resolve_duplicate", Title: "Resolve duplicate", Toolset: "curation",
+		ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false,
+		Reason:     "Removes a library item with every user's progress of it and its places in collections and playlists; its files stay. A second call finds the item gone.",
+		Operations: []string{"getMe", "getLibraryItem", "listLibraryCollections", "listPlaylists", "deleteLibraryItem"},
+		NeedsAuth:  true,
+		Permission: permission.Delete,
+		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"keep_item_id", "remove_item_id"}, Kind: "book metadata", TakesOut: "The copy's item record, every user's listening progress of it, its places in collections and playlists (a playlist left empty is deleted) and the authors and series left without a book cannot be made again from here; its bookmarks stay under the removed id, unreachable.", Stays: "The copy's files stay on disk (a library scan adds them back as a new item), and the copy kept is not touched."},
+		Definition: &mcp.Tool{
+			Name:        "resolve_duplicate",
+			Description: "Remove a duplicate copy from the library (files stay).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"keep_item_id":{"type":"string","description":"Copy kept (id or title)."},"remove_item_id":{"type":"string","description":"Copy removed (id or title)."},"confirm_token":{"type":"string"}},"required":["keep_item_id","remove_item_id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		},
+		Handler: resolveDuplicate,
 	},
 	{
 		Name: "batch_update_books", Title: "Batch update books", Toolset: "curation",
@@ -1413,7 +1461,7 @@ var All = []Tool{
 		Guard:      &Guard{Condition: "when effect replaces_values or effect partial_lists or effect deletes_series", WhenParams: nil, WhenEffects: []string{"replaces_values", "partial_lists", "deletes_series"}, BindsTo: []string{"library_item_ids", "field", "mode", "values", "value", "series", "sequence"}, Kind: "book metadata", TakesOut: "What the change replaces, or takes from the middle of a list, cannot be given back exactly from here; a series taken off its last book is deleted.", Stays: "The books' other fields, their authors, audio files, progress and bookmarks are not touched."},
 		Definition: &mcp.Tool{
 			Name:        "batch_update_books",
-			Description: "Add, remove or set tags, genres, narrators, publisher, language or a series on up to 100 books. Asks where it cannot put back.",
+			Description: "Add, remove or set tags, genres, narrators, publisher, language or series of up to 100 books; asks if it cannot put back.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Book ids or titles."},"field":{"type":"string","enum":["tags","genres","narrators","publisher","language","series"],"description":"The field to change."},"mode":{"type":"string","enum":["add","remove","set"],"description":"add or remove (lists, series) or set."},"values":{"type":"array","items":{"type":"string"},"description":"Tags, genres or narrators."},"value":{"type":"string","description":"Publisher or language; \"\" clears."},"series":{"type":"string","description":"Series name."},"sequence":{"type":"string","description":"Place in the series."},"confirm_token":{"type":"string"}},"required":["library_item_ids","field"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
@@ -1430,7 +1478,7 @@ var All = []Tool{
 		Definition: &mcp.Tool{
 			Name:        "batch_quick_match",
 			Description: "Quick match up to 100 items against a metadata provider. Always asks.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Item ids or titles."},"provider":{"type":"string","description":"Metadata provider: google (default), itunes, openlibrary, fantlab, audible, audible.ca, .uk, .au, .fr, .de, .jp, .it, .in or .es, or custom-ID"},"override_details":{"type":"boolean","description":"Replace details that hold a value."},"override_cover":{"type":"boolean","description":"Replace existing covers."},"confirm_token":{"type":"string"}},"required":["library_item_ids"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"description":"Item ids or titles."},"provider":{"type":"string","description":"google (default), itunes, openlibrary, fantlab, audible(.ca .uk .au .fr .de .jp .it .in .es), custom-ID"},"override_details":{"type":"boolean","description":"Replace details that hold a value."},"override_cover":{"type":"boolean","description":"Replace existing covers."},"confirm_token":{"type":"string"}},"required":["library_item_ids"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 		},
 		Handler: batchQuickMatch,
@@ -3187,6 +3235,9 @@ func mergeAuthors(d *kit.Deps) kit.Handler {
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
+		if err := curation.CheckMergeAuthors(a); err != nil {
+			return nil, err
+		}
 		ctx, err = d.Permit(ctx, "merge_authors", permission.Update)
 		if err != nil {
 			return nil, err
@@ -3200,7 +3251,7 @@ func mergeAuthors(d *kit.Deps) kit.Handler {
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			Found:    found.Sentences(),
 			TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.",
-			Stays:    "The books themselves stay, and so do the kept author's name, biography, ASIN and image.",
+			Stays:    "The books themselves stay, and so do the kept author's name, biography, ASIN and image, but for the fields keep carries over from the merged author (with image, the merged author's record is the one kept, under the kept author's name unless keep has name).",
 		}); !ok {
 			return res, nil
 		}
@@ -3220,6 +3271,9 @@ func mergeSeries(d *kit.Deps) kit.Handler {
 		if err != nil {
 			return nil, kit.ArgumentError(err)
 		}
+		if err := curation.CheckMergeSeries(a); err != nil {
+			return nil, err
+		}
 		ctx, err = d.Permit(ctx, "merge_series", permission.Update)
 		if err != nil {
 			return nil, err
@@ -3233,7 +3287,112 @@ func mergeSeries(d *kit.Deps) kit.Handler {
 			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
 			Found:    found.Sentences(),
 			TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.",
-			Stays:    "The books themselves stay, with their other series and fields, and so do the kept series' name and summary.",
+			Stays:    "The books themselves stay, with their other series (in their order where another book keeps each while it is put back) and fields, and so do the kept series' name and summary, but for what keep carries over.",
+		}); !ok {
+			return res, nil
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func updateAuthor(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "author_id", Kind: "author"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeUpdateAuthor(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "update_author", permission.Update)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanUpdateAuthor(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if a.ImageUrl != nil || plan.Effect("replaces_unrestorable_text") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "update_author", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
+				TakesOut: "An image replaced from a URL cannot be had back from here (the old file is written over, or left unused on disk when its type differs); a text named in the question could not be given back exactly by update_author.",
+				Stays:    "The author's books and its other fields stay.",
+			}); !ok {
+				return res, nil
+			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func updateSeries(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "series_id", Kind: "series"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeUpdateSeries(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "update_series", permission.Update)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanUpdateSeries(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if plan.Effect("replaces_unrestorable_text") {
+			if ok, res := d.Guard.Check(ctx, req, guard.Question{
+				Tool: "update_series", Args: a, ConfirmToken: a.ConfirmToken,
+				Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+				Found:    found.Sentences(),
+				TakesOut: "The text named in the question could not be given back exactly by update_series.",
+				Stays:    "The series' books and their sequences stay.",
+			}); !ok {
+				return res, nil
+			}
+		} else if err := found.RefusePartial(); err != nil {
+			return nil, err
+		}
+		return plan.Execute(ctx)
+	}
+}
+
+func resolveDuplicate(d *kit.Deps) kit.Handler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
+			kit.NameArg{Param: "keep_item_id", Kind: "item"},
+			kit.NameArg{Param: "remove_item_id", Kind: "item"})
+		if err != nil {
+			return nil, err
+		}
+		a, err := toolargs.DecodeResolveDuplicate(raw)
+		if err != nil {
+			return nil, kit.ArgumentError(err)
+		}
+		ctx, err = d.Permit(ctx, "resolve_duplicate", permission.Delete)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := curation.PlanResolveDuplicate(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok, res := d.Guard.Check(ctx, req, guard.Question{
+			Tool: "resolve_duplicate", Args: a, ConfirmToken: a.ConfirmToken,
+			Targets: plan.Targets, Action: plan.Action, Consequences: plan.Consequences, Read: plan.Read,
+			Found:    found.Sentences(),
+			TakesOut: "The copy's item record, every user's listening progress of it, its places in collections and playlists (a playlist left empty is deleted) and the authors and series left without a book cannot be made again from here; its bookmarks stay under the removed id, unreachable.",
+			Stays:    "The copy's files stay on disk (a library scan adds them back as a new item), and the copy kept is not touched.",
 		}); !ok {
 			return res, nil
 		}

@@ -1101,7 +1101,7 @@ func DecodeScanLibrary(raw json.RawMessage) (ScanLibrary, error) {
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type UpdateItemMetadata struct {
 	LibraryItemID string                 `json:"library_item_id"` // Book id or title.
-	Fields        *argdec.MetadataFields `json:"fields"`          // The fields to set, e.g. {"title": "Mort", "series": [{"name": "Discworld", "sequence": "4"}]}.
+	Fields        *argdec.MetadataFields `json:"fields"`          // E.g. {"title": "Mort", "series": [{"name": "Discworld", "sequence": "4"}]}.
 	ConfirmToken  string                 `json:"-"`               // From an earlier answer.
 }
 
@@ -1122,7 +1122,7 @@ func DecodeUpdateItemMetadata(raw json.RawMessage) (UpdateItemMetadata, error) {
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type MatchLibraryItem struct {
 	LibraryItemID string `json:"library_item_id"` // Book id or title.
-	Provider      string `json:"provider"`        // google (default), itunes, openlibrary, fantlab, audible, audible.ca, .uk, .au, .fr, .de, .jp, .it, .in or .es, or custom-ID
+	Provider      string `json:"provider"`        // google (default), itunes, openlibrary, fantlab, audible(.ca .uk .au .fr .de .jp .it .in .es), custom-ID
 	Override      bool   `json:"override"`        // Replace fields that hold a value, and the cover.
 	ConfirmToken  string `json:"-"`               // From an earlier answer.
 }
@@ -1181,9 +1181,9 @@ func DecodeRemoveItemCover(raw json.RawMessage) (RemoveItemCover, error) {
 // FindMatchCandidates holds the arguments of find_match_candidates.
 type FindMatchCandidates struct {
 	LibraryItemID string  `json:"library_item_id"` // Book id or title.
-	Provider      string  `json:"provider"`        // google (default), audible, audible.uk and the like, itunes, openlibrary, fantlab, or custom-ID
-	Title         *string `json:"title"`           // Search title (default: the book's).
-	Author        *string `json:"author"`          // Search author (default: the book's).
+	Provider      string  `json:"provider"`        // google (default), audible(.uk …), itunes, openlibrary, fantlab, custom-ID
+	Title         *string `json:"title"`           // Default: the book's.
+	Author        *string `json:"author"`          // Default: the book's.
 	Page          int64   `json:"page"`            // 0-based.
 	Limit         int64   `json:"limit"`           // Candidates per page.
 }
@@ -1207,9 +1207,9 @@ func DecodeFindMatchCandidates(raw json.RawMessage) (FindMatchCandidates, error)
 // SearchCovers holds the arguments of search_covers.
 type SearchCovers struct {
 	LibraryItemID string  `json:"library_item_id"` // Book id or title.
-	Provider      string  `json:"provider"`        // best (default), all, google, audible, audible.uk and the like, itunes, openlibrary, fantlab, audiobookcovers, or custom-ID
-	Title         *string `json:"title"`           // Search title (default: the book's).
-	Author        *string `json:"author"`          // Search author (default: the book's).
+	Provider      string  `json:"provider"`        // best (default), all, google, audible(.uk …), itunes, openlibrary, fantlab, audiobookcovers, custom-ID
+	Title         *string `json:"title"`           // Default: the book's.
+	Author        *string `json:"author"`          // Default: the book's.
 	Page          int64   `json:"page"`            // 0-based.
 	Limit         int64   `json:"limit"`           // Covers per page.
 }
@@ -1734,20 +1734,22 @@ func DecodeMergeNarrators(raw json.RawMessage) (MergeNarrators, error) {
 // MergeAuthors holds the arguments of merge_authors.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type MergeAuthors struct {
-	AuthorID     string `json:"author_id"`      // The author merged away (id or name).
-	IntoAuthorID string `json:"into_author_id"` // The author kept (id or name).
-	ConfirmToken string `json:"-"`              // From an earlier answer.
+	AuthorID     string   `json:"author_id"`      // The author merged away (id or name).
+	IntoAuthorID string   `json:"into_author_id"` // The author kept (id or name).
+	Keep         []string `json:"keep"`           // Of author_id: name, description, asin, image.
+	ConfirmToken string   `json:"-"`              // From an earlier answer.
 }
 
 // DecodeMergeAuthors reads and checks the arguments of merge_authors.
 func DecodeMergeAuthors(raw json.RawMessage) (MergeAuthors, error) {
 	var a MergeAuthors
-	d, err := argdec.New(raw, "author_id", "into_author_id", "confirm_token")
+	d, err := argdec.New(raw, "author_id", "into_author_id", "keep", "confirm_token")
 	if err != nil {
 		return a, err
 	}
 	a.AuthorID = argdec.Val(d.ID("author_id", true))
 	a.IntoAuthorID = argdec.Val(d.ID("into_author_id", true))
+	a.Keep = d.StringList("keep", argdec.ListRule{Required: false, MinItems: 0, MaxItems: 4}, 20)
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
 }
@@ -1755,20 +1757,95 @@ func DecodeMergeAuthors(raw json.RawMessage) (MergeAuthors, error) {
 // MergeSeries holds the arguments of merge_series.
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type MergeSeries struct {
-	SeriesID     string `json:"series_id"`      // The series merged away (id or name).
-	IntoSeriesID string `json:"into_series_id"` // The series kept (id or name).
-	ConfirmToken string `json:"-"`              // From an earlier answer.
+	SeriesID     string   `json:"series_id"`      // The series merged away (id or name).
+	IntoSeriesID string   `json:"into_series_id"` // The series kept (id or name).
+	Keep         []string `json:"keep"`           // Of series_id: name, description.
+	ConfirmToken string   `json:"-"`              // From an earlier answer.
 }
 
 // DecodeMergeSeries reads and checks the arguments of merge_series.
 func DecodeMergeSeries(raw json.RawMessage) (MergeSeries, error) {
 	var a MergeSeries
-	d, err := argdec.New(raw, "series_id", "into_series_id", "confirm_token")
+	d, err := argdec.New(raw, "series_id", "into_series_id", "keep", "confirm_token")
 	if err != nil {
 		return a, err
 	}
 	a.SeriesID = argdec.Val(d.ID("series_id", true))
 	a.IntoSeriesID = argdec.Val(d.ID("into_series_id", true))
+	a.Keep = d.StringList("keep", argdec.ListRule{Required: false, MinItems: 0, MaxItems: 2}, 20)
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	return a, d.Err()
+}
+
+// UpdateAuthor holds the arguments of update_author.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type UpdateAuthor struct {
+	AuthorID     string  `json:"author_id"`   // Author id or name.
+	Name         *string `json:"name"`        // New name.
+	Description  *string `json:"description"` // New description; "" clears.
+	Asin         *string `json:"asin"`        // New ASIN; "" clears.
+	ImageUrl     *string `json:"image_url"`   // Image URL.
+	ConfirmToken string  `json:"-"`           // From an earlier answer.
+}
+
+// DecodeUpdateAuthor reads and checks the arguments of update_author.
+func DecodeUpdateAuthor(raw json.RawMessage) (UpdateAuthor, error) {
+	var a UpdateAuthor
+	d, err := argdec.New(raw, "author_id", "name", "description", "asin", "image_url", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.AuthorID = argdec.Val(d.ID("author_id", true))
+	a.Name = d.String("name", argdec.StringRule{Required: false, MinLen: 1, MaxLen: 500, Enum: nil})
+	a.Description = d.String("description", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 5000, Enum: nil})
+	a.Asin = d.String("asin", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 20, Enum: nil})
+	a.ImageUrl = d.String("image_url", argdec.StringRule{Required: false, MinLen: 8, MaxLen: 2000, HTTPURL: true})
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	d.AtLeastOne("name", "description", "asin", "image_url")
+	return a, d.Err()
+}
+
+// UpdateSeries holds the arguments of update_series.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type UpdateSeries struct {
+	SeriesID     string  `json:"series_id"`   // Series id or name.
+	Name         *string `json:"name"`        // New name.
+	Description  *string `json:"description"` // New description.
+	ConfirmToken string  `json:"-"`           // From an earlier answer.
+}
+
+// DecodeUpdateSeries reads and checks the arguments of update_series.
+func DecodeUpdateSeries(raw json.RawMessage) (UpdateSeries, error) {
+	var a UpdateSeries
+	d, err := argdec.New(raw, "series_id", "name", "description", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.SeriesID = argdec.Val(d.ID("series_id", true))
+	a.Name = d.String("name", argdec.StringRule{Required: false, MinLen: 1, MaxLen: 500, Enum: nil})
+	a.Description = d.String("description", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 5000, Enum: nil})
+	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
+	d.AtLeastOne("name", "description")
+	return a, d.Err()
+}
+
+// ResolveDuplicate holds the arguments of resolve_duplicate.
+// Its JSON form, without confirm_token, is what an approval is bound to.
+type ResolveDuplicate struct {
+	KeepItemID   string `json:"keep_item_id"`   // Copy kept (id or title).
+	RemoveItemID string `json:"remove_item_id"` // Copy removed (id or title).
+	ConfirmToken string `json:"-"`              // From an earlier answer.
+}
+
+// DecodeResolveDuplicate reads and checks the arguments of resolve_duplicate.
+func DecodeResolveDuplicate(raw json.RawMessage) (ResolveDuplicate, error) {
+	var a ResolveDuplicate
+	d, err := argdec.New(raw, "keep_item_id", "remove_item_id", "confirm_token")
+	if err != nil {
+		return a, err
+	}
+	a.KeepItemID = argdec.Val(d.ID("keep_item_id", true))
+	a.RemoveItemID = argdec.Val(d.ID("remove_item_id", true))
 	a.ConfirmToken = argdec.Val(d.String("confirm_token", argdec.StringRule{Required: false, MinLen: 0, MaxLen: 200, Enum: nil}))
 	return a, d.Err()
 }
@@ -1809,7 +1886,7 @@ func DecodeBatchUpdateBooks(raw json.RawMessage) (BatchUpdateBooks, error) {
 // Its JSON form, without confirm_token, is what an approval is bound to.
 type BatchQuickMatch struct {
 	LibraryItemIDs  []string `json:"library_item_ids"` // Item ids or titles.
-	Provider        *string  `json:"provider"`         // Metadata provider: google (default), itunes, openlibrary, fantlab, audible, audible.ca, .uk, .au, .fr, .de, .jp, .it, .in or .es, or custom-ID
+	Provider        *string  `json:"provider"`         // google (default), itunes, openlibrary, fantlab, audible(.ca .uk .au .fr .de .jp .it .in .es), custom-ID
 	OverrideDetails bool     `json:"override_details"` // Replace details that hold a value.
 	OverrideCover   bool     `json:"override_cover"`   // Replace existing covers.
 	ConfirmToken    string   `json:"-"`                // From an earlier answer.

@@ -91,8 +91,10 @@ var reachesOut = map[string]bool{"search_podcasts": true, "get_podcast_feed": tr
 	// or downloads a cover from a URL
 	"match_library_item": true, "find_match_candidates": true, "search_covers": true, "set_item_cover": true,
 	"get_provider_chapters": true, "set_item_chapters": true,
-	// curation: the same, for many items in the background
+	// curation: the same, for many items in the background; and an
+	// author's image, which Audiobookshelf downloads from the URL given
 	"batch_quick_match": true,
+	"update_author":     true,
 	// it runs any of them
 	"call_tool": true}
 
@@ -207,6 +209,12 @@ func TestGuardedToolsMatchTheContract(t *testing.T) {
 		// curation: a merge takes a record out
 		"merge_authors": "always",
 		"merge_series":  "always",
+		// curation: an author's image from a URL (the old file cannot be
+		// had back), a text the put-back could not give back exactly (a
+		// series' null description), and a duplicate copy removed
+		"update_author":     "when image_url present or effect replaces_unrestorable_text",
+		"update_series":     "when effect replaces_unrestorable_text",
+		"resolve_duplicate": "always",
 		// curation batch fixes: what one call back could not give back
 		// exactly (text somebody typed, a list's middle, a series emptied);
 		// a quick match of many items always

@@ -121,7 +121,7 @@ func TestEnableToolsetInOneSession(t *testing.T) {
 	res := apptest.CallOn(t, cs, "enable_toolset", map[string]any{"toolset": "playlists"})
 	if res.IsError || !strings.Contains(apptest.Text(res), `"name":"delete_playlist"`) || !strings.Contains(apptest.Text(res), `"args":{"confirm_token?":`) ||
 		!strings.Contains(apptest.Text(res), `"items":"array of {episode_id?, library_item_id}`) ||
-		strings.Count(apptest.Text(res), `"playlist_id":"string: `) != 1 || !strings.Contains(apptest.Text(res), `"playlist_id":"as above"`) {
+		strings.Count(apptest.Text(res), `"playlist_id":"string"`) != 1 || !strings.Contains(apptest.Text(res), `"playlist_id":"as above"`) {
 		t.Fatalf("enable_toolset: %s", apptest.Text(res))
 	}
 	select {

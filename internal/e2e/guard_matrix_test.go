@@ -209,6 +209,26 @@ func guardedCases() []guardedCase {
 			method: "POST", path: "/api/items/batch/update",
 			done:    func(s *sd.Server) bool { return !hasSeries(s, sd.SeriesEarthsea) },
 			targets: []string{sd.SeriesEarthsea, sd.SeriesExpanse, sd.ItemWizardOfEarthsea, sd.ItemTombsOfAtuan}},
+		// curation record edits: an author's image from a URL (the old
+		// file cannot be had back), a series' first description (null
+		// cannot be given back).
+		{tool: "update_author", other: map[string]any{"author_id": sd.AuthorWeir, "image_url": "https://images.example/weir.jpg"},
+			args:   map[string]any{"author_id": sd.AuthorPratchett, "image_url": "https://images.example/pratchett.jpg"},
+			method: "POST", path: "/api/authors/" + sd.AuthorPratchett + "/image",
+			done:    func(s *sd.Server) bool { return authorOf(s, sd.AuthorPratchett).ImagePath != "" },
+			targets: []string{sd.AuthorPratchett}},
+		{tool: "update_series", other: map[string]any{"series_id": sd.SeriesDiscworld, "description": "Terry Pratchett's Discworld."},
+			args:   map[string]any{"series_id": sd.SeriesExpanse, "description": "Space opera."},
+			method: "PATCH", path: "/api/series/" + sd.SeriesExpanse,
+			done:    func(s *sd.Server) bool { return seriesOf(s, sd.SeriesExpanse).Description != "" },
+			targets: []string{sd.SeriesExpanse}},
+		{tool: "resolve_duplicate", other: map[string]any{"keep_item_id": sd.ItemMort, "remove_item_id": sd.ItemSourcery},
+			args:   map[string]any{"keep_item_id": sd.ItemSourcery, "remove_item_id": sd.ItemMort},
+			method: "DELETE", path: "/api/items/" + sd.ItemMort,
+			done: func(s *sd.Server) bool {
+				return !slices.ContainsFunc(s.Snapshot().Items, func(it sd.LibraryItem) bool { return it.ID == sd.ItemMort })
+			},
+			targets: []string{sd.ItemMort, sd.ItemSourcery}},
 		// curation batch fixes: a tag taken from the middle of a list (the
 		// put-back would append it), and a quick match (always).
 		{tool: "batch_update_books", other: map[string]any{"library_item_ids": []string{sd.ItemSourcery, sd.ItemMort}, "field": "tags", "mode": "remove", "values": []string{"discworld"}},

@@ -23,6 +23,7 @@ var requestCases = func() []readCase {
 		out = append(out, readCase{tool: c.tool, args: c.args, per: c.per})
 	}
 	out = append(out, guardedRequestCases...)
+	out = append(out, recordRequestCases...)
 	out = append(out, upkeepRequestCases...)
 	out = append(out, nameCases...)
 	entry := func(item string, episode ...string) map[string]any {

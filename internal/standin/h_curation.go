@@ -17,6 +17,8 @@ func curationRoutes() []route {
 		api(P, "/tags/rename", hTagRename),
 		api(P, "/genres/rename", hGenreRename),
 		api(A, "/authors/:id", hAuthorUpdate),
+		api(P, "/authors/:id/image", hAuthorImage),
+		api(A, "/series/:id", hSeriesUpdate),
 		api(P, "/items/batch/update", hItemsBatchUpdate),
 		api(P, "/items/batch/quickmatch", hItemsBatchQuickMatch),
 		api(A, "/libraries/:id/narrators/:narratorId", withLibrary(hNarratorRename)),

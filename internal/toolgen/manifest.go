@@ -355,6 +355,10 @@ type Param struct {
 	// that gives its own description lists it). The checked schema and
 	// docs/tools.md keep both.
 	InstructionsSay bool `yaml:"instructions_say"`
+	// Unlisted: tools/list leaves this shared parameter out altogether
+	// (the instructions say it, and a model passes it seldom: detail);
+	// the decoder takes it, the checked schema and docs/tools.md show it.
+	Unlisted bool `yaml:"unlisted"`
 	// Details is what docs/tools.md says of the parameter in place of
 	// Description, when a model needs less than a reader of the docs.
 	Details string   `yaml:"details"`

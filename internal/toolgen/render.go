@@ -131,6 +131,9 @@ func schemaOf(t *Tool, checked bool) ([]byte, error) {
 	var required []string
 	for i := range t.Params {
 		p := &t.Params[i]
+		if p.Unlisted && !checked {
+			continue
+		}
 		s := newObj()
 		switch p.Type {
 		case "id", "string":

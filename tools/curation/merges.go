@@ -1,10 +1,12 @@
 package curation
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
@@ -60,27 +62,71 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 			both = append(both, id)
 		}
 	}
+	keep, err := authorKeep(a.Keep, from)
+	if err != nil {
+		return nil, err
+	}
 	titles := kit.ItemTitles(from.LibraryItems)
+	for id, t := range kit.ItemTitles(into.LibraryItems) {
+		titles[id] = t
+	}
 	fromName, intoName := kit.Named("author", from.Name, from.ID), kit.NamedID(into.Name, into.ID)
+	// To keep author_id's image the record Audiobookshelf keeps must be
+	// author_id's: the merge is sent the other way round, and the record
+	// kept then takes into_author_id's name and the fields not kept.
+	reverse := keep["image"]
+	kept, removed := into, from
+	removedRead := fromRead
+	if reverse {
+		kept, removed = from, into
+		removedRead = intoRead
+	}
+	// after is what the record kept holds once the merge is done: the
+	// name is into_author_id's unless kept, each other field the
+	// chosen record's.
+	pick := func(field, fromV, intoV string) string {
+		if keep[field] {
+			return fromV
+		}
+		return intoV
+	}
+	after := authorFields{Name: pick("name", from.Name, into.Name), Description: pick("description", from.Description, into.Description), ASIN: pick("asin", from.ASIN, into.ASIN)}
+	fix := after.diff(kept)
 	plan := &kit.Plan{
 		Targets: []string{from.ID, into.ID},
 		Action: fmt.Sprintf("This will merge %s into %s: its %d book(s) (%s) get author %s instead, and Audiobookshelf removes %s.",
 			fromName, intoName, len(fromRead.Books), titledList(fromRead.Books, titles), intoName, fromName),
 		Consequences: []string{
 			fmt.Sprintf("%d of those books (%s) hold both authors already: they keep one.", len(both), titledList(both, titles)),
-			fmt.Sprintf("The removed author's record, %s, goes with what only it holds: a biography: %s; an ASIN: %s; an image: %s. Author %s keeps its own name, biography, ASIN and image.",
-				fromName, yesNo(fromRead.HasDescription), yesNo(fromRead.HasASIN), yesNo(fromRead.HasImage), intoName),
-			"Counted over the books this user sees; Audiobookshelf moves every book of the author.",
 		},
 		Read: struct {
 			From authorRead `json:"from"`
 			Into authorRead `json:"into"`
 		}{fromRead, intoRead},
 	}
+	if reverse {
+		plan.Consequences = append(plan.Consequences, fmt.Sprintf(
+			"To keep the image of %s (Audiobookshelf keeps an image only on the record it keeps), the record kept is %s's, id %q: the %d book(s) of %s (%s) are given it, and the record removed is %s's, id %q. Its name becomes %s.",
+			fromName, kit.Quote(from.Name), from.ID, len(intoRead.Books), intoName, titledList(intoRead.Books, titles), kit.Quote(into.Name), into.ID, kit.Quote(after.Name)))
+	}
+	if len(keep) > 0 {
+		plan.Consequences = append(plan.Consequences, fmt.Sprintf("Carried over from %s onto the author kept: %s.", fromName, strings.Join(keepList(keep, []string{"name", "description", "asin", "image"}), ", ")))
+	}
+	// A field of the record removed goes unless it is the one carried
+	// onto the record kept.
+	goneDesc := removedRead.HasDescription && reverse == keep["description"]
+	goneASIN := removedRead.HasASIN && reverse == keep["asin"]
+	plan.Consequences = append(plan.Consequences,
+		fmt.Sprintf("The removed record, %s, goes with what is not carried over: a biography: %s; an ASIN: %s; an image: %s. The author kept keeps the rest of its own.",
+			kit.Named("author", removed.Name, removed.ID), yesNo(goneDesc), yesNo(goneASIN), yesNo(removedRead.HasImage)))
+	if removedRead.HasImage {
+		plan.Consequences = append(plan.Consequences, "The removed record's image file stays in Audiobookshelf's metadata folder, unused: Audiobookshelf does not delete it in a merge, and nothing here does.")
+	}
+	plan.Consequences = append(plan.Consequences, "Counted over the books this user sees; Audiobookshelf moves every book of the author.")
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
-		name := into.Name
+		name := kept.Name
 		body, err := d.Mutate(ctx, "the author merge", func(ctx context.Context) (*http.Response, error) {
-			return d.API.UpdateAuthor(ctx, from.ID, abs.AuthorUpdate{Name: &name})
+			return d.API.UpdateAuthor(ctx, removed.ID, abs.AuthorUpdate{Name: &name})
 		})
 		if err != nil {
 			return nil, err
@@ -92,32 +138,135 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 			Merged bool `json:"merged"`
 		}
 		_ = json.Unmarshal(body, &ans)
-		if !ans.Merged || ans.Author.ID != into.ID {
+		if !ans.Merged || ans.Author.ID != kept.ID {
 			return nil, kit.Errorf(kit.Made, "Audiobookshelf did not merge: it renamed author %q to the name author %q had when it was read (author %q was renamed in between). Author %q still exists under the new name; get_author shows both.",
-				from.ID, into.ID, into.ID, from.ID)
+				removed.ID, kept.ID, kept.ID, removed.ID)
 		}
-		shown, cut := capIDs(fromRead.Books)
 		out := map[string]any{
 			"merged":             true,
-			"kept_author_id":     into.ID,
-			"removed_author_id":  from.ID,
-			"books_moved":        len(fromRead.Books),
-			"library_item_ids":   shown,
+			"kept_author_id":     kept.ID,
+			"removed_author_id":  removed.ID,
+			"books_moved":        len(removedRead.Books),
 			"books_holding_both": len(both),
 			"gone": map[string]any{
-				"author_record": from.ID,
-				"description":   fromRead.HasDescription,
-				"asin":          fromRead.HasASIN,
-				"image":         fromRead.HasImage,
+				"author_record": removed.ID,
+				"description":   goneDesc,
+				"asin":          goneASIN,
+				"image":         removedRead.HasImage,
 			},
 			"not_put_back": "The person approved a merge: the removed author's record cannot be made again from here.",
 		}
+		shown, cut := capIDs(removedRead.Books)
+		out["library_item_ids"] = shown
 		if cut != "" {
 			out["ids_cut"] = cut
+		}
+		if removedRead.HasImage {
+			out["image_file_left"] = "The removed record's image file stays in Audiobookshelf's metadata folder, unused."
+		}
+		if len(keep) > 0 {
+			out["kept_from_author_id"] = keepList(keep, []string{"name", "description", "asin", "image"})
+		}
+		if len(fix) > 0 {
+			raw, _ := json.Marshal(fix)
+			if _, err := d.Mutate(ctx, "the fields of the author kept", func(ctx context.Context) (*http.Response, error) {
+				return d.API.UpdateAuthorWithBody(ctx, kept.ID, "application/json", bytes.NewReader(raw))
+			}); err != nil {
+				return nil, kit.Errorf(kit.Made, "the authors were merged (author %q kept, %q removed), but its fields were not set: %v. update_author with author_id %q and these arguments sets them: %s.",
+					kept.ID, removed.ID, err, kept.ID, putBackJSON(fix.args()))
+			}
+			out["fields_set"] = fix.args()
 		}
 		return kit.JSONResult(out)
 	}
 	return plan, nil
+}
+
+// authorFields are the texts of an author record a merge settles.
+type authorFields struct{ Name, Description, ASIN string }
+
+// authorFix is the body of the PATCH that gives the record kept the
+// fields chosen (an empty text as null, as Audiobookshelf holds one never
+// set).
+type authorFix map[string]any
+
+func (f authorFields) diff(au *absdata.Author) authorFix {
+	out := authorFix{}
+	if f.Name != au.Name {
+		out["name"] = f.Name
+	}
+	for _, t := range []struct{ key, want, has string }{{"description", f.Description, au.Description}, {"asin", f.ASIN, au.ASIN}} {
+		if t.want != t.has {
+			if t.want == "" {
+				out[t.key] = nil
+			} else {
+				out[t.key] = t.want
+			}
+		}
+	}
+	return out
+}
+
+// args is the fix as update_author's arguments.
+func (f authorFix) args() map[string]any {
+	out := map[string]any{}
+	for k, v := range f {
+		if v == nil {
+			v = ""
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// authorKeep checks merge_authors' keep against what the author merged
+// away holds: a field it does not hold cannot be carried over.
+func authorKeep(keep []string, from *absdata.Author) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, k := range keep {
+		has := map[string]bool{"name": true, "description": from.Description != "", "asin": from.ASIN != "", "image": from.ImagePath != ""}[k]
+		if !has {
+			return nil, kit.Errorf(kit.Unchanged, `argument "keep": author %s has no %s to carry over.`, kit.NamedID(from.Name, from.ID), k)
+		}
+		out[k] = true
+	}
+	return out, nil
+}
+
+// keepList is the fields of keep in the order of all.
+func keepList(keep map[string]bool, all []string) []string {
+	var out []string
+	for _, k := range all {
+		if keep[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// checkKeep refuses a field keep does not know, or one given twice.
+func checkKeep(keep []string, allowed ...string) error {
+	seen := map[string]bool{}
+	for _, k := range keep {
+		if !slices.Contains(allowed, k) {
+			return kit.Errorf(kit.NotSent, `argument "keep": %q is not a field that can be carried over; allowed: %s.`, k, strings.Join(allowed, ", "))
+		}
+		if seen[k] {
+			return kit.Errorf(kit.NotSent, `argument "keep": %q is given twice.`, k)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+// CheckMergeAuthors refuses a keep that names no field of an author.
+func CheckMergeAuthors(a toolargs.MergeAuthors) error {
+	return checkKeep(a.Keep, "name", "description", "asin", "image")
+}
+
+// CheckMergeSeries refuses a keep that names no field of a series.
+func CheckMergeSeries(a toolargs.MergeSeries) error {
+	return checkKeep(a.Keep, "name", "description")
 }
 
 // inSight refuses a merge of records (what: "author", "series") of a
@@ -227,6 +376,21 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 	if strings.EqualFold(from.Name, into.Name) {
 		return nil, kit.Errorf(kit.Unchanged, `argument "into_series_id": the names of series %q and %q differ only in case, and Audiobookshelf's batch update finds a book's series by name ignoring case, so it cannot move books between them; rename one of them in Audiobookshelf first.`, from.ID, into.ID)
 	}
+	fromDesc := ""
+	if !from.Description.Null() {
+		fromDesc = from.Description.String()
+	}
+	var fix abs.SeriesUpdate
+	for _, k := range a.Keep {
+		switch {
+		case k == "name":
+			fix.Name = kit.Ptr(from.Name)
+		case fromDesc == "":
+			return nil, kit.Errorf(kit.Unchanged, `argument "keep": series %s has no description to carry over.`, kit.NamedID(from.Name, from.ID))
+		default:
+			fix.Description = kit.Ptr(fromDesc)
+		}
+	}
 	listed, err := walkItems(ctx, d, from.LibraryID, kit.Filter("series", from.ID), false)
 	if err != nil {
 		return nil, err
@@ -254,6 +418,14 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 	}
 	var moved, inBoth, toEnd []string
 	var updates []abs.BatchMediaUpdate
+	// A book on which series_id comes before other series: Audiobookshelf
+	// keeps a book's series in the order they were added, so
+	// into_series_id, added now, would come after them. To keep the order
+	// those later series are taken off in the batch update and put back
+	// after into_series_id in a second one; that is safe only where
+	// another book keeps each of them in between (Audiobookshelf removes
+	// a series left without a book at the end of a batch update).
+	var reorders []seriesReorder
 	for _, b := range books {
 		hasFrom, hasInto := false, false
 		for _, s := range b.Series {
@@ -264,6 +436,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			continue // out of the series since it was listed: left alone
 		}
 		list := []seriesEntry{}
+		var r *seriesReorder
 		for i, s := range b.Series {
 			switch {
 			case s.ID == from.ID && hasInto:
@@ -271,17 +444,61 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			case s.ID == from.ID:
 				list = append(list, seriesEntry{Name: into.Name, Sequence: s.Sequence})
 				if i != len(b.Series)-1 {
-					toEnd = append(toEnd, b.ID)
+					r = &seriesReorder{book: b.ID, first: slices.Clone(list)}
 				}
 			default:
 				list = append(list, seriesEntry{Name: s.name, Sequence: s.Sequence})
+				if r != nil {
+					r.later = append(r.later, s.ID)
+				}
 			}
 		}
 		moved = append(moved, b.ID)
 		if hasInto {
 			inBoth = append(inBoth, b.ID)
 		}
+		if r != nil {
+			r.full = list
+			reorders = append(reorders, *r)
+		}
 		updates = append(updates, abs.BatchMediaUpdate{Id: b.ID, MediaPayload: abs.MediaUpdate{Metadata: &abs.MediaMetadataUpdate{Series: &list}}})
+	}
+	// How many books each later series has (this user's), against how
+	// many of the books merged would take it off for a moment.
+	dropping := map[string]int{}
+	var laterIDs []string
+	for _, r := range reorders {
+		for _, id := range r.later {
+			if dropping[id] == 0 {
+				laterIDs = append(laterIDs, id)
+			}
+			dropping[id]++
+		}
+	}
+	unsafe := map[string]bool{}
+	for _, id := range laterIDs {
+		_, total, err := d.ReadFilteredBooks(ctx, "the books of series "+id, from.LibraryID, "series", id, "", 1)
+		if err != nil {
+			return nil, err
+		}
+		if total <= dropping[id] {
+			unsafe[id] = true
+		}
+	}
+	var second []abs.BatchMediaUpdate
+	for _, r := range reorders {
+		if slices.ContainsFunc(r.later, func(id string) bool { return unsafe[id] }) {
+			toEnd = append(toEnd, r.book)
+			continue
+		}
+		for i := range updates {
+			if updates[i].Id == r.book {
+				first := r.first
+				updates[i].MediaPayload.Metadata.Series = &first
+			}
+		}
+		full := r.full
+		second = append(second, abs.BatchMediaUpdate{Id: r.book, MediaPayload: abs.MediaUpdate{Metadata: &abs.MediaMetadataUpdate{Series: &full}}})
 	}
 	titles := kit.ItemTitles(items)
 	fromName, intoName := kit.Named("series", from.Name, from.ID), kit.NamedID(into.Name, into.ID)
@@ -291,7 +508,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			fromName, intoName, len(moved), titledList(moved, titles), intoName, fromName),
 		Consequences: []string{
 			fmt.Sprintf("%d of those books (%s) are in series %s already: they keep their place there and lose their sequence in %s.", len(inBoth), titledList(inBoth, titles), intoName, fromName),
-			fmt.Sprintf("The removed series' record, %s, goes with its summary: %s. Series %s keeps its own name and summary.", fromName, yesNo(!from.Description.Null() && from.Description.String() != ""), intoName),
+			fmt.Sprintf("The removed series' record, %s, goes with its summary: %s. Series %s keeps its own name and summary, but for what keep carries over.", fromName, yesNo(fromDesc != "" && fix.Description == nil), intoName),
 		},
 		Read: struct {
 			From  int64      `json:"from"`
@@ -299,10 +516,18 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			Books []bookRead `json:"books"`
 		}{from.UpdatedAt, into.UpdatedAt, books},
 	}
+	if len(second) > 0 {
+		plan.Consequences = append(plan.Consequences, fmt.Sprintf(
+			"On %d of them (%s) %s comes before other series: to keep each book's series in their order, those are taken off and put back after series %s in a second batch update (another book keeps each of them in between).",
+			len(second), titledList(payloadIDs(second), titles), fromName, intoName))
+	}
 	if len(toEnd) > 0 {
 		plan.Consequences = append(plan.Consequences, fmt.Sprintf(
-			"On %d of them (%s) %s is not the book's last series: Audiobookshelf keeps a book's series in the order they were added, so series %s comes after the book's other series.",
+			"On %d of them (%s) %s is not the book's last series, and a series after it has no other book to keep it while it is taken off and put back: Audiobookshelf keeps a book's series in the order they were added, so series %s comes after the book's other series.",
 			len(toEnd), titledList(toEnd, titles), fromName, intoName))
+	}
+	if len(a.Keep) > 0 {
+		plan.Consequences = append(plan.Consequences, fmt.Sprintf("Carried over from %s onto series %s once the books are moved: %s.", fromName, intoName, strings.Join(a.Keep, ", ")))
 	}
 	plan.Consequences = append(plan.Consequences, "Counted over the books this user sees; a book of the series this user cannot see stays in it, and then the series is not removed.")
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
@@ -318,6 +543,20 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			Updates int `json:"updates"`
 		}
 		_ = json.Unmarshal(body, &ans)
+		if len(second) > 0 {
+			if _, err := sendBatchUpdate(ctx, d, "the batch update that puts the books' later series back", second); err != nil {
+				var lost []string
+				for _, u := range second {
+					var names []string
+					for _, e := range (*u.MediaPayload.Metadata.Series)[len(firstOf(reorders, u.Id)):] {
+						names = append(names, kit.Quote(e.Name)+" at "+kit.Quote(derefOr(e.Sequence, "no sequence")))
+					}
+					lost = append(lost, fmt.Sprintf("book %q: %s", u.Id, strings.Join(names, ", ")))
+				}
+				return nil, kit.Errorf(kit.Made, "the books were moved to series %q, but the series that came after %q on them were not put back: %v. They are off these books now (batch_update_books with field series, mode add puts each back): %s.",
+					into.ID, from.ID, err, strings.Join(lost, "; "))
+			}
+		}
 		shown, cut := capIDs(moved)
 		out := map[string]any{
 			"merged":            true,
@@ -326,10 +565,11 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			"books_moved":       len(moved),
 			"library_item_ids":  shown,
 			"books_in_both":     len(inBoth),
+			"order_kept_on":     len(second),
 			"items_updated":     ans.Updates,
 			"gone": map[string]any{
 				"series_record":              from.ID,
-				"description":                !from.Description.Null() && from.Description.String() != "",
+				"description":                fromDesc != "" && fix.Description == nil,
 				"sequences_of_books_in_both": len(inBoth),
 			},
 			"not_put_back": "The person approved a merge: the removed series' record cannot be made again from here.",
@@ -337,12 +577,53 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 		if cut != "" {
 			out["ids_cut"] = cut
 		}
+		if fix.Name != nil || fix.Description != nil {
+			if _, err := d.Mutate(ctx, "the fields of the series kept", func(ctx context.Context) (*http.Response, error) {
+				return d.API.UpdateSeries(ctx, into.ID, fix)
+			}); err != nil {
+				args := map[string]any{"series_id": into.ID}
+				if fix.Name != nil {
+					args["name"] = *fix.Name
+				}
+				if fix.Description != nil {
+					args["description"] = *fix.Description
+				}
+				return nil, kit.Errorf(kit.Made, "the books were moved to series %q, but its fields were not set: %v. update_series with these arguments sets them: %s.", into.ID, err, putBackJSON(args))
+			}
+			out["kept_from_series_id"] = a.Keep
+		}
 		if ans.Updates != len(moved) {
 			out["note"] = fmt.Sprintf("Audiobookshelf changed %d of the %d books sent; get_series shows where they are now.", ans.Updates, len(moved))
 		}
 		return kit.JSONResult(out)
 	}
 	return plan, nil
+}
+
+// seriesReorder is a book on which merge_series keeps the order of the
+// series: first is its list in the first batch update (up to
+// into_series_id), full in the second, later the series put back.
+type seriesReorder struct {
+	book        string
+	first, full []seriesEntry
+	later       []string
+}
+
+// firstOf is what the first batch update gives book id among rs.
+func firstOf(rs []seriesReorder, id string) []seriesEntry {
+	for _, r := range rs {
+		if r.book == id {
+			return r.first
+		}
+	}
+	return nil
+}
+
+func derefOr(p *string, or string) string {
+	if p == nil {
+		return or
+	}
+	return *p
 }
 
 // readOneSeries reads a series (GET /api/series/:id); a 404 (no such

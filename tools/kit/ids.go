@@ -2,7 +2,6 @@ package kit
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
@@ -41,20 +40,6 @@ func ListIDs(ids []string) string {
 		shown[i] = ShowID(id)
 	}
 	return strings.Join(shown, ", ") + more
-}
-
-// ShowID is an id as this server's own text shows it: a plain id (letters,
-// digits and _ . : - only, as guard.ValidID) as it is, anything else quoted
-// with every character outside printable ASCII escaped and clipped to 100
-// bytes. An id Audiobookshelf supplied is its text, not this server's: a
-// line break, a quote or instructions in it then show as what they are
-// (SECURITY.md, "Prompt injection"). Every id that reaches an error or an
-// answer's sentence from Audiobookshelf's answers goes through here.
-func ShowID(id string) string {
-	if guard.ValidID(id) {
-		return id
-	}
-	return strconv.QuoteToASCII(Clip(id, 100))
 }
 
 func PluralBe(n int) string {

@@ -289,5 +289,3 @@ func everyOneTooLarge(err error, what, tool string) error {
 }
 
 func Full(detail string) bool { return detail == "full" }
-
-func Ptr[T any](v T) *T { return &v }

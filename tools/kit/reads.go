@@ -184,3 +184,7 @@ func (d *Deps) ReadFilteredBooks(ctx context.Context, what, libraryID, group, va
 func (d *Deps) ReadSeriesBooks(ctx context.Context, libraryID, seriesID string, limit int) ([]absdata.Item, int, error) {
 	return d.ReadFilteredBooks(ctx, "the books of series "+seriesID, libraryID, "series", seriesID, "sequence", limit)
 }
+
+// Ptr is a pointer to a copy of v, for the optional parameters of the
+// generated client.
+func Ptr[T any](v T) *T { return &v }

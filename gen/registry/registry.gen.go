@@ -26,6 +26,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/libraries"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/listening"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/me"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/playlists"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/podcasts"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/progress"
@@ -91,8 +92,8 @@ type Toolset struct {
 type Prompt struct {
 	Toolset    string
 	Definition *mcp.Prompt
-	Args       []kit.PromptArg
-	Text       func(context.Context, *kit.Deps, kit.PromptArgs) (string, error)
+	Args       []naming.PromptArg
+	Text       func(context.Context, *kit.Deps, naming.PromptArgs) (string, error)
 }
 
 // Resource is one resource, or one resource template, as tools.yaml
@@ -108,7 +109,7 @@ type Resource struct {
 	// fills, and Names what its ids stand for (completion/complete
 	// completes them by name).
 	Var, Param string
-	Names      kit.NameKind
+	Names      naming.NameKind
 }
 
 // ServerName is this server's name.
@@ -1324,7 +1325,7 @@ var Prompts = []Prompt{
 				{Name: "author", Title: "Author", Description: "Prefer books by this author, by name."},
 				{Name: "max_hours", Title: "Hours at most", Description: "Only what takes at most this many hours, a number."},
 			}},
-		Args: []kit.PromptArg{
+		Args: []naming.PromptArg{
 			{Name: "library", Description: "Only this library, by name.", Names: "library"},
 			{Name: "author", Description: "Prefer books by this author, by name.", Names: "author"},
 			{Name: "max_hours", Description: "Only what takes at most this many hours, a number."},
@@ -1340,7 +1341,7 @@ var Prompts = []Prompt{
 				{Name: "month", Title: "Month", Description: "A month of the year, 1 to 12; the whole year when left out."},
 				{Name: "library", Title: "Library", Description: "Only this library, by name."},
 			}},
-		Args: []kit.PromptArg{
+		Args: []naming.PromptArg{
 			{Name: "year", Description: "The year, for example 2025.", Required: true},
 			{Name: "month", Description: "A month of the year, 1 to 12; the whole year when left out.", Enum: []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"}},
 			{Name: "library", Description: "Only this library, by name.", Names: "library"},
@@ -1355,7 +1356,7 @@ var Prompts = []Prompt{
 				{Name: "series", Title: "Series", Description: "The series, by name.", Required: true},
 				{Name: "library", Title: "Library", Description: "Only this library, by name."},
 			}},
-		Args: []kit.PromptArg{
+		Args: []naming.PromptArg{
 			{Name: "series", Description: "The series, by name.", Required: true, Names: "series"},
 			{Name: "library", Description: "Only this library, by name.", Names: "library"},
 		},
@@ -1369,7 +1370,7 @@ var Prompts = []Prompt{
 				{Name: "library", Title: "Library", Description: "The book library, by name.", Required: true},
 				{Name: "audits", Title: "Audits", Description: "Only these audits, separated by commas: series, people, duplicates, missing, tags_and_genres; all of them when left out."},
 			}},
-		Args: []kit.PromptArg{
+		Args: []naming.PromptArg{
 			{Name: "library", Description: "The book library, by name.", Required: true, Names: "book_library"},
 			{Name: "audits", Description: "Only these audits.", Enum: []string{"series", "people", "duplicates", "missing", "tags_and_genres"}, List: true},
 		},
@@ -1415,8 +1416,8 @@ func listLibraries(d *kit.Deps) kit.Handler {
 
 func getLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1430,8 +1431,8 @@ func getLibrary(d *kit.Deps) kit.Handler {
 
 func getLibraryStats(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1445,8 +1446,8 @@ func getLibraryStats(d *kit.Deps) kit.Handler {
 
 func getLibraryFilterData(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1460,8 +1461,8 @@ func getLibraryFilterData(d *kit.Deps) kit.Handler {
 
 func listLibraryItems(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1475,8 +1476,8 @@ func listLibraryItems(d *kit.Deps) kit.Handler {
 
 func searchLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "any_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "any_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1490,8 +1491,8 @@ func searchLibrary(d *kit.Deps) kit.Handler {
 
 func getPersonalizedShelves(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1505,8 +1506,8 @@ func getPersonalizedShelves(d *kit.Deps) kit.Handler {
 
 func listSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1520,8 +1521,8 @@ func listSeries(d *kit.Deps) kit.Handler {
 
 func getSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "series_id", Kind: "series"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "series_id", Kind: "series"})
 		if err != nil {
 			return nil, err
 		}
@@ -1535,8 +1536,8 @@ func getSeries(d *kit.Deps) kit.Handler {
 
 func listAuthors(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1550,9 +1551,9 @@ func listAuthors(d *kit.Deps) kit.Handler {
 
 func getAuthor(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "author_id", Kind: "author"},
-			kit.NameArg{Param: "library_id", Kind: "book_library"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "author_id", Kind: "author"},
+			naming.NameArg{Param: "library_id", Kind: "book_library"})
 		if err != nil {
 			return nil, err
 		}
@@ -1596,8 +1597,8 @@ func getServerStatus(d *kit.Deps) kit.Handler {
 
 func getLibraryItem(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1611,8 +1612,8 @@ func getLibraryItem(d *kit.Deps) kit.Handler {
 
 func getItemChapters(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1626,8 +1627,8 @@ func getItemChapters(d *kit.Deps) kit.Handler {
 
 func getPodcastEpisode(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
 		}
@@ -1641,8 +1642,8 @@ func getPodcastEpisode(d *kit.Deps) kit.Handler {
 
 func listRecentEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1706,8 +1707,8 @@ func listListeningSessions(d *kit.Deps) kit.Handler {
 
 func getMediaProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1721,8 +1722,8 @@ func getMediaProgress(d *kit.Deps) kit.Handler {
 
 func setMediaProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1775,8 +1776,8 @@ func deleteMediaProgress(d *kit.Deps) kit.Handler {
 
 func listBookmarks(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1790,8 +1791,8 @@ func listBookmarks(d *kit.Deps) kit.Handler {
 
 func createBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1808,8 +1809,8 @@ func createBookmark(d *kit.Deps) kit.Handler {
 
 func updateBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1840,8 +1841,8 @@ func updateBookmark(d *kit.Deps) kit.Handler {
 
 func deleteBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1868,8 +1869,8 @@ func deleteBookmark(d *kit.Deps) kit.Handler {
 
 func listCollections(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library"})
 		if err != nil {
 			return nil, err
 		}
@@ -1883,8 +1884,8 @@ func listCollections(d *kit.Deps) kit.Handler {
 
 func getCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "collection_id", Kind: "collection"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "collection_id", Kind: "collection"})
 		if err != nil {
 			return nil, err
 		}
@@ -1898,9 +1899,9 @@ func getCollection(d *kit.Deps) kit.Handler {
 
 func createCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true},
-			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true},
+			naming.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1921,9 +1922,9 @@ func createCollection(d *kit.Deps) kit.Handler {
 
 func updateCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "collection_id", Kind: "collection"},
-			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "collection_id", Kind: "collection"},
+			naming.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1958,9 +1959,9 @@ func updateCollection(d *kit.Deps) kit.Handler {
 
 func addBooksToCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "collection_id", Kind: "collection"},
-			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "collection_id", Kind: "collection"},
+			naming.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1981,9 +1982,9 @@ func addBooksToCollection(d *kit.Deps) kit.Handler {
 
 func removeBooksFromCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "collection_id", Kind: "collection"},
-			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "collection_id", Kind: "collection"},
+			naming.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2014,8 +2015,8 @@ func removeBooksFromCollection(d *kit.Deps) kit.Handler {
 
 func deleteCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "collection_id", Kind: "collection"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "collection_id", Kind: "collection"})
 		if err != nil {
 			return nil, err
 		}
@@ -2046,8 +2047,8 @@ func deleteCollection(d *kit.Deps) kit.Handler {
 
 func listPlaylists(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library"})
 		if err != nil {
 			return nil, err
 		}
@@ -2061,8 +2062,8 @@ func listPlaylists(d *kit.Deps) kit.Handler {
 
 func getPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "playlist_id", Kind: "playlist"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "playlist_id", Kind: "playlist"})
 		if err != nil {
 			return nil, err
 		}
@@ -2076,9 +2077,9 @@ func getPlaylist(d *kit.Deps) kit.Handler {
 
 func createPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true},
-			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true},
+			naming.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
 		if err != nil {
 			return nil, err
 		}
@@ -2095,9 +2096,9 @@ func createPlaylist(d *kit.Deps) kit.Handler {
 
 func updatePlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "playlist_id", Kind: "playlist"},
-			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "playlist_id", Kind: "playlist"},
+			naming.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
 		if err != nil {
 			return nil, err
 		}
@@ -2128,9 +2129,9 @@ func updatePlaylist(d *kit.Deps) kit.Handler {
 
 func addItemsToPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "playlist_id", Kind: "playlist"},
-			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "playlist_id", Kind: "playlist"},
+			naming.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
 		if err != nil {
 			return nil, err
 		}
@@ -2161,9 +2162,9 @@ func addItemsToPlaylist(d *kit.Deps) kit.Handler {
 
 func removeItemsFromPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "playlist_id", Kind: "playlist"},
-			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "playlist_id", Kind: "playlist"},
+			naming.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
 		if err != nil {
 			return nil, err
 		}
@@ -2190,8 +2191,8 @@ func removeItemsFromPlaylist(d *kit.Deps) kit.Handler {
 
 func deletePlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "playlist_id", Kind: "playlist"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "playlist_id", Kind: "playlist"})
 		if err != nil {
 			return nil, err
 		}
@@ -2242,8 +2243,8 @@ func getPodcastFeed(d *kit.Deps) kit.Handler {
 
 func createPodcast(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2264,8 +2265,8 @@ func createPodcast(d *kit.Deps) kit.Handler {
 
 func checkNewEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
 		}
@@ -2283,8 +2284,8 @@ func checkNewEpisodes(d *kit.Deps) kit.Handler {
 
 func downloadPodcastEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
 		}
@@ -2305,9 +2306,9 @@ func downloadPodcastEpisodes(d *kit.Deps) kit.Handler {
 
 func listPodcastDownloads(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true},
-			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true},
+			naming.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
 		}
@@ -2321,8 +2322,8 @@ func listPodcastDownloads(d *kit.Deps) kit.Handler {
 
 func deletePodcastEpisode(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
 		}
@@ -2353,8 +2354,8 @@ func deletePodcastEpisode(d *kit.Deps) kit.Handler {
 
 func deletePodcast(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
 		}
@@ -2385,8 +2386,8 @@ func deletePodcast(d *kit.Deps) kit.Handler {
 
 func scanLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2407,8 +2408,8 @@ func scanLibrary(d *kit.Deps) kit.Handler {
 
 func updateItemMetadata(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2443,8 +2444,8 @@ func updateItemMetadata(d *kit.Deps) kit.Handler {
 
 func matchLibraryItem(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2479,8 +2480,8 @@ func matchLibraryItem(d *kit.Deps) kit.Handler {
 
 func getItemCover(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2494,8 +2495,8 @@ func getItemCover(d *kit.Deps) kit.Handler {
 
 func removeItemCover(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2526,8 +2527,8 @@ func removeItemCover(d *kit.Deps) kit.Handler {
 
 func whatNext(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library"})
 		if err != nil {
 			return nil, err
 		}
@@ -2541,8 +2542,8 @@ func whatNext(d *kit.Deps) kit.Handler {
 
 func getSeriesProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "series_id", Kind: "series"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "series_id", Kind: "series"})
 		if err != nil {
 			return nil, err
 		}
@@ -2556,8 +2557,8 @@ func getSeriesProgress(d *kit.Deps) kit.Handler {
 
 func getListeningByPeriod(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library"})
 		if err != nil {
 			return nil, err
 		}
@@ -2571,8 +2572,8 @@ func getListeningByPeriod(d *kit.Deps) kit.Handler {
 
 func hideSeriesFromContinueSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "series_id", Kind: "series"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "series_id", Kind: "series"})
 		if err != nil {
 			return nil, err
 		}
@@ -2589,8 +2590,8 @@ func hideSeriesFromContinueSeries(d *kit.Deps) kit.Handler {
 
 func readdSeriesToContinueSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "series_id", Kind: "series"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "series_id", Kind: "series"})
 		if err != nil {
 			return nil, err
 		}
@@ -2607,8 +2608,8 @@ func readdSeriesToContinueSeries(d *kit.Deps) kit.Handler {
 
 func auditSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2622,8 +2623,8 @@ func auditSeries(d *kit.Deps) kit.Handler {
 
 func auditPeople(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2637,8 +2638,8 @@ func auditPeople(d *kit.Deps) kit.Handler {
 
 func auditDuplicates(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2652,8 +2653,8 @@ func auditDuplicates(d *kit.Deps) kit.Handler {
 
 func auditMissing(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2667,8 +2668,8 @@ func auditMissing(d *kit.Deps) kit.Handler {
 
 func auditTagsAndGenres(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2682,8 +2683,8 @@ func auditTagsAndGenres(d *kit.Deps) kit.Handler {
 
 func auditLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2859,9 +2860,9 @@ func mergeNarrators(d *kit.Deps) kit.Handler {
 
 func mergeAuthors(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "author_id", Kind: "author"},
-			kit.NameArg{Param: "into_author_id", Kind: "author"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "author_id", Kind: "author"},
+			naming.NameArg{Param: "into_author_id", Kind: "author"})
 		if err != nil {
 			return nil, err
 		}
@@ -2892,9 +2893,9 @@ func mergeAuthors(d *kit.Deps) kit.Handler {
 
 func mergeSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "series_id", Kind: "series"},
-			kit.NameArg{Param: "into_series_id", Kind: "series"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "series_id", Kind: "series"},
+			naming.NameArg{Param: "into_series_id", Kind: "series"})
 		if err != nil {
 			return nil, err
 		}
@@ -2925,8 +2926,8 @@ func mergeSeries(d *kit.Deps) kit.Handler {
 
 func batchUpdateBooks(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2964,8 +2965,8 @@ func batchUpdateBooks(d *kit.Deps) kit.Handler {
 
 func batchQuickMatch(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -60,8 +62,8 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 			both = append(both, id)
 		}
 	}
-	titles := kit.ItemTitles(from.LibraryItems)
-	fromName, intoName := kit.Named("author", from.Name, from.ID), kit.NamedID(into.Name, into.ID)
+	titles := naming.ItemTitles(from.LibraryItems)
+	fromName, intoName := naming.Named("author", from.Name, from.ID), naming.NamedID(into.Name, into.ID)
 	plan := &kit.Plan{
 		Targets: []string{from.ID, into.ID},
 		Action: fmt.Sprintf("This will merge %s into %s: its %d book(s) (%s) get author %s instead, and Audiobookshelf removes %s.",
@@ -115,7 +117,7 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 		if cut != "" {
 			out["ids_cut"] = cut
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }
@@ -176,7 +178,7 @@ func titledList(ids []string, titles map[string]string) string {
 	if len(ids) == 0 {
 		return "none"
 	}
-	return kit.ListTitled(kit.Titles(ids, titles))
+	return naming.ListTitled(naming.Titles(ids, titles))
 }
 
 func readOfAuthor(au *absdata.Author) authorRead {
@@ -283,8 +285,8 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 		}
 		updates = append(updates, abs.BatchMediaUpdate{Id: b.ID, MediaPayload: abs.MediaUpdate{Metadata: &abs.MediaMetadataUpdate{Series: &list}}})
 	}
-	titles := kit.ItemTitles(items)
-	fromName, intoName := kit.Named("series", from.Name, from.ID), kit.NamedID(into.Name, into.ID)
+	titles := naming.ItemTitles(items)
+	fromName, intoName := naming.Named("series", from.Name, from.ID), naming.NamedID(into.Name, into.ID)
 	plan := &kit.Plan{
 		Targets: []string{from.ID, into.ID},
 		Action: fmt.Sprintf("This will merge %s into %s: its %d book(s) (%s) are put in series %s at the same sequence, and Audiobookshelf removes %s once no book is left in it.",
@@ -307,7 +309,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 	plan.Consequences = append(plan.Consequences, "Counted over the books this user sees; a book of the series this user cannot see stays in it, and then the series is not removed.")
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
 		if len(updates) == 0 {
-			return kit.JSONResult(map[string]any{"merged": false, "books_moved": 0,
+			return result.JSONResult(map[string]any{"merged": false, "books_moved": 0,
 				"note": fmt.Sprintf("No book this user sees is in series %s any more; nothing was sent.", from.ID)})
 		}
 		body, err := sendBatchUpdate(ctx, d, "the batch update of the series' books", updates)
@@ -340,7 +342,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 		if ans.Updates != len(moved) {
 			out["note"] = fmt.Sprintf("Audiobookshelf changed %d of the %d books sent; get_series shows where they are now.", ans.Updates, len(moved))
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }

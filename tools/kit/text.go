@@ -62,7 +62,7 @@ func Clip(s string, n int) string {
 // characters a JSON encoder leaves raw (DEL and the C1 controls, such as
 // U+009B, a terminal's CSI): the JSON means the same, but a reader sees the
 // escape instead of reordered, hidden or terminal-controlling text.
-func escapeInvisible(b []byte) []byte {
+func EscapeInvisible(b []byte) []byte {
 	clean := true
 	for _, c := range string(b) {
 		if mustEscape(c) {

@@ -10,6 +10,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -51,7 +53,7 @@ func GetItemCover(ctx context.Context, d *kit.Deps, a toolargs.GetItemCover) (*m
 	if len(img) < 3 || img[0] != 0xFF || img[1] != 0xD8 || img[2] != 0xFF {
 		return nil, kit.Errorf(kit.Unchanged, "Audiobookshelf's answer for the cover of library item %s is labelled JPEG but is not one (%d bytes).", a.LibraryItemID, len(img))
 	}
-	info, _ := kit.Marshal(map[string]any{"library_item_id": a.LibraryItemID, "width": width, "mime_type": "image/jpeg", "bytes": len(img)})
+	info, _ := result.Marshal(map[string]any{"library_item_id": a.LibraryItemID, "width": width, "mime_type": "image/jpeg", "bytes": len(img)})
 	return &mcp.CallToolResult{Content: []mcp.Content{
 		&mcp.ImageContent{Data: img, MIMEType: "image/jpeg"},
 		&mcp.TextContent{Text: string(info)},
@@ -85,7 +87,7 @@ func PlanRemoveItemCover(ctx context.Context, d *kit.Deps, a toolargs.RemoveItem
 	file := it.Media.CoverPath.Value
 	return &kit.Plan{
 		Targets: []string{id},
-		Action:  fmt.Sprintf("This will remove the cover of %s: Audiobookshelf forgets which image file is its cover.", kit.ItemNamed(it, id, nil)),
+		Action:  fmt.Sprintf("This will remove the cover of %s: Audiobookshelf forgets which image file is its cover.", naming.ItemNamed(it, id, nil)),
 		Read:    coverRead{ID: it.ID, UpdatedAt: it.UpdatedAt, HasCover: true},
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
 			r, err := d.Send(kit.ForItem(ctx, id), true, func(ctx context.Context) (*http.Response, error) {
@@ -103,7 +105,7 @@ func PlanRemoveItemCover(ctx context.Context, d *kit.Deps, a toolargs.RemoveItem
 			if err := d.CheckWrite(r, "the cover of library item "+id); err != nil {
 				return nil, err
 			}
-			return kit.JSONResult(map[string]any{"removed": true, "library_item_id": id,
+			return result.JSONResult(map[string]any{"removed": true, "library_item_id": id,
 				"file_kept": file,
 				"note":      "Audiobookshelf no longer takes this file as the item's cover; the file itself was not deleted. A later scan that finds an image file in the item's own folder may take it as the cover again."})
 		},

@@ -1,6 +1,8 @@
-package kit
+package result
 
 import (
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+
 	"fmt"
 	"strings"
 
@@ -37,7 +39,7 @@ func ListIDs(ids []string) string {
 	}
 	shown := make([]string, len(ids))
 	for i, id := range ids {
-		shown[i] = ShowID(id)
+		shown[i] = kit.ShowID(id)
 	}
 	return strings.Join(shown, ", ") + more
 }
@@ -56,7 +58,7 @@ func PluralBe(n int) string {
 func PlainIDs(what string, ids ...string) error {
 	for _, id := range ids {
 		if !guard.ValidID(id) {
-			return Errorf(NotAsked, "%s: Audiobookshelf answered with an id that is not a plain id (letters, digits and _ . : - only), so it cannot be put into the question; it is not shown. Check it in Audiobookshelf's own interface.", what)
+			return kit.Errorf(kit.NotAsked, "%s: Audiobookshelf answered with an id that is not a plain id (letters, digits and _ . : - only), so it cannot be put into the question; it is not shown. Check it in Audiobookshelf's own interface.", what)
 		}
 	}
 	return nil

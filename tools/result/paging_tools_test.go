@@ -1,4 +1,4 @@
-package kit_test
+package result_test
 
 import (
 	"go/ast"
@@ -12,7 +12,7 @@ import (
 )
 
 // Every list tool (a tool of tools.yaml that takes page) answers through
-// the one paging helper, kit.Page (or kit.ListLibraryOrServer or
+// the one paging helper, result.Page (or result.ListLibraryOrServer or
 // orderedlist.Get, which end in it): its function in its toolset's
 // package calls one of them.
 func TestEveryListToolPagesWithPage(t *testing.T) {
@@ -36,15 +36,15 @@ func TestEveryListToolPagesWithPage(t *testing.T) {
 			t.Errorf("%s: no func %s in tools/%s", tool.Name, name, tool.Toolset)
 			continue
 		}
-		if !callsOneOf(fn, "kit.Page", "kit.ListLibraryOrServer", "orderedlist.Get") {
-			t.Errorf("%s (tools/%s, %s) takes page but does not answer through kit.Page", tool.Name, tool.Toolset, name)
+		if !callsOneOf(fn, "result.Page", "result.ListLibraryOrServer", "orderedlist.Get") {
+			t.Errorf("%s (tools/%s, %s) takes page but does not answer through result.Page", tool.Name, tool.Toolset, name)
 		}
 	}
 	if lists < 15 {
 		t.Fatalf("test bug: %d list tools found", lists)
 	}
-	if fn := findFunc(t, filepath.Join("..", "orderedlist"), "Get"); fn == nil || !callsOneOf(fn, "kit.Page") {
-		t.Errorf("orderedlist.Get does not answer through kit.Page")
+	if fn := findFunc(t, filepath.Join("..", "orderedlist"), "Get"); fn == nil || !callsOneOf(fn, "result.Page") {
+		t.Errorf("orderedlist.Get does not answer through result.Page")
 	}
 }
 

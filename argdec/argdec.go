@@ -55,7 +55,7 @@ var (
 // LooksLikeID is true for what Audiobookshelf makes ids of: a UUID (2.3
 // and later), or a prefixed id of older servers (li_…, lib_…). Where a
 // title or a name may stand for an id (tools.yaml's names:), anything else
-// is a name to look up (kit.Deps.ResolveNames).
+// is a name to look up (naming.Resolve).
 func LooksLikeID(s string) bool {
 	return uuidRE.MatchString(s) || legacyRE.MatchString(s)
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/libraries"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/listening"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/me"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/playlists"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/podcasts"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/progress"
@@ -100,8 +101,8 @@ type Toolset struct {
 type Prompt struct {
 	Toolset    string
 	Definition *mcp.Prompt
-	Args       []kit.PromptArg
-	Text       func(context.Context, *kit.Deps, kit.PromptArgs) (string, error)
+	Args       []naming.PromptArg
+	Text       func(context.Context, *kit.Deps, naming.PromptArgs) (string, error)
 }
 
 // Resource is one resource, or one resource template, as tools.yaml
@@ -117,7 +118,7 @@ type Resource struct {
 	// fills, and Names what its ids stand for (completion/complete
 	// completes them by name).
 	Var, Param string
-	Names      kit.NameKind
+	Names      naming.NameKind
 }
 
 // ServerName is this server's name.
@@ -1520,7 +1521,7 @@ var Prompts = []Prompt{
 				{Name: "author", Title: "Author", Description: "Prefer books by this author, by name."},
 				{Name: "max_hours", Title: "Hours at most", Description: "Only what takes at most this many hours, a number."},
 			}},
-		Args: []kit.PromptArg{
+		Args: []naming.PromptArg{
 			{Name: "library", Description: "Only this library, by name.", Names: "library"},
 			{Name: "author", Description: "Prefer books by this author, by name.", Names: "author"},
 			{Name: "max_hours", Description: "Only what takes at most this many hours, a number."},
@@ -1536,7 +1537,7 @@ var Prompts = []Prompt{
 				{Name: "month", Title: "Month", Description: "A month of the year, 1 to 12; the whole year when left out."},
 				{Name: "library", Title: "Library", Description: "Only this library, by name."},
 			}},
-		Args: []kit.PromptArg{
+		Args: []naming.PromptArg{
 			{Name: "year", Description: "The year, for example 2025.", Required: true},
 			{Name: "month", Description: "A month of the year, 1 to 12; the whole year when left out.", Enum: []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"}},
 			{Name: "library", Description: "Only this library, by name.", Names: "library"},
@@ -1551,7 +1552,7 @@ var Prompts = []Prompt{
 				{Name: "series", Title: "Series", Description: "The series, by name.", Required: true},
 				{Name: "library", Title: "Library", Description: "Only this library, by name."},
 			}},
-		Args: []kit.PromptArg{
+		Args: []naming.PromptArg{
 			{Name: "series", Description: "The series, by name.", Required: true, Names: "series"},
 			{Name: "library", Description: "Only this library, by name.", Names: "library"},
 		},
@@ -1565,7 +1566,7 @@ var Prompts = []Prompt{
 				{Name: "library", Title: "Library", Description: "The book library, by name.", Required: true},
 				{Name: "audits", Title: "Audits", Description: "Only these audits, separated by commas: series, people, duplicates, missing, tags_and_genres; all of them when left out."},
 			}},
-		Args: []kit.PromptArg{
+		Args: []naming.PromptArg{
 			{Name: "library", Description: "The book library, by name.", Required: true, Names: "book_library"},
 			{Name: "audits", Description: "Only these audits.", Enum: []string{"series", "people", "duplicates", "missing", "tags_and_genres"}, List: true},
 		},
@@ -1611,8 +1612,8 @@ func listLibraries(d *kit.Deps) kit.Handler {
 
 func getLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1626,8 +1627,8 @@ func getLibrary(d *kit.Deps) kit.Handler {
 
 func getLibraryStats(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1641,8 +1642,8 @@ func getLibraryStats(d *kit.Deps) kit.Handler {
 
 func getLibraryFilterData(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1656,8 +1657,8 @@ func getLibraryFilterData(d *kit.Deps) kit.Handler {
 
 func listLibraryItems(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1671,8 +1672,8 @@ func listLibraryItems(d *kit.Deps) kit.Handler {
 
 func searchLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "any_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "any_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1686,8 +1687,8 @@ func searchLibrary(d *kit.Deps) kit.Handler {
 
 func getPersonalizedShelves(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1701,8 +1702,8 @@ func getPersonalizedShelves(d *kit.Deps) kit.Handler {
 
 func listSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1716,8 +1717,8 @@ func listSeries(d *kit.Deps) kit.Handler {
 
 func getSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "series_id", Kind: "series"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "series_id", Kind: "series"})
 		if err != nil {
 			return nil, err
 		}
@@ -1731,8 +1732,8 @@ func getSeries(d *kit.Deps) kit.Handler {
 
 func listAuthors(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1746,9 +1747,9 @@ func listAuthors(d *kit.Deps) kit.Handler {
 
 func getAuthor(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "author_id", Kind: "author"},
-			kit.NameArg{Param: "library_id", Kind: "book_library"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "author_id", Kind: "author"},
+			naming.NameArg{Param: "library_id", Kind: "book_library"})
 		if err != nil {
 			return nil, err
 		}
@@ -1792,8 +1793,8 @@ func getServerStatus(d *kit.Deps) kit.Handler {
 
 func getLibraryItem(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1807,8 +1808,8 @@ func getLibraryItem(d *kit.Deps) kit.Handler {
 
 func getItemChapters(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1822,8 +1823,8 @@ func getItemChapters(d *kit.Deps) kit.Handler {
 
 func getPodcastEpisode(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
 		}
@@ -1837,8 +1838,8 @@ func getPodcastEpisode(d *kit.Deps) kit.Handler {
 
 func listRecentEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -1902,8 +1903,8 @@ func listListeningSessions(d *kit.Deps) kit.Handler {
 
 func getMediaProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1917,8 +1918,8 @@ func getMediaProgress(d *kit.Deps) kit.Handler {
 
 func setMediaProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1971,8 +1972,8 @@ func deleteMediaProgress(d *kit.Deps) kit.Handler {
 
 func listBookmarks(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -1986,8 +1987,8 @@ func listBookmarks(d *kit.Deps) kit.Handler {
 
 func createBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2004,8 +2005,8 @@ func createBookmark(d *kit.Deps) kit.Handler {
 
 func updateBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2036,8 +2037,8 @@ func updateBookmark(d *kit.Deps) kit.Handler {
 
 func deleteBookmark(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2064,8 +2065,8 @@ func deleteBookmark(d *kit.Deps) kit.Handler {
 
 func listCollections(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library"})
 		if err != nil {
 			return nil, err
 		}
@@ -2079,8 +2080,8 @@ func listCollections(d *kit.Deps) kit.Handler {
 
 func getCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "collection_id", Kind: "collection"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "collection_id", Kind: "collection"})
 		if err != nil {
 			return nil, err
 		}
@@ -2094,9 +2095,9 @@ func getCollection(d *kit.Deps) kit.Handler {
 
 func createCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true},
-			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true},
+			naming.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2117,9 +2118,9 @@ func createCollection(d *kit.Deps) kit.Handler {
 
 func updateCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "collection_id", Kind: "collection"},
-			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "collection_id", Kind: "collection"},
+			naming.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2154,9 +2155,9 @@ func updateCollection(d *kit.Deps) kit.Handler {
 
 func addBooksToCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "collection_id", Kind: "collection"},
-			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "collection_id", Kind: "collection"},
+			naming.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2177,9 +2178,9 @@ func addBooksToCollection(d *kit.Deps) kit.Handler {
 
 func removeBooksFromCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "collection_id", Kind: "collection"},
-			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "collection_id", Kind: "collection"},
+			naming.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2210,8 +2211,8 @@ func removeBooksFromCollection(d *kit.Deps) kit.Handler {
 
 func deleteCollection(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "collection_id", Kind: "collection"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "collection_id", Kind: "collection"})
 		if err != nil {
 			return nil, err
 		}
@@ -2242,8 +2243,8 @@ func deleteCollection(d *kit.Deps) kit.Handler {
 
 func listPlaylists(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library"})
 		if err != nil {
 			return nil, err
 		}
@@ -2257,8 +2258,8 @@ func listPlaylists(d *kit.Deps) kit.Handler {
 
 func getPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "playlist_id", Kind: "playlist"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "playlist_id", Kind: "playlist"})
 		if err != nil {
 			return nil, err
 		}
@@ -2272,9 +2273,9 @@ func getPlaylist(d *kit.Deps) kit.Handler {
 
 func createPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true},
-			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true},
+			naming.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
 		if err != nil {
 			return nil, err
 		}
@@ -2291,9 +2292,9 @@ func createPlaylist(d *kit.Deps) kit.Handler {
 
 func updatePlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "playlist_id", Kind: "playlist"},
-			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "playlist_id", Kind: "playlist"},
+			naming.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
 		if err != nil {
 			return nil, err
 		}
@@ -2324,9 +2325,9 @@ func updatePlaylist(d *kit.Deps) kit.Handler {
 
 func addItemsToPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "playlist_id", Kind: "playlist"},
-			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "playlist_id", Kind: "playlist"},
+			naming.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
 		if err != nil {
 			return nil, err
 		}
@@ -2357,9 +2358,9 @@ func addItemsToPlaylist(d *kit.Deps) kit.Handler {
 
 func removeItemsFromPlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "playlist_id", Kind: "playlist"},
-			kit.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "playlist_id", Kind: "playlist"},
+			naming.NameArg{Param: "items", Kind: "item", Field: "library_item_id"})
 		if err != nil {
 			return nil, err
 		}
@@ -2386,8 +2387,8 @@ func removeItemsFromPlaylist(d *kit.Deps) kit.Handler {
 
 func deletePlaylist(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "playlist_id", Kind: "playlist"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "playlist_id", Kind: "playlist"})
 		if err != nil {
 			return nil, err
 		}
@@ -2438,8 +2439,8 @@ func getPodcastFeed(d *kit.Deps) kit.Handler {
 
 func createPodcast(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2460,8 +2461,8 @@ func createPodcast(d *kit.Deps) kit.Handler {
 
 func checkNewEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
 		}
@@ -2479,8 +2480,8 @@ func checkNewEpisodes(d *kit.Deps) kit.Handler {
 
 func downloadPodcastEpisodes(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
 		}
@@ -2501,9 +2502,9 @@ func downloadPodcastEpisodes(d *kit.Deps) kit.Handler {
 
 func listPodcastDownloads(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true},
-			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "podcast_library", Omit: true},
+			naming.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
 		}
@@ -2517,8 +2518,8 @@ func listPodcastDownloads(d *kit.Deps) kit.Handler {
 
 func deletePodcastEpisode(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
 		}
@@ -2549,8 +2550,8 @@ func deletePodcastEpisode(d *kit.Deps) kit.Handler {
 
 func deletePodcast(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "podcast"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "podcast"})
 		if err != nil {
 			return nil, err
 		}
@@ -2581,8 +2582,8 @@ func deletePodcast(d *kit.Deps) kit.Handler {
 
 func scanLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2603,8 +2604,8 @@ func scanLibrary(d *kit.Deps) kit.Handler {
 
 func updateItemMetadata(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2639,8 +2640,8 @@ func updateItemMetadata(d *kit.Deps) kit.Handler {
 
 func matchLibraryItem(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2675,8 +2676,8 @@ func matchLibraryItem(d *kit.Deps) kit.Handler {
 
 func getItemCover(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2690,8 +2691,8 @@ func getItemCover(d *kit.Deps) kit.Handler {
 
 func removeItemCover(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2722,8 +2723,8 @@ func removeItemCover(d *kit.Deps) kit.Handler {
 
 func findMatchCandidates(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2737,8 +2738,8 @@ func findMatchCandidates(d *kit.Deps) kit.Handler {
 
 func searchCovers(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2752,8 +2753,8 @@ func searchCovers(d *kit.Deps) kit.Handler {
 
 func setItemCover(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2788,8 +2789,8 @@ func setItemCover(d *kit.Deps) kit.Handler {
 
 func getProviderChapters(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2803,8 +2804,8 @@ func getProviderChapters(d *kit.Deps) kit.Handler {
 
 func setItemChapters(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -2842,8 +2843,8 @@ func setItemChapters(d *kit.Deps) kit.Handler {
 
 func whatNext(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library"})
 		if err != nil {
 			return nil, err
 		}
@@ -2857,8 +2858,8 @@ func whatNext(d *kit.Deps) kit.Handler {
 
 func getSeriesProgress(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "series_id", Kind: "series"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "series_id", Kind: "series"})
 		if err != nil {
 			return nil, err
 		}
@@ -2872,8 +2873,8 @@ func getSeriesProgress(d *kit.Deps) kit.Handler {
 
 func getListeningByPeriod(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library"})
 		if err != nil {
 			return nil, err
 		}
@@ -2887,8 +2888,8 @@ func getListeningByPeriod(d *kit.Deps) kit.Handler {
 
 func checkOwned(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library"})
 		if err != nil {
 			return nil, err
 		}
@@ -2922,8 +2923,8 @@ func getListeningYear(d *kit.Deps) kit.Handler {
 
 func getTasteProfile(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library"})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library"})
 		if err != nil {
 			return nil, err
 		}
@@ -2937,8 +2938,8 @@ func getTasteProfile(d *kit.Deps) kit.Handler {
 
 func hideSeriesFromContinueSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "series_id", Kind: "series"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "series_id", Kind: "series"})
 		if err != nil {
 			return nil, err
 		}
@@ -2955,8 +2956,8 @@ func hideSeriesFromContinueSeries(d *kit.Deps) kit.Handler {
 
 func readdSeriesToContinueSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "series_id", Kind: "series"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "series_id", Kind: "series"})
 		if err != nil {
 			return nil, err
 		}
@@ -2973,8 +2974,8 @@ func readdSeriesToContinueSeries(d *kit.Deps) kit.Handler {
 
 func auditSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -2988,8 +2989,8 @@ func auditSeries(d *kit.Deps) kit.Handler {
 
 func auditPeople(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -3003,8 +3004,8 @@ func auditPeople(d *kit.Deps) kit.Handler {
 
 func auditDuplicates(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -3018,8 +3019,8 @@ func auditDuplicates(d *kit.Deps) kit.Handler {
 
 func auditMissing(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -3033,8 +3034,8 @@ func auditMissing(d *kit.Deps) kit.Handler {
 
 func auditTagsAndGenres(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "book_library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -3048,8 +3049,8 @@ func auditTagsAndGenres(d *kit.Deps) kit.Handler {
 
 func auditLibrary(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, _, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_id", Kind: "library", Omit: true})
+		raw, _, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_id", Kind: "library", Omit: true})
 		if err != nil {
 			return nil, err
 		}
@@ -3225,9 +3226,9 @@ func mergeNarrators(d *kit.Deps) kit.Handler {
 
 func mergeAuthors(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "author_id", Kind: "author"},
-			kit.NameArg{Param: "into_author_id", Kind: "author"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "author_id", Kind: "author"},
+			naming.NameArg{Param: "into_author_id", Kind: "author"})
 		if err != nil {
 			return nil, err
 		}
@@ -3261,9 +3262,9 @@ func mergeAuthors(d *kit.Deps) kit.Handler {
 
 func mergeSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "series_id", Kind: "series"},
-			kit.NameArg{Param: "into_series_id", Kind: "series"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "series_id", Kind: "series"},
+			naming.NameArg{Param: "into_series_id", Kind: "series"})
 		if err != nil {
 			return nil, err
 		}
@@ -3297,8 +3298,8 @@ func mergeSeries(d *kit.Deps) kit.Handler {
 
 func updateAuthor(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "author_id", Kind: "author"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "author_id", Kind: "author"})
 		if err != nil {
 			return nil, err
 		}
@@ -3333,8 +3334,8 @@ func updateAuthor(d *kit.Deps) kit.Handler {
 
 func updateSeries(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "series_id", Kind: "series"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "series_id", Kind: "series"})
 		if err != nil {
 			return nil, err
 		}
@@ -3369,9 +3370,9 @@ func updateSeries(d *kit.Deps) kit.Handler {
 
 func resolveDuplicate(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "keep_item_id", Kind: "item"},
-			kit.NameArg{Param: "remove_item_id", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "keep_item_id", Kind: "item"},
+			naming.NameArg{Param: "remove_item_id", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -3402,8 +3403,8 @@ func resolveDuplicate(d *kit.Deps) kit.Handler {
 
 func batchUpdateBooks(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}
@@ -3441,8 +3442,8 @@ func batchUpdateBooks(d *kit.Deps) kit.Handler {
 
 func batchQuickMatch(d *kit.Deps) kit.Handler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw, found, err := d.ResolveNames(ctx, req.Params.Arguments,
-			kit.NameArg{Param: "library_item_ids", Kind: "item"})
+		raw, found, err := naming.Resolve(ctx, d, req.Params.Arguments,
+			naming.NameArg{Param: "library_item_ids", Kind: "item"})
 		if err != nil {
 			return nil, err
 		}

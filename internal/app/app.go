@@ -21,6 +21,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // Options configure a server.
@@ -232,13 +233,13 @@ func Select(readOnly bool, toolsets []string) []registry.Tool {
 // wrap adds what every tool shares: the setup check, per person the
 // person the call is made for (whose permissions the generated handler
 // checks, kit.Deps.Permit), the one place where a tool's error becomes the
-// result a client reads (kit.Result), the result budget (kit.Budget: no
+// result a client reads (kit.Result), the result budget (result.Budget: no
 // answer longer than AUDIOBOOKSHELF_MAX_RESULT_CHARS reaches the client,
 // whatever the tool) and a recover that turns a panic into a tool error
 // instead of a crash.
 func wrap(t registry.Tool, deps *kit.Deps, logger *slog.Logger) mcp.ToolHandler {
 	h := t.Handler(deps)
-	shape := kit.ShapeOf(t.Name, t.ReadOnly, t.Definition.InputSchema)
+	shape := result.ShapeOf(t.Name, t.ReadOnly, t.Definition.InputSchema)
 	run := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if err := deps.Ready(t.NeedsAuth); err != nil {
 			return nil, err
@@ -264,6 +265,6 @@ func wrap(t registry.Tool, deps *kit.Deps, logger *slog.Logger) mcp.ToolHandler 
 		if err != nil {
 			res = kit.Result(err)
 		}
-		return kit.Budget(res, deps.MaxChars(), shape, req.Params.Arguments), nil
+		return result.Budget(res, result.MaxChars(deps), shape, req.Params.Arguments), nil
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
 )
 
 // Prompts, resources and completions, as tools.yaml declares them
@@ -98,7 +99,7 @@ func (f *features) getPrompt(ctx context.Context, p *registry.Prompt, req *mcp.G
 	if !ok {
 		return nil, promptError(errors.New("this server serves each person with their own Audiobookshelf API key, and this request came without one"))
 	}
-	args, err := f.deps.NewPromptArgs(ctx, p.Args, req.Params.Arguments, f.readOnly)
+	args, err := naming.NewPromptArgs(ctx, f.deps, p.Args, req.Params.Arguments, f.readOnly)
 	if err != nil {
 		return nil, promptError(err)
 	}
@@ -186,7 +187,7 @@ func (f *features) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 		context = p.Context.Arguments
 	}
 	var (
-		c   kit.Completion
+		c   naming.Completion
 		err error
 	)
 	switch p.Ref.Type {
@@ -195,13 +196,13 @@ func (f *features) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 		if i < 0 {
 			return none, nil
 		}
-		c, err = f.deps.CompletePrompt(ctx, registry.Prompts[i].Args, p.Argument.Name, p.Argument.Value, context)
+		c, err = naming.CompletePrompt(ctx, f.deps, registry.Prompts[i].Args, p.Argument.Name, p.Argument.Value, context)
 	case "ref/resource":
 		i := templateIndex(p.Ref.URI)
 		if i < 0 || registry.Resources[i].Var != p.Argument.Name || registry.Resources[i].Names == "" {
 			return none, nil
 		}
-		c, err = f.deps.CompleteIDs(ctx, registry.Resources[i].Names, p.Argument.Value, "")
+		c, err = naming.CompleteIDs(ctx, f.deps, registry.Resources[i].Names, p.Argument.Value, "")
 	default:
 		return none, nil
 	}

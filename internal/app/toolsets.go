@@ -16,6 +16,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // The discovery tools (tools.yaml's discovery:, registry.Discovery).
@@ -168,7 +169,7 @@ func (v *toolsets) register(s *mcp.Server, deps *kit.Deps) {
 		held := *d
 		held.InputSchema = registrationSchema
 		h := handlers[d.Name]
-		shape := kit.ShapeOf(d.Name, d.Annotations.ReadOnlyHint, d.InputSchema)
+		shape := result.ShapeOf(d.Name, d.Annotations.ReadOnlyHint, d.InputSchema)
 		s.AddTool(&held, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			res, err := h(ctx, req)
 			if err != nil {
@@ -177,7 +178,7 @@ func (v *toolsets) register(s *mcp.Server, deps *kit.Deps) {
 			if d.Name == callToolTool {
 				return res, nil // the tool it ran held its answer to the budget
 			}
-			return kit.Budget(res, deps.MaxChars(), shape, req.Params.Arguments), nil
+			return result.Budget(res, result.MaxChars(deps), shape, req.Params.Arguments), nil
 		})
 	}
 }
@@ -272,7 +273,7 @@ func (v *toolsets) listToolsets(ctx context.Context, req *mcp.CallToolRequest) (
 	if !lasting {
 		how = "This server keeps no session: run any tool of any toolset with call_tool (enable_toolset gives its tools' arguments)."
 	}
-	return kit.JSONResult(map[string]any{"toolsets": out, "next": how})
+	return result.JSONResult(map[string]any{"toolsets": out, "next": how})
 }
 
 func (v *toolsets) enableToolset(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -334,7 +335,7 @@ func (v *toolsets) enableToolset(ctx context.Context, req *mcp.CallToolRequest) 
 			v.notifyListChanged(ctx, ss)
 		}
 	}
-	return kit.JSONResult(answer)
+	return result.JSONResult(answer)
 }
 
 // callNow is enable_toolset's one line for a toolset on in the

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // waitHeld waits until srv holds what n sessions turned on; the wait ends
@@ -106,7 +106,7 @@ func TestEnabledToolsetsEndWithTheSession(t *testing.T) {
 // a server may be given (AUDIOBOOKSHELF_MAX_RESULT_CHARS), whole, so that
 // no setting cuts a toolset's definitions.
 func TestDiscoveryAnswersFitTheSmallestBudget(t *testing.T) {
-	cs := connectInMemory(t, &config.Config{Elicitation: true, MaxResultChars: kit.MinMaxResultChars}, nil)
+	cs := connectInMemory(t, &config.Config{Elicitation: true, MaxResultChars: result.MinMaxResultChars}, nil)
 	call := func(name string, args map[string]any) string {
 		t.Helper()
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
@@ -122,8 +122,8 @@ func TestDiscoveryAnswersFitTheSmallestBudget(t *testing.T) {
 		t.Logf("enable_toolset %s: %d characters", ts, n)
 		most = max(most, n)
 	}
-	if most > kit.MinMaxResultChars {
-		t.Errorf("a discovery answer of %d characters passes the smallest budget, %d", most, kit.MinMaxResultChars)
+	if most > result.MinMaxResultChars {
+		t.Errorf("a discovery answer of %d characters passes the smallest budget, %d", most, result.MinMaxResultChars)
 	}
 }
 

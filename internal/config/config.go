@@ -16,7 +16,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // Var documents one environment variable.
@@ -41,7 +41,7 @@ var Vars = []Var{
 	{"AUDIOBOOKSHELF_STATE_KEY", "(random per process)", "base64 of exactly 32 bytes", stops, "Key that seals pending questions and confirm_tokens (HMAC-SHA256). Set the same key on every instance behind a load balancer so any of them accepts what another issued; a fixed key also keeps them good across a restart. Unset: a restart refuses them, and the person is asked afresh."},
 	{"AUDIOBOOKSHELF_APPROVAL_STORE", "memory", "memory, or a redis://, rediss:// or unix:// URL of a Redis or Valkey server", stops, "Where spent approvals are recorded: the answered questions (declined ones too) and the used confirm_tokens, each until it expires. memory: in this process only, so each approval works once here, but another instance, or a new process with the same AUDIOBOOKSHELF_STATE_KEY, cannot tell that it was spent. A Redis or Valkey URL: shared by every instance that names it, so an approval works once across all of them and across restarts (SET NX with the approval's remaining life). When the store cannot be reached, approved calls are refused and nothing is sent; the answer says why. The URL's password is never logged or shown."},
 	{"AUDIOBOOKSHELF_TIMEOUT", "30s", "a Go duration from 1s to 10m", stops, "How long one request to Audiobookshelf may take before the call fails with a clear error."},
-	{"AUDIOBOOKSHELF_MAX_RESULT_CHARS", fmt.Sprint(kit.DefaultMaxResultChars), fmt.Sprintf("a whole number from %d to %d", kit.MinMaxResultChars, kit.MaxMaxResultChars), stops, "The most characters of text one tool answer carries (Claude Code refuses a result over 25,000 tokens, about 100,000 characters, and moves one over 50,000 characters out of the conversation). Lists fit their page to it and say how to get the next one; a long list inside one object shows its first entries and how many more; a raw answer (detail \"full\") that would pass it is refused with its size and the call that fits."},
+	{"AUDIOBOOKSHELF_MAX_RESULT_CHARS", fmt.Sprint(result.DefaultMaxResultChars), fmt.Sprintf("a whole number from %d to %d", result.MinMaxResultChars, result.MaxMaxResultChars), stops, "The most characters of text one tool answer carries (Claude Code refuses a result over 25,000 tokens, about 100,000 characters, and moves one over 50,000 characters out of the conversation). Lists fit their page to it and say how to get the next one; a long list inside one object shows its first entries and how many more; a raw answer (detail \"full\") that would pass it is refused with its size and the call that fits."},
 	{"AUDIOBOOKSHELF_INSECURE_TLS", "false", "true or false", stops, "true skips certificate verification for the Audiobookshelf connection only (self-signed servers), with a warning at start. false: a certificate that does not verify makes each call say so, and name first SSL_CERT_FILE (a PEM file holding that one certificate, which Go trusts instead of the system's roots on Linux and in the container: the safer way for a self-signed server) and then this variable."},
 	{"AUDIOBOOKSHELF_MCP_TOKEN", "(none: no token asked)", fmt.Sprintf("at least %d printable ASCII characters, no spaces", MinTokenLen), stops, "With --http: every request to /mcp must carry the header Authorization: Bearer TOKEN, else 401 (compared in constant time). Read once at start and removed from the environment; never logged or shown. Over stdio it is not used, and the server warns that it is set."},
 	{"AUDIOBOOKSHELF_MCP_AUTH", "auto", "auto, per-person or server-key", stops, "Who the server is to Audiobookshelf over --http. per-person: the server holds no Audiobookshelf key; every request to /mcp carries its person's own Audiobookshelf API key as Authorization: Bearer KEY, checked with Audiobookshelf (GET /api/me; believed for 1 minute, remembered by a hash of the key, never the key), and every request of that call to Audiobookshelf is made with it; a session and every approval are bound to that Audiobookshelf user; tools the user has no permission for are left out of tools/list and refused without asking. It needs AUDIOBOOKSHELF_URL, and neither AUDIOBOOKSHELF_API_KEY nor AUDIOBOOKSHELF_MCP_TOKEN (the bearer is the person's key, so there is no second token: exit 1 when either is set). server-key: one key, AUDIOBOOKSHELF_API_KEY, for everyone, with AUDIOBOOKSHELF_MCP_TOKEN as the endpoint's token. auto: per-person with --http when AUDIOBOOKSHELF_URL is set and neither AUDIOBOOKSHELF_API_KEY nor AUDIOBOOKSHELF_MCP_TOKEN is, else server-key. Over stdio always server-key (per-person there: exit 1)."},
@@ -73,7 +73,7 @@ type Config struct {
 	ApprovalStore string
 	Timeout       time.Duration
 	InsecureTLS   bool
-	// MaxResultChars is the result budget (0: kit.DefaultMaxResultChars).
+	// MaxResultChars is the result budget (0: result.DefaultMaxResultChars).
 	MaxResultChars int
 	// MCPToken is the bearer token the HTTP endpoint asks for ("" for none).
 	MCPToken string
@@ -95,7 +95,7 @@ type Config struct {
 // FromEnv reads the configuration from getenv and removes the API key and the
 // MCP token from the process environment (unsetenv may be nil in tests).
 func FromEnv(getenv func(string) string, lookup func(string) (string, bool), unsetenv func(string) error) (*Config, error) {
-	c := &Config{Elicitation: true, Timeout: 30 * time.Second, MaxResultChars: kit.DefaultMaxResultChars}
+	c := &Config{Elicitation: true, Timeout: 30 * time.Second, MaxResultChars: result.DefaultMaxResultChars}
 	var errs []error
 	if v := getenv("AUDIOBOOKSHELF_URL"); v != "" {
 		u, warn, err := ParseURL(v)
@@ -233,8 +233,8 @@ func ParseMaxResultChars(v string) (int, error) {
 		}
 		n = n*10 + int(v[i]-'0')
 	}
-	if !ok || n < kit.MinMaxResultChars || n > kit.MaxMaxResultChars {
-		return kit.DefaultMaxResultChars, fmt.Errorf("AUDIOBOOKSHELF_MAX_RESULT_CHARS=%q: must be a whole number of characters from %d to %d, in digits only (default %d)", clip(v), kit.MinMaxResultChars, kit.MaxMaxResultChars, kit.DefaultMaxResultChars)
+	if !ok || n < result.MinMaxResultChars || n > result.MaxMaxResultChars {
+		return result.DefaultMaxResultChars, fmt.Errorf("AUDIOBOOKSHELF_MAX_RESULT_CHARS=%q: must be a whole number of characters from %d to %d, in digits only (default %d)", clip(v), result.MinMaxResultChars, result.MaxMaxResultChars, result.DefaultMaxResultChars)
 	}
 	return n, nil
 }

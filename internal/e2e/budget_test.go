@@ -7,7 +7,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // A raw answer (detail "full") longer than the result budget is refused,
@@ -15,7 +15,7 @@ import (
 // fits; nothing is changed. The compact form of the same item fits.
 func TestRawAnswerOverBudgetIsRefused(t *testing.T) {
 	t.Parallel()
-	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = kit.MinMaxResultChars }})
+	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = result.MinMaxResultChars }})
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range d.Items {
 			if d.Items[i].ID == sd.ItemMort {
@@ -26,7 +26,7 @@ func TestRawAnswerOverBudgetIsRefused(t *testing.T) {
 	res := e.Call(t, "get_library_item", map[string]any{"library_item_id": sd.ItemMort, "detail": "full"})
 	text := apptest.Text(res)
 	if !res.IsError {
-		t.Fatalf("a raw answer of %d characters passed a budget of %d", kit.ResultChars(res), kit.MinMaxResultChars)
+		t.Fatalf("a raw answer of %d characters passed a budget of %d", result.ResultChars(res), result.MinMaxResultChars)
 	}
 	for _, want := range []string{"get_library_item", "characters", "10,000", "AUDIOBOOKSHELF_MAX_RESULT_CHARS", `leave out detail "full"`, "Nothing was changed."} {
 		if !strings.Contains(text, want) {
@@ -34,8 +34,8 @@ func TestRawAnswerOverBudgetIsRefused(t *testing.T) {
 		}
 	}
 	compact := e.Call(t, "get_library_item", map[string]any{"library_item_id": sd.ItemMort})
-	if compact.IsError || kit.ResultChars(compact) > kit.MinMaxResultChars {
-		t.Errorf("the compact form must fit: error %v, %d characters", compact.IsError, kit.ResultChars(compact))
+	if compact.IsError || result.ResultChars(compact) > result.MinMaxResultChars {
+		t.Errorf("the compact form must fit: error %v, %d characters", compact.IsError, result.ResultChars(compact))
 	}
 	// With a larger budget the same raw answer passes whole.
 	e2 := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = 100000 }})
@@ -54,7 +54,7 @@ func TestRawAnswerOverBudgetIsRefused(t *testing.T) {
 // A list answer over the budget names a smaller limit.
 func TestBudgetNamesASmallerLimit(t *testing.T) {
 	t.Parallel()
-	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = kit.MinMaxResultChars }})
+	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = result.MinMaxResultChars }})
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range d.Items {
 			if d.Items[i].Book != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // find_match_candidates shows every result of the provider beside the
@@ -104,7 +104,7 @@ func TestFindMatchCandidates(t *testing.T) {
 		}
 	})
 	res := e.Call(t, "find_match_candidates", map[string]any{"library_item_id": sd.ItemMort, "provider": "custom-big"})
-	if text := apptest.Text(res); res.IsError || len(text) > kit.DefaultMaxResultChars || !strings.Contains(text, `"next"`) ||
+	if text := apptest.Text(res); res.IsError || len(text) > result.DefaultMaxResultChars || !strings.Contains(text, `"next"`) ||
 		!strings.Contains(text, "description (53999 characters, more than 5000)") {
 		t.Errorf("5 of 25 long results (%d characters): %.300s", len(text), text)
 	}
@@ -115,7 +115,7 @@ func TestFindMatchCandidates(t *testing.T) {
 		t.Errorf("a description of 4058 characters in the fill call: %d", len(d))
 	}
 	res = e.Call(t, "find_match_candidates", map[string]any{"library_item_id": sd.ItemMort, "provider": "custom-big", "limit": 25})
-	if text := apptest.Text(res); len(text) > kit.DefaultMaxResultChars || (res.IsError && !strings.Contains(text, "a smaller limit")) {
+	if text := apptest.Text(res); len(text) > result.DefaultMaxResultChars || (res.IsError && !strings.Contains(text, "a smaller limit")) {
 		t.Errorf("25 long results (%d characters): %.300s", len(text), text)
 	}
 	// Refused before anything is sent: a podcast, a provider not known.

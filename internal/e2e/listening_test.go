@@ -18,7 +18,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // calibansWarOutOfTheExpanse takes The Expanse's book 2 out of the series:
@@ -558,7 +558,7 @@ func TestTidyPrompt(t *testing.T) {
 // stays within a budget of 10,000 characters.
 func TestResourcesHoldToTheBudget(t *testing.T) {
 	t.Parallel()
-	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = kit.MinMaxResultChars }})
+	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = result.MinMaxResultChars }})
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range d.Items {
 			if d.Items[i].ID == sd.ItemMort {
@@ -577,7 +577,7 @@ func TestResourcesHoldToTheBudget(t *testing.T) {
 		}
 		return
 	}
-	if n := len([]rune(r.Contents[0].Text)); n > kit.MinMaxResultChars || !strings.Contains(r.Contents[0].Text, "tag 1 of") {
-		t.Errorf("%s: %d characters over a budget of %d", uri, n, kit.MinMaxResultChars)
+	if n := len([]rune(r.Contents[0].Text)); n > result.MinMaxResultChars || !strings.Contains(r.Contents[0].Text, "tag 1 of") {
+		t.Errorf("%s: %d characters over a budget of %d", uri, n, result.MinMaxResultChars)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // Compact results cut long descriptions at compact.DescriptionLimit
@@ -20,7 +20,7 @@ func TestLongDescriptionIsCut(t *testing.T) {
 	t.Parallel()
 	// The raw item is longer than the default result budget: this test is
 	// about the description, so the budget is raised.
-	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = kit.MaxMaxResultChars }})
+	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = result.MaxMaxResultChars }})
 	long := "<p>" + strings.Repeat("Death   rides\n a pale horse. ", 200) + "</p>"
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range d.Items {

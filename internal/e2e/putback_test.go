@@ -14,7 +14,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/config"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // bumped are the fields Audiobookshelf itself moves on every save of a
@@ -98,13 +98,13 @@ func putBack(t *testing.T, e *apptest.Env, answer any) {
 
 // A compact collection or playlist shows its description as Audiobookshelf
 // holds it: markup, line breaks and runs of spaces untouched, cut only
-// after kit.ListTextLimit characters, and then it says where and how
+// after result.ListTextLimit characters, and then it says where and how
 // to get it whole; detail "full" returns it whole.
 func TestDescriptionShownUnaltered(t *testing.T) {
 	t.Parallel()
-	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = kit.MaxMaxResultChars }})
+	e := start(t, apptest.Options{Config: func(c *config.Config) { c.MaxResultChars = result.MaxMaxResultChars }})
 	long := "<p>Ordered   by\n publication. </p>" + strings.Repeat("Rincewind & the Luggage  <i>again</i>\n", 300)
-	short := "<b>Two</b>  spaces\nand a line." + strings.Repeat(" More text typed by somebody.", 50) // over 1000, under kit.ListTextLimit
+	short := "<b>Two</b>  spaces\nand a line." + strings.Repeat(" More text typed by somebody.", 50) // over 1000, under result.ListTextLimit
 	e.Standin.Update(func(d *sd.Data) {
 		for i := range d.Collections {
 			if d.Collections[i].ID == sd.CollectionDiscworldInOrder {
@@ -119,11 +119,11 @@ func TestDescriptionShownUnaltered(t *testing.T) {
 	})
 	v := decode(t, e.Call(t, "get_collection", map[string]any{"collection_id": sd.CollectionDiscworldInOrder}))
 	desc := str(at(t, v, "description"))
-	if want := string([]rune(long)[:kit.ListTextLimit]); desc != want {
-		t.Errorf("compact description is not the first %d characters as held:\n got %q\nwant %q", kit.ListTextLimit, desc[:80], want[:80])
+	if want := string([]rune(long)[:result.ListTextLimit]); desc != want {
+		t.Errorf("compact description is not the first %d characters as held:\n got %q\nwant %q", result.ListTextLimit, desc[:80], want[:80])
 	}
 	cut := str(at(t, v, "description_cut"))
-	for _, w := range []string{fmt.Sprint(kit.ListTextLimit), fmt.Sprint(len([]rune(long))), `"detail": "full"`, "get_collection"} {
+	for _, w := range []string{fmt.Sprint(result.ListTextLimit), fmt.Sprint(len([]rune(long))), `"detail": "full"`, "get_collection"} {
 		if !strings.Contains(cut, w) {
 			t.Errorf("description_cut %q lacks %q", cut, w)
 		}

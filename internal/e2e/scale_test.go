@@ -13,8 +13,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/apptest"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/scalecheck"
 	sd "github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/libraries"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // ScaleLibrary is a household-sized library: 1,000 books (and the 16 of
@@ -48,7 +48,7 @@ func TestEveryReadToolFitsTheBudgetAtScale(t *testing.T) {
 	// One subtest a read tool (-run 'TestEveryReadToolFitsTheBudgetAtScale/^list_tags$').
 	for _, tool := range scalecheck.ReadTools() {
 		t.Run(tool.Name, func(t *testing.T) {
-			r, ok := scalecheck.RunTool(context.Background(), call, kit.DefaultMaxResultChars, tool, widest[tool.Name], t.Errorf)
+			r, ok := scalecheck.RunTool(context.Background(), call, result.DefaultMaxResultChars, tool, widest[tool.Name], t.Errorf)
 			if !ok {
 				return
 			}

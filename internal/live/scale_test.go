@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/scalecheck"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // The scale of a big household library, made on the real server by
@@ -154,12 +154,12 @@ func TestLiveScale(t *testing.T) {
 		return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	}
 	t0 := time.Now()
-	reports := scalecheck.Run(context.Background(), call, kit.DefaultMaxResultChars, scalecheck.Widest(tg), t.Errorf)
+	reports := scalecheck.Run(context.Background(), call, result.DefaultMaxResultChars, scalecheck.Widest(tg), t.Errorf)
 	if n := asked.Load(); n != 0 {
 		t.Errorf("read tools asked the person %d times", n)
 	}
 	t.Logf("%s in %s; every read tool at its widest arguments (budget %d characters):\n%s",
-		seeded, time.Since(t0).Round(time.Second), kit.DefaultMaxResultChars, scalecheck.Table(reports))
+		seeded, time.Since(t0).Round(time.Second), result.DefaultMaxResultChars, scalecheck.Table(reports))
 	for _, r := range reports {
 		if r.Tool != "list_authors" {
 			continue

@@ -323,7 +323,7 @@ func hostileCases(t *testing.T) []hostileCase {
 }
 
 // nameReads are the only requests a title or a name given where an id is
-// may cause (tools/kit/resolve.go): the lists it is looked up in, the
+// may cause (tools/naming/resolve.go): the lists it is looked up in, the
 // searches that carry it in their query, never in a path, and a library's
 // complete listing of items, series or authors, which carries it nowhere.
 func nameReads(reqs []sd.Request) bool {

@@ -26,7 +26,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/registry"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // Targets are the ids the widest calls are made on.
@@ -310,7 +310,7 @@ func one(ctx context.Context, call Call, budget int, t registry.Tool, args map[s
 		errorf("%s: %v", what, err)
 		return nil, false
 	}
-	n := kit.ResultChars(res)
+	n := result.ResultChars(res)
 	if n > r.MaxChars {
 		r.MaxChars, r.MaxArgs = n, argString(args)
 	}

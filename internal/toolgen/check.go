@@ -115,12 +115,12 @@ var (
 var toolsetNameRE = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
 
 // sharedPackages are the packages of tools/ that hold no toolset.
-// nameKinds are the kinds of names (kit.NameKinds) a parameter's names:
+// nameKinds are the kinds of names (naming.NameKinds) a parameter's names:
 // may give.
 var nameKinds = map[string]bool{"item": true, "podcast": true, "series": true, "author": true,
 	"library": true, "any_library": true, "book_library": true, "podcast_library": true, "collection": true, "playlist": true}
 
-var sharedPackages = map[string]bool{"kit": true, "absdata": true, "compact": true, "orderedlist": true}
+var sharedPackages = map[string]bool{"kit": true, "result": true, "naming": true, "absdata": true, "compact": true, "orderedlist": true}
 
 // viewNameRE is a view's name: its page is views/dist/NAME.html.
 var viewNameRE = regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)

@@ -66,7 +66,7 @@ func CheckCode(root string, m *Manifest) error {
 			continue
 		}
 		if fn := PromptFunc(p); !fs[fn] {
-			errs = append(errs, fmt.Errorf("tools.yaml: prompt %s: %s has no func %s(ctx context.Context, d *kit.Deps, a kit.PromptArgs) (string, error): write it there (CONTRIBUTING.md, Add a prompt)", p.Name, ToolsetDir(p.Toolset), fn))
+			errs = append(errs, fmt.Errorf("tools.yaml: prompt %s: %s has no func %s(ctx context.Context, d *kit.Deps, a naming.PromptArgs) (string, error): write it there (CONTRIBUTING.md, Add a prompt)", p.Name, ToolsetDir(p.Toolset), fn))
 		}
 	}
 	return errors.Join(errs...)

@@ -34,7 +34,7 @@ type Manifest struct {
 	SharedParams    map[string]Param `yaml:"shared_params"`
 	ReadAnnotations yaml.Node        `yaml:"read_annotations"` // a YAML anchor only
 	// NameRequests is what a title or a name given in place of an id
-	// adds to a call's requests (kit.Deps.ResolveNames), beyond each
+	// adds to a call's requests (naming.Resolve), beyond each
 	// tool's own requests.
 	NameRequests NameRequests `yaml:"name_requests"`
 	Tools        []Tool       `yaml:"tools"`
@@ -378,10 +378,10 @@ type Param struct {
 	MinItems  int      `yaml:"min_items"`
 	MaxItems  int      `yaml:"max_items"`
 	// Names is what a title or a name given in place of the id stands
-	// for (kit.NameKinds: item, podcast, series, author, library,
+	// for (naming.NameKinds: item, podcast, series, author, library,
 	// any_library (left out: the one book library), book_library,
 	// podcast_library, collection, playlist): the generated
-	// handler turns it into the id before decoding (kit.Deps.ResolveNames).
+	// handler turns it into the id before decoding (naming.Resolve).
 	// A required library parameter with names may be left out when the
 	// user has one library of the kind: the schema does not require it.
 	Names string `yaml:"names"`

@@ -93,7 +93,7 @@ func TestPromptFunctionIsNamed(t *testing.T) {
 		}
 	}
 	write("package things\n\nfunc GetThing() {}\n\nfunc PlanUpdateThing() {}\n")
-	if err := CheckCode(root, m); err == nil || !strings.Contains(err.Error(), "prompt ask_about_thing: tools/things has no func PromptAskAboutThing(ctx context.Context, d *kit.Deps, a kit.PromptArgs) (string, error)") {
+	if err := CheckCode(root, m); err == nil || !strings.Contains(err.Error(), "prompt ask_about_thing: tools/things has no func PromptAskAboutThing(ctx context.Context, d *kit.Deps, a naming.PromptArgs) (string, error)") {
 		t.Errorf("a prompt without its function: %v", err)
 	}
 	write("package things\n\nfunc GetThing() {}\n\nfunc PlanUpdateThing() {}\n\nfunc PromptAskAboutThing() {}\n")

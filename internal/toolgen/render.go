@@ -406,6 +406,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/permission"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
 `)
 	b.WriteString(toolsetImports(m))
 	b.WriteString(`)
@@ -478,8 +479,8 @@ type Toolset struct {
 type Prompt struct {
 	Toolset    string
 	Definition *mcp.Prompt
-	Args       []kit.PromptArg
-	Text       func(context.Context, *kit.Deps, kit.PromptArgs) (string, error)
+	Args       []naming.PromptArg
+	Text       func(context.Context, *kit.Deps, naming.PromptArgs) (string, error)
 }
 
 // Resource is one resource, or one resource template, as tools.yaml
@@ -495,7 +496,7 @@ type Resource struct {
 	// fills, and Names what its ids stand for (completion/complete
 	// completes them by name).
 	Var, Param string
-	Names      kit.NameKind
+	Names      naming.NameKind
 }
 
 // ServerName is this server's name.
@@ -602,7 +603,7 @@ func writePrompts(b *bytes.Buffer, m *Manifest) {
 			}
 			b.WriteString("},\n")
 		}
-		b.WriteString("\t\t\t}},\n\t\tArgs: []kit.PromptArg{\n")
+		b.WriteString("\t\t\t}},\n\t\tArgs: []naming.PromptArg{\n")
 		for _, a := range p.Arguments {
 			fmt.Fprintf(b, "\t\t\t{Name: %q, Description: %q", a.Name, oneLine(a.Description))
 			if a.Required {
@@ -720,7 +721,7 @@ func quotedList(ss []string) string {
 
 // writeHandler writes one tool's handler, the path every call of it takes
 // (docs/architecture.md): the titles and names given where ids are turned
-// into ids (kit.Deps.ResolveNames, here, so that the decoder, the
+// into ids (naming.Resolve, here, so that the decoder, the
 // permission and the plan see ids alone; what each name matched goes into
 // a guarded question, and a write that does not ask in this call refuses
 // a partial match before anything changing is sent); its arguments
@@ -740,7 +741,7 @@ func writeHandler(b *bytes.Buffer, t *Tool) {
 		if p.Names == "" {
 			continue
 		}
-		n := fmt.Sprintf("kit.NameArg{Param: %q, Kind: %q", p.Name, p.Names)
+		n := fmt.Sprintf("naming.NameArg{Param: %q, Kind: %q", p.Name, p.Names)
 		if p.Type == "playlist_items" {
 			n += `, Field: "library_item_id"`
 		}
@@ -758,7 +759,7 @@ func writeHandler(b *bytes.Buffer, t *Tool) {
 		found = "_"
 	}
 	if len(names) > 0 {
-		fmt.Fprintf(b, "\t\traw, %s, err := d.ResolveNames(ctx, req.Params.Arguments,\n\t\t\t%s)\n", found, strings.Join(names, ",\n\t\t\t"))
+		fmt.Fprintf(b, "\t\traw, %s, err := naming.Resolve(ctx, d, req.Params.Arguments,\n\t\t\t%s)\n", found, strings.Join(names, ",\n\t\t\t"))
 		b.WriteString("\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n")
 		if !readOnly && !t.Guarded() {
 			b.WriteString("\t\tif err := found.RefusePartial(); err != nil {\n\t\t\treturn nil, err\n\t\t}\n")

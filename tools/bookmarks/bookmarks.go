@@ -16,6 +16,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -118,7 +120,7 @@ func ListBookmarks(ctx context.Context, d *kit.Deps, a toolargs.ListBookmarks) (
 		}
 		return out[i].TimeS < out[j].TimeS
 	})
-	return kit.Page(d, "bookmarks", kit.PagingOf(a.Page, a.Limit), out, nil, kit.AsIs)
+	return result.Page(d, "bookmarks", result.PagingOf(a.Page, a.Limit), out, nil, result.AsIs)
 }
 
 // CreateBookmark is create_bookmark. Audiobookshelf answers a create at an
@@ -169,11 +171,11 @@ func CreateBookmark(ctx context.Context, d *kit.Deps, a toolargs.CreateBookmark)
 	}
 	var b absdata.Bookmark
 	if kit.Decode(body, &b) != nil {
-		return kit.TextResult("Bookmark created at %s s in library item %s.", strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID)
+		return result.TextResult("Bookmark created at %s s in library item %s.", strconv.FormatFloat(a.Time, 'f', -1, 64), a.LibraryItemID)
 	}
 	bm, _ := bookmarkOf(b)
-	return kit.JSONResult(map[string]any{"created": true, "bookmark": bm,
-		"put_back": &kit.PutBack{Tool: "delete_bookmark", Arguments: map[string]any{"library_item_id": a.LibraryItemID, "time": a.Time},
+	return result.JSONResult(map[string]any{"created": true, "bookmark": bm,
+		"put_back": &result.PutBack{Tool: "delete_bookmark", Arguments: map[string]any{"library_item_id": a.LibraryItemID, "time": a.Time},
 			Note: "Deleting it asks the person first."}})
 }
 
@@ -207,17 +209,17 @@ func PlanUpdateBookmark(ctx context.Context, d *kit.Deps, a toolargs.UpdateBookm
 	var lostWhy string
 	switch n := argdec.RefusedControls(old.Title); {
 	case n > 0:
-		lostWhy = kit.ControlWhy("title", n)
+		lostWhy = result.ControlWhy("title", n)
 	case strings.TrimSpace(old.Title) == "":
 		lostWhy = "the title is blank, and the tool takes no blank title"
 	case utf8.RuneCountInString(old.Title) > maxTitleLen:
 		lostWhy = fmt.Sprintf("the title is longer than the %d characters the tool takes", maxTitleLen)
 	}
 	if lostWhy != "" {
-		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
+		plan.Effects = append(plan.Effects, result.EffectUnrestorableText)
 		// The bookmarks carry no item title: the item is read for the
 		// question's name (only when it asks).
-		plan.Action = fmt.Sprintf("This will replace the title %s of the bookmark at %s s in %s with %s.", guard.Quote(old.Title), ts, d.ItemName(ctx, a.LibraryItemID, nil), guard.Quote(a.Title))
+		plan.Action = fmt.Sprintf("This will replace the title %s of the bookmark at %s s in %s with %s.", guard.Quote(old.Title), ts, naming.ItemName(ctx, d, a.LibraryItemID, nil), guard.Quote(a.Title))
 		plan.Consequences = []string{"The title it holds now could not be given back with update_bookmark: " + lostWhy + "."}
 		// The title and creation time, as delete_bookmark binds them.
 		plan.Read = map[string]any{"title": old.Title, "createdAt": old.CreatedAt}
@@ -241,16 +243,16 @@ func PlanUpdateBookmark(ctx context.Context, d *kit.Deps, a toolargs.UpdateBookm
 		}
 		var b absdata.Bookmark
 		if kit.Decode(r.Body, &b) != nil {
-			return kit.TextResult("Bookmark at %s s in library item %s renamed.", ts, a.LibraryItemID)
+			return result.TextResult("Bookmark at %s s in library item %s renamed.", ts, a.LibraryItemID)
 		}
 		bm, _ := bookmarkOf(b)
 		out := map[string]any{"updated": true, "bookmark": bm, "previous": map[string]any{"title": old.Title}}
 		if lostWhy == "" {
-			out["put_back"] = &kit.PutBack{Tool: "update_bookmark", Arguments: map[string]any{"library_item_id": a.LibraryItemID, "time": a.Time, "title": old.Title}}
+			out["put_back"] = &result.PutBack{Tool: "update_bookmark", Arguments: map[string]any{"library_item_id": a.LibraryItemID, "time": a.Time, "title": old.Title}}
 		} else {
 			out["not_put_back"] = "The old title could not be given back with update_bookmark (" + lostWhy + "); it is in previous, whole."
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }
@@ -274,7 +276,7 @@ func PlanDeleteBookmark(ctx context.Context, d *kit.Deps, a toolargs.DeleteBookm
 		Targets: []string{a.LibraryItemID},
 		// The bookmarks carry no item title: the item is read for the
 		// question's name.
-		Action: fmt.Sprintf("This will delete the bookmark %s at %s s in %s (%d bookmark(s) there now).", guard.Quote(bm.Title), ts, d.ItemName(ctx, a.LibraryItemID, nil), len(bms)),
+		Action: fmt.Sprintf("This will delete the bookmark %s at %s s in %s (%d bookmark(s) there now).", guard.Quote(bm.Title), ts, naming.ItemName(ctx, d, a.LibraryItemID, nil), len(bms)),
 		// The bookmark's title and creation time: a bookmark made again at
 		// the same time after this one is deleted has a new createdAt. The
 		// question shows the title quoted, cleaned and clipped.
@@ -291,7 +293,7 @@ func PlanDeleteBookmark(ctx context.Context, d *kit.Deps, a toolargs.DeleteBookm
 			if err != nil {
 				return nil, err
 			}
-			return kit.JSONResult(map[string]any{"deleted": true, "library_item_id": a.LibraryItemID, "time_s": a.Time})
+			return result.JSONResult(map[string]any{"deleted": true, "library_item_id": a.LibraryItemID, "time_s": a.Time})
 		},
 	}, nil
 }

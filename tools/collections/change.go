@@ -10,7 +10,9 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/orderedlist"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -32,21 +34,21 @@ func PlanUpdateCollection(ctx context.Context, d *kit.Deps, a toolargs.UpdateCol
 			return d.API.UpdateCollection(ctx, a.CollectionID, body)
 		}}
 	if a.LibraryItemIDs != nil {
-		missing, extra := kit.SameMembers(c.BookIDs(), a.LibraryItemIDs)
+		missing, extra := result.SameMembers(c.BookIDs(), a.LibraryItemIDs)
 		if len(missing) > 0 || len(extra) > 0 {
 			var why []string
 			if len(missing) > 0 {
-				why = append(why, "it leaves out "+kit.ListIDs(missing)+" (to take books out use remove_books_from_collection)")
+				why = append(why, "it leaves out "+result.ListIDs(missing)+" (to take books out use remove_books_from_collection)")
 			}
 			if len(extra) > 0 {
-				why = append(why, kit.ListIDs(extra)+kit.PluralBe(len(extra))+" not in the collection (to add books use add_books_to_collection)")
+				why = append(why, result.ListIDs(extra)+result.PluralBe(len(extra))+" not in the collection (to add books use add_books_to_collection)")
 			}
 			return nil, kit.Errorf(kit.Unchanged, `argument "library_item_ids": must list each of the %d books of collection %s exactly once, in the new order; %s.`, len(c.Books), a.CollectionID, strings.Join(why, "; "))
 		}
 		books := a.LibraryItemIDs
 		body.Books = &books
 		u.Order = &orderedlist.Reorder{IDs: books, Moved: orderedlist.Moved(c.BookIDs(), books),
-			Titles: kit.Titles(books, kit.ItemTitles(c.Books)), Old: c.BookIDs()}
+			Titles: naming.Titles(books, naming.ItemTitles(c.Books)), Old: c.BookIDs()}
 	}
 	return kind.PlanUpdate(d, u), nil
 }
@@ -78,10 +80,10 @@ func AddBooksToCollection(ctx context.Context, d *kit.Deps, a toolargs.AddBooksT
 	}
 	out := map[string]any{"updated": true, "collection": collectionDetail(c)}
 	if len(added) > 0 {
-		out["put_back"] = &kit.PutBack{Tool: "remove_books_from_collection", Arguments: map[string]any{"collection_id": a.CollectionID, "library_item_ids": added},
+		out["put_back"] = &result.PutBack{Tool: "remove_books_from_collection", Arguments: map[string]any{"collection_id": a.CollectionID, "library_item_ids": added},
 			Note: "Takes out only the books this call appended, which leaves the old order; it asks the person first, as every removal does."}
 	}
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }
 
 // PlanRemoveBooksFromCollection plans remove_books_from_collection.
@@ -90,15 +92,15 @@ func PlanRemoveBooksFromCollection(ctx context.Context, d *kit.Deps, a toolargs.
 	if err != nil {
 		return nil, err
 	}
-	_, extra := kit.SameMembers(c.BookIDs(), a.LibraryItemIDs)
+	_, extra := result.SameMembers(c.BookIDs(), a.LibraryItemIDs)
 	if len(extra) > 0 {
-		return nil, kit.Errorf(kit.Unchanged, `argument "library_item_ids": %s not in collection %s (get_collection lists its books).`, kit.ListIDs(extra)+kit.PluralBe(len(extra)), a.CollectionID)
+		return nil, kit.Errorf(kit.Unchanged, `argument "library_item_ids": %s not in collection %s (get_collection lists its books).`, result.ListIDs(extra)+result.PluralBe(len(extra)), a.CollectionID)
 	}
 	stay := len(c.Books) - len(a.LibraryItemIDs)
 	plan := &kit.Plan{
 		Targets: append([]string{a.CollectionID}, a.LibraryItemIDs...),
-		Action: fmt.Sprintf("This will remove %d book(s) (%s) from %s; %d stay.", len(a.LibraryItemIDs), kit.ListTitled(kit.Titles(a.LibraryItemIDs, kit.ItemTitles(c.Books))),
-			kit.Named("collection", c.Name, a.CollectionID), stay),
+		Action: fmt.Sprintf("This will remove %d book(s) (%s) from %s; %d stay.", len(a.LibraryItemIDs), naming.ListTitled(naming.Titles(a.LibraryItemIDs, naming.ItemTitles(c.Books))),
+			naming.Named("collection", c.Name, a.CollectionID), stay),
 		Read: readOf(c),
 	}
 	if stay == 0 {
@@ -112,7 +114,7 @@ func PlanRemoveBooksFromCollection(ctx context.Context, d *kit.Deps, a toolargs.
 		if err != nil {
 			return nil, err
 		}
-		return kit.JSONResult(map[string]any{"removed": len(a.LibraryItemIDs), "collection": collectionDetail(after)})
+		return result.JSONResult(map[string]any{"removed": len(a.LibraryItemIDs), "collection": collectionDetail(after)})
 	}
 	return plan, nil
 }

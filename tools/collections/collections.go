@@ -10,6 +10,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/orderedlist"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -49,7 +50,7 @@ type CollectionDetail struct {
 	orderedlist.Head
 	Books []compact.ItemBrief `json:"books"`
 	// Cut says how many books are left out of a write's answer.
-	Cut map[string]kit.Cut `json:"cut,omitempty"`
+	Cut map[string]result.Cut `json:"cut,omitempty"`
 }
 
 // collectionDetail is the collection with its first ListCap books, each
@@ -83,12 +84,12 @@ func getCollection(ctx context.Context, d *kit.Deps, id string) (*absdata.Collec
 
 // ListCollections is list_collections.
 func ListCollections(ctx context.Context, d *kit.Deps, a toolargs.ListCollections) (*mcp.CallToolResult, error) {
-	return kit.ListLibraryOrServer(ctx, d, kit.ListRoutes{Noun: "collection", Tool: "list_collections",
-		Library: func(ctx context.Context, id string, p kit.Paging) (*http.Response, error) {
+	return result.ListLibraryOrServer(ctx, d, result.ListRoutes{Noun: "collection", Tool: "list_collections",
+		Library: func(ctx context.Context, id string, p result.Paging) (*http.Response, error) {
 			return d.API.ListLibraryCollections(ctx, id, &abs.ListLibraryCollectionsParams{Limit: &p.Limit, Page: &p.Page})
 		},
 		Server: func(ctx context.Context) (*http.Response, error) { return d.API.ListCollections(ctx) },
-	}, a.LibraryID, kit.PagingOf(a.Page, a.Limit), briefOf)
+	}, a.LibraryID, result.PagingOf(a.Page, a.Limit), briefOf)
 }
 
 // briefOf is a collection in a list.
@@ -115,7 +116,7 @@ func CreateCollection(ctx context.Context, d *kit.Deps, a toolargs.CreateCollect
 	if err != nil {
 		return nil, err
 	}
-	return kit.JSONResult(map[string]any{"created": true, "collection": collectionDetail(c),
-		"put_back": &kit.PutBack{Tool: "delete_collection", Arguments: map[string]any{"collection_id": c.ID},
+	return result.JSONResult(map[string]any{"created": true, "collection": collectionDetail(c),
+		"put_back": &result.PutBack{Tool: "delete_collection", Arguments: map[string]any{"collection_id": c.ID},
 			Note: "Deleting it asks the person first."}})
 }

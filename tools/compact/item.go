@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // ItemBrief is one item in a list.
@@ -84,7 +84,7 @@ type ItemDetail struct {
 	EpisodesTotal     int            `json:"episodes_total,omitempty"`
 	// Cut says which lists show only their first entries, how many more
 	// there are and where the rest is.
-	Cut map[string]kit.Cut `json:"cut,omitempty"`
+	Cut map[string]result.Cut `json:"cut,omitempty"`
 }
 
 func seriesRefs(s absdata.SeriesRefs) []SeriesRef {
@@ -184,19 +184,19 @@ func Detail(it *absdata.Item) ItemDetail {
 	if d.AudioFiles == 0 {
 		d.AudioFiles = it.Media.NumAudioFiles
 	}
-	cuts := map[string]kit.Cut{}
-	d.Authors = kit.FirstOf(d.Authors, NamesCap, restOfItem, cuts, "authors")
-	d.Narrators = kit.FirstOf(d.Narrators, NamesCap, restOfItem, cuts, "narrators")
-	d.Series = kit.FirstOf(d.Series, NamesCap, restOfItem, cuts, "series")
-	d.Genres = kit.FirstOf(d.Genres, TermsCap, restOfItem, cuts, "genres")
-	d.Tags = kit.FirstOf(d.Tags, TermsCap, restOfItem, cuts, "tags")
+	cuts := map[string]result.Cut{}
+	d.Authors = result.FirstOf(d.Authors, NamesCap, restOfItem, cuts, "authors")
+	d.Narrators = result.FirstOf(d.Narrators, NamesCap, restOfItem, cuts, "narrators")
+	d.Series = result.FirstOf(d.Series, NamesCap, restOfItem, cuts, "series")
+	d.Genres = result.FirstOf(d.Genres, TermsCap, restOfItem, cuts, "genres")
+	d.Tags = result.FirstOf(d.Tags, TermsCap, restOfItem, cuts, "tags")
 	if it.MediaType == "podcast" {
 		d.Author = m.Author
 		d.Authors = nil
 		delete(cuts, "authors")
 		eps := it.Media.Episodes
 		d.EpisodesTotal = len(eps)
-		eps = kit.FirstOf(eps, ListCap, "list_recent_episodes for the newest; get_podcast_episode for one", cuts, "episodes")
+		eps = result.FirstOf(eps, ListCap, "list_recent_episodes for the newest; get_podcast_episode for one", cuts, "episodes")
 		for i := range eps {
 			d.Episodes = append(d.Episodes, Episode(&eps[i], ""))
 		}

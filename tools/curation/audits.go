@@ -15,6 +15,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -43,7 +44,7 @@ type Finding struct {
 
 // tally sorts an audit's findings (by kind in the order of kinds, then
 // by their ids or names) and counts each kind it checks (0 for a kind
-// with none): every audit answers them through kit.Page with the counts.
+// with none): every audit answers them through result.Page with the counts.
 func tally(kinds []string, findings []Finding) map[string]int {
 	counts := map[string]int{}
 	for _, k := range kinds {
@@ -258,7 +259,7 @@ func AuditSeries(ctx context.Context, d *kit.Deps, a toolargs.AuditSeries) (*mcp
 		}
 	}
 	counts := tally(seriesKinds, findings)
-	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts,
+	return answer(ctx, d, result.PagingOf(a.Page, a.Limit), findings, counts,
 		fmt.Sprintf("%s and %s without a series", plural(len(series), "series", "series"), plural(len(loose.items), "book", "books")))
 }
 
@@ -357,7 +358,7 @@ func AuditPeople(ctx context.Context, d *kit.Deps, a toolargs.AuditPeople) (*mcp
 		findings = append(findings, f)
 	}
 	counts := tally(peopleKinds, findings)
-	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts,
+	return answer(ctx, d, result.PagingOf(a.Page, a.Limit), findings, counts,
 		fmt.Sprintf("%s and %s", plural(len(authors), "author", "authors"), plural(len(narrators), "narrator", "narrators")))
 }
 
@@ -522,7 +523,7 @@ func AuditDuplicates(ctx context.Context, d *kit.Deps, a toolargs.AuditDuplicate
 		findings = append(findings, f)
 	}
 	counts := tally(duplicateKinds, findings)
-	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts,
+	return answer(ctx, d, result.PagingOf(a.Page, a.Limit), findings, counts,
 		plural(len(items), "book", "books"))
 }
 
@@ -636,7 +637,7 @@ func AuditMissing(ctx context.Context, d *kit.Deps, a toolargs.AuditMissing) (*m
 		}
 	}
 	sort.Slice(findings, func(i, j int) bool { return findings[i].LibraryItemID < findings[j].LibraryItemID })
-	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts, plural(len(items), "book", "books"))
+	return answer(ctx, d, result.PagingOf(a.Page, a.Limit), findings, counts, plural(len(items), "book", "books"))
 }
 
 // ---------------------------------------------------------------- tags and genres
@@ -696,6 +697,6 @@ func AuditTagsAndGenres(ctx context.Context, d *kit.Deps, a toolargs.AuditTagsAn
 		}
 	}
 	counts := tally(termKinds, findings)
-	return answer(ctx, d, kit.PagingOf(a.Page, a.Limit), findings, counts,
+	return answer(ctx, d, result.PagingOf(a.Page, a.Limit), findings, counts,
 		plural(len(items), "book", "books"))
 }

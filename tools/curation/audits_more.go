@@ -13,6 +13,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
 )
 
 // The audits that have no tool of their own: audit_library runs them
@@ -81,9 +82,9 @@ func auditAuthorInTitle(ctx context.Context, d *kit.Deps, libraryID string) (*co
 	var findings []Finding
 	for i := range items {
 		it := &items[i]
-		title := kit.FoldWords(titleOf(it))
+		title := naming.FoldWords(titleOf(it))
 		for _, name := range authorNames(&it.Media.Metadata) {
-			words := kit.FoldWords(firstLast(name))
+			words := naming.FoldWords(firstLast(name))
 			if len(words) < 2 {
 				continue
 			}

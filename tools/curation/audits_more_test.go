@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
 )
 
 func TestHoldsWords(t *testing.T) {
@@ -19,7 +19,7 @@ func TestHoldsWords(t *testing.T) {
 		{"Annals of Leckie", "Ann Leckie", false},
 		{"", "Ann Leckie", false},
 	} {
-		if got := holdsWords(kit.FoldWords(c.title), kit.FoldWords(c.name)); got != c.want {
+		if got := holdsWords(naming.FoldWords(c.title), naming.FoldWords(c.name)); got != c.want {
 			t.Errorf("holdsWords(%q, %q) = %v, want %v", c.title, c.name, got, c.want)
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -238,7 +240,7 @@ func PlanBatchUpdateBooks(ctx context.Context, d *kit.Deps, a toolargs.BatchUpda
 		}
 	}
 	plan := &kit.Plan{Targets: c.ids()}
-	titles := kit.ItemTitles(items)
+	titles := naming.ItemTitles(items)
 	seriesNames := map[string]string{}
 	for _, st := range states {
 		for _, sr := range st.Series {
@@ -255,15 +257,15 @@ func PlanBatchUpdateBooks(ctx context.Context, d *kit.Deps, a toolargs.BatchUpda
 	} {
 		if len(e.ids) > 0 {
 			plan.Effects = append(plan.Effects, e.name)
-			plan.Consequences = append(plan.Consequences, fmt.Sprintf("On %d of them (%s) %s.", len(e.ids), kit.ListTitled(kit.Titles(e.ids, titles)), e.text))
+			plan.Consequences = append(plan.Consequences, fmt.Sprintf("On %d of them (%s) %s.", len(e.ids), naming.ListTitled(naming.Titles(e.ids, titles)), e.text))
 		}
 	}
 	if len(c.deleted) > 0 {
 		plan.Effects = append(plan.Effects, EffectDeletesSeries)
-		plan.Consequences = append(plan.Consequences, fmt.Sprintf("%d series record(s) (%s) would be left without a book: Audiobookshelf deletes them, and putting the name back makes a new record with a new id.", len(c.deleted), kit.ListTitled(kit.Titles(c.deleted, seriesNames))))
+		plan.Consequences = append(plan.Consequences, fmt.Sprintf("%d series record(s) (%s) would be left without a book: Audiobookshelf deletes them, and putting the name back makes a new record with a new id.", len(c.deleted), naming.ListTitled(naming.Titles(c.deleted, seriesNames))))
 	}
 	if len(plan.Effects) > 0 {
-		plan.Action = fmt.Sprintf("This will %s on %d book(s): %s.", batchChange(a, mode), len(c.payload), kit.ListTitled(kit.Titles(c.ids(), titles)))
+		plan.Action = fmt.Sprintf("This will %s on %d book(s): %s.", batchChange(a, mode), len(c.payload), naming.ListTitled(naming.Titles(c.ids(), titles)))
 		plan.Read = struct {
 			Books  []bookState    `json:"books"`
 			Counts map[string]int `json:"seriesCounts,omitempty"`
@@ -271,7 +273,7 @@ func PlanBatchUpdateBooks(ctx context.Context, d *kit.Deps, a toolargs.BatchUpda
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
 		if len(c.payload) == 0 {
-			return kit.JSONResult(map[string]any{"books_changed": 0,
+			return result.JSONResult(map[string]any{"books_changed": 0,
 				"note": fmt.Sprintf("Every book already holds what the call asks for (the %s compared as Audiobookshelf compares them); nothing was sent.", a.Field)})
 		}
 		body, err := sendBatchUpdate(ctx, d, "the batch update", c.payload)
@@ -294,7 +296,7 @@ func PlanBatchUpdateBooks(ctx context.Context, d *kit.Deps, a toolargs.BatchUpda
 			pb.Arguments["library_item_ids"] = ids
 			out["put_back"] = &pb
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }
@@ -352,7 +354,7 @@ type change struct {
 	partial  []string
 	deleted  []string
 	counts   map[string]int
-	putBack  kit.PutBack
+	putBack  result.PutBack
 }
 
 func (c *change) ids() []string { return payloadIDs(c.payload) }
@@ -375,8 +377,8 @@ func sendBatchUpdate(ctx context.Context, d *kit.Deps, what string, updates []ab
 	})
 }
 
-func putBackCall(args map[string]any) kit.PutBack {
-	return kit.PutBack{Tool: "batch_update_books", Arguments: args}
+func putBackCall(args map[string]any) result.PutBack {
+	return result.PutBack{Tool: "batch_update_books", Arguments: args}
 }
 
 // planList: tags, genres or narrators. add appends what a book lacks (one
@@ -667,7 +669,7 @@ func PlanBatchQuickMatch(ctx context.Context, d *kit.Deps, a toolargs.BatchQuick
 		provider = "metadata provider " + guard.Quote(*a.Provider)
 	}
 	plan := &kit.Plan{Targets: ids, Read: reads,
-		Action: fmt.Sprintf("This will quick match %d item(s) (%d podcast(s) among them) against %s, in the background on the server: %s.", len(ids), podcasts, provider, kit.ListTitled(kit.Titles(ids, kit.ItemTitles(items))))}
+		Action: fmt.Sprintf("This will quick match %d item(s) (%d podcast(s) among them) against %s, in the background on the server: %s.", len(ids), podcasts, provider, naming.ListTitled(naming.Titles(ids, naming.ItemTitles(items))))}
 	switch {
 	case a.OverrideDetails && a.OverrideCover:
 		plan.Consequences = append(plan.Consequences, "Details and covers that hold a value are replaced by the provider's.")
@@ -690,7 +692,7 @@ func PlanBatchQuickMatch(ctx context.Context, d *kit.Deps, a toolargs.BatchQuick
 		}); err != nil {
 			return nil, err
 		}
-		return kit.JSONResult(map[string]any{
+		return result.JSONResult(map[string]any{
 			"started":          true,
 			"items_sent":       len(ids),
 			"library_item_ids": ids,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -81,7 +82,7 @@ type collected struct {
 
 // answer is an audit's answer: page p of its findings with the count of
 // each kind and what it read; in a sweep, nothing: they go to the sweep.
-func answer[T any](ctx context.Context, d *kit.Deps, p kit.Paging, findings []T, counts map[string]int, read string) (*mcp.CallToolResult, error) {
+func answer[T any](ctx context.Context, d *kit.Deps, p result.Paging, findings []T, counts map[string]int, read string) (*mcp.CallToolResult, error) {
 	if c, _ := ctx.Value(collectorKey{}).(*collected); c != nil {
 		for i := range findings {
 			c.findings = append(c.findings, findings[i])
@@ -89,7 +90,7 @@ func answer[T any](ctx context.Context, d *kit.Deps, p kit.Paging, findings []T,
 		c.counts, c.read = counts, read
 		return nil, nil
 	}
-	return kit.Page(d, "findings", p, findings, nil, kit.AsIs, kit.Extra("counts", counts), kit.Extra("read", read))
+	return result.Page(d, "findings", p, findings, nil, result.AsIs, result.Extra("counts", counts), result.Extra("read", read))
 }
 
 // collecting is ctx with c receiving an audit's findings.

@@ -13,6 +13,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -66,11 +68,11 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 	if err != nil {
 		return nil, err
 	}
-	titles := kit.ItemTitles(from.LibraryItems)
-	for id, t := range kit.ItemTitles(into.LibraryItems) {
+	titles := naming.ItemTitles(from.LibraryItems)
+	for id, t := range naming.ItemTitles(into.LibraryItems) {
 		titles[id] = t
 	}
-	fromName, intoName := kit.Named("author", from.Name, from.ID), kit.NamedID(into.Name, into.ID)
+	fromName, intoName := naming.Named("author", from.Name, from.ID), naming.NamedID(into.Name, into.ID)
 	// To keep author_id's image the record Audiobookshelf keeps must be
 	// author_id's: the merge is sent the other way round, and the record
 	// kept then takes into_author_id's name and the fields not kept.
@@ -118,7 +120,7 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 	goneASIN := removedRead.HasASIN && reverse == keep["asin"]
 	plan.Consequences = append(plan.Consequences,
 		fmt.Sprintf("The removed record, %s, goes with what is not carried over: a biography: %s; an ASIN: %s; an image: %s. The author kept keeps the rest of its own.",
-			kit.Named("author", removed.Name, removed.ID), yesNo(goneDesc), yesNo(goneASIN), yesNo(removedRead.HasImage)))
+			naming.Named("author", removed.Name, removed.ID), yesNo(goneDesc), yesNo(goneASIN), yesNo(removedRead.HasImage)))
 	if removedRead.HasImage {
 		plan.Consequences = append(plan.Consequences, "The removed record's image file stays in Audiobookshelf's metadata folder, unused: Audiobookshelf does not delete it in a merge, and nothing here does.")
 	}
@@ -177,7 +179,7 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 			}
 			out["fields_set"] = fix.args()
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }
@@ -226,7 +228,7 @@ func authorKeep(keep []string, from *absdata.Author) (map[string]bool, error) {
 	for _, k := range keep {
 		has := map[string]bool{"name": true, "description": from.Description != "", "asin": from.ASIN != "", "image": from.ImagePath != ""}[k]
 		if !has {
-			return nil, kit.Errorf(kit.Unchanged, `argument "keep": author %s has no %s to carry over.`, kit.NamedID(from.Name, from.ID), k)
+			return nil, kit.Errorf(kit.Unchanged, `argument "keep": author %s has no %s to carry over.`, naming.NamedID(from.Name, from.ID), k)
 		}
 		out[k] = true
 	}
@@ -325,7 +327,7 @@ func titledList(ids []string, titles map[string]string) string {
 	if len(ids) == 0 {
 		return "none"
 	}
-	return kit.ListTitled(kit.Titles(ids, titles))
+	return naming.ListTitled(naming.Titles(ids, titles))
 }
 
 func readOfAuthor(au *absdata.Author) authorRead {
@@ -386,7 +388,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 		case k == "name":
 			fix.Name = kit.Ptr(from.Name)
 		case fromDesc == "":
-			return nil, kit.Errorf(kit.Unchanged, `argument "keep": series %s has no description to carry over.`, kit.NamedID(from.Name, from.ID))
+			return nil, kit.Errorf(kit.Unchanged, `argument "keep": series %s has no description to carry over.`, naming.NamedID(from.Name, from.ID))
 		default:
 			fix.Description = kit.Ptr(fromDesc)
 		}
@@ -500,8 +502,8 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 		full := r.full
 		second = append(second, abs.BatchMediaUpdate{Id: r.book, MediaPayload: abs.MediaUpdate{Metadata: &abs.MediaMetadataUpdate{Series: &full}}})
 	}
-	titles := kit.ItemTitles(items)
-	fromName, intoName := kit.Named("series", from.Name, from.ID), kit.NamedID(into.Name, into.ID)
+	titles := naming.ItemTitles(items)
+	fromName, intoName := naming.Named("series", from.Name, from.ID), naming.NamedID(into.Name, into.ID)
 	plan := &kit.Plan{
 		Targets: []string{from.ID, into.ID},
 		Action: fmt.Sprintf("This will merge %s into %s: its %d book(s) (%s) are put in series %s at the same sequence, and Audiobookshelf removes %s once no book is left in it.",
@@ -532,7 +534,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 	plan.Consequences = append(plan.Consequences, "Counted over the books this user sees; a book of the series this user cannot see stays in it, and then the series is not removed.")
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
 		if len(updates) == 0 {
-			return kit.JSONResult(map[string]any{"merged": false, "books_moved": 0,
+			return result.JSONResult(map[string]any{"merged": false, "books_moved": 0,
 				"note": fmt.Sprintf("No book this user sees is in series %s any more; nothing was sent.", from.ID)})
 		}
 		body, err := sendBatchUpdate(ctx, d, "the batch update of the series' books", updates)
@@ -595,7 +597,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 		if ans.Updates != len(moved) {
 			out["note"] = fmt.Sprintf("Audiobookshelf changed %d of the %d books sent; get_series shows where they are now.", ans.Updates, len(moved))
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -115,7 +116,7 @@ func planMerge(ctx context.Context, d *kit.Deps, k nameKind, sources []string, i
 		out := map[string]any{"merged": true, "into": into, "names": done, "items_changed": total,
 			"not_put_back": "A merge cannot be undone exactly: the rename back would take the name off every item holding it, and cannot tell which items held which spelling."}
 		showIDs(out, changed, "they are the items holding the merged name now")
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }

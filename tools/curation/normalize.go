@@ -4,17 +4,17 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
 )
 
 // NameKey is the spelling of a name (a series, a tag, a genre, a title)
-// that the audits compare: kit.Fold's joined form (accents, case,
+// that the audits compare: naming.Fold's joined form (accents, case,
 // spaces, hyphens, full stops and other punctuation aside) without a
 // leading "the". "The  Stormlight Archive", "stormlight archive" and
 // "Stormlight-Archive" are alike, and so are "re-read" and "reread",
 // "Non-Fiction", "Non Fiction" and "Nonfiction".
 func NameKey(s string) string {
-	words := kit.FoldWords(s)
+	words := naming.FoldWords(s)
 	if len(words) > 1 && words[0] == "the" {
 		words = words[1:]
 	}
@@ -25,20 +25,20 @@ func NameKey(s string) string {
 }
 
 // PersonKey is the spelling of a person's name that the people audit
-// compares: "Last, First" turned to "First Last", then kit.Fold's joined
+// compares: "Last, First" turned to "First Last", then naming.Fold's joined
 // form ("J. R. R. Tolkien" and "J.R.R. Tolkien" are "jrrtolkien";
 // "Ursula K. Le Guin" and "Le Guin, Ursula K." and "Ursula K. LeGuin"
 // are one). Every letter counts: "George R. R. Martin" is not "George
 // Martin", nor "Robert B. Parker" "Robert Parker".
 func PersonKey(s string) string {
-	return strings.Join(kit.FoldWords(firstLast(s)), "")
+	return strings.Join(naming.FoldWords(firstLast(s)), "")
 }
 
 // InitialsKey is a person's name with every given name cut to its
 // initial ("John Ronald Reuel Tolkien" and "J. R. R. Tolkien" are both
 // "jrr tolkien"), and whether some given name was spelt out.
 func InitialsKey(s string) (key string, spelt bool) {
-	words := kit.FoldWords(firstLast(s))
+	words := naming.FoldWords(firstLast(s))
 	if len(words) < 2 {
 		return strings.Join(words, " "), false
 	}

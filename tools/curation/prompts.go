@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
 )
 
 // PromptTidyALibrary is the text of the tidy_a_library prompt: run the
@@ -15,7 +16,7 @@ import (
 // audit_NAME tools), show what they found, propose fixes with the tools
 // there are, and change nothing before the person agrees. On a read-only
 // server it names no write tool.
-func PromptTidyALibrary(ctx context.Context, d *kit.Deps, a kit.PromptArgs) (string, error) {
+func PromptTidyALibrary(ctx context.Context, d *kit.Deps, a naming.PromptArgs) (string, error) {
 	audits, err := auditsOf(a.Enum("audits"), a.String("audits"))
 	if err != nil {
 		return "", err

@@ -14,6 +14,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -40,7 +42,7 @@ func (f textField) unrestorable(what string) string {
 		return fmt.Sprintf("the %s has no %s at all now (Audiobookshelf holds null), and Audiobookshelf's series update takes only text, not null", what, f.arg)
 	}
 	if n := argdec.RefusedControls(*f.old); n > 0 {
-		return kit.ControlWhy(f.arg, n)
+		return result.ControlWhy(f.arg, n)
 	}
 	if utf8.RuneCountInString(*f.old) > f.max {
 		return fmt.Sprintf("the %s is longer than the %d characters the tool takes", f.arg, f.max)
@@ -118,17 +120,17 @@ func PlanUpdateAuthor(ctx context.Context, d *kit.Deps, a toolargs.UpdateAuthor)
 		}
 		if other != nil {
 			return nil, kit.Errorf(kit.Unchanged, `argument "name": author %s of the same library is called exactly that, and Audiobookshelf would merge the two, removing author %q; merge_authors does that and asks first (its keep argument carries this author's fields over).`,
-				kit.NamedID(other.Name, other.ID), au.ID)
+				naming.NamedID(other.Name, other.ID), au.ID)
 		}
 		body["name"] = *a.Name
-		fields = append(fields, textField{arg: "name", old: kit.Ptr(au.Name), max: kit.MaxNameLen})
+		fields = append(fields, textField{arg: "name", old: kit.Ptr(au.Name), max: result.MaxNameLen})
 	}
 	for _, t := range []struct {
 		arg string
 		v   *string
 		old string
 		max int
-	}{{"description", a.Description, au.Description, kit.MaxDescriptionLen}, {"asin", a.Asin, au.ASIN, maxASINLen}} {
+	}{{"description", a.Description, au.Description, result.MaxDescriptionLen}, {"asin", a.Asin, au.ASIN, maxASINLen}} {
 		if t.v == nil || *t.v == t.old {
 			continue
 		}
@@ -145,14 +147,14 @@ func PlanUpdateAuthor(ctx context.Context, d *kit.Deps, a toolargs.UpdateAuthor)
 	}
 	args := map[string]any{"author_id": au.ID}
 	prev, lost, whys := textsPlan(fields, "author", args)
-	named := kit.Named("author", au.Name, au.ID)
+	named := naming.Named("author", au.Name, au.ID)
 	plan := &kit.Plan{
 		Targets: []string{au.ID},
 		Read:    authorRecordRead{au.ID, au.UpdatedAt, au.Name, au.Description, au.ASIN, au.ImagePath},
 	}
 	var parts []string
 	if len(fields) > 0 {
-		parts = append(parts, "set the "+strings.Join(argNames(fields), ", ")+" of "+named+kit.NewName(a.Name))
+		parts = append(parts, "set the "+strings.Join(argNames(fields), ", ")+" of "+named+naming.NewName(a.Name))
 	}
 	if a.ImageUrl != nil {
 		if au.ImagePath != "" {
@@ -164,7 +166,7 @@ func PlanUpdateAuthor(ctx context.Context, d *kit.Deps, a toolargs.UpdateAuthor)
 		}
 	}
 	if len(lost) > 0 {
-		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
+		plan.Effects = append(plan.Effects, result.EffectUnrestorableText)
 		plan.Consequences = append(plan.Consequences, "The "+strings.Join(lost, " and ")+" it holds now could not be given back with update_author: "+strings.Join(whys, "; ")+".")
 	}
 	if len(parts) == 0 {
@@ -234,15 +236,15 @@ func PlanUpdateAuthor(ctx context.Context, d *kit.Deps, a toolargs.UpdateAuthor)
 		case a.ImageUrl != nil:
 			out["not_put_back"] = "The person approved a new image: the old one cannot be had back from here."
 			if len(fields) > 0 {
-				out["put_back_texts"] = &kit.PutBack{Tool: "update_author", Arguments: args}
+				out["put_back_texts"] = &result.PutBack{Tool: "update_author", Arguments: args}
 			}
 		case len(fields) > 0:
-			out["put_back"] = &kit.PutBack{Tool: "update_author", Arguments: args}
+			out["put_back"] = &result.PutBack{Tool: "update_author", Arguments: args}
 		default:
 			out["updated"] = false
 			out["note"] = "The author holds those values already; nothing was sent."
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }
@@ -328,27 +330,27 @@ func PlanUpdateSeries(ctx context.Context, d *kit.Deps, a toolargs.UpdateSeries)
 	var fields []textField
 	if a.Name != nil && *a.Name != se.Name {
 		body.Name = a.Name
-		fields = append(fields, textField{arg: "name", old: kit.Ptr(se.Name), max: kit.MaxNameLen})
+		fields = append(fields, textField{arg: "name", old: kit.Ptr(se.Name), max: result.MaxNameLen})
 	}
 	if a.Description != nil && (oldDesc == nil || *oldDesc != *a.Description) && !(oldDesc == nil && *a.Description == "") {
 		body.Description = a.Description
-		fields = append(fields, textField{arg: "description", old: oldDesc, max: kit.MaxDescriptionLen})
+		fields = append(fields, textField{arg: "description", old: oldDesc, max: result.MaxDescriptionLen})
 	}
 	args := map[string]any{"series_id": se.ID}
 	prev, lost, whys := textsPlan(fields, "series", args)
-	named := kit.Named("series", se.Name, se.ID)
+	named := naming.Named("series", se.Name, se.ID)
 	plan := &kit.Plan{
 		Targets: []string{se.ID},
 		Read:    seriesRecordRead{se.ID, se.UpdatedAt, se.Name, oldDesc},
 	}
 	if len(lost) > 0 {
-		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
-		plan.Action = fmt.Sprintf("This will set the %s of %s%s.", strings.Join(argNames(fields), " and "), named, kit.NewName(a.Name))
+		plan.Effects = append(plan.Effects, result.EffectUnrestorableText)
+		plan.Action = fmt.Sprintf("This will set the %s of %s%s.", strings.Join(argNames(fields), " and "), named, naming.NewName(a.Name))
 		plan.Consequences = []string{"The " + strings.Join(lost, " and ") + " it holds now could not be given back with update_series: " + strings.Join(whys, "; ") + "."}
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
 		if len(fields) == 0 {
-			return kit.JSONResult(map[string]any{"updated": false, "series": map[string]any{"id": se.ID, "name": se.Name},
+			return result.JSONResult(map[string]any{"updated": false, "series": map[string]any{"id": se.ID, "name": se.Name},
 				"note": "The series holds those values already; nothing was sent."})
 		}
 		rb, err := d.Mutate(ctx, "series "+se.ID, func(ctx context.Context) (*http.Response, error) {
@@ -369,9 +371,9 @@ func PlanUpdateSeries(ctx context.Context, d *kit.Deps, a toolargs.UpdateSeries)
 		if len(lost) > 0 {
 			out["not_put_back"] = "The old " + strings.Join(lost, " and ") + " could not be given back with update_series (" + strings.Join(whys, "; ") + "); it is in previous, whole."
 		} else {
-			out["put_back"] = &kit.PutBack{Tool: "update_series", Arguments: args}
+			out["put_back"] = &result.PutBack{Tool: "update_series", Arguments: args}
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }

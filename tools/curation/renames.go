@@ -13,6 +13,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -255,7 +257,7 @@ func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName s
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
 		if len(changed) == 0 {
-			return kit.JSONResult(map[string]any{"renamed": false, "items_changed": 0,
+			return result.JSONResult(map[string]any{"renamed": false, "items_changed": 0,
 				"note": fmt.Sprintf("No item of the libraries this user sees holds the %s (names are compared exactly: case and spaces count); nothing was sent. %s lists the spellings in use.", k.what, auditOf(k))})
 		}
 		updated, merged, err := h.rename(ctx, d, k, oldName, newName)
@@ -273,9 +275,9 @@ func planRename(ctx context.Context, d *kit.Deps, k nameKind, oldName, newName s
 		case merged || updated != len(changed):
 			out["not_put_back"] = fmt.Sprintf("Audiobookshelf's answer does not match the items read: the %s changed on some item in between, so a rename back might not give every item its list back; read the items first.", k.what)
 		default:
-			out["put_back"] = &kit.PutBack{Tool: k.tool, Arguments: map[string]any{k.oldArg: newName, k.newArg: oldName}}
+			out["put_back"] = &result.PutBack{Tool: k.tool, Arguments: map[string]any{k.oldArg: newName, k.newArg: oldName}}
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }
@@ -324,11 +326,11 @@ func titled(hs []holder) string {
 	if len(hs) == 0 {
 		return "none"
 	}
-	ts := make([]kit.Titled, len(hs))
+	ts := make([]naming.Titled, len(hs))
 	for i, h := range hs {
-		ts[i] = kit.Titled{ID: h.ID, Name: h.Title}
+		ts[i] = naming.Titled{ID: h.ID, Name: h.Title}
 	}
-	return kit.ListTitled(ts)
+	return naming.ListTitled(ts)
 }
 
 // titledIDs lists ids for a question by the titles the holders read;
@@ -343,5 +345,5 @@ func titledIDs(ids []string, hs ...[]holder) string {
 			byID[h.ID] = h.Title
 		}
 	}
-	return kit.ListTitled(kit.Titles(ids, byID))
+	return naming.ListTitled(naming.Titles(ids, byID))
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -63,7 +65,7 @@ func PlanResolveDuplicate(ctx context.Context, d *kit.Deps, a toolargs.ResolveDu
 		return nil, kit.Errorf(kit.Unchanged, `argument "keep_item_id": book %q is of library %q and book %q of library %q; a duplicate is resolved within one library.`,
 			keep.ID, keep.LibraryID, rm.ID, rm.LibraryID)
 	}
-	if err := kit.PlainIDs("book", rm.ID, keep.ID); err != nil {
+	if err := result.PlainIDs("book", rm.ID, keep.ID); err != nil {
 		return nil, err
 	}
 	_, me, err := d.ReadMe(ctx)
@@ -135,7 +137,7 @@ func PlanResolveDuplicate(ctx context.Context, d *kit.Deps, a toolargs.ResolveDu
 			}
 		}
 	}
-	if err := kit.PlainIDs("book "+rm.ID, append(inCols, inPls...)...); err != nil {
+	if err := result.PlainIDs("book "+rm.ID, append(inCols, inPls...)...); err != nil {
 		return nil, err
 	}
 	// The authors and series of the copy removed that the copy kept does
@@ -150,17 +152,17 @@ func PlanResolveDuplicate(ctx context.Context, d *kit.Deps, a toolargs.ResolveDu
 	var onlyRemoved []string
 	for _, r := range rm.Media.Metadata.Authors {
 		if !keptRefs[r.ID] {
-			onlyRemoved = append(onlyRemoved, kit.Named("author", r.Name, r.ID))
+			onlyRemoved = append(onlyRemoved, naming.Named("author", r.Name, r.ID))
 		}
 	}
 	for _, s := range rm.Media.Metadata.Series {
 		if !keptRefs[s.ID] {
-			onlyRemoved = append(onlyRemoved, kit.Named("series", s.Name, s.ID))
+			onlyRemoved = append(onlyRemoved, naming.Named("series", s.Name, s.ID))
 		}
 	}
 
-	removed := kit.Named("book", rm.Media.Metadata.Title.Value, rm.ID)
-	kept := kit.Named("book", keep.Media.Metadata.Title.Value, keep.ID)
+	removed := naming.Named("book", rm.Media.Metadata.Title.Value, rm.ID)
+	kept := naming.Named("book", keep.Media.Metadata.Title.Value, keep.ID)
 	plan := &kit.Plan{Targets: append([]string{rm.ID, keep.ID}, append(inCols, inPls...)...), Read: read}
 	plan.Action = fmt.Sprintf("This will remove %s from its library, keeping %s as the one copy. Its files are not deleted: they stay in the library's folder on disk.", removed, kept)
 	lost := "none"
@@ -179,7 +181,7 @@ func PlanResolveDuplicate(ctx context.Context, d *kit.Deps, a toolargs.ResolveDu
 	}
 	if len(emptied) > 0 {
 		plan.Consequences = append(plan.Consequences, fmt.Sprintf("%s %s no other entry, so Audiobookshelf deletes %s.",
-			kit.ListTitled(kit.Titles(emptied, plNames)), map[bool]string{true: "has", false: "have"}[len(emptied) == 1], map[bool]string{true: "it", false: "them"}[len(emptied) == 1]))
+			naming.ListTitled(naming.Titles(emptied, plNames)), map[bool]string{true: "has", false: "have"}[len(emptied) == 1], map[bool]string{true: "it", false: "them"}[len(emptied) == 1]))
 	}
 	if len(onlyRemoved) > 0 {
 		plan.Consequences = append(plan.Consequences, "The copy kept does not hold "+strings.Join(onlyRemoved, ", ")+": Audiobookshelf removes each series of them left without a book, and each author left without a book that has no biography, ASIN or image.")
@@ -207,7 +209,7 @@ func PlanResolveDuplicate(ctx context.Context, d *kit.Deps, a toolargs.ResolveDu
 		if len(emptied) > 0 {
 			out["playlists_deleted"] = emptied
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }
@@ -217,7 +219,7 @@ func listedIn(ids []string, names map[string]string) string {
 	if len(ids) == 0 {
 		return ""
 	}
-	return " (" + kit.ListTitled(kit.Titles(ids, names)) + ")"
+	return " (" + naming.ListTitled(naming.Titles(ids, names)) + ")"
 }
 
 // clock is seconds as h:mm:ss.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -79,7 +80,7 @@ type sweepEntry struct {
 }
 
 func (e sweepEntry) MarshalJSON() ([]byte, error) {
-	b, err := kit.Marshal(e.finding)
+	b, err := result.Marshal(e.finding)
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +145,6 @@ func AuditLibrary(ctx context.Context, d *kit.Deps, a toolargs.AuditLibrary) (*m
 			entries = append(entries, sweepEntry{s.name, f})
 		}
 	}
-	return kit.Page(d, "findings", kit.PagingOf(a.Page, a.Limit), entries, nil, kit.AsIs,
-		kit.Extra("library_id", lib.ID), kit.Extra("library", lib.Name), kit.Extra("audits", summaries))
+	return result.Page(d, "findings", result.PagingOf(a.Page, a.Limit), entries, nil, result.AsIs,
+		result.Extra("library_id", lib.ID), result.Extra("library", lib.Name), result.Extra("audits", summaries))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -30,8 +31,8 @@ func GetPodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.GetPodcastEp
 	if err != nil {
 		return nil, err
 	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
+	if result.Full(a.Detail) {
+		return result.RawResult(body)
 	}
 	var e absdata.Episode
 	if err := kit.Decode(body, &e); err != nil {
@@ -39,7 +40,7 @@ func GetPodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.GetPodcastEp
 	}
 	out := EpisodeDetail{EpisodeBrief: compact.Episode(&e, ""), Subtitle: e.Subtitle, Type: e.EpisodeType, Chapters: len(e.Chapters)}
 	out.Description, out.DescriptionLength = compact.Collapse(e.Description.String(), compact.DescriptionLimit)
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }
 
 // ListRecentEpisodes is list_recent_episodes.
@@ -51,8 +52,8 @@ func ListRecentEpisodes(ctx context.Context, d *kit.Deps, a toolargs.ListRecentE
 	if err != nil {
 		return nil, err
 	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
+	if result.Full(a.Detail) {
+		return result.RawResult(body)
 	}
 	var v struct {
 		Episodes []absdata.Episode `json:"episodes"`
@@ -91,14 +92,14 @@ func ListRecentEpisodes(ctx context.Context, d *kit.Deps, a toolargs.ListRecentE
 	if len(ids) > 0 {
 		byTitle = ids
 	}
-	return kit.Page(d, "results", kit.PagingOf(a.Page, a.Limit), v.Episodes, &total, func(e *absdata.Episode) compact.EpisodeBrief {
+	return result.Page(d, "results", result.PagingOf(a.Page, a.Limit), v.Episodes, &total, func(e *absdata.Episode) compact.EpisodeBrief {
 		title := podcastTitle(e)
 		b := compact.Episode(e, title)
 		if _, listed := ids[title]; listed {
 			b.ItemID = ""
 		}
 		return b
-	}, kit.Extra("podcast_ids", byTitle))
+	}, result.Extra("podcast_ids", byTitle))
 }
 
 // podcastTitle is the title of an episode's podcast, when Audiobookshelf

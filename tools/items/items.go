@@ -6,6 +6,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -15,10 +16,10 @@ func GetLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.GetLibraryItem)
 	if err != nil {
 		return nil, err
 	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
+	if result.Full(a.Detail) {
+		return result.RawResult(body)
 	}
-	return kit.JSONResult(compact.Detail(it))
+	return result.JSONResult(compact.Detail(it))
 }
 
 // Chapter is one chapter.
@@ -42,6 +43,6 @@ func GetItemChapters(ctx context.Context, d *kit.Deps, a toolargs.GetItemChapter
 	for i, c := range it.Media.Chapters {
 		chapters = append(chapters, Chapter{Index: i, Title: c.Title, StartS: compact.Round1(c.Start), EndS: compact.Round1(c.End)})
 	}
-	return kit.Page(d, "chapters", kit.PagingOf(a.Page, a.Limit), chapters, nil, kit.AsIs,
-		kit.Extra("library_item_id", it.ID), kit.Extra("title", it.Media.Metadata.Title.Value), kit.Extra("duration_s", compact.Seconds(it.Media.Duration)))
+	return result.Page(d, "chapters", result.PagingOf(a.Page, a.Limit), chapters, nil, result.AsIs,
+		result.Extra("library_item_id", it.ID), result.Extra("title", it.Media.Metadata.Title.Value), result.Extra("duration_s", compact.Seconds(it.Media.Duration)))
 }

@@ -251,15 +251,20 @@ func (d *Deps) ReadItemsByID(ctx context.Context, ids []string) (map[string]*abs
 	return out, left, nil
 }
 
-// libraryPage is how many minified items one page of ReadAllItems holds.
-const libraryPage = 500
+// libraryPage is how many minified items one page of ReadAllItems holds;
+// libraryMaxPages bounds one walk, rather than loop on a server that keeps
+// sending pages.
+const (
+	libraryPage     = 500
+	libraryMaxPages = 1000
+)
 
 // ReadAllItems reads every item of a library, minified (titles, authors,
 // series names, durations; no files), libraryPage a page, one page after
 // another until Audiobookshelf's total.
 func (d *Deps) ReadAllItems(ctx context.Context, libraryID string) ([]absdata.Item, error) {
 	var out []absdata.Item
-	for page := 0; page < namesMaxPages; page++ {
+	for page := 0; page < libraryMaxPages; page++ {
 		body, err := d.Get(ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
 			return d.API.ListLibraryItems(ctx, libraryID, &abs.ListLibraryItemsParams{Limit: Ptr(libraryPage), Page: Ptr(page),
 				Minified: Ptr(abs.ListLibraryItemsParamsMinifiedN1), Sort: Ptr("media.metadata.title")})
@@ -277,5 +282,9 @@ func (d *Deps) ReadAllItems(ctx context.Context, libraryID string) ([]absdata.It
 			return out, nil
 		}
 	}
-	return nil, Errorf(Unchanged, "library %q: Audiobookshelf was still sending pages of its items after %d pages of %d.", libraryID, namesMaxPages, libraryPage)
+	return nil, Errorf(Unchanged, "library %q: Audiobookshelf was still sending pages of its items after %d pages of %d.", libraryID, libraryMaxPages, libraryPage)
 }
+
+// Ptr is a pointer to a copy of v, for the optional parameters of the
+// generated client.
+func Ptr[T any](v T) *T { return &v }

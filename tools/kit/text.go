@@ -1,9 +1,12 @@
 package kit
 
 import (
+	"strconv"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -59,7 +62,7 @@ func Clip(s string, n int) string {
 // characters a JSON encoder leaves raw (DEL and the C1 controls, such as
 // U+009B, a terminal's CSI): the JSON means the same, but a reader sees the
 // escape instead of reordered, hidden or terminal-controlling text.
-func escapeInvisible(b []byte) []byte {
+func EscapeInvisible(b []byte) []byte {
 	clean := true
 	for _, c := range string(b) {
 		if mustEscape(c) {
@@ -97,4 +100,18 @@ func mustEscape(c rune) bool {
 func utf16Surrogates(c rune) (rune, rune) {
 	c -= 0x10000
 	return 0xD800 + (c>>10)&0x3FF, 0xDC00 + c&0x3FF
+}
+
+// ShowID is an id as this server's own text shows it: a plain id (letters,
+// digits and _ . : - only, as guard.ValidID) as it is, anything else quoted
+// with every character outside printable ASCII escaped and clipped to 100
+// bytes. An id Audiobookshelf supplied is its text, not this server's: a
+// line break, a quote or instructions in it then show as what they are
+// (SECURITY.md, "Prompt injection"). Every id that reaches an error or an
+// answer's sentence from Audiobookshelf's answers goes through here.
+func ShowID(id string) string {
+	if guard.ValidID(id) {
+		return id
+	}
+	return strconv.QuoteToASCII(Clip(id, 100))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -36,8 +37,8 @@ func ListAuthors(ctx context.Context, d *kit.Deps, a toolargs.ListAuthors) (*mcp
 	if err != nil {
 		return nil, err
 	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
+	if result.Full(a.Detail) {
+		return result.RawResult(body)
 	}
 	// A server that sent every author (no total) has its page cut here.
 	var v absdata.Listing[absdata.Author]
@@ -45,7 +46,7 @@ func ListAuthors(ctx context.Context, d *kit.Deps, a toolargs.ListAuthors) (*mcp
 		return nil, err
 	}
 	rows, total := v.Rows()
-	return kit.Page(d, "authors", kit.PagingOf(a.Page, a.Limit), rows, total, func(au *absdata.Author) AuthorBrief {
+	return result.Page(d, "authors", result.PagingOf(a.Page, a.Limit), rows, total, func(au *absdata.Author) AuthorBrief {
 		return AuthorBrief{ID: au.ID, Name: au.Name, NumBooks: au.NumBooks}
 	})
 }
@@ -79,8 +80,8 @@ func GetAuthor(ctx context.Context, d *kit.Deps, a toolargs.GetAuthor) (*mcp.Cal
 			return nil, err
 		}
 	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
+	if result.Full(a.Detail) {
+		return result.RawResult(body)
 	}
 	out := map[string]any{"id": au.ID, "name": au.Name, "library_id": au.LibraryID}
 	if a.LibraryID != nil && au.LibraryID != "" && au.LibraryID != *a.LibraryID {
@@ -116,12 +117,12 @@ func GetAuthor(ctx context.Context, d *kit.Deps, a toolargs.GetAuthor) (*mcp.Cal
 			series = append(series, x)
 		}
 		out["series"] = series
-		cuts := map[string]kit.Cut{}
+		cuts := map[string]result.Cut{}
 		books := "list_library_items with filter_group authors, filter_value " + au.ID + " (paged)"
-		d.FitLists(out, map[string]string{"books": books, "series": books}, cuts)
+		result.FitLists(d, out, map[string]string{"books": books, "series": books}, cuts)
 		if len(cuts) > 0 {
 			out["cut"] = cuts
 		}
 	}
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -74,7 +75,7 @@ func ListLibraryItems(ctx context.Context, d *kit.Deps, a toolargs.ListLibraryIt
 	// LibraryController.getLibraryItems, LibraryItem.getByFilterAndSort), so
 	// the compact form asks for the user's progress at the same time.
 	var progress *kit.Pending[map[string]*absdata.Progress]
-	if !kit.Full(a.Detail) {
+	if !result.Full(a.Detail) {
 		progress = kit.Alongside(ctx, d.BookProgress)
 	}
 	body, err := d.Get(ctx, "library "+a.LibraryID, func(ctx context.Context) (*http.Response, error) {
@@ -86,8 +87,8 @@ func ListLibraryItems(ctx context.Context, d *kit.Deps, a toolargs.ListLibraryIt
 		}
 		return nil, err
 	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
+	if result.Full(a.Detail) {
+		return result.RawResult(body)
 	}
 	var v absdata.Listing[absdata.Item]
 	if err := kit.Decode(body, &v); err != nil {
@@ -96,7 +97,7 @@ func ListLibraryItems(ctx context.Context, d *kit.Deps, a toolargs.ListLibraryIt
 	}
 	byItem := progress.Wait()
 	rows, total := v.Rows()
-	return kit.Page(d, "results", kit.PagingOf(a.Page, a.Limit), rows, total, func(it *absdata.Item) compact.ItemBrief {
+	return result.Page(d, "results", result.PagingOf(a.Page, a.Limit), rows, total, func(it *absdata.Item) compact.ItemBrief {
 		return compact.Brief(it, byItem)
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -28,8 +29,8 @@ func ListLibraries(ctx context.Context, d *kit.Deps, a toolargs.ListLibraries) (
 	if err != nil {
 		return nil, err
 	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
+	if result.Full(a.Detail) {
+		return result.RawResult(body)
 	}
 	var v struct {
 		Libraries []absdata.Library `json:"libraries"`
@@ -41,7 +42,7 @@ func ListLibraries(ctx context.Context, d *kit.Deps, a toolargs.ListLibraries) (
 	for _, l := range v.Libraries {
 		out = append(out, LibraryBrief{ID: l.ID, Name: l.Name, MediaType: l.MediaType, Folders: len(l.Folders)})
 	}
-	return kit.JSONResult(map[string]any{"libraries": out})
+	return result.JSONResult(map[string]any{"libraries": out})
 }
 
 // GetLibrary is get_library.
@@ -50,8 +51,8 @@ func GetLibrary(ctx context.Context, d *kit.Deps, a toolargs.GetLibrary) (*mcp.C
 	if err != nil {
 		return nil, err
 	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
+	if result.Full(a.Detail) {
+		return result.RawResult(body)
 	}
 	type folder struct {
 		ID       string `json:"id"`
@@ -66,7 +67,7 @@ func GetLibrary(ctx context.Context, d *kit.Deps, a toolargs.GetLibrary) (*mcp.C
 	if len(l.Settings) > 0 {
 		out["settings"] = l.Settings
 	}
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }
 
 // GetLibraryStats is get_library_stats.
@@ -86,18 +87,18 @@ func GetLibraryStats(ctx context.Context, d *kit.Deps, a toolargs.GetLibraryStat
 	}
 	var genres []json.RawMessage
 	if raw, ok := v["genresWithCount"]; !ok || absdata.Unmarshal(raw, &genres) != nil || len(genres) <= StatsGenresCap {
-		return kit.RawResult(body)
+		return result.RawResult(body)
 	}
-	cuts := map[string]kit.Cut{}
+	cuts := map[string]result.Cut{}
 	out := map[string]any{}
 	for k, raw := range v {
 		out[k] = raw
 	}
 	rest := map[string]string{"genresWithCount": "list_genres (paged) names every genre; list_library_items with filter_group genres gives one genre's books and their total"}
-	out["genresWithCount"] = kit.FirstOf(genres, StatsGenresCap, rest["genresWithCount"], cuts, "genresWithCount")
-	d.FitLists(out, rest, cuts)
+	out["genresWithCount"] = result.FirstOf(genres, StatsGenresCap, rest["genresWithCount"], cuts, "genresWithCount")
+	result.FitLists(d, out, rest, cuts)
 	out["cut"] = cuts
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }
 
 // StatsGenresCap is how many genres get_library_stats shows with their
@@ -120,7 +121,7 @@ func GetLibraryFilterData(ctx context.Context, d *kit.Deps, a toolargs.GetLibrar
 		return nil, err
 	}
 	out := map[string]any{}
-	cuts := map[string]kit.Cut{}
+	cuts := map[string]result.Cut{}
 	rest := map[string]string{}
 	for k, raw := range v {
 		var list []json.RawMessage
@@ -129,13 +130,13 @@ func GetLibraryFilterData(ctx context.Context, d *kit.Deps, a toolargs.GetLibrar
 			continue
 		}
 		rest[k] = filterRest[k]
-		out[k] = kit.FirstOf(list, FilterValuesCap, rest[k], cuts, k)
+		out[k] = result.FirstOf(list, FilterValuesCap, rest[k], cuts, k)
 	}
-	d.FitLists(out, rest, cuts)
+	result.FitLists(d, out, rest, cuts)
 	if len(cuts) > 0 {
 		out["cut"] = cuts
 	}
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }
 
 // FilterValuesCap is how many values of each kind get_library_filter_data

@@ -11,6 +11,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -32,8 +33,8 @@ func SearchLibrary(ctx context.Context, d *kit.Deps, a toolargs.SearchLibrary) (
 	if err != nil {
 		return nil, err
 	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
+	if result.Full(a.Detail) {
+		return result.RawResult(body)
 	}
 	var v absdata.SearchResults
 	if err := kit.Decode(body, &v); err != nil {
@@ -115,16 +116,16 @@ func SearchLibrary(ctx context.Context, d *kit.Deps, a toolargs.SearchLibrary) (
 	if len(v.Genres) > 0 {
 		out["genres"] = v.Genres
 	}
-	cuts := map[string]kit.Cut{}
+	cuts := map[string]result.Cut{}
 	rest := map[string]string{}
 	for k := range out {
 		rest[k] = "a more precise q, or a smaller limit"
 	}
-	d.FitLists(out, rest, cuts)
+	result.FitLists(d, out, rest, cuts)
 	if len(cuts) > 0 {
 		out["cut"] = cuts
 	}
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }
 
 // shelfEntity is one entity of a shelf of type kind in compact form: nil
@@ -187,8 +188,8 @@ func GetPersonalizedShelves(ctx context.Context, d *kit.Deps, a toolargs.GetPers
 	if err != nil {
 		return nil, err
 	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
+	if result.Full(a.Detail) {
+		return result.RawResult(body)
 	}
 	var shelves []absdata.Shelf
 	if err := kit.Decode(body, &shelves); err != nil {
@@ -232,7 +233,7 @@ func GetPersonalizedShelves(ctx context.Context, d *kit.Deps, a toolargs.GetPers
 	longest := 0
 	for i := range out {
 		for _, e := range out[i].Entities {
-			b, _ := kit.Marshal(e)
+			b, _ := result.Marshal(e)
 			sizes[i] = append(sizes[i], len(b)+1)
 		}
 		longest = max(longest, len(sizes[i]))
@@ -247,8 +248,8 @@ func GetPersonalizedShelves(ctx context.Context, d *kit.Deps, a toolargs.GetPers
 		}
 		return n
 	}
-	if cost(longest) > d.Room() {
-		c := max(sort.Search(longest+1, func(c int) bool { return cost(c) > d.Room() })-1, 0)
+	if cost(longest) > result.Room(d) {
+		c := max(sort.Search(longest+1, func(c int) bool { return cost(c) > result.Room(d) })-1, 0)
 		for i := range out {
 			if n := len(out[i].Entities); n > c {
 				out[i].Entities = out[i].Entities[:c]
@@ -256,5 +257,5 @@ func GetPersonalizedShelves(ctx context.Context, d *kit.Deps, a toolargs.GetPers
 			}
 		}
 	}
-	return kit.JSONResult(map[string]any{"shelves": out})
+	return result.JSONResult(map[string]any{"shelves": out})
 }

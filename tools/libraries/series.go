@@ -10,6 +10,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -47,15 +48,15 @@ func ListSeries(ctx context.Context, d *kit.Deps, a toolargs.ListSeries) (*mcp.C
 	if err != nil {
 		return nil, err
 	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
+	if result.Full(a.Detail) {
+		return result.RawResult(body)
 	}
 	var v absdata.Listing[absdata.Series]
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
 	}
 	rows, total := v.Rows()
-	return kit.Page(d, "results", kit.PagingOf(a.Page, a.Limit), rows, total, seriesBrief)
+	return result.Page(d, "results", result.PagingOf(a.Page, a.Limit), rows, total, seriesBrief)
 }
 
 // seriesBrief is a series in list_series, with its first SeriesBooksCap
@@ -96,8 +97,8 @@ func GetSeries(ctx context.Context, d *kit.Deps, a toolargs.GetSeries) (*mcp.Cal
 	if err := libs.Wait().Check("series_id", "series", a.SeriesID, s.LibraryID); err != nil {
 		return nil, err
 	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
+	if result.Full(a.Detail) {
+		return result.RawResult(body)
 	}
 	out := map[string]any{"id": s.ID, "name": s.Name, "added": compact.Date(s.AddedAt)}
 	// Its books in series order: the library's items filtered to the
@@ -125,13 +126,13 @@ func GetSeries(ctx context.Context, d *kit.Deps, a toolargs.GetSeries) (*mcp.Cal
 		out["finished"] = s.Progress.IsFinished
 		// A long series' ids are cut evenly to fit the budget.
 		books := "list_library_items with filter_group series, filter_value " + s.ID + ", sort sequence (paged)"
-		cuts := map[string]kit.Cut{}
-		d.FitLists(out, map[string]string{"finished_book_ids": books}, cuts)
+		cuts := map[string]result.Cut{}
+		result.FitLists(d, out, map[string]string{"finished_book_ids": books}, cuts)
 		if len(cuts) > 0 {
 			out["cut"] = cuts
 		}
 	}
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }
 
 // SeriesBooksInOrder is how many of a series' books get_series lists.

@@ -9,6 +9,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/versions"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -31,5 +32,5 @@ func GetServerStatus(ctx context.Context, d *kit.Deps, a toolargs.GetServerStatu
 		out["lacks"] = l
 		out["note"] = fmt.Sprintf("Audiobookshelf %s is older than some routes the tools use (listed in lacks, each with the release it came in); update the server to %s for all of them.", s.ServerVersion, versions.Spec)
 	}
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -21,7 +22,7 @@ func ListTags(ctx context.Context, d *kit.Deps, a toolargs.ListTags) (*mcp.CallT
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
 	}
-	return kit.Page(d, "tags", kit.PagingOf(a.Page, a.Limit), v.Tags, nil, kit.AsIs)
+	return result.Page(d, "tags", result.PagingOf(a.Page, a.Limit), v.Tags, nil, result.AsIs)
 }
 
 // ListGenres is list_genres.
@@ -36,5 +37,5 @@ func ListGenres(ctx context.Context, d *kit.Deps, a toolargs.ListGenres) (*mcp.C
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
 	}
-	return kit.Page(d, "genres", kit.PagingOf(a.Page, a.Limit), v.Genres, nil, kit.AsIs)
+	return result.Page(d, "genres", result.PagingOf(a.Page, a.Limit), v.Genres, nil, result.AsIs)
 }

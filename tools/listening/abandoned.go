@@ -11,6 +11,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -133,13 +134,13 @@ func ListAbandoned(ctx context.Context, d *kit.Deps, a toolargs.ListAbandoned) (
 		}
 		out = append(out, e)
 	}
-	head := []kit.Field{kit.Extra("idle_days", a.IdleDays)}
+	head := []result.Field{result.Extra("idle_days", a.IdleDays)}
 	if gone > 0 {
 		note := fmt.Sprintf("%d more books with progress are gone from Audiobookshelf", gone)
 		if len(refused) > 0 {
 			note = fmt.Sprintf("%d more books with progress could not be read: gone, or in a library this user no longer sees", gone)
 		}
-		head = append(head, kit.Extra("not_listed", note))
+		head = append(head, result.Extra("not_listed", note))
 	}
-	return kit.Page(d, "abandoned", kit.PagingOf(a.Page, a.Limit), out, nil, kit.AsIs[Abandoned], head...)
+	return result.Page(d, "abandoned", result.PagingOf(a.Page, a.Limit), out, nil, result.AsIs[Abandoned], head...)
 }

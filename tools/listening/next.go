@@ -9,6 +9,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -183,11 +184,11 @@ func WhatNext(ctx context.Context, d *kit.Deps, a toolargs.WhatNext) (*mcp.CallT
 
 	var next []NextInSeries
 	total := 0
-	p := kit.PagingOf(a.Page, a.Limit)
-	var extra []kit.Field
+	p := result.PagingOf(a.Page, a.Limit)
+	var extra []result.Field
 	if wantBooks {
 		total = len(started)
-		views, err := readViews(ctx, d, kit.PageOf(started, p.Page, p.Limit), books)
+		views, err := readViews(ctx, d, result.PageOf(started, p.Page, p.Limit), books)
 		if err != nil {
 			return nil, err
 		}
@@ -220,7 +221,7 @@ func WhatNext(ctx context.Context, d *kit.Deps, a toolargs.WhatNext) (*mcp.CallT
 			next = append(next, n)
 		}
 		if left > 0 {
-			extra = append(extra, kit.Extra("not_looked_at", fmt.Sprintf("%d books with progress touched longer ago were not read for their series; get_series_progress with series_id reads any series", left)))
+			extra = append(extra, result.Extra("not_looked_at", fmt.Sprintf("%d books with progress touched longer ago were not read for their series; get_series_progress with series_id reads any series", left)))
 		}
 	}
 	finished := []Finish{}
@@ -245,20 +246,20 @@ func WhatNext(ctx context.Context, d *kit.Deps, a toolargs.WhatNext) (*mcp.CallT
 	if err != nil {
 		return nil, err
 	}
-	head := []kit.Field{kit.Extra("in_progress", inProgress)}
+	head := []result.Field{result.Extra("in_progress", inProgress)}
 	if moreInProgress > 0 {
-		head = append(head, kit.Extra("in_progress_more", fmt.Sprintf("%d more in progress: list_items_in_progress", moreInProgress)))
+		head = append(head, result.Extra("in_progress_more", fmt.Sprintf("%d more in progress: list_items_in_progress", moreInProgress)))
 	}
-	head = append(head, kit.Extra("recently_finished", finished))
+	head = append(head, result.Extra("recently_finished", finished))
 	if len(done) > finishedCap {
-		head = append(head, kit.Extra("finished_more", fmt.Sprintf("%d finished in all: get_listening_by_period lists them by date", len(done))))
+		head = append(head, result.Extra("finished_more", fmt.Sprintf("%d finished in all: get_listening_by_period lists them by date", len(done))))
 	}
 	if untitled != "" {
-		head = append(head, kit.Extra("untitled", untitled))
+		head = append(head, result.Extra("untitled", untitled))
 	}
 	head = append(head, extra...)
 	if next == nil {
 		next = []NextInSeries{}
 	}
-	return kit.Page(d, "next_in_series", p, next, &total, kit.AsIs[NextInSeries], head...)
+	return result.Page(d, "next_in_series", p, next, &total, result.AsIs[NextInSeries], head...)
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -127,7 +129,7 @@ func CheckOwned(ctx context.Context, d *kit.Deps, a toolargs.CheckOwned) (*mcp.C
 		if len(authors) == 0 && m.AuthorName != "" {
 			authors = strings.Split(m.AuthorName, ", ")
 		}
-		books = append(books, ownedItem{book: b, keys: kit.ItemTitleKeys(m.Title.Value, m.Subtitle.Value), authors: authors})
+		books = append(books, ownedItem{book: b, keys: naming.ItemTitleKeys(m.Title.Value, m.Subtitle.Value), authors: authors})
 	}
 
 	counts := map[string]int{}
@@ -140,8 +142,8 @@ func CheckOwned(ctx context.Context, d *kit.Deps, a toolargs.CheckOwned) (*mcp.C
 		}
 		out = append(out, ol)
 	}
-	head := []kit.Field{kit.Extra("lines", len(lines)), kit.Extra("counts", counts), kit.Extra("books_searched", len(books)), kit.Extra("libraries", libs)}
-	return kit.Page(d, "results", kit.PagingOf(a.Page, a.Limit), out, nil, kit.AsIs[OwnedLine], head...)
+	head := []result.Field{result.Extra("lines", len(lines)), result.Extra("counts", counts), result.Extra("books_searched", len(books)), result.Extra("libraries", libs)}
+	return result.Page(d, "results", result.PagingOf(a.Page, a.Limit), out, nil, result.AsIs[OwnedLine], head...)
 }
 
 // setState sets a book's state from the person's record.
@@ -165,41 +167,41 @@ func setState(b *OwnedBook, p *absdata.Progress) {
 // decides. A "by" tail keeps the books by that author when any is; a
 // title a typo apart by another author is not taken.
 func matchLine(line string, books []ownedItem) OwnedLine {
-	tl := kit.ParseTitleLine(line)
+	tl := naming.ParseTitleLine(line)
 	ol := OwnedLine{Line: line, Status: "not_found"}
 	var partial []int
 	for _, key := range tl.Keys {
-		best := kit.NoMatch
+		best := naming.NoMatch
 		var at []int
 		for i := range books {
-			m := kit.NoMatch
+			m := naming.NoMatch
 			for _, bk := range books[i].keys {
-				m = max(m, kit.MatchTitle(key, bk))
+				m = max(m, naming.MatchTitle(key, bk))
 			}
 			switch {
 			case m > best:
 				best, at = m, []int{i}
-			case m == best && m != kit.NoMatch:
+			case m == best && m != naming.NoMatch:
 				at = append(at, i)
 			}
 		}
-		if best == kit.Partial {
+		if best == naming.Partial {
 			if partial == nil {
 				partial = at
 			}
 			continue
 		}
-		if best < kit.Close {
+		if best < naming.Close {
 			continue
 		}
 		if tl.Author != "" {
 			var fit []int
 			for _, i := range at {
-				if kit.AuthorFits(tl.Author, books[i].authors) {
+				if naming.AuthorFits(tl.Author, books[i].authors) {
 					fit = append(fit, i)
 				}
 			}
-			if len(fit) == 0 && best == kit.Close {
+			if len(fit) == 0 && best == naming.Close {
 				continue
 			}
 			if len(fit) == 0 {
@@ -216,7 +218,7 @@ func matchLine(line string, books []ownedItem) OwnedLine {
 		}
 		b := books[at[0]].book
 		ol.Status, ol.Book = "owned", &b
-		if best == kit.Close {
+		if best == naming.Close {
 			ol.Match = "close"
 		}
 		return ol

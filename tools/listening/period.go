@@ -15,6 +15,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -275,9 +276,9 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 		finished = append(finished, f)
 	}
 
-	head := []kit.Field{kit.Extra("from", lo), kit.Extra("to", hi), kit.Extra("by", a.By), kit.Extra("total_s", compact.Seconds(total))}
+	head := []result.Field{result.Extra("from", lo), result.Extra("to", hi), result.Extra("by", a.By), result.Extra("total_s", compact.Seconds(total))}
 	if a.LibraryID != nil {
-		head = append(head, kit.Extra("library_id", *a.LibraryID))
+		head = append(head, result.Extra("library_id", *a.LibraryID))
 	}
 	libs := make([]Named, 0, len(byLib))
 	for id, t := range byLib {
@@ -286,19 +287,19 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 	sort.Slice(libs, func(i, j int) bool {
 		return libs[i].TimeS > libs[j].TimeS || libs[i].TimeS == libs[j].TimeS && libs[i].ID < libs[j].ID
 	})
-	head = append(head, kit.Extra("by_library", libs),
-		kit.Extra("top_authors", top(authors)), kit.Extra("top_narrators", top(narrators)), kit.Extra("top_genres", top(genres)),
-		kit.Extra("finished", finished), kit.Extra("finished_count", nFinished))
+	head = append(head, result.Extra("by_library", libs),
+		result.Extra("top_authors", top(authors)), result.Extra("top_narrators", top(narrators)), result.Extra("top_genres", top(genres)),
+		result.Extra("finished", finished), result.Extra("finished_count", nFinished))
 	if nFinished > len(finished) {
-		head = append(head, kit.Extra("finished_more", fmt.Sprintf("the %d most recent of %d are listed; a shorter range lists the others", len(finished), nFinished)))
+		head = append(head, result.Extra("finished_more", fmt.Sprintf("the %d most recent of %d are listed; a shorter range lists the others", len(finished), nFinished)))
 	}
 	if untitled != "" {
-		head = append(head, kit.Extra("untitled", untitled))
+		head = append(head, result.Extra("untitled", untitled))
 	}
 	if sessionsCut {
-		head = append(head, kit.Extra("sessions_cut", fmt.Sprintf("only the %d most recent sessions were read: the per-library times and the top lists count those alone (the totals per period are Audiobookshelf's own)", len(sessions))))
+		head = append(head, result.Extra("sessions_cut", fmt.Sprintf("only the %d most recent sessions were read: the per-library times and the top lists count those alone (the totals per period are Audiobookshelf's own)", len(sessions))))
 	}
-	return kit.Page(d, "periods", kit.PagingOf(a.Page, a.Limit), periods, nil, kit.AsIs[Period], head...)
+	return result.Page(d, "periods", result.PagingOf(a.Page, a.Limit), periods, nil, result.AsIs[Period], head...)
 }
 
 // top is the topShown names with the most time.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
 )
 
 // The listening toolset's prompts (tools.yaml's prompts:): each writes
@@ -21,7 +22,7 @@ const reachListening = " If these tools are not in your tool list: enable_toolse
 
 // PromptWhatToListenToNext asks for what_next, in the library named, for
 // what fits the hours given, preferring the author named.
-func PromptWhatToListenToNext(_ context.Context, _ *kit.Deps, a kit.PromptArgs) (string, error) {
+func PromptWhatToListenToNext(_ context.Context, _ *kit.Deps, a naming.PromptArgs) (string, error) {
 	call := map[string]any{}
 	if id := a.ID("library"); id != "" {
 		call["library_id"] = id
@@ -46,7 +47,7 @@ func PromptWhatToListenToNext(_ context.Context, _ *kit.Deps, a kit.PromptArgs) 
 // PromptMyListeningInAYearOrMonth asks for get_listening_by_period over
 // the year (by month) or one month of it (by day), and for the whole year
 // of every library Audiobookshelf's own year in review.
-func PromptMyListeningInAYearOrMonth(_ context.Context, _ *kit.Deps, a kit.PromptArgs) (string, error) {
+func PromptMyListeningInAYearOrMonth(_ context.Context, _ *kit.Deps, a naming.PromptArgs) (string, error) {
 	y, err := strconv.Atoi(a.String("year"))
 	if err != nil || y < 2000 || y > 2100 {
 		return "", fmt.Errorf(`argument "year": %q is not a year from 2000 to 2100`, a.String("year"))
@@ -79,7 +80,7 @@ func PromptMyListeningInAYearOrMonth(_ context.Context, _ *kit.Deps, a kit.Promp
 
 // PromptWhereAmIInASeries asks for get_series_progress of the series
 // named (in the library named, when one is).
-func PromptWhereAmIInASeries(_ context.Context, _ *kit.Deps, a kit.PromptArgs) (string, error) {
+func PromptWhereAmIInASeries(_ context.Context, _ *kit.Deps, a naming.PromptArgs) (string, error) {
 	text := fmt.Sprintf("Where am I in the series I named (%q)? Call get_series_progress with %s. "+
 		"Say which books I finished, which one I am in and how far, and which comes next; name any gap in the numbering "+
 		"and any number two books share.", a.Given("series"), jsonOf(map[string]any{"series_id": a.ID("series")}))

@@ -12,6 +12,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -330,7 +331,7 @@ func GetSeriesProgress(ctx context.Context, d *kit.Deps, a toolargs.GetSeriesPro
 			return nil, err
 		}
 		v := viewOf(s.ID, s.Name, s.LibraryID, items, total, bookRecords(r.recs))
-		return kit.JSONResult(fitView(d, v))
+		return result.JSONResult(fitView(d, v))
 	}
 	recs, err := d.ProgressRecords(ctx)
 	if err != nil {
@@ -341,24 +342,24 @@ func GetSeriesProgress(ctx context.Context, d *kit.Deps, a toolargs.GetSeriesPro
 	if err != nil {
 		return nil, err
 	}
-	p := kit.PagingOf(a.Page, a.Limit)
-	pageSeries := kit.PageOf(started, p.Page, p.Limit)
+	p := result.PagingOf(a.Page, a.Limit)
+	pageSeries := result.PageOf(started, p.Page, p.Limit)
 	views, err := readViews(ctx, d, pageSeries, books)
 	if err != nil {
 		return nil, err
 	}
 	total := len(started)
-	var extra []kit.Field
+	var extra []result.Field
 	if left > 0 {
-		extra = append(extra, kit.Extra("not_looked_at", fmt.Sprintf("%d books with progress touched longer ago were not read for their series; get_series_progress with series_id reads any series", left)))
+		extra = append(extra, result.Extra("not_looked_at", fmt.Sprintf("%d books with progress touched longer ago were not read for their series; get_series_progress with series_id reads any series", left)))
 	}
-	return kit.Page(d, "series", p, views, &total, kit.AsIs[SeriesView], extra...)
+	return result.Page(d, "series", p, views, &total, result.AsIs[SeriesView], extra...)
 }
 
 // fitView cuts a long series' books to the budget, saying where.
 func fitView(d *kit.Deps, v SeriesView) any {
-	b, err := kit.Marshal(v)
-	if err != nil || len(b) <= d.Room() {
+	b, err := result.Marshal(v)
+	if err != nil || len(b) <= result.Room(d) {
 		return v
 	}
 	keep := len(v.Books)
@@ -366,7 +367,7 @@ func fitView(d *kit.Deps, v SeriesView) any {
 		keep /= 2
 		w := v
 		w.Books = v.Books[:keep]
-		if b, err := kit.Marshal(w); err == nil && len(b) < d.Room()-300 {
+		if b, err := result.Marshal(w); err == nil && len(b) < result.Room(d)-300 {
 			break
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -16,10 +17,10 @@ type shelfChange struct {
 	SeriesID string `json:"series_id"`
 	// Hidden is whether the series is hidden from Continue Series now,
 	// WasHidden whether it was before the call.
-	Hidden    bool         `json:"hidden_from_continue_series"`
-	WasHidden bool         `json:"was_hidden"`
-	Note      string       `json:"note,omitempty"`
-	PutBack   *kit.PutBack `json:"put_back,omitempty"`
+	Hidden    bool            `json:"hidden_from_continue_series"`
+	WasHidden bool            `json:"was_hidden"`
+	Note      string          `json:"note,omitempty"`
+	PutBack   *result.PutBack `json:"put_back,omitempty"`
 }
 
 // HideSeriesFromContinueSeries is hide_series_from_continue_series.
@@ -61,9 +62,9 @@ func changeShelf(ctx context.Context, d *kit.Deps, seriesID string, hide bool) (
 	case was == now:
 		out.Note = "nothing changed: the series already was as asked"
 	case hide:
-		out.PutBack = &kit.PutBack{Tool: "readd_series_to_continue_series", Arguments: map[string]any{"series_id": seriesID}}
+		out.PutBack = &result.PutBack{Tool: "readd_series_to_continue_series", Arguments: map[string]any{"series_id": seriesID}}
 	default:
-		out.PutBack = &kit.PutBack{Tool: "hide_series_from_continue_series", Arguments: map[string]any{"series_id": seriesID}}
+		out.PutBack = &result.PutBack{Tool: "hide_series_from_continue_series", Arguments: map[string]any{"series_id": seriesID}}
 	}
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }

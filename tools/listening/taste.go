@@ -11,6 +11,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -179,23 +181,23 @@ func GetTasteProfile(ctx context.Context, d *kit.Deps, a toolargs.GetTasteProfil
 			series.add(se.Name, 0, f, 1)
 		}
 	}
-	head := []kit.Field{kit.Extra("books_started", started), kit.Extra("books_finished", finished)}
+	head := []result.Field{result.Extra("books_started", started), result.Extra("books_finished", finished)}
 	if started > 0 {
-		head = append(head, kit.Extra("finish_rate_pct", finished*100/started))
+		head = append(head, result.Extra("finish_rate_pct", finished*100/started))
 	}
 	if len(lengths) > 0 {
 		sort.Float64s(lengths)
-		head = append(head, kit.Extra("typical_length_s", compact.Seconds(lengths[len(lengths)/2])),
-			kit.Extra("length_range_s", []int64{compact.Seconds(lengths[0]), compact.Seconds(lengths[len(lengths)-1])}))
+		head = append(head, result.Extra("typical_length_s", compact.Seconds(lengths[len(lengths)/2])),
+			result.Extra("length_range_s", []int64{compact.Seconds(lengths[0]), compact.Seconds(lengths[len(lengths)-1])}))
 	}
 	tAuthors, tNarrators, tGenres, tSeries := authors.ranked(), narrators.ranked(), genres.ranked(), series.ranked()
-	head = append(head, kit.Extra("authors", tAuthors), kit.Extra("narrators", tNarrators), kit.Extra("genres", tGenres), kit.Extra("series", tSeries))
+	head = append(head, result.Extra("authors", tAuthors), result.Extra("narrators", tNarrators), result.Extra("genres", tGenres), result.Extra("series", tSeries))
 
 	// Unstarted books sharing the most with the top of each list.
 	weight := func(list []Liked) map[string]int {
 		w := map[string]int{}
 		for i, l := range list {
-			w[kit.TitleKey(l.Name)] = len(list) - i
+			w[naming.TitleKey(l.Name)] = len(list) - i
 		}
 		return w
 	}
@@ -219,7 +221,7 @@ func GetTasteProfile(ctx context.Context, d *kit.Deps, a toolargs.GetTasteProfil
 		var why []string
 		match := func(w map[string]int, names []string, kind string, mult int) {
 			for _, n := range names {
-				if v := w[kit.TitleKey(n)]; v > 0 {
+				if v := w[naming.TitleKey(n)]; v > 0 {
 					score += v * mult
 					why = append(why, kind+" "+n)
 					return
@@ -243,19 +245,19 @@ func GetTasteProfile(ctx context.Context, d *kit.Deps, a toolargs.GetTasteProfil
 	for _, c := range cands[:min(len(cands), suggestionsShown)] {
 		sugg = append(sugg, c.s)
 	}
-	head = append(head, kit.Extra("unstarted_that_fit", len(cands)))
+	head = append(head, result.Extra("unstarted_that_fit", len(cands)))
 	if nTouched > len(touched) {
-		head = append(head, kit.Extra("books_read", fmt.Sprintf("the finished and started counts are of the %d books touched most recently, of %d", len(touched), nTouched)))
+		head = append(head, result.Extra("books_read", fmt.Sprintf("the finished and started counts are of the %d books touched most recently, of %d", len(touched), nTouched)))
 	}
 	if cut {
-		head = append(head, kit.Extra("sessions_cut", fmt.Sprintf("time counts the %d most recent sessions alone", len(sessions))))
+		head = append(head, result.Extra("sessions_cut", fmt.Sprintf("time counts the %d most recent sessions alone", len(sessions))))
 	}
-	head = append(head, kit.Extra("suggestions", sugg))
+	head = append(head, result.Extra("suggestions", sugg))
 	out := make(map[string]any, len(head))
 	for _, f := range head {
 		out[f.Key] = f.Value
 	}
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }
 
 // seriesNames are a book's series names (minified items carry one

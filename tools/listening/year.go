@@ -13,9 +13,9 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
 
 // YearBook is a book finished in the year.
 type YearBook struct {
@@ -144,7 +144,7 @@ func GetListeningYear(ctx context.Context, d *kit.Deps, a toolargs.GetListeningY
 		}
 	}
 	// The page's books, and the longest when it is on another page.
-	done = kit.PageOf(done, int(a.Page), int(a.Limit))
+	done = result.PageOf(done, int(a.Page), int(a.Limit))
 	all := done
 	if longestP != nil && !slices.Contains(done, longestP) {
 		all = append(slices.Clone(done), longestP)
@@ -201,19 +201,19 @@ func GetListeningYear(ctx context.Context, d *kit.Deps, a toolargs.GetListeningY
 	}
 	// The counts and the tops are always there (0 and null when none), so
 	// that every year answers the same fields.
-	head := []kit.Field{kit.Extra("year", a.Year), kit.Extra("total_s", compact.Seconds(total)), kit.Extra("by_month", months),
-		kit.Extra("counts", map[string]int{"books_finished": nBooks, "episodes_finished": episodes, "days_listened": days})}
+	head := []result.Field{result.Extra("year", a.Year), result.Extra("total_s", compact.Seconds(total)), result.Extra("by_month", months),
+		result.Extra("counts", map[string]int{"books_finished": nBooks, "episodes_finished": episodes, "days_listened": days})}
 	if longest != nil {
-		head = append(head, kit.Extra("longest_finished", longest))
+		head = append(head, result.Extra("longest_finished", longest))
 	}
-	head = append(head, kit.Extra("top", map[string]*Named{"book": most, "author": first(authors), "narrator": first(narrators), "genre": first(genres)}))
+	head = append(head, result.Extra("top", map[string]*Named{"book": most, "author": first(authors), "narrator": first(narrators), "genre": first(genres)}))
 	if untitled > 0 {
-		head = append(head, kit.Extra("untitled", fmt.Sprintf("%d finished books have no title: they are gone from Audiobookshelf or in a library this user no longer sees", untitled)))
+		head = append(head, result.Extra("untitled", fmt.Sprintf("%d finished books have no title: they are gone from Audiobookshelf or in a library this user no longer sees", untitled)))
 	}
 	if cut {
-		head = append(head, kit.Extra("sessions_cut", fmt.Sprintf("only the %d most recent sessions were read: the top author, narrator, genre and book count those alone (the totals are Audiobookshelf's own)", len(sessions))))
+		head = append(head, result.Extra("sessions_cut", fmt.Sprintf("only the %d most recent sessions were read: the top author, narrator, genre and book count those alone (the totals are Audiobookshelf's own)", len(sessions))))
 	}
 	// The page's books, in the order finished; the whole count is
 	// books_finished.
-	return kit.Page(d, "finished", kit.PagingOf(a.Page, a.Limit), finished, &nBooks, kit.AsIs[YearBook], head...)
+	return result.Page(d, "finished", result.PagingOf(a.Page, a.Limit), finished, &nBooks, result.AsIs[YearBook], head...)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,7 +27,7 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 	// MeController.getAllLibraryItemsInProgress), so the compact form asks
 	// for the user's progress records at the same time.
 	var records *kit.Pending[[]absdata.Progress]
-	if !kit.Full(a.Detail) {
+	if !result.Full(a.Detail) {
 		records = kit.Alongside(ctx, func(ctx context.Context) []absdata.Progress {
 			recs, _ := d.ProgressRecords(ctx)
 			return recs
@@ -47,14 +48,14 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 		}
 		return nil, err
 	}
-	if kit.Full(a.Detail) {
+	if result.Full(a.Detail) {
 		var raw struct {
 			LibraryItems []json.RawMessage `json:"libraryItems"`
 		}
 		if err := kit.Decode(body, &raw); err != nil {
 			return nil, err
 		}
-		rows := kit.PageOf(raw.LibraryItems, page, limit)
+		rows := result.PageOf(raw.LibraryItems, page, limit)
 		if rows == nil {
 			rows = []json.RawMessage{}
 		}
@@ -62,7 +63,7 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 		if err != nil {
 			return nil, kit.Errorf(kit.Stated, "internal error: could not encode the result: %v", err)
 		}
-		return kit.RawResult(b)
+		return result.RawResult(b)
 	}
 	var v struct {
 		LibraryItems []absdata.InProgressItem `json:"libraryItems"`
@@ -74,7 +75,7 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 	// The page is cut here from the first (page+1)*limit+1 Audiobookshelf
 	// sent; the total is counted below.
 	all := v.LibraryItems
-	rows := kit.PageOf(all, page, limit)
+	rows := result.PageOf(all, page, limit)
 	// Minified entries name their series in one text ("Discworld #4"):
 	// the series' ids come from the filter data of each library with such
 	// a book on the page, read while the progress records are on their way.
@@ -136,7 +137,7 @@ func ListItemsInProgress(ctx context.Context, d *kit.Deps, a toolargs.ListItemsI
 	if cut > 0 {
 		note = fmt.Sprintf("The next book is given in the first %d series on this page; search_library with a series' name lists its books in order.", NextSeriesCap)
 	}
-	return kit.Page(d, "items", kit.Paging{Page: page, Limit: limit}, entries, &total, kit.AsIs[entry], kit.Extra("next_cut", note))
+	return result.Page(d, "items", result.Paging{Page: page, Limit: limit}, entries, &total, result.AsIs[entry], result.Extra("next_cut", note))
 }
 
 // NextSeriesCap is how many series of a page of items in progress get
@@ -284,8 +285,8 @@ func GetListeningStats(ctx context.Context, d *kit.Deps, a toolargs.GetListening
 	if err != nil {
 		return nil, err
 	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(body)
+	if result.Full(a.Detail) {
+		return result.RawResult(body)
 	}
 	var v absdata.ListeningStats
 	if err := kit.Decode(body, &v); err != nil {
@@ -347,7 +348,7 @@ func GetListeningStats(ctx context.Context, d *kit.Deps, a toolargs.GetListening
 		more = fmt.Sprintf("%d more items and every day: detail full; ", itemsMore) + more
 	}
 	out["more"] = more
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }
 
 // GetYearStats is get_year_stats.
@@ -365,5 +366,5 @@ func GetYearStats(ctx context.Context, d *kit.Deps, a toolargs.GetYearStats) (*m
 	// Cover lists are file paths for the web UI's collage, no use to a model.
 	delete(v, "booksWithCovers")
 	delete(v, "finishedBooksWithCovers")
-	return kit.JSONResult(v)
+	return result.JSONResult(v)
 }

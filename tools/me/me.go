@@ -7,6 +7,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -16,8 +17,8 @@ func GetMe(ctx context.Context, d *kit.Deps, a toolargs.GetMe) (*mcp.CallToolRes
 	if err != nil {
 		return nil, err
 	}
-	if kit.Full(a.Detail) {
-		return kit.RawResult(withoutSecrets(body))
+	if result.Full(a.Detail) {
+		return result.RawResult(withoutSecrets(body))
 	}
 	inProgress, finished := 0, 0
 	for _, p := range u.MediaProgress {
@@ -34,7 +35,7 @@ func GetMe(ctx context.Context, d *kit.Deps, a toolargs.GetMe) (*mcp.CallToolRes
 	if len(u.LibrariesAccessible) > 0 {
 		out["libraries_accessible"] = u.LibrariesAccessible
 	}
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }
 
 // withoutSecrets drops the user's own session tokens from /api/me, which

@@ -9,6 +9,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -54,5 +55,5 @@ func ListListeningSessions(ctx context.Context, d *kit.Deps, a toolargs.ListList
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err
 	}
-	return kit.Page(d, "results", kit.PagingOf(a.Page, a.Limit), v.Sessions, &v.Total, sessionBrief)
+	return result.Page(d, "results", result.PagingOf(a.Page, a.Limit), v.Sessions, &v.Total, sessionBrief)
 }

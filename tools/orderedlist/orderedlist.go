@@ -10,6 +10,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -76,21 +78,21 @@ type Head struct {
 	Updated           string `json:"updated,omitempty"`
 }
 
-// HeadOf is a list's head: its description cut to kit.ListTextLimit,
+// HeadOf is a list's head: its description cut to result.ListTextLimit,
 // saying how to read it whole, and updated the date it last changed (""
 // for none).
 func (k Kind) HeadOf(id, name, libraryID string, description *string, updated string) Head {
 	h := Head{ID: id, Name: name, LibraryID: libraryID, Updated: updated}
-	h.Description, h.DescriptionLength, h.DescriptionCut = kit.Excerpt(absdata.Str(description), kit.ListTextLimit,
+	h.Description, h.DescriptionLength, h.DescriptionCut = result.Excerpt(absdata.Str(description), result.ListTextLimit,
 		fmt.Sprintf(`%s {"%s": %q, "detail": "full"}`, k.Tool("get"), k.IDParam, id))
 	return h
 }
 
 // First is a write's answer's entries: the first compact.ListCap, and the
 // cut that says how many were left out (nil when none was).
-func First[E any](k Kind, entries []E) ([]E, map[string]kit.Cut) {
-	cuts := map[string]kit.Cut{}
-	entries = kit.FirstOf(entries, compact.ListCap, k.Tool("get")+" with page and limit", cuts, k.Entries)
+func First[E any](k Kind, entries []E) ([]E, map[string]result.Cut) {
+	cuts := map[string]result.Cut{}
+	entries = result.FirstOf(entries, compact.ListCap, k.Tool("get")+" with page and limit", cuts, k.Entries)
 	if len(cuts) == 0 {
 		return entries, nil
 	}
@@ -105,13 +107,13 @@ func Get[T, E any](d *kit.Deps, k Kind, read func() (*T, []byte, error), detail 
 	if err != nil {
 		return nil, err
 	}
-	if kit.Full(detail) {
-		return kit.RawResult(body)
+	if result.Full(detail) {
+		return result.RawResult(body)
 	}
 	h, entries := all(v)
-	return kit.Page(d, k.Entries, kit.PagingOf(page, limit), entries, nil, kit.AsIs,
-		kit.Extra("id", h.ID), kit.Extra("name", h.Name), kit.Extra("library_id", h.LibraryID), kit.Extra("description", h.Description),
-		kit.Extra("description_length", h.DescriptionLength), kit.Extra("description_cut", h.DescriptionCut), kit.Extra("updated", h.Updated))
+	return result.Page(d, k.Entries, result.PagingOf(page, limit), entries, nil, result.AsIs,
+		result.Extra("id", h.ID), result.Extra("name", h.Name), result.Extra("library_id", h.LibraryID), result.Extra("description", h.Description),
+		result.Extra("description_length", h.DescriptionLength), result.Extra("description_cut", h.DescriptionCut), result.Extra("updated", h.Updated))
 }
 
 // Update is a call of update_NOUN: the list as read, what the call gives,
@@ -150,7 +152,7 @@ func Shows[T, D any](project func(*T) D) func(body []byte) (any, error) {
 type Reorder struct {
 	IDs    []string
 	Moved  int
-	Titles []kit.Titled
+	Titles []naming.Titled
 	Old    any
 }
 
@@ -174,16 +176,16 @@ func (k Kind) PlanUpdate(d *kit.Deps, u Update) *kit.Plan {
 	prev, putBack, lost, lostWhy := k.putBack(u)
 	notBack := "The text it holds now could not be given back with " + k.Tool("update") + ": " + lostWhy + "."
 	if lost != "" {
-		plan.Effects = append(plan.Effects, kit.EffectUnrestorableText)
+		plan.Effects = append(plan.Effects, result.EffectUnrestorableText)
 		plan.Read = u.Read
-		plan.Action = fmt.Sprintf("This will replace the %s of %s%s.", lost, kit.Named(k.Noun, u.Name, u.ID), kit.NewName(u.NewName))
+		plan.Action = fmt.Sprintf("This will replace the %s of %s%s.", lost, naming.Named(k.Noun, u.Name, u.ID), naming.NewName(u.NewName))
 		plan.Consequences = append([]string{notBack}, k.Notes...)
 	}
 	if o := u.Order; o != nil {
 		plan.Targets = append(plan.Targets, o.IDs...)
 		plan.Read = u.Read
-		plan.Action = fmt.Sprintf("This will reorder the %d %s of %s; %d of them change place.", len(o.IDs), k.Counted, kit.Named(k.Noun, u.Name, u.ID), o.Moved)
-		plan.Consequences = []string{"New order: " + kit.ListTitled(o.Titles) + "."}
+		plan.Action = fmt.Sprintf("This will reorder the %d %s of %s; %d of them change place.", len(o.IDs), k.Counted, naming.Named(k.Noun, u.Name, u.ID), o.Moved)
+		plan.Consequences = []string{"New order: " + naming.ListTitled(o.Titles) + "."}
 		if lost != "" {
 			plan.Consequences = append(plan.Consequences, notBack)
 		} else if u.NewName != nil || u.NewDescription != nil {
@@ -206,7 +208,7 @@ func (k Kind) PlanUpdate(d *kit.Deps, u Update) *kit.Plan {
 		} else if putBack != nil {
 			out["put_back"] = putBack
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan
 }
@@ -214,7 +216,7 @@ func (k Kind) PlanUpdate(d *kit.Deps, u Update) *kit.Plan {
 // putBack is what an update replaces and the call that gives it back. lost
 // names what could not be given back exactly ("" when all can), and why
 // says why: then the tool asks first.
-func (k Kind) putBack(u Update) (prev map[string]any, pb *kit.PutBack, lost, why string) {
+func (k Kind) putBack(u Update) (prev map[string]any, pb *result.PutBack, lost, why string) {
 	prev = map[string]any{}
 	args := map[string]any{k.IDParam: u.ID}
 	var lostParts, whys []string
@@ -223,10 +225,10 @@ func (k Kind) putBack(u Update) (prev map[string]any, pb *kit.PutBack, lost, why
 		args["name"] = u.Name
 		if n := argdec.RefusedControls(u.Name); n > 0 {
 			lostParts = append(lostParts, "name")
-			whys = append(whys, kit.ControlWhy("name", n))
-		} else if utf8.RuneCountInString(u.Name) > kit.MaxNameLen || u.Name == "" {
+			whys = append(whys, result.ControlWhy("name", n))
+		} else if utf8.RuneCountInString(u.Name) > result.MaxNameLen || u.Name == "" {
 			lostParts = append(lostParts, "name")
-			whys = append(whys, kit.UnrestorableWhy("name", false, k.IgnoresEmpty))
+			whys = append(whys, result.UnrestorableWhy("name", false, k.IgnoresEmpty))
 		}
 	}
 	if u.NewDescription != nil {
@@ -235,10 +237,10 @@ func (k Kind) putBack(u Update) (prev map[string]any, pb *kit.PutBack, lost, why
 		args["description"] = text
 		if n := argdec.RefusedControls(text); n > 0 {
 			lostParts = append(lostParts, "description")
-			whys = append(whys, kit.ControlWhy("description", n))
-		} else if utf8.RuneCountInString(text) > kit.MaxDescriptionLen || (k.IgnoresEmpty && text == "") || (!k.IgnoresEmpty && null) {
+			whys = append(whys, result.ControlWhy("description", n))
+		} else if utf8.RuneCountInString(text) > result.MaxDescriptionLen || (k.IgnoresEmpty && text == "") || (!k.IgnoresEmpty && null) {
 			lostParts = append(lostParts, "description")
-			whys = append(whys, kit.UnrestorableWhy("description", null && !k.IgnoresEmpty, k.IgnoresEmpty))
+			whys = append(whys, result.UnrestorableWhy("description", null && !k.IgnoresEmpty, k.IgnoresEmpty))
 		}
 	}
 	note := ""
@@ -247,7 +249,7 @@ func (k Kind) putBack(u Update) (prev map[string]any, pb *kit.PutBack, lost, why
 		args[k.OrderParam] = u.Order.Old
 		note = "Giving the old order back asks the person first, as every reorder does."
 	}
-	return prev, &kit.PutBack{Tool: k.Tool("update"), Arguments: args, Note: note}, strings.Join(lostParts, " and "), strings.Join(whys, "; ")
+	return prev, &result.PutBack{Tool: k.Tool("update"), Arguments: args, Note: note}, strings.Join(lostParts, " and "), strings.Join(whys, "; ")
 }
 
 // Delete is a call of delete_NOUN: the list as read, and how it is
@@ -267,7 +269,7 @@ type Delete struct {
 func (k Kind) PlanDelete(d *kit.Deps, x Delete) *kit.Plan {
 	return &kit.Plan{
 		Targets:      []string{x.ID},
-		Action:       fmt.Sprintf("This will delete %s with its %d %s in their order.", kit.Named(k.Noun, x.Name, x.ID), x.Count, k.Counted),
+		Action:       fmt.Sprintf("This will delete %s with its %d %s in their order.", naming.Named(k.Noun, x.Name, x.ID), x.Count, k.Counted),
 		Consequences: k.Notes,
 		Read:         x.Read,
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
@@ -278,7 +280,7 @@ func (k Kind) PlanDelete(d *kit.Deps, x Delete) *kit.Plan {
 			for key, v := range x.Answer {
 				out[key] = v
 			}
-			return kit.JSONResult(out)
+			return result.JSONResult(out)
 		},
 	}
 }

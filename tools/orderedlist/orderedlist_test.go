@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 var (
@@ -20,7 +21,7 @@ func ptr(s string) *string { return &s }
 // text), a playlist's empty one (Audiobookshelf ignores it), an empty or
 // too long name, text with a control character the arguments refuse.
 func TestPutBack(t *testing.T) {
-	long := strings.Repeat("x", kit.MaxDescriptionLen+1)
+	long := strings.Repeat("x", result.MaxDescriptionLen+1)
 	for _, c := range []struct {
 		name       string
 		k          Kind
@@ -28,16 +29,16 @@ func TestPutBack(t *testing.T) {
 		lost, why  string
 		argDescNil bool
 	}{
-		{"collection null description", collection, Update{Description: nil, NewDescription: ptr("x")}, "description", kit.UnrestorableWhy("description", true, false), false},
+		{"collection null description", collection, Update{Description: nil, NewDescription: ptr("x")}, "description", result.UnrestorableWhy("description", true, false), false},
 		{"collection empty description", collection, Update{Description: ptr(""), NewDescription: ptr("x")}, "", "", false},
-		{"collection long description", collection, Update{Description: &long, NewDescription: ptr("x")}, "description", kit.UnrestorableWhy("description", false, false), false},
-		{"playlist null description", playlist, Update{Description: nil, NewDescription: ptr("x")}, "description", kit.UnrestorableWhy("description", false, true), false},
-		{"playlist empty description", playlist, Update{Description: ptr(""), NewDescription: ptr("x")}, "description", kit.UnrestorableWhy("description", false, true), false},
+		{"collection long description", collection, Update{Description: &long, NewDescription: ptr("x")}, "description", result.UnrestorableWhy("description", false, false), false},
+		{"playlist null description", playlist, Update{Description: nil, NewDescription: ptr("x")}, "description", result.UnrestorableWhy("description", false, true), false},
+		{"playlist empty description", playlist, Update{Description: ptr(""), NewDescription: ptr("x")}, "description", result.UnrestorableWhy("description", false, true), false},
 		{"playlist description", playlist, Update{Description: ptr("words"), NewDescription: ptr("x")}, "", "", false},
-		{"empty name", collection, Update{Name: "", NewName: ptr("x")}, "name", kit.UnrestorableWhy("name", false, false), false},
-		{"name with CR", playlist, Update{Name: "a\rb", NewName: ptr("x")}, "name", kit.ControlWhy("name", 1), false},
+		{"empty name", collection, Update{Name: "", NewName: ptr("x")}, "name", result.UnrestorableWhy("name", false, false), false},
+		{"name with CR", playlist, Update{Name: "a\rb", NewName: ptr("x")}, "name", result.ControlWhy("name", 1), false},
 		{"name and description", playlist, Update{Name: "", Description: nil, NewName: ptr("x"), NewDescription: ptr("y")}, "name and description",
-			kit.UnrestorableWhy("name", false, true) + "; " + kit.UnrestorableWhy("description", false, true), false},
+			result.UnrestorableWhy("name", false, true) + "; " + result.UnrestorableWhy("description", false, true), false},
 	} {
 		c.now.ID = "l1"
 		_, pb, lost, why := c.k.putBack(c.now)
@@ -58,7 +59,7 @@ func TestPutBack(t *testing.T) {
 // back asks too, saying why; each question ends with the kind's notes.
 func TestPlanUpdateAsks(t *testing.T) {
 	p := collection.PlanUpdate(nil, Update{ID: "c1", Name: "Mine", NewName: ptr("New"),
-		Order: &Reorder{IDs: []string{"b", "a"}, Moved: 2, Titles: []kit.Titled{{ID: "b", Name: "B"}, {ID: "a", Name: "A"}}, Old: []string{"a", "b"}}})
+		Order: &Reorder{IDs: []string{"b", "a"}, Moved: 2, Titles: []naming.Titled{{ID: "b", Name: "B"}, {ID: "a", Name: "A"}}, Old: []string{"a", "b"}}})
 	if !strings.Contains(p.Action, "reorder the 2 book(s) of collection") || !strings.Contains(p.Action, "2 of them change place") {
 		t.Errorf("action %q", p.Action)
 	}
@@ -66,7 +67,7 @@ func TestPlanUpdateAsks(t *testing.T) {
 		t.Errorf("consequences %q", got)
 	}
 	p = playlist.PlanUpdate(nil, Update{ID: "p1", Name: "Mine", Description: ptr(""), NewDescription: ptr("x")})
-	if len(p.Effects) != 1 || p.Effects[0] != kit.EffectUnrestorableText || !strings.Contains(p.Action, "replace the description of playlist") {
+	if len(p.Effects) != 1 || p.Effects[0] != result.EffectUnrestorableText || !strings.Contains(p.Action, "replace the description of playlist") {
 		t.Errorf("effects %v, action %q", p.Effects, p.Action)
 	}
 	p = playlist.PlanUpdate(nil, Update{ID: "p1", Name: "Mine", Description: ptr("words"), NewDescription: ptr("x")})

@@ -11,7 +11,9 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/orderedlist"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -52,14 +54,14 @@ func reorder(p *absdata.Playlist, items []argdec.PlaylistItem) (*orderedlist.Reo
 		return nil, err
 	}
 	cur := keysOf(p)
-	missing, extra := kit.SameMembers(entryIDs(cur), entryIDs(items))
+	missing, extra := result.SameMembers(entryIDs(cur), entryIDs(items))
 	if len(missing) > 0 || len(extra) > 0 || len(items) != len(p.Items) {
 		var why string
 		if len(missing) > 0 {
-			why += "; it leaves out " + kit.ListIDs(missing) + " (to take entries out use remove_items_from_playlist)"
+			why += "; it leaves out " + result.ListIDs(missing) + " (to take entries out use remove_items_from_playlist)"
 		}
 		if len(extra) > 0 {
-			why += "; " + kit.ListIDs(extra) + kit.PluralBe(len(extra)) + " not in the playlist (to add entries use add_items_to_playlist)"
+			why += "; " + result.ListIDs(extra) + result.PluralBe(len(extra)) + " not in the playlist (to add entries use add_items_to_playlist)"
 		}
 		return nil, kit.Errorf(kit.Unchanged, `argument "items": must list each of the %d entries of playlist %s exactly once, in the new order%s.`, len(p.Items), p.ID, why)
 	}
@@ -115,7 +117,7 @@ func PlanAddItemsToPlaylist(ctx context.Context, d *kit.Deps, a toolargs.AddItem
 	if empty {
 		plan.Effects = []string{EffectFillsEmptyPlaylist}
 		plan.Read = readOf(p)
-		plan.Action = fmt.Sprintf("This will add %d entr%s to %s, which holds 0 entries now.", len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1], kit.Named("playlist", p.Name, a.PlaylistID))
+		plan.Action = fmt.Sprintf("This will add %d entr%s to %s, which holds 0 entries now.", len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1], naming.Named("playlist", p.Name, a.PlaylistID))
 		plan.Consequences = []string{fmt.Sprintf("Taking the %d entr%s out again would make Audiobookshelf delete the playlist itself (it deletes a playlist whose last entry is removed): the empty playlist, with its id, name and description, could not be given back from here.",
 			len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1])}
 	}
@@ -131,12 +133,12 @@ func PlanAddItemsToPlaylist(ctx context.Context, d *kit.Deps, a toolargs.AddItem
 		case len(added) > 0 && empty:
 			out["not_put_back"] = "The playlist was empty before: taking these entries out again makes Audiobookshelf delete the playlist, so no call here gives back the empty one. remove_items_from_playlist with these entries deletes it (and asks)."
 		case len(added) > 0:
-			out["put_back"] = &kit.PutBack{Tool: "remove_items_from_playlist", Arguments: map[string]any{"playlist_id": a.PlaylistID, "items": added},
+			out["put_back"] = &result.PutBack{Tool: "remove_items_from_playlist", Arguments: map[string]any{"playlist_id": a.PlaylistID, "items": added},
 				Note: "Takes out only the entries this call appended, which leaves the old order; it asks the person first, as every removal does."}
 		default:
 			out["note"] = "Every entry given was in the playlist already; nothing changed, so nothing needs putting back."
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }
@@ -152,15 +154,15 @@ func PlanRemoveItemsFromPlaylist(ctx context.Context, d *kit.Deps, a toolargs.Re
 	if err := missingEpisodeIDs(p, a.Items); err != nil {
 		return nil, err
 	}
-	_, extra := kit.SameMembers(entryIDs(keysOf(p)), entryIDs(a.Items))
+	_, extra := result.SameMembers(entryIDs(keysOf(p)), entryIDs(a.Items))
 	if len(extra) > 0 {
-		return nil, kit.Errorf(kit.Unchanged, `argument "items": %s not in playlist %s (get_playlist lists its entries).`, kit.ListIDs(extra)+kit.PluralBe(len(extra)), a.PlaylistID)
+		return nil, kit.Errorf(kit.Unchanged, `argument "items": %s not in playlist %s (get_playlist lists its entries).`, result.ListIDs(extra)+result.PluralBe(len(extra)), a.PlaylistID)
 	}
 	stay := len(p.Items) - len(a.Items)
 	plan := &kit.Plan{
 		Targets: append([]string{a.PlaylistID}, entryIDs(a.Items)...),
-		Action: fmt.Sprintf("This will remove %d of the %d entries (%s) of %s; %d stay.", len(a.Items), len(p.Items), kit.ListTitled(entryTitles(p, a.Items)),
-			kit.Named("playlist", p.Name, a.PlaylistID), stay),
+		Action: fmt.Sprintf("This will remove %d of the %d entries (%s) of %s; %d stay.", len(a.Items), len(p.Items), naming.ListTitled(entryTitles(p, a.Items)),
+			naming.Named("playlist", p.Name, a.PlaylistID), stay),
 		Read: readOf(p),
 	}
 	if stay == 0 {
@@ -174,14 +176,14 @@ func PlanRemoveItemsFromPlaylist(ctx context.Context, d *kit.Deps, a toolargs.Re
 			return nil, err
 		}
 		if stay == 0 {
-			return kit.JSONResult(map[string]any{"removed": len(a.Items), "playlist_deleted": true, "playlist_id": a.PlaylistID,
+			return result.JSONResult(map[string]any{"removed": len(a.Items), "playlist_deleted": true, "playlist_id": a.PlaylistID,
 				"note": "Audiobookshelf deleted the playlist with its last entry."})
 		}
 		left, err := orderedlist.Shows(playlistDetail)(rb)
 		if err != nil {
 			return nil, err
 		}
-		return kit.JSONResult(map[string]any{"removed": len(a.Items), "playlist": left})
+		return result.JSONResult(map[string]any{"removed": len(a.Items), "playlist": left})
 	}
 	return plan, nil
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/orderedlist"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -41,7 +43,7 @@ func readOf(p *absdata.Playlist) playlistRead {
 
 // entryTitles lists entries for a question by the titles the playlist read
 // holds: a book's title, an episode's title with its podcast's.
-func entryTitles(p *absdata.Playlist, items []argdec.PlaylistItem) []kit.Titled {
+func entryTitles(p *absdata.Playlist, items []argdec.PlaylistItem) []naming.Titled {
 	byKey := make(map[argdec.PlaylistItem]string, len(p.Items))
 	for i := range p.Items {
 		e := &p.Items[i]
@@ -59,9 +61,9 @@ func entryTitles(p *absdata.Playlist, items []argdec.PlaylistItem) []kit.Titled 
 		byKey[keyOf(e)] = title
 	}
 	ids := entryIDs(items)
-	out := make([]kit.Titled, len(items))
+	out := make([]naming.Titled, len(items))
 	for i, k := range items {
-		out[i] = kit.Titled{ID: ids[i], Name: byKey[k]}
+		out[i] = naming.Titled{ID: ids[i], Name: byKey[k]}
 	}
 	return out
 }
@@ -102,7 +104,7 @@ type PlaylistDetail struct {
 	orderedlist.Head
 	Entries []PlaylistEntry `json:"entries"`
 	// Cut says how many entries are left out of a write's answer.
-	Cut map[string]kit.Cut `json:"cut,omitempty"`
+	Cut map[string]result.Cut `json:"cut,omitempty"`
 }
 
 // playlistDetail is the playlist with its first ListCap entries (a write's
@@ -180,12 +182,12 @@ func GetPlaylist(ctx context.Context, d *kit.Deps, a toolargs.GetPlaylist) (*mcp
 
 // ListPlaylists is list_playlists.
 func ListPlaylists(ctx context.Context, d *kit.Deps, a toolargs.ListPlaylists) (*mcp.CallToolResult, error) {
-	return kit.ListLibraryOrServer(ctx, d, kit.ListRoutes{Noun: "playlist", Tool: "list_playlists",
-		Library: func(ctx context.Context, id string, p kit.Paging) (*http.Response, error) {
+	return result.ListLibraryOrServer(ctx, d, result.ListRoutes{Noun: "playlist", Tool: "list_playlists",
+		Library: func(ctx context.Context, id string, p result.Paging) (*http.Response, error) {
 			return d.API.ListLibraryPlaylists(ctx, id, &abs.ListLibraryPlaylistsParams{Limit: &p.Limit, Page: &p.Page})
 		},
 		Server: func(ctx context.Context) (*http.Response, error) { return d.API.ListPlaylists(ctx) },
-	}, a.LibraryID, kit.PagingOf(a.Page, a.Limit), briefOf)
+	}, a.LibraryID, result.PagingOf(a.Page, a.Limit), briefOf)
 }
 
 // CreatePlaylist is create_playlist.
@@ -204,7 +206,7 @@ func CreatePlaylist(ctx context.Context, d *kit.Deps, a toolargs.CreatePlaylist)
 	if err != nil {
 		return nil, err
 	}
-	return kit.JSONResult(map[string]any{"created": true, "playlist": playlistDetail(p),
-		"put_back": &kit.PutBack{Tool: "delete_playlist", Arguments: map[string]any{"playlist_id": p.ID},
+	return result.JSONResult(map[string]any{"created": true, "playlist": playlistDetail(p),
+		"put_back": &result.PutBack{Tool: "delete_playlist", Arguments: map[string]any{"playlist_id": p.ID},
 			Note: "Deleting it asks the person first."}})
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -79,11 +81,11 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.Delet
 			}
 		}
 	}
-	if err := kit.PlainIDs("episode "+a.EpisodeID+" of podcast "+a.LibraryItemID, append([]string{it.ID, ep.ID}, in...)...); err != nil {
+	if err := result.PlainIDs("episode "+a.EpisodeID+" of podcast "+a.LibraryItemID, append([]string{it.ID, ep.ID}, in...)...); err != nil {
 		return nil, err
 	}
 	plan := &kit.Plan{Targets: []string{it.ID, ep.ID}, Read: read}
-	episode, podcast := kit.Named("episode", ep.Title, ep.ID), kit.Named("podcast", it.Media.Metadata.Title.Value, it.ID)
+	episode, podcast := naming.Named("episode", ep.Title, ep.ID), naming.Named("podcast", it.Media.Metadata.Title.Value, it.ID)
 	playlists := playlistNames(pls.Playlists)
 	if a.DeleteFile {
 		size := ""
@@ -98,9 +100,9 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.Delet
 	plan.Consequences = append(plan.Consequences,
 		fmt.Sprintf("The listening progress of the episode goes with it: %d record(s) of this user, and any other user's.", progress))
 	if len(in) > 0 {
-		c := fmt.Sprintf("It is taken out of %d playlist(s) of this user: %s.", len(in), kit.ListTitled(kit.Titles(in, playlists)))
+		c := fmt.Sprintf("It is taken out of %d playlist(s) of this user: %s.", len(in), naming.ListTitled(naming.Titles(in, playlists)))
 		if len(emptied) > 0 {
-			c += fmt.Sprintf(" %s %s no other entry, so Audiobookshelf deletes %s.", kit.ListTitled(kit.Titles(emptied, playlists)), map[bool]string{true: "has", false: "have"}[len(emptied) == 1], map[bool]string{true: "it", false: "them"}[len(emptied) == 1])
+			c += fmt.Sprintf(" %s %s no other entry, so Audiobookshelf deletes %s.", naming.ListTitled(naming.Titles(emptied, playlists)), map[bool]string{true: "has", false: "have"}[len(emptied) == 1], map[bool]string{true: "it", false: "them"}[len(emptied) == 1])
 		}
 		plan.Consequences = append(plan.Consequences, c)
 	}
@@ -128,7 +130,7 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.Delet
 		if !hard {
 			out["note"] = "The audio file is still in the podcast's folder; a library scan may add it back as an episode."
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }
@@ -232,14 +234,14 @@ func PlanDeletePodcast(ctx context.Context, d *kit.Deps, a toolargs.DeletePodcas
 			}
 		}
 	}
-	if err := kit.PlainIDs("podcast "+a.LibraryItemID, append([]string{it.ID}, in...)...); err != nil {
+	if err := result.PlainIDs("podcast "+a.LibraryItemID, append([]string{it.ID}, in...)...); err != nil {
 		return nil, err
 	}
 	if it.ID != a.LibraryItemID {
 		return nil, kit.Errorf(kit.NotAsked, `argument "library_item_id": Audiobookshelf answered for %s with another item.`, a.LibraryItemID)
 	}
 	plan := &kit.Plan{Targets: append([]string{it.ID}, in...), Read: read}
-	podcast := kit.Named("podcast", it.Media.Metadata.Title.Value, it.ID)
+	podcast := naming.Named("podcast", it.Media.Metadata.Title.Value, it.ID)
 	playlists := playlistNames(pls.Playlists)
 	if a.DeleteFiles {
 		plan.Action = fmt.Sprintf("This will delete %s with its %d episode(s) from the library, and DELETE ITS FOLDER FROM DISK with everything in it: %d audio file(s) and %d other file(s) that Audiobookshelf knows of.", podcast, len(it.Media.Episodes), audio, other)
@@ -249,9 +251,9 @@ func PlanDeletePodcast(ctx context.Context, d *kit.Deps, a toolargs.DeletePodcas
 	plan.Consequences = append(plan.Consequences,
 		fmt.Sprintf("The listening progress of its episodes goes with it: %d record(s) of this user, and any other user's.", progress))
 	if len(in) > 0 {
-		c := fmt.Sprintf("%d entry(ies) are taken out of %d playlist(s) of this user: %s.", entries, len(in), kit.ListTitled(kit.Titles(in, playlists)))
+		c := fmt.Sprintf("%d entry(ies) are taken out of %d playlist(s) of this user: %s.", entries, len(in), naming.ListTitled(naming.Titles(in, playlists)))
 		if len(emptied) > 0 {
-			c += fmt.Sprintf(" %s %s no other entry, so Audiobookshelf deletes %s.", kit.ListTitled(kit.Titles(emptied, playlists)), map[bool]string{true: "has", false: "have"}[len(emptied) == 1], map[bool]string{true: "it", false: "them"}[len(emptied) == 1])
+			c += fmt.Sprintf(" %s %s no other entry, so Audiobookshelf deletes %s.", naming.ListTitled(naming.Titles(emptied, playlists)), map[bool]string{true: "has", false: "have"}[len(emptied) == 1], map[bool]string{true: "it", false: "them"}[len(emptied) == 1])
 		}
 		plan.Consequences = append(plan.Consequences, c)
 	}
@@ -275,7 +277,7 @@ func PlanDeletePodcast(ctx context.Context, d *kit.Deps, a toolargs.DeletePodcas
 		if !hard {
 			out["note"] = "The folder " + it.Path + " is still on disk with its files; a library scan may add it back as a new item, and create_podcast refuses that folder while it is there."
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -36,9 +37,9 @@ func CheckNewEpisodes(ctx context.Context, d *kit.Deps, a toolargs.CheckNewEpiso
 	if missing == nil {
 		missing = []FeedEpisode{}
 	}
-	return kit.Page(d, "episodes", kit.PagingOf(a.Page, a.Limit), missing, nil, kit.AsIs,
-		kit.Extra("library_item_id", it.ID), kit.Extra("feed_episodes", len(f.Episodes)),
-		kit.Extra("in_library", len(f.Episodes)-len(missing)))
+	return result.Page(d, "episodes", result.PagingOf(a.Page, a.Limit), missing, nil, result.AsIs,
+		result.Extra("library_item_id", it.ID), result.Extra("feed_episodes", len(f.Episodes)),
+		result.Extra("in_library", len(f.Episodes)-len(missing)))
 }
 
 // downloadQueue reads a library's episode download queue as it is now.
@@ -131,7 +132,7 @@ func DownloadPodcastEpisodes(ctx context.Context, d *kit.Deps, a toolargs.Downlo
 			}
 		}
 		if len(unknown) > 0 {
-			return nil, kit.Errorf(kit.Unchanged, `argument "episodes": %s %s not in the feed of podcast %s (check_new_episodes lists the keys of the episodes it lacks).`, kit.ListIDs(unknown), kit.PluralBe(len(unknown)), kit.ShowID(it.ID))
+			return nil, kit.Errorf(kit.Unchanged, `argument "episodes": %s %s not in the feed of podcast %s (check_new_episodes lists the keys of the episodes it lacks).`, result.ListIDs(unknown), result.PluralBe(len(unknown)), kit.ShowID(it.ID))
 		}
 		var have []string
 		for _, e := range pick {
@@ -140,7 +141,7 @@ func DownloadPodcastEpisodes(ctx context.Context, d *kit.Deps, a toolargs.Downlo
 			}
 		}
 		if len(have) > 0 {
-			return nil, kit.Errorf(kit.Unchanged, `argument "episodes": podcast %s already has %s; Audiobookshelf would download a second copy. Leave %s out.`, kit.ShowID(it.ID), kit.ListIDs(have), map[bool]string{true: "it", false: "them"}[len(have) == 1])
+			return nil, kit.Errorf(kit.Unchanged, `argument "episodes": podcast %s already has %s; Audiobookshelf would download a second copy. Leave %s out.`, kit.ShowID(it.ID), result.ListIDs(have), map[bool]string{true: "it", false: "them"}[len(have) == 1])
 		}
 	} else {
 		for _, e := range f.Episodes {
@@ -176,7 +177,7 @@ func DownloadPodcastEpisodes(ctx context.Context, d *kit.Deps, a toolargs.Downlo
 	}
 	if len(send) == 0 {
 		out["note"] = "Nothing was queued: the podcast has every episode asked for, or they are queued already. Nothing was sent."
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	var buf bytes.Buffer
 	buf.WriteByte('[')
@@ -194,12 +195,12 @@ func DownloadPodcastEpisodes(ctx context.Context, d *kit.Deps, a toolargs.Downlo
 	}
 	find := map[string]any{"library_id": it.LibraryID, "library_item_id": it.ID, "episodes": keys}
 	out["next"] = fmt.Sprintf(`Audiobookshelf downloads them one at a time; list_podcast_downloads {"library_id": %q, "library_item_id": %q} follows them.`, it.LibraryID, it.ID)
-	out["episode_ids_from"] = &kit.PutBack{Tool: "list_podcast_downloads", Arguments: find,
+	out["episode_ids_from"] = &result.PutBack{Tool: "list_podcast_downloads", Arguments: find,
 		Note: "Once a download has finished, this names its episode id (under episodes, by key). Audiobookshelf keeps the feed's guid and enclosure URL on the new episode, and the key is made from them (the guid, or the enclosure URL when there is none), as it is for each entry of queued."}
-	out["put_back"] = &kit.PutBack{Tool: "delete_podcast_episode", Arguments: map[string]any{"library_item_id": it.ID, "delete_file": true},
+	out["put_back"] = &result.PutBack{Tool: "delete_podcast_episode", Arguments: map[string]any{"library_item_id": it.ID, "delete_file": true},
 		Note: "One call for each downloaded episode, with its episode_id from episode_ids_from added; it removes the episode with its file, and asks the person first, as every delete does. A download that failed made no episode and needs no put-back."}
 	out["also_changed"] = downloadSideEffects
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }
 
 // QueuedEpisode is one episode download_podcast_episodes queued, with what
@@ -303,7 +304,7 @@ func ListPodcastDownloads(ctx context.Context, d *kit.Deps, a toolargs.ListPodca
 	if out == nil {
 		out = []Download{}
 	}
-	extra := []kit.Field{kit.Extra("library_id", a.LibraryID)}
+	extra := []result.Field{result.Extra("library_id", a.LibraryID)}
 	if a.LibraryItemID != nil {
 		it, err := getPodcast(ctx, d, *a.LibraryItemID)
 		if err != nil {
@@ -322,13 +323,13 @@ func ListPodcastDownloads(ctx context.Context, d *kit.Deps, a toolargs.ListPodca
 			}
 			added = append(added, ae)
 		}
-		extra = append(extra, kit.Extra("library_item_id", it.ID), kit.Extra("recently_added", added), kit.Extra("episodes_in_library", len(it.Media.Episodes)))
+		extra = append(extra, result.Extra("library_item_id", it.ID), result.Extra("recently_added", added), result.Extra("episodes_in_library", len(it.Media.Episodes)))
 		if a.Episodes != nil {
-			extra = append(extra, kit.Extra("episodes", keyStates(it, a.Episodes, current, queue)))
+			extra = append(extra, result.Extra("episodes", keyStates(it, a.Episodes, current, queue)))
 		}
 	}
-	extra = append(extra, kit.Extra("finished", "Audiobookshelf keeps no list of finished downloads: a finished one is an episode of its podcast (recently_added, with library_item_id); one that left the queue without becoming an episode failed (the Audiobookshelf log says why)."))
-	return kit.Page(d, "downloads", kit.PagingOf(a.Page, a.Limit), out, nil, kit.AsIs, extra...)
+	extra = append(extra, result.Extra("finished", "Audiobookshelf keeps no list of finished downloads: a finished one is an episode of its podcast (recently_added, with library_item_id); one that left the queue without becoming an episode failed (the Audiobookshelf log says why)."))
+	return result.Page(d, "downloads", result.PagingOf(a.Page, a.Limit), out, nil, result.AsIs, extra...)
 }
 
 // keyStates says for each download key where its episode is: an episode

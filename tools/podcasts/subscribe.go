@@ -11,6 +11,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -45,11 +46,11 @@ func SearchPodcasts(ctx context.Context, d *kit.Deps, a toolargs.SearchPodcasts)
 		}
 		out = append(out, PodcastResult{ITunesID: r.ID, Title: r.Title, Author: r.ArtistName, FeedURL: r.FeedURL, Episodes: r.TrackCount, Genres: strings.Join(g, ", "), Explicit: r.Explicit})
 	}
-	var extra []kit.Field
+	var extra []result.Field
 	if len(out) == 0 {
-		extra = append(extra, kit.Extra("note", "No results. Audiobookshelf asks iTunes and answers an empty list when it cannot reach it too (its server needs internet access); a feed URL known otherwise works with get_podcast_feed and create_podcast."))
+		extra = append(extra, result.Extra("note", "No results. Audiobookshelf asks iTunes and answers an empty list when it cannot reach it too (its server needs internet access); a feed URL known otherwise works with get_podcast_feed and create_podcast."))
 	}
-	return kit.Page(d, "podcasts", kit.PagingOf(a.Page, a.Limit), out, nil, kit.AsIs, extra...)
+	return result.Page(d, "podcasts", result.PagingOf(a.Page, a.Limit), out, nil, result.AsIs, extra...)
 }
 
 // GetPodcastFeed is get_podcast_feed.
@@ -72,10 +73,10 @@ func GetPodcastFeed(ctx context.Context, d *kit.Deps, a toolargs.GetPodcastFeed)
 	if len(cats) > compact.TermsCap {
 		cats = cats[:compact.TermsCap]
 	}
-	return kit.Page(d, "episodes", kit.PagingOf(a.Page, a.Limit), eps, nil, kit.AsIs,
-		kit.Extra("title", m.Title), kit.Extra("author", m.Author), kit.Extra("feed_url", m.FeedURL), kit.Extra("language", m.Language),
-		kit.Extra("type", m.Type), kit.Extra("categories", strings.Join(cats, ", ")),
-		kit.Extra("description", desc), kit.Extra("description_length", descLen))
+	return result.Page(d, "episodes", result.PagingOf(a.Page, a.Limit), eps, nil, result.AsIs,
+		result.Extra("title", m.Title), result.Extra("author", m.Author), result.Extra("feed_url", m.FeedURL), result.Extra("language", m.Language),
+		result.Extra("type", m.Type), result.Extra("categories", strings.Join(cats, ", ")),
+		result.Extra("description", desc), result.Extra("description_length", descLen))
 }
 
 // CreatePodcast is create_podcast.
@@ -97,13 +98,13 @@ func CreatePodcast(ctx context.Context, d *kit.Deps, a toolargs.CreatePodcast) (
 	}
 	switch {
 	case a.FolderID != nil && folderID == "":
-		return nil, kit.Errorf(kit.Unchanged, `argument "folder_id": library %s has no folder %s; its folders are %s.`, a.LibraryID, *a.FolderID, kit.ListIDs(ids))
+		return nil, kit.Errorf(kit.Unchanged, `argument "folder_id": library %s has no folder %s; its folders are %s.`, a.LibraryID, *a.FolderID, result.ListIDs(ids))
 	case a.FolderID == nil && len(lib.Folders) == 1:
 		folderID, folderPath = lib.Folders[0].ID, lib.Folders[0].FullPath
 	case a.FolderID == nil && len(lib.Folders) == 0:
 		return nil, kit.Errorf(kit.Unchanged, "Library %s has no folder to put a podcast in (add one in Audiobookshelf's library settings).", a.LibraryID)
 	case a.FolderID == nil:
-		return nil, kit.Errorf(kit.Unchanged, `argument "folder_id": library %s has %d folders (%s); name the one to put the podcast in.`, a.LibraryID, len(ids), kit.ListIDs(ids))
+		return nil, kit.Errorf(kit.Unchanged, `argument "folder_id": library %s has %d folders (%s); name the one to put the podcast in.`, a.LibraryID, len(ids), result.ListIDs(ids))
 	}
 	f, err := readFeed(ctx, d, a.FeedUrl)
 	if err != nil {
@@ -153,12 +154,12 @@ func CreatePodcast(ctx context.Context, d *kit.Deps, a toolargs.CreatePodcast) (
 	if err := kit.Decode(rb, &it); err != nil {
 		return nil, err
 	}
-	return kit.JSONResult(map[string]any{
+	return result.JSONResult(map[string]any{
 		"created": true, "library_item_id": it.ID, "library_id": it.LibraryID, "title": it.Media.Metadata.Title.Value,
 		"folder_id": folderID, "path": req.Path, "feed_url": a.FeedUrl, "feed_episodes": len(f.Episodes),
 		"auto_download": a.AutoDownload,
 		"next":          "It has no episodes yet: check_new_episodes lists the feed's, download_podcast_episodes fetches them.",
-		"put_back": &kit.PutBack{Tool: "delete_podcast", Arguments: map[string]any{"library_item_id": it.ID, "delete_files": true},
+		"put_back": &result.PutBack{Tool: "delete_podcast", Arguments: map[string]any{"library_item_id": it.ID, "delete_files": true},
 			Note: "Deletes the podcast with its folder " + req.Path + ", which this call made (it was not on disk before), with what is in it then: the cover Audiobookshelf downloaded into it, and any episode downloaded since. It asks the person first, as every delete does."},
 	})
 }

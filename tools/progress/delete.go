@@ -10,6 +10,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -50,7 +52,7 @@ func PlanDeleteMediaProgress(ctx context.Context, d *kit.Deps, a toolargs.Delete
 	}
 	// The record carries no title: the item is read for the question's
 	// name (by its id alone when that read fails).
-	of := d.ItemName(ctx, rec.LibraryItemID, rec.EpisodeID)
+	of := naming.ItemName(ctx, d, rec.LibraryItemID, rec.EpisodeID)
 	state := fmt.Sprintf("at %d s, %d%%", compact.Seconds(rec.CurrentTime), compact.Pct(rec.Progress))
 	if rec.IsFinished {
 		state = "finished"
@@ -78,7 +80,7 @@ func PlanDeleteMediaProgress(ctx context.Context, d *kit.Deps, a toolargs.Delete
 			if err != nil {
 				return nil, err
 			}
-			return kit.JSONResult(map[string]any{"deleted": true, "media_progress_id": rec.ID, "library_item_id": rec.LibraryItemID})
+			return result.JSONResult(map[string]any{"deleted": true, "media_progress_id": rec.ID, "library_item_id": rec.LibraryItemID})
 		},
 	}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -32,7 +33,7 @@ func mediaTarget(ctx context.Context, d *kit.Deps, itemID string, episodeID *str
 				}
 				ids = append(ids, e.ID)
 			}
-			return nil, 0, kit.Errorf(kit.NotSent, `argument "episode_id": library item %s is a podcast, so episode_id is required (for example %s; get_library_item lists them all).`, itemID, kit.ListIDs(ids)+more)
+			return nil, 0, kit.Errorf(kit.NotSent, `argument "episode_id": library item %s is a podcast, so episode_id is required (for example %s; get_library_item lists them all).`, itemID, result.ListIDs(ids)+more)
 		}
 		for i := range it.Media.Episodes {
 			if e := &it.Media.Episodes[i]; e.ID == *episodeID {
@@ -91,10 +92,10 @@ func GetMediaProgress(ctx context.Context, d *kit.Deps, a toolargs.GetMediaProgr
 		if a.EpisodeID != nil {
 			out["episode_id"] = *a.EpisodeID
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	if r.Status/100 != 2 {
 		return nil, kit.StatusError(r, target(a.LibraryItemID, a.EpisodeID), false)
 	}
-	return kit.JSONResult(compact.ProgressOf(&p))
+	return result.JSONResult(compact.ProgressOf(&p))
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -43,7 +45,7 @@ func PlanSetMediaProgress(ctx context.Context, d *kit.Deps, a toolargs.SetMediaP
 	if a.EpisodeID != nil {
 		plan.Targets = append(plan.Targets, *a.EpisodeID)
 	}
-	if loss := finishedLoss(rec, bodies, kit.ItemNamed(it, a.LibraryItemID, a.EpisodeID)); loss != "" {
+	if loss := finishedLoss(rec, bodies, naming.ItemNamed(it, a.LibraryItemID, a.EpisodeID)); loss != "" {
 		plan.Effects = append(plan.Effects, EffectClearsFinishedDate)
 		plan.Action = loss
 		if len(bodies) > 1 && bodies[1].CurrentTime != nil {
@@ -72,7 +74,7 @@ func PlanSetMediaProgress(ctx context.Context, d *kit.Deps, a toolargs.SetMediaP
 		}
 		r, err := readProgress(ctx, d, a.LibraryItemID, a.EpisodeID)
 		if err != nil || r.Status/100 != 2 {
-			return kit.JSONResult(map[string]any{"updated": true, "note": "The progress was set; reading it back failed.", "previous": prev})
+			return result.JSONResult(map[string]any{"updated": true, "note": "The progress was set; reading it back failed.", "previous": prev})
 		}
 		var p absdata.Progress
 		if err := kit.Decode(r.Body, &p); err != nil {
@@ -83,12 +85,12 @@ func PlanSetMediaProgress(ctx context.Context, d *kit.Deps, a toolargs.SetMediaP
 		case plan.Effect(EffectClearsFinishedDate):
 			out["note"] = "The finished date it had (previous.finished_at) cannot be given back from here."
 		case rec == nil && guard.ValidID(p.ID):
-			out["put_back"] = &kit.PutBack{Tool: "delete_media_progress", Arguments: map[string]any{"media_progress_id": p.ID},
+			out["put_back"] = &result.PutBack{Tool: "delete_media_progress", Arguments: map[string]any{"media_progress_id": p.ID},
 				Note: "There was no record before; deleting the new one asks the person first."}
 		case putBack != nil:
 			out["put_back"] = putBack
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }
@@ -135,7 +137,7 @@ func finishedLoss(rec *absdata.Progress, bodies []abs.MediaProgressUpdate, what 
 // resets the flag when the position moves), and un-finishes first when the
 // record was not finished (that put-back asks, as it clears the finished
 // date the call made).
-func progressPutBack(rec *absdata.Progress, a toolargs.SetMediaProgress) (prev any, pb *kit.PutBack) {
+func progressPutBack(rec *absdata.Progress, a toolargs.SetMediaProgress) (prev any, pb *result.PutBack) {
 	if rec == nil {
 		return map[string]any{"started": false}, nil
 	}
@@ -155,7 +157,7 @@ func progressPutBack(rec *absdata.Progress, a toolargs.SetMediaProgress) (prev a
 			}
 		}
 	}
-	return compact.ProgressOf(rec), &kit.PutBack{Tool: "set_media_progress", Arguments: args, Note: note}
+	return compact.ProgressOf(rec), &result.PutBack{Tool: "set_media_progress", Arguments: args, Note: note}
 }
 
 // finishWindow is how close to the end Audiobookshelf counts a position as

@@ -11,6 +11,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // editable are the fields update_item_metadata sets, by its names; match
@@ -152,7 +153,7 @@ func changeItem(ctx context.Context, d *kit.Deps, id string, s kit.Sender) ([]by
 // null texts become "" (Audiobookshelf stores "" as null). ok is false
 // when the result would not be accepted by update_item_metadata (a value
 // longer than it takes, a null title).
-func putBackArgs(id string, prev map[string]any) (*kit.PutBack, string) {
+func putBackArgs(id string, prev map[string]any) (*result.PutBack, string) {
 	fields := map[string]any{}
 	for k, v := range prev {
 		if v == nil {
@@ -168,7 +169,7 @@ func putBackArgs(id string, prev map[string]any) (*kit.PutBack, string) {
 	if _, err := toolargs.DecodeUpdateItemMetadata(raw); err != nil {
 		return nil, kit.Clip(err.Error(), 300)
 	}
-	return &kit.PutBack{Tool: "update_item_metadata", Arguments: args}, ""
+	return &result.PutBack{Tool: "update_item_metadata", Arguments: args}, ""
 }
 
 // descriptionShown is how much of a new description an answer repeats.
@@ -181,7 +182,7 @@ func nowValues(b *absdata.Item, fields []string, id string) map[string]any {
 	for _, k := range fields {
 		v := valueOf(b, k)
 		if s, ok := v.(string); ok && k == "description" {
-			shown, total, cut := kit.Excerpt(s, descriptionShown, fmt.Sprintf(`get_library_item {"library_item_id": %q}`, id))
+			shown, total, cut := result.Excerpt(s, descriptionShown, fmt.Sprintf(`get_library_item {"library_item_id": %q}`, id))
 			if cut != "" {
 				now[k] = map[string]any{"start": shown, "length": total}
 				continue

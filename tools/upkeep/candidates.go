@@ -14,6 +14,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/text/unicode/norm"
 )
@@ -58,8 +59,8 @@ type Candidate struct {
 	// Fill is the update_item_metadata call that fills the book's empty
 	// fields from the result (nil when it fills none); NotFilled says
 	// which of them it leaves out, and why.
-	Fill      *kit.PutBack `json:"fill,omitempty"`
-	NotFilled string       `json:"not_filled,omitempty"`
+	Fill      *result.PutBack `json:"fill,omitempty"`
+	NotFilled string          `json:"not_filled,omitempty"`
 }
 
 // bookView is the book the candidates are compared with.
@@ -113,13 +114,13 @@ func FindMatchCandidates(ctx context.Context, d *kit.Deps, a toolargs.FindMatchC
 		}
 		return 0
 	})
-	extra := []kit.Field{kit.Extra("book", view), kit.Extra("provider", provider), kit.Extra("searched", map[string]string{"title": title, "author": author})}
+	extra := []result.Field{result.Extra("book", view), result.Extra("provider", provider), result.Extra("searched", map[string]string{"title": title, "author": author})}
 	if len(out) == 0 {
-		extra = append(extra, kit.Extra("note", "The provider had no result (Audiobookshelf answers none too when it cannot reach the provider). Try another provider, or a shorter title."))
+		extra = append(extra, result.Extra("note", "The provider had no result (Audiobookshelf answers none too when it cannot reach the provider). Try another provider, or a shorter title."))
 	} else {
-		extra = append(extra, kit.Extra("note", "Best fit first. To take one: its fill call fills the book's empty fields (add fields to replace filled ones: update_item_metadata answers with the put-back, or asks); set_item_cover takes its cover."))
+		extra = append(extra, result.Extra("note", "Best fit first. To take one: its fill call fills the book's empty fields (add fields to replace filled ones: update_item_metadata answers with the put-back, or asks); set_item_cover takes its cover."))
 	}
-	return kit.Page(d, "candidates", kit.PagingOf(a.Page, a.Limit), out, nil, kit.AsIs, extra...)
+	return result.Page(d, "candidates", result.PagingOf(a.Page, a.Limit), out, nil, result.AsIs, extra...)
 }
 
 // readBookExpanded reads a book expanded (its duration is there).
@@ -267,7 +268,7 @@ func candidateOf(b *absdata.Item, view bookView, r *absdata.BookSearchResult, ra
 		}
 	}
 	if desc := string(r.Description); desc != "" {
-		shown, total, _ := kit.Excerpt(desc, candidateDescription, "")
+		shown, total, _ := result.Excerpt(desc, candidateDescription, "")
 		c.Description = shown
 		if total > len([]rune(shown)) {
 			c.DescriptionLength = total
@@ -367,7 +368,7 @@ func candidateOf(b *absdata.Item, view bookView, r *absdata.BookSearchResult, ra
 		c.NotFilled = strings.Join(left, "; ")
 	}
 	if len(fill) > 0 {
-		c.Fill = &kit.PutBack{Tool: "update_item_metadata", Arguments: map[string]any{"library_item_id": b.ID, "fields": fill}}
+		c.Fill = &result.PutBack{Tool: "update_item_metadata", Arguments: map[string]any{"library_item_id": b.ID, "fields": fill}}
 	}
 	return c
 }

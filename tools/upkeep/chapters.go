@@ -12,6 +12,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -71,21 +73,21 @@ func GetProviderChapters(ctx context.Context, d *kit.Deps, a toolargs.GetProvide
 		return nil, err
 	}
 	if none != "" {
-		return kit.Page(d, "chapters", kit.PagingOf(a.Page, a.Limit), []absdata.Chapter{}, nil, kit.AsIs,
-			kit.Extra("library_item_id", a.LibraryItemID), kit.Extra("asin", code), kit.Extra("region", a.Region),
-			kit.Extra("book_chapters", len(b.Media.Chapters)), kit.Extra("note", none))
+		return result.Page(d, "chapters", result.PagingOf(a.Page, a.Limit), []absdata.Chapter{}, nil, result.AsIs,
+			result.Extra("library_item_id", a.LibraryItemID), result.Extra("asin", code), result.Extra("region", a.Region),
+			result.Extra("book_chapters", len(b.Media.Chapters)), result.Extra("note", none))
 	}
 	runtime := v.RuntimeLengthMs / 1000
-	extra := []kit.Field{kit.Extra("library_item_id", a.LibraryItemID), kit.Extra("asin", code), kit.Extra("region", a.Region),
-		kit.Extra("book_chapters", len(b.Media.Chapters)), kit.Extra("book_duration_seconds", math.Round(b.Media.Duration*10)/10),
-		kit.Extra("provider_runtime_seconds", math.Round(runtime*10)/10), kit.Extra("provider_chapters", len(v.Chapters))}
+	extra := []result.Field{result.Extra("library_item_id", a.LibraryItemID), result.Extra("asin", code), result.Extra("region", a.Region),
+		result.Extra("book_chapters", len(b.Media.Chapters)), result.Extra("book_duration_seconds", math.Round(b.Media.Duration*10)/10),
+		result.Extra("provider_runtime_seconds", math.Round(runtime*10)/10), result.Extra("provider_chapters", len(v.Chapters))}
 	if v.IsAccurate != nil {
 		// Audnexus's own word on whether its chapter times are exact.
-		extra = append(extra, kit.Extra("timing", map[bool]string{true: "accurate", false: "not accurate"}[*v.IsAccurate]))
+		extra = append(extra, result.Extra("timing", map[bool]string{true: "accurate", false: "not accurate"}[*v.IsAccurate]))
 	}
 	off := math.Abs(runtime - b.Media.Duration)
 	fits := off <= math.Max(60, b.Media.Duration*0.01)
-	extra = append(extra, kit.Extra("runtimes", map[bool]string{true: "agree", false: "differ"}[fits]))
+	extra = append(extra, result.Extra("runtimes", map[bool]string{true: "agree", false: "differ"}[fits]))
 	note := fmt.Sprintf("The book's duration and Audnexus's runtime differ by %s s: ", trimFloat(math.Round(off*10)/10))
 	if fits {
 		note += "the same recording, most likely. "
@@ -96,8 +98,8 @@ func GetProviderChapters(ctx context.Context, d *kit.Deps, a toolargs.GetProvide
 		note += fmt.Sprintf("%d chapter(s) start after the book's end and are left out. ", len(v.Chapters)-len(chapters))
 	}
 	note += "set_item_chapters applies them (it asks when the book has chapters)."
-	extra = append(extra, kit.Extra("note", note))
-	return kit.Page(d, "chapters", kit.PagingOf(a.Page, a.Limit), chapters, nil, kit.AsIs, extra...)
+	extra = append(extra, result.Extra("note", note))
+	return result.Page(d, "chapters", result.PagingOf(a.Page, a.Limit), chapters, nil, result.AsIs, extra...)
 }
 
 // CheckSetItemChapters refuses clear beside an ASIN.
@@ -149,7 +151,7 @@ func PlanSetItemChapters(ctx context.Context, d *kit.Deps, a toolargs.SetItemCha
 			return nil, kit.Errorf(kit.Unchanged, `argument "asin": %s`, none)
 		}
 	}
-	named := kit.Named("book", b.Media.Metadata.Title.Value, id)
+	named := naming.Named("book", b.Media.Metadata.Title.Value, id)
 	plan := &kit.Plan{Targets: []string{id}, Read: chaptersRead{ID: b.ID, Before: had, After: chapters}}
 	if len(had) > 0 {
 		plan.Effects = []string{EffectReplacesChapters}
@@ -198,13 +200,13 @@ func PlanSetItemChapters(ctx context.Context, d *kit.Deps, a toolargs.SetItemCha
 			out["asin"] = code
 		}
 		if len(had) == 0 && len(chapters) > 0 {
-			out["put_back"] = &kit.PutBack{Tool: "set_item_chapters", Arguments: map[string]any{"library_item_id": id, "clear": true},
+			out["put_back"] = &result.PutBack{Tool: "set_item_chapters", Arguments: map[string]any{"library_item_id": id, "clear": true},
 				Note: "The book had no chapters: this clears them again (it asks the person first, as the book then has chapters)."}
 		}
 		if len(had) > 0 {
 			out["note"] = "The previous chapters were replaced; they cannot be set back from here."
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }

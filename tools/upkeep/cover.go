@@ -12,6 +12,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -53,7 +55,7 @@ func GetItemCover(ctx context.Context, d *kit.Deps, a toolargs.GetItemCover) (*m
 	if len(img) < 3 || img[0] != 0xFF || img[1] != 0xD8 || img[2] != 0xFF {
 		return nil, kit.Errorf(kit.Unchanged, "Audiobookshelf's answer for the cover of library item %s is labelled JPEG but is not one (%d bytes).", a.LibraryItemID, len(img))
 	}
-	info, _ := kit.Marshal(map[string]any{"library_item_id": a.LibraryItemID, "width": width, "mime_type": "image/jpeg", "bytes": len(img)})
+	info, _ := result.Marshal(map[string]any{"library_item_id": a.LibraryItemID, "width": width, "mime_type": "image/jpeg", "bytes": len(img)})
 	return &mcp.CallToolResult{Content: []mcp.Content{
 		&mcp.ImageContent{Data: img, MIMEType: "image/jpeg"},
 		&mcp.TextContent{Text: string(info)},
@@ -87,7 +89,7 @@ func PlanRemoveItemCover(ctx context.Context, d *kit.Deps, a toolargs.RemoveItem
 	file := it.Media.CoverPath.Value
 	return &kit.Plan{
 		Targets: []string{id},
-		Action:  fmt.Sprintf("This will remove the cover of %s: Audiobookshelf forgets which image file is its cover.", kit.ItemNamed(it, id, nil)),
+		Action:  fmt.Sprintf("This will remove the cover of %s: Audiobookshelf forgets which image file is its cover.", naming.ItemNamed(it, id, nil)),
 		Read:    coverRead{ID: it.ID, UpdatedAt: it.UpdatedAt, HasCover: true},
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
 			r, err := d.Send(kit.ForItem(ctx, id), true, func(ctx context.Context) (*http.Response, error) {
@@ -105,7 +107,7 @@ func PlanRemoveItemCover(ctx context.Context, d *kit.Deps, a toolargs.RemoveItem
 			if err := d.CheckWrite(r, "the cover of library item "+id); err != nil {
 				return nil, err
 			}
-			return kit.JSONResult(map[string]any{"removed": true, "library_item_id": id,
+			return result.JSONResult(map[string]any{"removed": true, "library_item_id": id,
 				"file_kept": file,
 				"note":      "Audiobookshelf no longer takes this file as the item's cover; the file itself was not deleted. A later scan that finds an image file in the item's own folder may take it as the cover again."})
 		},
@@ -147,14 +149,14 @@ func SearchCovers(ctx context.Context, d *kit.Deps, a toolargs.SearchCovers) (*m
 	for i, u := range v.Results {
 		out = append(out, CoverChoice{N: i + 1, URL: u})
 	}
-	extra := []kit.Field{kit.Extra("library_item_id", a.LibraryItemID), kit.Extra("has_cover", b.Media.CoverPath.Valid && b.Media.CoverPath.Value != ""),
-		kit.Extra("provider", provider), kit.Extra("searched", map[string]string{"title": title, "author": author})}
+	extra := []result.Field{result.Extra("library_item_id", a.LibraryItemID), result.Extra("has_cover", b.Media.CoverPath.Valid && b.Media.CoverPath.Value != ""),
+		result.Extra("provider", provider), result.Extra("searched", map[string]string{"title": title, "author": author})}
 	if len(out) == 0 {
-		extra = append(extra, kit.Extra("note", "No cover found (Audiobookshelf answers none too when it cannot reach the provider). Try another provider, or all."))
+		extra = append(extra, result.Extra("note", "No cover found (Audiobookshelf answers none too when it cannot reach the provider). Try another provider, or all."))
 	} else {
-		extra = append(extra, kit.Extra("note", "Look with the person; set_item_cover takes the one chosen (it asks first when the book has a cover)."))
+		extra = append(extra, result.Extra("note", "Look with the person; set_item_cover takes the one chosen (it asks first when the book has a cover)."))
 	}
-	return kit.Page(d, "covers", kit.PagingOf(a.Page, a.Limit), out, nil, kit.AsIs, extra...)
+	return result.Page(d, "covers", result.PagingOf(a.Page, a.Limit), out, nil, result.AsIs, extra...)
 }
 
 // EffectReplacesCover is set_item_cover's effect that makes it ask
@@ -176,7 +178,7 @@ func PlanSetItemCover(ctx context.Context, d *kit.Deps, a toolargs.SetItemCover)
 	plan := &kit.Plan{Targets: []string{id}, Read: coverRead{ID: it.ID, UpdatedAt: it.UpdatedAt, HasCover: had}}
 	if had {
 		plan.Effects = []string{EffectReplacesCover}
-		plan.Action = fmt.Sprintf("This will replace the cover of %s with the image at %s.", kit.ItemNamed(it, id, nil), guard.Quote(a.Url))
+		plan.Action = fmt.Sprintf("This will replace the cover of %s with the image at %s.", naming.ItemNamed(it, id, nil), guard.Quote(a.Url))
 		plan.Consequences = []string{"Audiobookshelf writes the new image as the item's cover file, overwriting or deleting the present cover image on disk: it cannot be set back from here."}
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
@@ -208,10 +210,10 @@ func PlanSetItemCover(ctx context.Context, d *kit.Deps, a toolargs.SetItemCover)
 		if had {
 			out["note"] = "The previous cover image was replaced on disk; it cannot be set back from here."
 		} else {
-			out["put_back"] = &kit.PutBack{Tool: "remove_item_cover", Arguments: map[string]any{"library_item_id": id},
+			out["put_back"] = &result.PutBack{Tool: "remove_item_cover", Arguments: map[string]any{"library_item_id": id},
 				Note: "The item had no cover: this takes the new one off again (it asks the person first). The image file stays on the server's disk."}
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }

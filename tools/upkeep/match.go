@@ -12,6 +12,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -43,7 +45,7 @@ func PlanMatchLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.MatchLibr
 	plan := &kit.Plan{Targets: []string{a.LibraryItemID}, Read: matchRead{ID: b.ID, UpdatedAt: b.UpdatedAt, Filled: filled}}
 	if a.Override && len(filled) > 0 {
 		plan.Effects = []string{EffectOverwritesFilledFields}
-		plan.Action = fmt.Sprintf("This will replace up to %d filled field(s) of %s with the first result of provider %s: %s.", len(filled), kit.Named("book", b.Media.Metadata.Title.Value, a.LibraryItemID), guard.Quote(a.Provider), strings.Join(filled, ", "))
+		plan.Action = fmt.Sprintf("This will replace up to %d filled field(s) of %s with the first result of provider %s: %s.", len(filled), naming.Named("book", b.Media.Metadata.Title.Value, a.LibraryItemID), guard.Quote(a.Provider), strings.Join(filled, ", "))
 		plan.Consequences = []string{"Only the fields the provider has a value for change. The answer carries the old values; update_item_metadata can put back every field but a replaced cover."}
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
@@ -66,7 +68,7 @@ func PlanMatchLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.MatchLibr
 			return nil, err
 		}
 		if v.Warning != nil && v.LibraryItem == nil {
-			return kit.JSONResult(map[string]any{"matched": false, "library_item_id": a.LibraryItemID, "provider": a.Provider,
+			return result.JSONResult(map[string]any{"matched": false, "library_item_id": a.LibraryItemID, "provider": a.Provider,
 				"warning": kit.Clip(kit.CleanText(*v.Warning), 200), "note": "The provider had no match; nothing was changed. Try another provider."})
 		}
 		after := v.LibraryItem
@@ -101,7 +103,7 @@ func PlanMatchLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.MatchLibr
 			if readBack {
 				out["note"] = "Read back, the book holds what it held before the match: nothing was changed."
 			}
-			return kit.JSONResult(out)
+			return result.JSONResult(out)
 		}
 		out["previous"] = prev
 		out["now"] = nowValues(after, changed, a.LibraryItemID)
@@ -114,7 +116,7 @@ func PlanMatchLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.MatchLibr
 				lost = append(lost, k)
 			}
 		}
-		var pb *kit.PutBack
+		var pb *result.PutBack
 		if len(editable) > 0 {
 			var why string
 			if pb, why = putBackArgs(a.LibraryItemID, editable); pb == nil {
@@ -128,7 +130,7 @@ func PlanMatchLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.MatchLibr
 		var kept []string
 		for _, k := range lost {
 			if k == "cover" && prev[k] == nil {
-				cover := &kit.PutBack{Tool: "remove_item_cover", Arguments: map[string]any{"library_item_id": a.LibraryItemID},
+				cover := &result.PutBack{Tool: "remove_item_cover", Arguments: map[string]any{"library_item_id": a.LibraryItemID},
 					Note: "Takes off the cover this match fetched (the book had none); it asks the person first. The image file stays on the server's disk."}
 				if pb == nil {
 					pb = cover
@@ -145,7 +147,7 @@ func PlanMatchLibraryItem(ctx context.Context, d *kit.Deps, a toolargs.MatchLibr
 		if len(kept) > 0 {
 			out["not_put_back"] = fmt.Sprintf("%s: no tool here sets them; their old values are in previous.", strings.Join(kept, ", "))
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }

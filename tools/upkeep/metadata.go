@@ -13,6 +13,8 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/toolargs"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -289,10 +291,10 @@ type metadataRead struct {
 func authorsAndSeries(authors, series []string, names map[string]string) string {
 	var parts []string
 	if len(authors) > 0 {
-		parts = append(parts, countOf(len(authors), "author", "authors")+" ("+kit.ListTitled(kit.Titles(authors, names))+")")
+		parts = append(parts, countOf(len(authors), "author", "authors")+" ("+naming.ListTitled(naming.Titles(authors, names))+")")
 	}
 	if len(series) > 0 {
-		parts = append(parts, countOf(len(series), "series", "series")+" ("+kit.ListTitled(kit.Titles(series, names))+")")
+		parts = append(parts, countOf(len(series), "series", "series")+" ("+naming.ListTitled(naming.Titles(series, names))+")")
 	}
 	return strings.Join(parts, " and ")
 }
@@ -328,7 +330,7 @@ func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateI
 	}
 	if len(prev) == 0 {
 		plan.Execute = func(context.Context) (*mcp.CallToolResult, error) {
-			return kit.JSONResult(map[string]any{"updated": false, "library_item_id": a.LibraryItemID,
+			return result.JSONResult(map[string]any{"updated": false, "library_item_id": a.LibraryItemID,
 				"note": "Every field given already holds that value; nothing was sent."})
 		}
 		return plan, nil
@@ -343,8 +345,8 @@ func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateI
 	// The answer must carry the previous values whole: refuse before
 	// changing anything when it could not.
 	probe := map[string]any{"previous": prev, "put_back": pb}
-	if pj, _ := kit.Marshal(probe); len([]rune(string(pj)))+2000 > d.Room() {
-		return nil, kit.Errorf(kit.Unchanged, `argument "fields": the values these fields hold now take %d characters, and the answer must carry them whole (with the call that puts them back) within the result budget of %d (AUDIOBOOKSHELF_MAX_RESULT_CHARS). Change fewer fields at a time, or raise the budget.`, len([]rune(string(pj))), d.MaxChars())
+	if pj, _ := result.Marshal(probe); len([]rune(string(pj)))+2000 > result.Room(d) {
+		return nil, kit.Errorf(kit.Unchanged, `argument "fields": the values these fields hold now take %d characters, and the answer must carry them whole (with the call that puts them back) within the result budget of %d (AUDIOBOOKSHELF_MAX_RESULT_CHARS). Change fewer fields at a time, or raise the budget.`, len([]rune(string(pj))), result.MaxChars(d))
 	}
 	offAuthors, offSeries := takenOff(b, a.Fields)
 	delAuthors, delSeries, err := deletedRecords(ctx, d, b, offAuthors, offSeries)
@@ -368,7 +370,7 @@ func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateI
 	for _, se := range b.Media.Metadata.Series {
 		names[se.ID] = se.Name
 	}
-	fields := fmt.Sprintf("%s (%s) of %s", countOf(len(changing), "field", "fields"), strings.Join(changing, ", "), kit.Named("book", b.Media.Metadata.Title.Value, a.LibraryItemID))
+	fields := fmt.Sprintf("%s (%s) of %s", countOf(len(changing), "field", "fields"), strings.Join(changing, ", "), naming.Named("book", b.Media.Metadata.Title.Value, a.LibraryItemID))
 	lostFields, controls := unrestorable(a.LibraryItemID, prev, changing)
 	if len(delAuthors) > 0 || len(delSeries) > 0 || len(movedAuthors) > 0 || len(movedSeries) > 0 || len(lostFields) > 0 {
 		plan.Read = metadataRead{ID: b.ID, UpdatedAt: b.UpdatedAt, Authors: delAuthors, Series: delSeries, MovedAuthors: movedAuthors, MovedSeries: movedSeries, Unrestorable: lostFields}
@@ -455,7 +457,7 @@ func PlanUpdateItemMetadata(ctx context.Context, d *kit.Deps, a toolargs.UpdateI
 		if len(notes) > 0 {
 			out["notes"] = notes
 		}
-		return kit.JSONResult(out)
+		return result.JSONResult(out)
 	}
 	return plan, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/absdata"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/compact"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -135,7 +136,7 @@ func ScanLibrary(ctx context.Context, d *kit.Deps, a toolargs.ScanLibrary) (*mcp
 			out.Outcome = "running"
 			out.WaitedS = compact.Round1(elapsed.Seconds())
 			out.Note = fmt.Sprintf("The scan was still running after %s; it goes on in Audiobookshelf. get_library_stats shows the library as it is; call scan_library again after it has ended for a new scan.", wait)
-			return kit.JSONResult(out)
+			return result.JSONResult(out)
 		}
 		kit.ReportProgress(ctx, float64(n), 0, fmt.Sprintf("scanning library %s: %ds", a.LibraryID, int(elapsed.Seconds())))
 		select {
@@ -187,7 +188,7 @@ func ScanLibrary(ctx context.Context, d *kit.Deps, a toolargs.ScanLibrary) (*mcp
 	if (out.Added != nil && *out.Added > scanListCap) || (out.Missing != nil && *out.Missing > scanListCap) {
 		out.Note = strings.TrimSpace(out.Note + fmt.Sprintf(" At most %d ids of each are listed: list_library_items with sort added_at descending shows the newest, and filter_group issues the missing ones.", scanListCap))
 	}
-	return kit.JSONResult(out)
+	return result.JSONResult(out)
 }
 
 type tasksAnswer struct {

@@ -16,7 +16,7 @@ import (
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/bench"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/scalecheck"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
-	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/result"
 )
 
 // Answer size and time against library size: the stand-in seeded with
@@ -96,7 +96,7 @@ func scaleRows(t *table, p params) error {
 						if err != nil {
 							return fmt.Errorf("%s: %w", tool.Name, err)
 						}
-						if n := kit.ResultChars(res); n > best {
+						if n := result.ResultChars(res); n > best {
 							best, chosen[tool.Name] = n, args
 						}
 					}
@@ -116,7 +116,7 @@ func scaleRows(t *table, p params) error {
 					return fmt.Errorf("%s: %w", tool.Name, err)
 				}
 				d = append(d, time.Since(t0))
-				cell.chars, cell.refused = kit.ResultChars(res), res.IsError
+				cell.chars, cell.refused = result.ResultChars(res), res.IsError
 			}
 			cell.median, cell.absBytes = d.Median(), (sent.Load()-b0)/int64(runs)
 			cells[tool.Name] = append([]scaleCell{cell}, cells[tool.Name]...)
@@ -132,7 +132,7 @@ func scaleRows(t *table, p params) error {
 	for i, n := range scaleSizes {
 		sizes[i] = thousandsOf(n)
 	}
-	budget := kit.DefaultMaxResultChars
+	budget := result.DefaultMaxResultChars
 	for _, name := range names {
 		c := cells[name]
 		last, mid := c[len(c)-1], c[1]

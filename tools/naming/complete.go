@@ -1,6 +1,8 @@
-package kit
+package naming
 
 import (
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+
 	"context"
 	"net/http"
 	"sort"
@@ -27,9 +29,9 @@ func (c Completion) HasMore() bool { return c.Total > len(c.Values) }
 
 // CompleteNames completes a name of the kind (tools.yaml's `names:`):
 // the names that start with prefix, then those with a word that starts
-// with it, each group by name, compared as ResolveNames compares them
+// with it, each group by name, compared as Resolve compares them
 // (case, accents, spacing and punctuation aside). It reads what
-// ResolveNames reads for the kind: the libraries, collections or
+// Resolve reads for the kind: the libraries, collections or
 // playlists whole; for an item, a podcast, a series or an author
 // Audiobookshelf's search of each library that can hold it (libraryID
 // alone when given), and the complete listing where the search cannot
@@ -38,8 +40,8 @@ func (c Completion) HasMore() bool { return c.Total > len(c.Values) }
 // (with Audiobookshelf's total), an item's or a podcast's the items in
 // progress, most recent first. Each name once; none for a value that
 // looks like an id.
-func (d *Deps) CompleteNames(ctx context.Context, k NameKind, prefix, libraryID string) (Completion, error) {
-	cands, total, err := d.completions(ctx, k, prefix, libraryID)
+func CompleteNames(ctx context.Context, d *kit.Deps, k NameKind, prefix, libraryID string) (Completion, error) {
+	cands, total, err := completions(ctx, d, k, prefix, libraryID)
 	if err != nil {
 		return Completion{}, err
 	}
@@ -57,8 +59,8 @@ func (d *Deps) CompleteNames(ctx context.Context, k NameKind, prefix, libraryID 
 // CompleteIDs completes an id by what it stands for: the ids of the
 // things of the kind CompleteNames would name, in its order; a value
 // that looks like an id is its own completion, with no request.
-func (d *Deps) CompleteIDs(ctx context.Context, k NameKind, prefix, libraryID string) (Completion, error) {
-	cands, total, err := d.completions(ctx, k, prefix, libraryID)
+func CompleteIDs(ctx context.Context, d *kit.Deps, k NameKind, prefix, libraryID string) (Completion, error) {
+	cands, total, err := completions(ctx, d, k, prefix, libraryID)
 	if err != nil {
 		return Completion{}, err
 	}
@@ -101,7 +103,7 @@ func clipCompletion(values []string, total int) Completion {
 // completions are the candidates that complete prefix, in their order,
 // and how many there are (more than the candidates when only a first
 // page was read).
-func (d *Deps) completions(ctx context.Context, k NameKind, prefix, libraryID string) ([]candidate, int, error) {
+func completions(ctx context.Context, d *kit.Deps, k NameKind, prefix, libraryID string) ([]candidate, int, error) {
 	r := &resolver{d: d, ctx: ctx, libraryID: libraryID}
 	p := strings.TrimSpace(prefix)
 	if len(p) > maxName {
@@ -124,7 +126,7 @@ func (d *Deps) completions(ctx context.Context, k NameKind, prefix, libraryID st
 	}
 	match := prefixed(cands, p)
 	if k.searched() && (!complete || len(match) == 0) {
-		// As ResolveNames: a search cut at its limit may leave names out,
+		// As Resolve: a search cut at its limit may leave names out,
 		// one with no name that starts so may have missed one written
 		// otherwise (accents, punctuation): the complete listing decides.
 		if cands, err = r.listing(k); err != nil {
@@ -181,7 +183,7 @@ func (r *resolver) inProgress(k NameKind) ([]candidate, int, error) {
 	var v struct {
 		LibraryItems []absdata.Item `json:"libraryItems"`
 	}
-	if err := Decode(body, &v); err != nil {
+	if err := kit.Decode(body, &v); err != nil {
 		return nil, 0, err
 	}
 	var out []candidate
@@ -210,15 +212,15 @@ func (r *resolver) firstPages(k NameKind) ([]candidate, int, error) {
 	for _, id := range ids {
 		body, err := r.d.Get(r.ctx, "library "+id, func(ctx context.Context) (*http.Response, error) {
 			if k == NameAuthor {
-				return r.d.API.ListLibraryAuthors(ctx, id, &abs.ListLibraryAuthorsParams{Limit: Ptr(MaxCompletions), Page: Ptr(0), Sort: Ptr("name")})
+				return r.d.API.ListLibraryAuthors(ctx, id, &abs.ListLibraryAuthorsParams{Limit: kit.Ptr(MaxCompletions), Page: kit.Ptr(0), Sort: kit.Ptr("name")})
 			}
-			return r.d.API.ListLibrarySeries(ctx, id, &abs.ListLibrarySeriesParams{Limit: Ptr(MaxCompletions), Page: Ptr(0), Sort: Ptr("name")})
+			return r.d.API.ListLibrarySeries(ctx, id, &abs.ListLibrarySeriesParams{Limit: kit.Ptr(MaxCompletions), Page: kit.Ptr(0), Sort: kit.Ptr("name")})
 		})
 		if err != nil {
 			return nil, 0, err
 		}
 		var v absdata.Listing[absdata.Ref]
-		if err := Decode(body, &v); err != nil {
+		if err := kit.Decode(body, &v); err != nil {
 			return nil, 0, err
 		}
 		rows, t := v.Rows()

@@ -1,6 +1,8 @@
-package kit
+package result
 
 import (
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -25,7 +27,7 @@ const (
 const budgetMargin = 1000
 
 // MaxChars is the budget of one answer in characters.
-func (d *Deps) MaxChars() int {
+func MaxChars(d *kit.Deps) int {
 	if d == nil || d.MaxResultChars <= 0 {
 		return DefaultMaxResultChars
 	}
@@ -33,7 +35,7 @@ func (d *Deps) MaxChars() int {
 }
 
 // Room is what a projection may spend on its lists.
-func (d *Deps) Room() int { return d.MaxChars() - budgetMargin }
+func Room(d *kit.Deps) int { return MaxChars(d) - budgetMargin }
 
 // ResultChars counts the characters of text a result carries, as a model
 // reads them.
@@ -149,11 +151,11 @@ func Budget(res *mcp.CallToolResult, max int, s Shape, args json.RawMessage) *mc
 	if len(ways) == 0 {
 		ways = append(ways, "a narrower call (one item, one library, a filter)")
 	}
-	outcome := Unchanged
+	outcome := kit.Unchanged
 	if !s.ReadOnly {
-		outcome = Made
+		outcome = kit.Made
 	}
-	return Result(Errorf(outcome, "The answer of %s is %s characters, more than this server's budget of %s (AUDIOBOOKSHELF_MAX_RESULT_CHARS), so it was not sent: a part of it would not parse, or would pass for the whole. Ask for less: %s.",
+	return kit.Result(kit.Errorf(outcome, "The answer of %s is %s characters, more than this server's budget of %s (AUDIOBOOKSHELF_MAX_RESULT_CHARS), so it was not sent: a part of it would not parse, or would pass for the whole. Ask for less: %s.",
 		s.Name, thousands(n), thousands(max), strings.Join(ways, "; or ")))
 }
 

@@ -1,8 +1,9 @@
-package kit
+package result
 
 import (
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/guard"
@@ -38,23 +39,9 @@ func ListIDs(ids []string) string {
 	}
 	shown := make([]string, len(ids))
 	for i, id := range ids {
-		shown[i] = ShowID(id)
+		shown[i] = kit.ShowID(id)
 	}
 	return strings.Join(shown, ", ") + more
-}
-
-// ShowID is an id as this server's own text shows it: a plain id (letters,
-// digits and _ . : - only, as guard.ValidID) as it is, anything else quoted
-// with every character outside printable ASCII escaped and clipped to 100
-// bytes. An id Audiobookshelf supplied is its text, not this server's: a
-// line break, a quote or instructions in it then show as what they are
-// (SECURITY.md, "Prompt injection"). Every id that reaches an error or an
-// answer's sentence from Audiobookshelf's answers goes through here.
-func ShowID(id string) string {
-	if guard.ValidID(id) {
-		return id
-	}
-	return strconv.QuoteToASCII(Clip(id, 100))
 }
 
 func PluralBe(n int) string {
@@ -71,7 +58,7 @@ func PluralBe(n int) string {
 func PlainIDs(what string, ids ...string) error {
 	for _, id := range ids {
 		if !guard.ValidID(id) {
-			return Errorf(NotAsked, "%s: Audiobookshelf answered with an id that is not a plain id (letters, digits and _ . : - only), so it cannot be put into the question; it is not shown. Check it in Audiobookshelf's own interface.", what)
+			return kit.Errorf(kit.NotAsked, "%s: Audiobookshelf answered with an id that is not a plain id (letters, digits and _ . : - only), so it cannot be put into the question; it is not shown. Check it in Audiobookshelf's own interface.", what)
 		}
 	}
 	return nil

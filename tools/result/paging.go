@@ -1,6 +1,8 @@
-package kit
+package result
 
 import (
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+
 	"bytes"
 	"context"
 	"errors"
@@ -39,7 +41,7 @@ func PagingOf(page, limit int64) Paging { return Paging{Page: int(page), Limit: 
 // Each entry of the page is projected with brief (AsIs for entries already
 // in their compact form); extra fields go before the entries. The answer
 // keeps to the result budget as the top of this file says.
-func Page[T, U any](d *Deps, key string, p Paging, rows []T, total *int, brief func(*T) U, extra ...Field) (*mcp.CallToolResult, error) {
+func Page[T, U any](d *kit.Deps, key string, p Paging, rows []T, total *int, brief func(*T) U, extra ...Field) (*mcp.CallToolResult, error) {
 	n := 0
 	if total == nil {
 		n = len(rows)
@@ -64,7 +66,7 @@ type ListRoutes struct {
 	// Noun names an entry ("collection"), Tool the tool that lists them.
 	Noun, Tool string
 	Library    func(ctx context.Context, libraryID string, p Paging) (*http.Response, error)
-	Server     Sender
+	Server     kit.Sender
 }
 
 // ListLibraryOrServer answers page p of such a list: with libraryID from
@@ -73,7 +75,7 @@ type ListRoutes struct {
 // server-wide route, which sends every entry, each with its items, and of
 // which the page is cut here (too much for one answer is refused, saying
 // to pass library_id). Each entry is projected with brief.
-func ListLibraryOrServer[T, U any](ctx context.Context, d *Deps, r ListRoutes, libraryID *string, p Paging, brief func(*T) U) (*mcp.CallToolResult, error) {
+func ListLibraryOrServer[T, U any](ctx context.Context, d *kit.Deps, r ListRoutes, libraryID *string, p Paging, brief func(*T) U) (*mcp.CallToolResult, error) {
 	key := r.Noun + "s"
 	body, err := d.Get(ctx, "the "+key, func(ctx context.Context) (*http.Response, error) {
 		if libraryID != nil {
@@ -88,7 +90,7 @@ func ListLibraryOrServer[T, U any](ctx context.Context, d *Deps, r ListRoutes, l
 		return nil, err
 	}
 	var l absdata.Listing[T]
-	if err := Decode(body, &l); err != nil {
+	if err := kit.Decode(body, &l); err != nil {
 		return nil, err
 	}
 	rows, total := l.Rows()
@@ -126,16 +128,16 @@ func Extra(key string, value any) Field { return Field{Key: key, Value: value} }
 // pageResult answers one page of a list under key. entries is the page as
 // asked (at most limit entries, from page*limit); total is the length of
 // the whole list.
-func pageResult[T any](d *Deps, key string, entries []T, total, page, limit int, extra ...Field) (*mcp.CallToolResult, error) {
+func pageResult[T any](d *kit.Deps, key string, entries []T, total, page, limit int, extra ...Field) (*mcp.CallToolResult, error) {
 	enc := make([][]byte, 0, len(entries))
 	for i := range entries {
 		b, err := Marshal(entries[i])
 		if err != nil {
-			return nil, Errorf(Stated, "internal error: could not encode the result: %v", err)
+			return nil, kit.Errorf(kit.Stated, "internal error: could not encode the result: %v", err)
 		}
 		enc = append(enc, b)
 	}
-	room := d.Room()
+	room := Room(d)
 	kept := extra[:0:0]
 	for _, f := range extra {
 		if f.Value == nil || reflect.ValueOf(f.Value).IsZero() {
@@ -159,7 +161,7 @@ func pageResult[T any](d *Deps, key string, entries []T, total, page, limit int,
 			}
 		}
 		page = page * limit / smaller
-		note = fmt.Sprintf("limit lowered from %d to %d so that the answer fits the result budget of %s characters; page is counted in the new limit", limit, smaller, thousands(d.MaxChars()))
+		note = fmt.Sprintf("limit lowered from %d to %d so that the answer fits the result budget of %s characters; page is counted in the new limit", limit, smaller, thousands(MaxChars(d)))
 		limit = smaller
 		enc = enc[:smaller]
 	}
@@ -175,7 +177,7 @@ func pageResult[T any](d *Deps, key string, entries []T, total, page, limit int,
 	for _, f := range extra {
 		v, err := Marshal(f.Value)
 		if err != nil {
-			return nil, Errorf(Stated, "internal error: could not encode the result: %v", err)
+			return nil, kit.Errorf(kit.Stated, "internal error: could not encode the result: %v", err)
 		}
 		fmt.Fprintf(&b, `,%q:`, f.Key)
 		b.Write(v)
@@ -217,7 +219,7 @@ func FirstOf[T any](list []T, n int, rest string, cuts map[string]Cut, key strin
 // until it fits the budget: each is cut to the same number of entries, the
 // largest that fits, and cuts says what was left out and rest[key] where to
 // Get it. Lists already short enough stay whole.
-func (d *Deps) FitLists(out map[string]any, rest map[string]string, cuts map[string]Cut) {
+func FitLists(d *kit.Deps, out map[string]any, rest map[string]string, cuts map[string]Cut) {
 	type list struct {
 		key   string
 		v     reflect.Value
@@ -243,7 +245,7 @@ func (d *Deps) FitLists(out map[string]any, rest map[string]string, cuts map[str
 	}
 	sort.Slice(lists, func(i, j int) bool { return lists[i].key < lists[j].key })
 	b, _ := Marshal(base)
-	room := d.Room() - utf8.RuneCount(b) - 300*len(lists) // the cuts' own notes
+	room := Room(d) - utf8.RuneCount(b) - 300*len(lists) // the cuts' own notes
 	cost := func(c int) int {
 		n := 0
 		for _, l := range lists {
@@ -258,7 +260,7 @@ func (d *Deps) FitLists(out map[string]any, rest map[string]string, cuts map[str
 	for _, l := range lists {
 		longest = max(longest, len(l.sizes))
 	}
-	if cost(longest) <= d.Room()-utf8.RuneCount(b) {
+	if cost(longest) <= Room(d)-utf8.RuneCount(b) {
 		return
 	}
 	// The largest per-list count that fits.
@@ -282,12 +284,10 @@ func (d *Deps) FitLists(out map[string]any, rest map[string]string, cuts map[str
 // its books expanded): a smaller limit would not help, one library's
 // route is paged by Audiobookshelf.
 func everyOneTooLarge(err error, what, tool string) error {
-	if !errors.Is(err, ErrTooLarge) {
+	if !errors.Is(err, kit.ErrTooLarge) {
 		return err
 	}
-	return Errorf(Unchanged, "Audiobookshelf sent every %s of the server at once, each with its books, and that is more than one answer may be; it was not read. Pass library_id (list_libraries gives them): %s then pages one library's %s on Audiobookshelf's side.", what, tool, what+"s")
+	return kit.Errorf(kit.Unchanged, "Audiobookshelf sent every %s of the server at once, each with its books, and that is more than one answer may be; it was not read. Pass library_id (list_libraries gives them): %s then pages one library's %s on Audiobookshelf's side.", what, tool, what+"s")
 }
 
 func Full(detail string) bool { return detail == "full" }
-
-func Ptr[T any](v T) *T { return &v }

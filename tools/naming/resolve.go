@@ -1,6 +1,8 @@
-package kit
+package naming
 
 import (
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -84,7 +86,7 @@ const maxName = 500
 // anything else is a name.
 func LooksLikeID(s string) bool { return argdec.LooksLikeID(s) }
 
-// ResolveNames turns the titles and names among a call's arguments into
+// Resolve turns the titles and names among a call's arguments into
 // ids, before the arguments are decoded (so the permission and the plan
 // see ids alone), and fills a left-out library argument when the user has
 // exactly one library of its kind. A value that looks like an id is left
@@ -100,7 +102,7 @@ func LooksLikeID(s string) bool { return argdec.LooksLikeID(s) }
 // not ask refuses a partial match (Founds.RefusePartial).
 // Arguments that are not a JSON object, or values of another type, are
 // left for the decoder to refuse.
-func (d *Deps) ResolveNames(ctx context.Context, raw json.RawMessage, args ...NameArg) (json.RawMessage, Founds, error) {
+func Resolve(ctx context.Context, d *kit.Deps, raw json.RawMessage, args ...NameArg) (json.RawMessage, Founds, error) {
 	if len(args) == 0 {
 		return raw, nil, nil
 	}
@@ -114,7 +116,7 @@ func (d *Deps) ResolveNames(ctx context.Context, raw json.RawMessage, args ...Na
 	n := 0
 	for _, a := range args {
 		if n += countNames(a, m[a.Param]); n > MaxNames {
-			return nil, nil, Errorf(NotSent, "argument %q: at most %d titles or names in one call (each is a search), and it brings them to %d; give ids for the rest.", a.Param, MaxNames, n)
+			return nil, nil, kit.Errorf(kit.NotSent, "argument %q: at most %d titles or names in one call (each is a search), and it brings them to %d; give ids for the rest.", a.Param, MaxNames, n)
 		}
 	}
 	r := &resolver{d: d, ctx: ctx}
@@ -270,7 +272,7 @@ func (k NameKind) lister() string {
 }
 
 type resolver struct {
-	d         *Deps
+	d         *kit.Deps
 	ctx       context.Context
 	libraryID string // the call's library, once known
 
@@ -377,7 +379,7 @@ func (r *resolver) one(a NameArg, arg, s string) (string, bool, error) {
 	case len(match) == 0 && a.Kind.isLibrary():
 		return "", false, r.noLibrary(a.Kind, arg, name)
 	case len(match) == 0:
-		return "", false, Errorf(Unchanged, "argument %q: no %s is named %q. Give its id (%s lists them) or another name.", arg, a.Kind.noun(), clip(name, 80), a.Kind.lister())
+		return "", false, kit.Errorf(kit.Unchanged, "argument %q: no %s is named %q. Give its id (%s lists them) or another name.", arg, a.Kind.noun(), clip(name, 80), a.Kind.lister())
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "argument %q: %q names %d %s; call again with one of these ids in %s:", arg, clip(name, 80), len(match), a.Kind.plural(), a.Param)
@@ -392,7 +394,7 @@ func (r *resolver) one(a NameArg, arg, s string) (string, bool, error) {
 		}
 	}
 	b.WriteString(".")
-	return "", false, Errorf(Unchanged, "%s", b.String())
+	return "", false, kit.Errorf(kit.Unchanged, "%s", b.String())
 }
 
 // pick is what a name matches: those named exactly so (case, accents,
@@ -450,7 +452,7 @@ func (r *resolver) candidates(k NameKind, name string) (_ []candidate, complete 
 				return nil, false, err
 			}
 			var v absdata.Listing[absdata.Collection]
-			if err := Decode(body, &v); err != nil {
+			if err := kit.Decode(body, &v); err != nil {
 				return nil, false, err
 			}
 			r.collections = append(append([]absdata.Collection{}, v.Collections...), v.Results...)
@@ -465,7 +467,7 @@ func (r *resolver) candidates(k NameKind, name string) (_ []candidate, complete 
 				return nil, false, err
 			}
 			var v absdata.Listing[absdata.Playlist]
-			if err := Decode(body, &v); err != nil {
+			if err := kit.Decode(body, &v); err != nil {
 				return nil, false, err
 			}
 			r.playlists = append(append([]absdata.Playlist{}, v.Playlists...), v.Results...)
@@ -490,7 +492,7 @@ func (r *resolver) noLibrary(k NameKind, arg, name string) error {
 	var names []string
 	for _, l := range libs {
 		if Fold(l.Name) == Fold(name) && !k.fits(l.MediaType) {
-			return Errorf(Unchanged, "argument %q: %s is a %s library, and a %s is needed here. Give one by its id (list_libraries lists them) or its name.", arg, guard.Quote(l.Name), l.MediaType, k.noun())
+			return kit.Errorf(kit.Unchanged, "argument %q: %s is a %s library, and a %s is needed here. Give one by its id (list_libraries lists them) or its name.", arg, guard.Quote(l.Name), l.MediaType, k.noun())
 		}
 		if len(names) == MaxCandidates {
 			names = append(names, fmt.Sprintf("… and %d more", len(libs)-MaxCandidates))
@@ -502,7 +504,7 @@ func (r *resolver) noLibrary(k NameKind, arg, name string) error {
 	if len(names) > 0 {
 		there = "the user's libraries are " + strings.Join(names, ", ")
 	}
-	return Errorf(Unchanged, "argument %q: no %s is named %q; %s. Give its id (list_libraries lists them) or another name.", arg, k.noun(), clip(name, 80), there)
+	return kit.Errorf(kit.Unchanged, "argument %q: no %s is named %q; %s. Give its id (list_libraries lists them) or another name.", arg, k.noun(), clip(name, 80), there)
 }
 
 // fits: a library of this media type can hold what the kind names.
@@ -549,7 +551,7 @@ func (r *resolver) onlyLibrary(a NameArg) (string, error) {
 		return fit[0].ID, nil
 	}
 	if len(fit) == 0 {
-		return "", Errorf(Unchanged, "argument %q: is required: this user has no %s.", a.Param, a.Kind.noun())
+		return "", kit.Errorf(kit.Unchanged, "argument %q: is required: this user has no %s.", a.Param, a.Kind.noun())
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "argument %q: is required: this user has %d %s; give one of these ids (or its name):", a.Param, len(fit), a.Kind.plural())
@@ -564,7 +566,7 @@ func (r *resolver) onlyLibrary(a NameArg) (string, error) {
 		}
 	}
 	b.WriteString(".")
-	return "", Errorf(Unchanged, "%s", b.String())
+	return "", kit.Errorf(kit.Unchanged, "%s", b.String())
 }
 
 // searchedLibraries are the libraries a name of the kind is looked for
@@ -600,17 +602,17 @@ func (r *resolver) search(k NameKind, name string) ([]candidate, bool, error) {
 	cut := make([]bool, len(ids))
 	errs := make([]error, len(ids))
 	var mu sync.Mutex
-	EachLimit(len(ids), 4, func(i int) {
+	kit.EachLimit(len(ids), 4, func(i int) {
 		id := ids[i]
 		body, err := r.d.Get(r.ctx, "library "+id, func(ctx context.Context) (*http.Response, error) {
-			return r.d.API.SearchLibrary(ctx, id, &abs.SearchLibraryParams{Q: name, Limit: Ptr(searchLimit)})
+			return r.d.API.SearchLibrary(ctx, id, &abs.SearchLibraryParams{Q: name, Limit: kit.Ptr(searchLimit)})
 		})
 		if err != nil {
 			errs[i] = err
 			return
 		}
 		var v absdata.SearchResults
-		if err := Decode(body, &v); err != nil {
+		if err := kit.Decode(body, &v); err != nil {
 			errs[i] = err
 			return
 		}

@@ -1,6 +1,8 @@
-package kit
+package result
 
 import (
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -17,7 +19,7 @@ func TextResult(format string, a ...any) (*mcp.CallToolResult, error) {
 func JSONResult(v any) (*mcp.CallToolResult, error) {
 	b, err := Marshal(v)
 	if err != nil {
-		return nil, Errorf(Stated, "internal error: could not encode the result: %v", err)
+		return nil, kit.Errorf(kit.Stated, "internal error: could not encode the result: %v", err)
 	}
 	return jsonText(b), nil
 }
@@ -35,9 +37,9 @@ func jsonText(b []byte) *mcp.CallToolResult {
 func RawResult(body []byte) (*mcp.CallToolResult, error) {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, body); err != nil {
-		return nil, Errorf(Stated, "Audiobookshelf's answer was not JSON (%s).", Clip(err.Error(), 120))
+		return nil, kit.Errorf(kit.Stated, "Audiobookshelf's answer was not JSON (%s).", kit.Clip(err.Error(), 120))
 	}
-	return jsonText(escapeInvisible(buf.Bytes())), nil
+	return jsonText(kit.EscapeInvisible(buf.Bytes())), nil
 }
 
 func Marshal(v any) ([]byte, error) {
@@ -47,5 +49,5 @@ func Marshal(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return escapeInvisible(bytes.TrimRight(buf.Bytes(), "\n")), nil
+	return kit.EscapeInvisible(bytes.TrimRight(buf.Bytes(), "\n")), nil
 }

@@ -1,4 +1,4 @@
-package kit_test
+package result_test
 
 import (
 	"go/ast"
@@ -12,10 +12,10 @@ import (
 )
 
 // Every list tool (a tool of tools.yaml that takes page) answers through
-// the one paging helper, kit.Page (or kit.ListLibraryOrServer or
+// the one paging helper, result.Page (or result.ListLibraryOrServer or
 // orderedlist.Get, which end in it): its function in its toolset's
-// package calls one of them, or a function of its own package that does
-// (curation's audits answer through answer, which ends in kit.Page).
+// package calls one of them, or a function of that package that calls
+// result.Page (the curation audits answer through one).
 func TestEveryListToolPagesWithPage(t *testing.T) {
 	m, err := toolgen.Load("../../tools.yaml")
 	if err != nil {
@@ -37,31 +37,31 @@ func TestEveryListToolPagesWithPage(t *testing.T) {
 			t.Errorf("%s: no func %s in tools/%s", tool.Name, name, tool.Toolset)
 			continue
 		}
-		pagers := []string{"kit.Page", "kit.ListLibraryOrServer", "orderedlist.Get"}
-		if !callsOneOf(fn, pagers...) && !callsLocal(t, filepath.Join("..", tool.Toolset), fn, pagers...) {
-			t.Errorf("%s (tools/%s, %s) takes page but does not answer through kit.Page", tool.Name, tool.Toolset, name)
+		if !callsOneOf(fn, "result.Page", "result.ListLibraryOrServer", "orderedlist.Get") &&
+			!callsHelperThatPages(t, filepath.Join("..", tool.Toolset), fn) {
+			t.Errorf("%s (tools/%s, %s) takes page but does not answer through result.Page", tool.Name, tool.Toolset, name)
 		}
 	}
 	if lists < 15 {
 		t.Fatalf("test bug: %d list tools found", lists)
 	}
-	if fn := findFunc(t, filepath.Join("..", "orderedlist"), "Get"); fn == nil || !callsOneOf(fn, "kit.Page") {
-		t.Errorf("orderedlist.Get does not answer through kit.Page")
+	if fn := findFunc(t, filepath.Join("..", "orderedlist"), "Get"); fn == nil || !callsOneOf(fn, "result.Page") {
+		t.Errorf("orderedlist.Get does not answer through result.Page")
 	}
 }
 
-// callsLocal reports whether fn calls a function of its own package (in
-// dir) that calls one of the functions named.
-func callsLocal(t *testing.T, dir string, fn *ast.FuncDecl, names ...string) bool {
+// callsHelperThatPages reports whether fn calls a function of its own
+// package (the curation audits' answer, say) that calls result.Page.
+func callsHelperThatPages(t *testing.T, dir string, fn *ast.FuncDecl) bool {
 	found := false
 	ast.Inspect(fn, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok && !found {
+		if c, ok := n.(*ast.CallExpr); ok {
 			f := c.Fun
 			if ix, ok := f.(*ast.IndexExpr); ok {
 				f = ix.X
 			}
-			if id, ok := f.(*ast.Ident); ok && id.Name != fn.Name.Name {
-				if local := findFunc(t, dir, id.Name); local != nil && callsOneOf(local, names...) {
+			if id, ok := f.(*ast.Ident); ok && id.Name != fn.Name.Name && !found {
+				if h := findFunc(t, dir, id.Name); h != nil && callsOneOf(h, "result.Page") {
 					found = true
 				}
 			}

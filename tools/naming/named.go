@@ -1,6 +1,8 @@
-package kit
+package naming
 
 import (
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+
 	"context"
 	"fmt"
 	"strings"
@@ -37,13 +39,13 @@ func ListTitled(ts []Titled) string {
 // NamedID is a target's quoted name beside its id, without a noun
 // (`"Mort" (id li_1)`); with no name, the id alone.
 func NamedID(name, id string) string {
-	return strings.TrimPrefix(guard.Named("", name, ShowID(id)), " ")
+	return strings.TrimPrefix(guard.Named("", name, kit.ShowID(id)), " ")
 }
 
 // Named is guard.Named with the id shown as ShowID shows it:
 // `collection "Space Opera Picks" (id col_1)`.
 func Named(noun, name, id string) string {
-	return guard.Named(noun, name, ShowID(id))
+	return guard.Named(noun, name, kit.ShowID(id))
 }
 
 // NewName says, after a record a call renames, the name it is given
@@ -79,7 +81,7 @@ func ItemTitles(items []absdata.Item) map[string]string {
 // `episode "Ep 1" (id ep_1) of podcast "Orbital" (id li_2)`. A read that
 // fails names it by its id alone: a record can outlive its item, and the
 // question is still asked.
-func (d *Deps) ItemName(ctx context.Context, id string, episodeID *string) string {
+func ItemName(ctx context.Context, d *kit.Deps, id string, episodeID *string) string {
 	it, err := d.ReadItemRecord(ctx, id)
 	if err != nil {
 		it = &absdata.Item{ID: id}

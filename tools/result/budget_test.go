@@ -1,4 +1,4 @@
-package kit
+package result
 
 import (
 	"encoding/json"

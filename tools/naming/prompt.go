@@ -1,6 +1,8 @@
-package kit
+package naming
 
 import (
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,7 +28,7 @@ type PromptArg struct {
 
 // PromptArgs are the arguments of one prompts/get as a prompt's function
 // reads them: each trimmed; a name (an argument with names:) turned into
-// the id of what it names by ResolveNames, as a tool's argument is.
+// the id of what it names by Resolve, as a tool's argument is.
 type PromptArgs struct {
 	values map[string]string
 	found  map[string]Found
@@ -74,19 +76,19 @@ func (a PromptArgs) Enum(name string) []string {
 
 // NewPromptArgs checks and resolves the arguments given to a prompt that
 // declares decl: a required one left out or blank is refused, naming it;
-// each name is turned into its id with ResolveNames (a library's first,
+// each name is turned into its id with Resolve (a library's first,
 // so that it narrows the search for the others), and one that names
 // nothing, several things or only a part of a name is refused naming the
 // argument and the candidates. The errors are kit.Errors without an
 // outcome's sentence: a prompt changes nothing.
-func (d *Deps) NewPromptArgs(ctx context.Context, decl []PromptArg, given map[string]string, readOnly bool) (PromptArgs, error) {
+func NewPromptArgs(ctx context.Context, d *kit.Deps, decl []PromptArg, given map[string]string, readOnly bool) (PromptArgs, error) {
 	a := PromptArgs{values: map[string]string{}, found: map[string]Found{}, decl: decl, ReadOnly: readOnly}
 	var names []NameArg
 	for _, p := range decl {
 		v := strings.TrimSpace(given[p.Name])
 		if v == "" {
 			if p.Required {
-				return a, Errorf(Stated, "argument %q: required (%s)%s", p.Name, strings.TrimSuffix(p.Description, "."), completable(p))
+				return a, kit.Errorf(kit.Stated, "argument %q: required (%s)%s", p.Name, strings.TrimSuffix(p.Description, "."), completable(p))
 			}
 			continue
 		}
@@ -102,7 +104,7 @@ func (d *Deps) NewPromptArgs(ctx context.Context, decl []PromptArg, given map[st
 	if err != nil {
 		return a, err
 	}
-	out, found, err := d.ResolveNames(ctx, raw, names...)
+	out, found, err := Resolve(ctx, d, raw, names...)
 	if err != nil {
 		return a, err
 	}
@@ -132,7 +134,7 @@ func completable(p PromptArg) string {
 // a name by CompleteNames (within the library a library argument of
 // context names, when one does), one of enum by CompleteValues. An
 // argument that is neither, or is not declared, has no values.
-func (d *Deps) CompletePrompt(ctx context.Context, decl []PromptArg, arg, value string, context map[string]string) (Completion, error) {
+func CompletePrompt(ctx context.Context, d *kit.Deps, decl []PromptArg, arg, value string, context map[string]string) (Completion, error) {
 	i := slices.IndexFunc(decl, func(p PromptArg) bool { return p.Name == arg })
 	if i < 0 {
 		return clipCompletion(nil, 0), nil
@@ -150,7 +152,7 @@ func (d *Deps) CompletePrompt(ctx context.Context, decl []PromptArg, arg, value 
 			v := strings.TrimSpace(context[o.Name])
 			if o.Names.isLibrary() && o.Name != arg && v != "" {
 				raw, _ := json.Marshal(map[string]string{o.Name: v})
-				out, _, err := d.ResolveNames(ctx, raw, NameArg{Param: o.Name, Kind: o.Names})
+				out, _, err := Resolve(ctx, d, raw, NameArg{Param: o.Name, Kind: o.Names})
 				if err != nil {
 					return Completion{}, fmt.Errorf("the library of the context: %w", err)
 				}
@@ -163,5 +165,5 @@ func (d *Deps) CompletePrompt(ctx context.Context, decl []PromptArg, arg, value 
 			}
 		}
 	}
-	return d.CompleteNames(ctx, p.Names, value, library)
+	return CompleteNames(ctx, d, p.Names, value, library)
 }

@@ -1,6 +1,8 @@
-package kit
+package result
 
 import (
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,7 +12,7 @@ import (
 // A page over the budget is made smaller at a divisor of its limit, so that
 // page and limit still name the same entries and next goes on from there.
 func TestPageFitsTheBudget(t *testing.T) {
-	d := &Deps{MaxResultChars: 10000}
+	d := &kit.Deps{MaxResultChars: 10000}
 	all := make([]string, 1000)
 	for i := range all {
 		all[i] = fmt.Sprintf("%04d", i) + strings.Repeat("x", 196)

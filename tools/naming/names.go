@@ -1,6 +1,8 @@
-package kit
+package naming
 
 import (
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
+
 	"context"
 	"fmt"
 	"net/http"
@@ -88,7 +90,7 @@ func (fs Founds) RefuseGuess(why string) error {
 	b.WriteString(" " + why + ": call again with the id, or with the exact ")
 	b.WriteString(p[0].Kind.nameWord())
 	b.WriteString(".")
-	return Errorf(Unchanged, "%s", b.String())
+	return kit.Errorf(kit.Unchanged, "%s", b.String())
 }
 
 // named is the verb of a kind's name: a book is titled, a series named.
@@ -153,7 +155,7 @@ func (r *resolver) listing(k NameKind) ([]candidate, error) {
 		ls[i] = r.listed[key]
 	}
 	r.mu.Unlock()
-	EachLimit(len(ids), 4, func(i int) {
+	kit.EachLimit(len(ids), 4, func(i int) {
 		ls[i].once.Do(func() { ls[i].cands, ls[i].err = r.walk(group, ids[i]) })
 	})
 	var out []candidate
@@ -187,12 +189,12 @@ func (r *resolver) walk(group, libraryID string) ([]candidate, error) {
 		body, err := r.d.Get(r.ctx, "library "+libraryID, func(ctx context.Context) (*http.Response, error) {
 			switch group {
 			case "series":
-				return r.d.API.ListLibrarySeries(ctx, libraryID, &abs.ListLibrarySeriesParams{Limit: Ptr(per), Page: Ptr(page), Sort: Ptr("name")})
+				return r.d.API.ListLibrarySeries(ctx, libraryID, &abs.ListLibrarySeriesParams{Limit: kit.Ptr(per), Page: kit.Ptr(page), Sort: kit.Ptr("name")})
 			case "authors":
-				return r.d.API.ListLibraryAuthors(ctx, libraryID, &abs.ListLibraryAuthorsParams{Limit: Ptr(per), Page: Ptr(page), Sort: Ptr("name")})
+				return r.d.API.ListLibraryAuthors(ctx, libraryID, &abs.ListLibraryAuthorsParams{Limit: kit.Ptr(per), Page: kit.Ptr(page), Sort: kit.Ptr("name")})
 			}
-			return r.d.API.ListLibraryItems(ctx, libraryID, &abs.ListLibraryItemsParams{Limit: Ptr(per), Page: Ptr(page),
-				Minified: Ptr(abs.ListLibraryItemsParamsMinifiedN1), Sort: Ptr("media.metadata.title")})
+			return r.d.API.ListLibraryItems(ctx, libraryID, &abs.ListLibraryItemsParams{Limit: kit.Ptr(per), Page: kit.Ptr(page),
+				Minified: kit.Ptr(abs.ListLibraryItemsParamsMinifiedN1), Sort: kit.Ptr("media.metadata.title")})
 		})
 		if err != nil {
 			return nil, err
@@ -202,7 +204,7 @@ func (r *resolver) walk(group, libraryID string) ([]candidate, error) {
 		switch group {
 		case "items":
 			var v absdata.Listing[absdata.Item]
-			if err := Decode(body, &v); err != nil {
+			if err := kit.Decode(body, &v); err != nil {
 				return nil, err
 			}
 			rows, t := v.Rows()
@@ -212,7 +214,7 @@ func (r *resolver) walk(group, libraryID string) ([]candidate, error) {
 			n, total = len(rows), t
 		case "series":
 			var v absdata.Listing[absdata.Series]
-			if err := Decode(body, &v); err != nil {
+			if err := kit.Decode(body, &v); err != nil {
 				return nil, err
 			}
 			rows, t := v.Rows()
@@ -222,7 +224,7 @@ func (r *resolver) walk(group, libraryID string) ([]candidate, error) {
 			n, total = len(rows), t
 		default:
 			var v absdata.Listing[absdata.Ref]
-			if err := Decode(body, &v); err != nil {
+			if err := kit.Decode(body, &v); err != nil {
 				return nil, err
 			}
 			rows, t := v.Rows()
@@ -236,5 +238,5 @@ func (r *resolver) walk(group, libraryID string) ([]candidate, error) {
 			return out, nil
 		}
 	}
-	return nil, Errorf(Unchanged, "library %q: Audiobookshelf was still sending pages of its %s after %d pages of %d; give an id instead of a name.", libraryID, group, namesMaxPages, per)
+	return nil, kit.Errorf(kit.Unchanged, "library %q: Audiobookshelf was still sending pages of its %s after %d pages of %d; give an id instead of a name.", libraryID, group, namesMaxPages, per)
 }

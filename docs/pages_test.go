@@ -110,3 +110,43 @@ func TestFigureMarkersAreFilled(t *testing.T) {
 		t.Errorf("%d page(s) with figures; docs/configuration.md and docs/architecture.md have them", n)
 	}
 }
+
+// TestConfigurationNamesEveryToolOfItsSections: docs/configuration.md
+// describes the toolsets that hold no default tool (upkeep, listening,
+// curation), each from its paragraph "`NAME` holds no default tool" to
+// the next such paragraph or heading; each of those toolsets' tools is
+// named there, so a tool added to tools.yaml is not left out of the page.
+func TestConfigurationNamesEveryToolOfItsSections(t *testing.T) {
+	m, err := toolgen.Load("../" + toolgen.ManifestFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	start := regexp.MustCompile("(?m)^`([a-z]+)` holds no default tool")
+	heading := regexp.MustCompile(`(?m)^## `)
+	found := start.FindAllStringSubmatchIndex(page, -1)
+	sections := map[string]string{}
+	for i, f := range found {
+		end := len(page)
+		if i+1 < len(found) {
+			end = found[i+1][0]
+		}
+		if h := heading.FindStringIndex(page[f[1]:end]); h != nil {
+			end = f[1] + h[0]
+		}
+		sections[page[f[2]:f[3]]] = page[f[0]:end]
+	}
+	if len(sections) < 3 {
+		t.Fatalf("%d toolset sections found in docs/configuration.md (upkeep, listening and curation have one)", len(sections))
+	}
+	for _, tool := range m.Tools {
+		text, ok := sections[tool.Toolset]
+		if ok && !strings.Contains(text, "`"+tool.Name+"`") {
+			t.Errorf("docs/configuration.md: the %s section does not name %s", tool.Toolset, tool.Name)
+		}
+	}
+}

@@ -141,9 +141,9 @@ var Toolsets = []Toolset{
 	{Name: "collections", Description: "Server-wide collections of books, with their order."},
 	{Name: "playlists", Description: "The user's playlists of books or podcast episodes."},
 	{Name: "podcasts", Description: "Find and subscribe to podcasts, check their feeds, download and delete episodes."},
-	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata (quick, or a provider's result chosen), search, set, see or remove a cover."},
-	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week or month, and the Continue Series shelf."},
-	{Name: "curation", Description: "A book library's caretaker: audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag, genre or narrator everywhere, and merges of several spellings into one; merges of two authors or two series, edits of an author's or a series' record, and the removal of a duplicate copy; batch edits of chosen books (tags, genres, narrators, publisher, language, series) and a batch quick match."},
+	{Name: "upkeep", Description: "Library upkeep: scan a library, edit and match a book's metadata (quick, or a provider's result chosen), search, set, see or remove a cover, and chapters from Audnexus."},
+	{Name: "listening", Description: "What a listener asks: what to listen to next, where they are in each series, their listening by day, week, month or year, do I own these titles, what they abandoned, their taste, and the Continue Series shelf."},
+	{Name: "curation", Description: "A book library's caretaker: every audit in one call, audits of series, people, duplicates, missing metadata, tags and genres; renames of a tag, genre or narrator everywhere, and merges of several spellings into one; merges of two authors or two series, edits of an author's or a series' record, and the removal of a duplicate copy; batch edits of chosen books (tags, genres, narrators, publisher, language, series) and a batch quick match."},
 }
 
 // All lists every tool in the manifest's order.
@@ -1557,6 +1557,46 @@ var Prompts = []Prompt{
 			{Name: "library", Description: "Only this library, by name.", Names: "library"},
 		},
 		Text: listening.PromptWhereAmIInASeries,
+	},
+	{
+		Toolset: "listening",
+		Definition: &mcp.Prompt{Name: "do_i_own_these", Title: "Do I already own these?",
+			Description: "Check a list of titles (a friend's recommendations, a best-of, a series' reading order) against my library: which I own, how far I am in each, and which are missing.",
+			Arguments: []*mcp.PromptArgument{
+				{Name: "titles", Title: "Titles", Description: "The list, one title a line (at most 100); \"by Author\" tails, subtitles and series numbers are fine.", Required: true},
+				{Name: "library", Title: "Library", Description: "Only this book library, by name."},
+			}},
+		Args: []naming.PromptArg{
+			{Name: "titles", Description: "The list, one title a line (at most 100); \"by Author\" tails, subtitles and series numbers are fine.", Required: true},
+			{Name: "library", Description: "Only this book library, by name.", Names: "book_library"},
+		},
+		Text: listening.PromptDoIOwnThese,
+	},
+	{
+		Toolset: "listening",
+		Definition: &mcp.Prompt{Name: "what_did_i_abandon", Title: "What did I start and never finish?",
+			Description: "The books I started and left: how far I got, when I last listened, and whether the series went on without them.",
+			Arguments: []*mcp.PromptArgument{
+				{Name: "idle_days", Title: "Days untouched", Description: "Only books not listened to for at least this many days (30 when left out)."},
+			}},
+		Args: []naming.PromptArg{
+			{Name: "idle_days", Description: "Only books not listened to for at least this many days (30 when left out)."},
+		},
+		Text: listening.PromptWhatDidIAbandon,
+	},
+	{
+		Toolset: "listening",
+		Definition: &mcp.Prompt{Name: "recommend_from_my_library", Title: "Recommend from my library",
+			Description: "Recommend what to listen to next from the books I own and have not started, by what I listen to and finish most.",
+			Arguments: []*mcp.PromptArgument{
+				{Name: "library", Title: "Library", Description: "Only this book library, by name."},
+				{Name: "wish", Title: "In the mood for", Description: "What I feel like, in my words (for example: short, funny, a new series)."},
+			}},
+		Args: []naming.PromptArg{
+			{Name: "library", Description: "Only this book library, by name.", Names: "book_library"},
+			{Name: "wish", Description: "What I feel like, in my words (for example: short, funny, a new series)."},
+		},
+		Text: listening.PromptRecommendFromMyLibrary,
 	},
 	{
 		Toolset: "curation",

@@ -334,7 +334,7 @@ func TestPromptsResourcesAndCompletions(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if fmt.Sprint(names) != "[my_listening_in_a_year_or_month tidy_a_library what_to_listen_to_next where_am_i_in_a_series]" {
+	if fmt.Sprint(names) != "[do_i_own_these my_listening_in_a_year_or_month recommend_from_my_library tidy_a_library what_did_i_abandon what_to_listen_to_next where_am_i_in_a_series]" {
 		t.Errorf("prompts %v", names)
 	}
 	get := func(name string, args map[string]string) (string, error) {
@@ -353,6 +353,10 @@ func TestPromptsResourcesAndCompletions(t *testing.T) {
 		{"my_listening_in_a_year_or_month", map[string]string{"year": "2024", "month": "2"}, []string{"get_listening_by_period", `"from":"2024-02-01"`, `"to":"2024-02-29"`, `"by":"day"`}},
 		{"my_listening_in_a_year_or_month", map[string]string{"year": "2025"}, []string{`"to":"2025-12-31"`, "get_year_stats"}},
 		{"where_am_i_in_a_series", map[string]string{"series": "the expanse"}, []string{"get_series_progress", sd.SeriesExpanse}},
+		{"do_i_own_these", map[string]string{"titles": "Mort\n\n  Guards! Guards! by Terry Pratchett\n", "library": "books"}, []string{"check_owned", `"text":"Mort\nGuards! Guards! by Terry Pratchett"`, sd.LibraryBooksID}},
+		{"what_did_i_abandon", map[string]string{"idle_days": "90"}, []string{"list_abandoned", `{"idle_days":90}`}},
+		{"what_did_i_abandon", map[string]string{}, []string{"list_abandoned with {}"}},
+		{"recommend_from_my_library", map[string]string{"library": "books", "wish": "something short"}, []string{"get_taste_profile", sd.LibraryBooksID, `"something short"`}},
 	} {
 		text, err := get(c.name, c.args)
 		if err != nil {
@@ -374,6 +378,10 @@ func TestPromptsResourcesAndCompletions(t *testing.T) {
 		{"my_listening_in_a_year_or_month", map[string]string{"year": "2025", "month": "13"}, `argument "month"`},
 		{"my_listening_in_a_year_or_month", map[string]string{}, `argument "year"`},
 		{"where_am_i_in_a_series", map[string]string{"series": "Disc"}, `"Discworld"`},
+		{"do_i_own_these", map[string]string{"titles": " \n "}, `argument "titles"`},
+		{"do_i_own_these", map[string]string{"titles": strings.Repeat("Mort\n", 101)}, `argument "titles": 101 lines`},
+		{"do_i_own_these", map[string]string{"titles": "Mort", "library": "Podcasts"}, `a book library is needed`},
+		{"what_did_i_abandon", map[string]string{"idle_days": "soon"}, `argument "idle_days"`},
 	} {
 		if _, err := get(c.name, c.args); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v: error %v, want one with %s", c.name, c.args, err, c.want)
@@ -395,6 +403,12 @@ func TestPromptsResourcesAndCompletions(t *testing.T) {
 	prompt := func(n string) *mcp.CompleteReference { return &mcp.CompleteReference{Type: "ref/prompt", Name: n} }
 	if v := complete(prompt("what_to_listen_to_next"), "library", "po", nil); fmt.Sprint(v) != "[Podcasts]" {
 		t.Errorf("library po: %v", v)
+	}
+	if v := complete(prompt("do_i_own_these"), "library", "bo", nil); fmt.Sprint(v) != "[Books]" {
+		t.Errorf("do_i_own_these library bo: %v", v)
+	}
+	if v := complete(prompt("recommend_from_my_library"), "library", "", nil); slices.Contains(v, "Podcasts") || !slices.Contains(v, "Books") {
+		t.Errorf("recommend_from_my_library libraries (books only): %v", v)
 	}
 	if v := complete(prompt("where_am_i_in_a_series"), "series", "disc", nil); fmt.Sprint(v) != "[Discworld]" {
 		t.Errorf("series disc: %v", v)
@@ -579,5 +593,51 @@ func TestResourcesHoldToTheBudget(t *testing.T) {
 	}
 	if n := len([]rune(r.Contents[0].Text)); n > result.MinMaxResultChars || !strings.Contains(r.Contents[0].Text, "tag 1 of") {
 		t.Errorf("%s: %d characters over a budget of %d", uri, n, result.MinMaxResultChars)
+	}
+}
+
+// TestListenerPromptsCallsRun: the call each of the listener's prompts asks
+// for (do_i_own_these, what_did_i_abandon, recommend_from_my_library) is
+// one the tool takes: made as written, it answers, and do_i_own_these's
+// finds the books its lines name.
+func TestListenerPromptsCallsRun(t *testing.T) {
+	t.Parallel()
+	e := start(t, apptest.Options{})
+	ctx := context.Background()
+	for _, c := range []struct {
+		prompt, tool string
+		args         map[string]string
+		want         []string
+	}{
+		{"do_i_own_these", "check_owned", map[string]string{"titles": "Mort\nGuards! Guards! by Terry Pratchett\nA Book Nobody Wrote", "library": "Books"}, []string{sd.ItemMort, `"Mort"`, "A Book Nobody Wrote"}},
+		{"what_did_i_abandon", "list_abandoned", map[string]string{"idle_days": "1"}, nil},
+		{"recommend_from_my_library", "get_taste_profile", map[string]string{"library": "Books"}, nil},
+	} {
+		r, err := e.Session.GetPrompt(ctx, &mcp.GetPromptParams{Name: c.prompt, Arguments: c.args})
+		if err != nil {
+			t.Errorf("%s: %v", c.prompt, err)
+			continue
+		}
+		text := r.Messages[0].Content.(*mcp.TextContent).Text
+		_, after, ok := strings.Cut(text, "Call "+c.tool+" with ")
+		if !ok {
+			t.Errorf("%s: no call of %s in %q", c.prompt, c.tool, text)
+			continue
+		}
+		var args map[string]any
+		if err := json.NewDecoder(strings.NewReader(after)).Decode(&args); err != nil {
+			t.Errorf("%s: the call's arguments are no JSON object: %v in %q", c.prompt, err, after)
+			continue
+		}
+		res := e.Call(t, c.tool, args)
+		if res.IsError {
+			t.Errorf("%s: %s %v: %s", c.prompt, c.tool, args, apptest.Text(res))
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(apptest.Text(res), w) {
+				t.Errorf("%s: %s %v answers without %s: %s", c.prompt, c.tool, args, w, apptest.Text(res))
+			}
+		}
 	}
 }

@@ -55,6 +55,10 @@ func figures(root string, m *Manifest) (map[string]string, error) {
 			defaults = append(defaults, "`"+t.Name+"`")
 		}
 	}
+	var prompts []string
+	for _, p := range m.Prompts {
+		prompts = append(prompts, "`"+p.Name+"`")
+	}
 	var discovery []string
 	for _, d := range m.Discovery {
 		discovery = append(discovery, "`"+d.Name+"`")
@@ -72,6 +76,7 @@ func figures(root string, m *Manifest) (map[string]string, error) {
 		"guarded-count":      fmt.Sprint(guarded),
 		"default-tools":      andList(defaults),
 		"discovery-tools":    andList(discovery),
+		"prompts":            andList(prompts),
 		"abs-client-lines":   thousands(bytes.Count(client, []byte("\n"))),
 		"default-tool-count": fmt.Sprint(len(defaults) + len(discovery)),
 	}, nil

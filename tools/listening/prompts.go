@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/kit"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/tools/naming"
@@ -90,4 +91,65 @@ func PromptWhereAmIInASeries(_ context.Context, _ *kit.Deps, a naming.PromptArgs
 func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// maxOwnedLines is how many lines check_owned takes in one call.
+const maxOwnedLines = 100
+
+// PromptDoIOwnThese asks for check_owned with the lines given, in the
+// library named.
+func PromptDoIOwnThese(_ context.Context, _ *kit.Deps, a naming.PromptArgs) (string, error) {
+	var lines []string
+	for _, l := range strings.Split(a.String("titles"), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	switch {
+	case len(lines) == 0:
+		return "", fmt.Errorf(`argument "titles": give at least one title, one a line`)
+	case len(lines) > maxOwnedLines:
+		return "", fmt.Errorf(`argument "titles": %d lines; at most %d, one title a line`, len(lines), maxOwnedLines)
+	}
+	call := map[string]any{"text": strings.Join(lines, "\n")}
+	if id := a.ID("library"); id != "" {
+		call["library_id"] = id
+	}
+	text := "Do I already own these? Call check_owned with " + jsonOf(call) + ". " +
+		"Answer line by line in my order: what I own (title, author, and whether I have not started it, how far I am, or when I finished it), " +
+		"where several books could be meant (ask me which), and what is missing from my library. Do not guess a book the answer does not name."
+	return text + reachListening, nil
+}
+
+// PromptWhatDidIAbandon asks for list_abandoned, books idle for the days
+// given.
+func PromptWhatDidIAbandon(_ context.Context, _ *kit.Deps, a naming.PromptArgs) (string, error) {
+	call := map[string]any{}
+	if v := a.String("idle_days"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 36500 {
+			return "", fmt.Errorf(`argument "idle_days": %q is not a whole number of days from 1 to 36500`, v)
+		}
+		call["idle_days"] = n
+	}
+	text := "What did I start and never finish? Call list_abandoned with " + jsonOf(call) + ". " +
+		"For each book say how far I got and how much is left, when I last listened, and whether I went on with its series without it; " +
+		"then ask whether I want to pick one up again or mark one finished. Change nothing unless I say so."
+	return text + reachListening, nil
+}
+
+// PromptRecommendFromMyLibrary asks for get_taste_profile in the library
+// named, and for suggestions among the unstarted books it gives.
+func PromptRecommendFromMyLibrary(_ context.Context, _ *kit.Deps, a naming.PromptArgs) (string, error) {
+	call := map[string]any{}
+	if id := a.ID("library"); id != "" {
+		call["library_id"] = id
+	}
+	text := "Recommend what I should listen to next from books I own and have not started. Call get_taste_profile with " + jsonOf(call) + ". " +
+		"Use the authors, narrators, genres and series I listen to and finish most, and how long the books I finish are; " +
+		"suggest three to five of the unstarted books it gives, each with its library_item_id and one line on why it fits."
+	if w := a.String("wish"); w != "" {
+		text += fmt.Sprintf(" I am in the mood for: %q; weigh that first.", w)
+	}
+	return text + reachListening, nil
 }

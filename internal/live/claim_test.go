@@ -173,3 +173,16 @@ func ownUser(t *testing.T, root *abs, what string, permissions map[string]any, l
 	t.Cleanup(func() { root.do("DELETE", "/api/api-keys/"+key.APIKey.ID, nil, nil) })
 	return &abs{t: t, base: root.base, key: key.APIKey.APIKey, hc: root.hc}, key.APIKey.APIKey
 }
+
+// deleteSessionsAtEnd deletes, with root, the listening sessions of user
+// when the test ends.
+func deleteSessionsAtEnd(t *testing.T, root, user *abs) {
+	t.Cleanup(func() {
+		var page struct{ Sessions []struct{ ID string } }
+		if user.do("GET", "/api/me/listening-sessions?itemsPerPage=100", nil, &page) == 200 {
+			for _, s := range page.Sessions {
+				root.do("DELETE", "/api/sessions/"+s.ID, nil, nil)
+			}
+		}
+	})
+}

@@ -2,7 +2,6 @@ package live
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"os"
@@ -30,29 +29,10 @@ func TestLiveListener(t *testing.T) {
 	hc := &http.Client{Timeout: 60 * time.Second}
 	root := &abs{t: t, base: target.String(), key: rootKey, hc: hc}
 
-	pw := make([]byte, 16)
-	rand.Read(pw)
-	name := prefix + "listener-" + hex.EncodeToString(pw[:4])
-	var made struct{ User struct{ ID string } }
-	if st := root.do("POST", "/api/users", map[string]any{"username": name, "password": hex.EncodeToString(pw), "type": "user", "isActive": true,
-		"permissions": map[string]any{"download": true, "update": false, "delete": false, "upload": false}}, &made); st != 200 || made.User.ID == "" {
-		t.Fatalf("POST /api/users: %d", st)
-	}
-	t.Cleanup(func() { root.do("DELETE", "/api/users/"+made.User.ID, nil, nil) })
-	var key struct{ APIKey struct{ ID, APIKey string } }
-	if st := root.do("POST", "/api/api-keys", map[string]any{"name": name, "userId": made.User.ID, "isActive": true}, &key); st != 200 || key.APIKey.APIKey == "" {
-		t.Fatalf("POST /api/api-keys: %d", st)
-	}
-	t.Cleanup(func() { root.do("DELETE", "/api/api-keys/"+key.APIKey.ID, nil, nil) })
-	user := &abs{t: t, base: target.String(), key: key.APIKey.APIKey, hc: hc}
-	t.Cleanup(func() {
-		var page struct{ Sessions []struct{ ID string } }
-		if user.do("GET", "/api/me/listening-sessions?itemsPerPage=100", nil, &page) == 200 {
-			for _, s := range page.Sessions {
-				root.do("DELETE", "/api/sessions/"+s.ID, nil, nil)
-			}
-		}
-	})
+	// A user of its own, with an API key; its sessions go when the test
+	// ends (before the user: cleanups run last first).
+	user, userKey := ownUser(t, root, "listener", map[string]any{"download": true, "update": false, "delete": false, "upload": false})
+	deleteSessionsAtEnd(t, root, user)
 
 	lib := root.libraries()["book"]
 	var all struct {
@@ -86,7 +66,7 @@ func TestLiveListener(t *testing.T) {
 		t.Fatalf("POST /api/session/local: %d", st)
 	}
 
-	cs := connectBinary(t, proxyURL, key.APIKey.APIKey, []string{"AUDIOBOOKSHELF_TOOLSETS=default,listening"}, nil)
+	cs := connectBinary(t, proxyURL, userKey, []string{"AUDIOBOOKSHELF_TOOLSETS=default,listening"}, nil)
 	call := func(tool string, args map[string]any) map[string]any {
 		t.Helper()
 		return callJSON(t, cs, tool, args)

@@ -3,9 +3,7 @@ package live
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,15 +32,7 @@ import (
 // The library and the collection are deleted at the end, even when a step
 // fails; nothing else on the server is touched.
 func TestLiveNamesTrust(t *testing.T) {
-	if os.Getenv("ABS_LIVE") != "1" {
-		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
-	}
-	target, key := liveServer(t)
-	ffmpeg, err := exec.LookPath("ffmpeg")
-	if err != nil {
-		t.Fatal("the books' audio is made with ffmpeg, which is not on PATH")
-	}
-	a := &abs{t: t, base: target.String(), key: key, hc: &http.Client{Timeout: 2 * time.Minute}}
+	target, key, ffmpeg, a := liveWithFFmpeg(t)
 	run := fmt.Sprintf("%d", time.Now().UnixNano()%1_000_000_000)
 	word := "Kidz" + run // the run's own word: no other record holds it
 

@@ -1,10 +1,13 @@
 package live
 
 import (
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // silentBook writes a silent MP3 of secs seconds at path (its folder made
@@ -39,4 +42,20 @@ func ownLibrary(t *testing.T, a *abs, name, dir string) string {
 	})
 	scanAndWait(t, a, lib.ID)
 	return lib.ID
+}
+
+// liveWithFFmpeg is the start of a live test that writes books of its
+// own: it skips outside make test-live, and answers the server, the root
+// key, ffmpeg's path (failing the test without it) and a root client.
+func liveWithFFmpeg(t *testing.T) (target *url.URL, key, ffmpeg string, a *abs) {
+	t.Helper()
+	if os.Getenv("ABS_LIVE") != "1" {
+		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
+	}
+	target, key = liveServer(t)
+	ffmpeg, err := exec.LookPath("ffmpeg")
+	if err != nil {
+		t.Fatal("the books' audio is made with ffmpeg, which is not on PATH")
+	}
+	return target, key, ffmpeg, &abs{t: t, base: target.String(), key: key, hc: &http.Client{Timeout: 2 * time.Minute}}
 }

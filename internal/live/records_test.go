@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,15 +26,7 @@ import (
 //     what goes), then removes the copy from the library: the item is gone
 //     (404), its file is still on disk, the copy kept is untouched.
 func TestLiveRecords(t *testing.T) {
-	if os.Getenv("ABS_LIVE") != "1" {
-		t.Skip("the live run is `make test-live` (it sets ABS_LIVE=1)")
-	}
-	target, key := liveServer(t)
-	ffmpeg, err := exec.LookPath("ffmpeg")
-	if err != nil {
-		t.Fatal("the books' audio is made with ffmpeg, which is not on PATH")
-	}
-	a := &abs{t: t, base: target.String(), key: key, hc: &http.Client{Timeout: 2 * time.Minute}}
+	target, key, ffmpeg, a := liveWithFFmpeg(t)
 	run := fmt.Sprintf("rec%d", time.Now().UnixNano()%1_000_000_000)
 	dir := t.TempDir()
 	var files []string

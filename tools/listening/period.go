@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"slices"
 	"sort"
@@ -94,51 +93,20 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 	lo, hi := from.Format(day), to.Format(day)
 	inRange := func(date string) bool { return date >= lo && date <= hi }
 
-	recsP := kit.Alongside(ctx, func(ctx context.Context) recordsOrErr {
-		r, err := d.ProgressRecords(ctx)
-		return recordsOrErr{r, err}
-	})
-	type statsOrErr struct {
-		v   absdata.ListeningStats
-		err error
-	}
 	// Audiobookshelf's own days count every library: read only when no
 	// library is named (one library's days come from its sessions).
-	statsP := kit.Alongside(ctx, func(ctx context.Context) statsOrErr {
-		if a.LibraryID != nil {
-			return statsOrErr{}
-		}
-		body, err := d.Get(ctx, "the listening stats", func(ctx context.Context) (*http.Response, error) { return d.API.GetListeningStats(ctx) })
-		if err != nil {
-			return statsOrErr{err: err}
-		}
-		var v absdata.ListeningStats
-		err = kit.Decode(body, &v)
-		return statsOrErr{v, err}
-	})
-	abandon := func() { recsP.Abandon(); statsP.Abandon() }
-
-	sessions, sessionsCut, err := readSessionsSince(ctx, d, from)
+	l, err := readListened(ctx, d, from, a.LibraryID == nil)
 	if err != nil {
-		abandon()
 		return nil, err
 	}
-	st := statsP.Wait()
-	if st.err != nil {
-		recsP.Abandon()
-		return nil, st.err
-	}
-	r := recsP.Wait()
-	if r.err != nil {
-		return nil, r.err
-	}
+	sessions, sessionsCut := l.sessions, l.cut
 
 	// Per period: Audiobookshelf's own days (getUserListeningStatsHelpers:
 	// a session with a date and time listened counts on its date); for one
 	// library, the same rule over its sessions.
 	perDay := map[string]float64{}
 	if a.LibraryID == nil {
-		for k, t := range st.v.Days {
+		for k, t := range l.stats.Days {
 			if inRange(k) {
 				perDay[k] += t
 			}
@@ -178,18 +146,7 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 			perDay[s.Date] += t
 		}
 		if m := s.MediaMetadata; m != nil {
-			for _, au := range m.Authors {
-				authors[au.Name] += t
-			}
-			if len(m.Authors) == 0 && m.Author != "" {
-				authors[m.Author] += t
-			}
-			for _, n := range m.Narrators {
-				narrators[n] += t
-			}
-			for _, g := range m.Genres {
-				genres[g] += t
-			}
+			people(m, t, authors, narrators, genres)
 		}
 	}
 
@@ -220,8 +177,8 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 	// Books marked finished without listening have no session to name
 	// them or their library: they are read in one batched request.
 	var unnamed []string
-	for i := range r.recs {
-		p := &r.recs[i]
+	for i := range l.recs {
+		p := &l.recs[i]
 		ep := ""
 		if p.EpisodeID != nil {
 			ep = *p.EpisodeID
@@ -248,8 +205,8 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 			untitled = fmt.Sprintf("%d finished items have no title: they are gone from Audiobookshelf or in a library this user no longer sees", n)
 		}
 	}
-	for i := range r.recs {
-		p := &r.recs[i]
+	for i := range l.recs {
+		p := &l.recs[i]
 		if !p.IsFinished || p.FinishedAt == nil || !inRange(compact.Date(*p.FinishedAt)) {
 			continue
 		}
@@ -269,10 +226,7 @@ func GetListeningByPeriod(ctx context.Context, d *kit.Deps, a toolargs.GetListen
 			ep = *p.EpisodeID
 		}
 		f := FinishedIn{ID: p.LibraryItemID, EpisodeID: ep, Title: titles[key{p.LibraryItemID, ep}], Episode: episodes[key{p.LibraryItemID, ep}], Finished: compact.Date(*p.FinishedAt)}
-		if p.StartedAt > 0 && *p.FinishedAt >= p.StartedAt {
-			n := int(math.Ceil(float64(*p.FinishedAt-p.StartedAt) / float64(24*time.Hour/time.Millisecond)))
-			f.DaysTaken = &n
-		}
+		f.DaysTaken = daysTaken(p)
 		finished = append(finished, f)
 	}
 

@@ -3,8 +3,6 @@ package listening
 import (
 	"context"
 	"fmt"
-	"math"
-	"net/http"
 	"slices"
 	"sort"
 	"time"
@@ -33,38 +31,11 @@ func GetListeningYear(ctx context.Context, d *kit.Deps, a toolargs.GetListeningY
 	lo, hi := from.Format(day), time.Date(int(a.Year), 12, 31, 0, 0, 0, 0, time.UTC).Format(day)
 	inYear := func(date string) bool { return date >= lo && date <= hi }
 
-	recsP := kit.Alongside(ctx, func(ctx context.Context) recordsOrErr {
-		r, err := d.ProgressRecords(ctx)
-		return recordsOrErr{r, err}
-	})
-	type statsOrErr struct {
-		v   absdata.ListeningStats
-		err error
-	}
-	statsP := kit.Alongside(ctx, func(ctx context.Context) statsOrErr {
-		body, err := d.Get(ctx, "the listening stats", func(ctx context.Context) (*http.Response, error) { return d.API.GetListeningStats(ctx) })
-		if err != nil {
-			return statsOrErr{err: err}
-		}
-		var v absdata.ListeningStats
-		err = kit.Decode(body, &v)
-		return statsOrErr{v, err}
-	})
-	sessions, cut, err := readSessionsSince(ctx, d, from)
+	l, err := readListened(ctx, d, from, true)
 	if err != nil {
-		recsP.Abandon()
-		statsP.Abandon()
 		return nil, err
 	}
-	st := statsP.Wait()
-	if st.err != nil {
-		recsP.Abandon()
-		return nil, st.err
-	}
-	r := recsP.Wait()
-	if r.err != nil {
-		return nil, r.err
-	}
+	sessions, cut := l.sessions, l.cut
 
 	// Time per month and days listened: Audiobookshelf's own days.
 	months := make([]Period, 12)
@@ -73,7 +44,7 @@ func GetListeningYear(ctx context.Context, d *kit.Deps, a toolargs.GetListeningY
 	}
 	total, days := 0.0, 0
 	perMonth := make([]float64, 12)
-	for k, t := range st.v.Days {
+	for k, t := range l.stats.Days {
 		if !inYear(k) || t <= 0 {
 			continue
 		}
@@ -103,18 +74,7 @@ func GetListeningYear(ctx context.Context, d *kit.Deps, a toolargs.GetListeningY
 			if s.EpisodeID != nil && *s.EpisodeID != "" {
 				name = m.Title.Value
 			}
-			for _, au := range m.Authors {
-				authors[au.Name] += t
-			}
-			if len(m.Authors) == 0 && m.Author != "" {
-				authors[m.Author] += t
-			}
-			for _, n := range m.Narrators {
-				narrators[n] += t
-			}
-			for _, g := range m.Genres {
-				genres[g] += t
-			}
+			people(m, t, authors, narrators, genres)
 		}
 		books[s.LibraryItemID] += t
 		titles[s.LibraryItemID] = name
@@ -123,8 +83,8 @@ func GetListeningYear(ctx context.Context, d *kit.Deps, a toolargs.GetListeningY
 	// Finished in the year, in order, named and timed by one batched read.
 	var done []*absdata.Progress
 	episodes := 0
-	for i := range r.recs {
-		p := &r.recs[i]
+	for i := range l.recs {
+		p := &l.recs[i]
 		if !p.IsFinished || p.FinishedAt == nil || !inYear(compact.Date(*p.FinishedAt)) {
 			continue
 		}
@@ -175,10 +135,7 @@ func GetListeningYear(ctx context.Context, d *kit.Deps, a toolargs.GetListeningY
 				untitled++
 			}
 		}
-		if p.StartedAt > 0 && *p.FinishedAt >= p.StartedAt {
-			n := int(math.Ceil(float64(*p.FinishedAt-p.StartedAt) / float64(24*time.Hour/time.Millisecond)))
-			b.DaysTaken = &n
-		}
+		b.DaysTaken = daysTaken(p)
 		if p == longestP {
 			l := b
 			longest = &l

@@ -78,7 +78,7 @@ func PlanResolveDuplicate(ctx context.Context, d *kit.Deps, a toolargs.ResolveDu
 	for i, p := range me.MediaProgress {
 		if p.LibraryItemID == rm.ID && p.EpisodeID == nil {
 			progress = &me.MediaProgress[i]
-			read.Progress = append(read.Progress, fmt.Sprintf("%s:%d:%v:%v", p.ID, p.LastUpdate, p.CurrentTime, p.IsFinished))
+			read.Progress = append(read.Progress, kit.ProgressMark(p))
 		}
 	}
 	for _, b := range me.Bookmarks {
@@ -109,33 +109,17 @@ func PlanResolveDuplicate(ctx context.Context, d *kit.Deps, a toolargs.ResolveDu
 			}
 		}
 	}
-	pbody, err := d.Get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) { return d.API.ListPlaylists(ctx) })
+	pls, err := d.ReadPlaylists(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var pls struct {
-		Playlists []absdata.Playlist `json:"playlists"`
-	}
-	if err := kit.Decode(pbody, &pls); err != nil {
-		return nil, err
-	}
+	holding, emptied := kit.PlaylistsHolding(pls, func(e absdata.PlaylistItem) bool { return e.LibraryItemID == rm.ID })
 	plNames := map[string]string{}
-	var inPls, emptied []string
-	for _, p := range pls.Playlists {
-		n := 0
-		for _, e := range p.Items {
-			if e.LibraryItemID == rm.ID {
-				n++
-			}
-		}
-		if n > 0 {
-			inPls = append(inPls, p.ID)
-			plNames[p.ID] = p.Name
-			read.Playlists = append(read.Playlists, fmt.Sprintf("%s:%d:%d", p.ID, len(p.Items), n))
-			if n == len(p.Items) {
-				emptied = append(emptied, p.ID)
-			}
-		}
+	var inPls []string
+	for _, h := range holding {
+		inPls = append(inPls, h.ID)
+		plNames[h.ID] = h.Name
+		read.Playlists = append(read.Playlists, fmt.Sprintf("%s:%d:%d", h.ID, h.Of, h.Taken))
 	}
 	if err := result.PlainIDs("book "+rm.ID, append(inCols, inPls...)...); err != nil {
 		return nil, err
@@ -180,8 +164,7 @@ func PlanResolveDuplicate(ctx context.Context, d *kit.Deps, a toolargs.ResolveDu
 		"Every other user's progress of it goes too, and its entries in their playlists: this key cannot count those.",
 	}
 	if len(emptied) > 0 {
-		plan.Consequences = append(plan.Consequences, fmt.Sprintf("%s %s no other entry, so Audiobookshelf deletes %s.",
-			naming.ListTitled(naming.Titles(emptied, plNames)), map[bool]string{true: "has", false: "have"}[len(emptied) == 1], map[bool]string{true: "it", false: "them"}[len(emptied) == 1]))
+		plan.Consequences = append(plan.Consequences, naming.Emptied(emptied, plNames))
 	}
 	if len(onlyRemoved) > 0 {
 		plan.Consequences = append(plan.Consequences, "The copy kept does not hold "+strings.Join(onlyRemoved, ", ")+": Audiobookshelf removes each series of them left without a book, and each author left without a book that has no biography, ASIN or image.")

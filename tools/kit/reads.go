@@ -3,6 +3,7 @@ package kit
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/gen/abs"
@@ -288,3 +289,53 @@ func (d *Deps) ReadAllItems(ctx context.Context, libraryID string) ([]absdata.It
 // Ptr is a pointer to a copy of v, for the optional parameters of the
 // generated client.
 func Ptr[T any](v T) *T { return &v }
+
+// ReadPlaylists reads the playlists of the user of the call's key
+// (GET /api/playlists).
+func (d *Deps) ReadPlaylists(ctx context.Context) ([]absdata.Playlist, error) {
+	body, err := d.Get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) { return d.API.ListPlaylists(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		Playlists []absdata.Playlist `json:"playlists"`
+	}
+	if err := Decode(body, &v); err != nil {
+		return nil, err
+	}
+	return v.Playlists, nil
+}
+
+// Holding is a playlist that a removal takes entries out of: Taken of
+// its Of entries.
+type Holding struct {
+	ID, Name  string
+	Taken, Of int
+}
+
+// PlaylistsHolding is what a removal takes out of playlists: each
+// playlist with an entry that taken holds, in the order read, and the ids
+// of those it leaves without any entry (Audiobookshelf deletes them).
+func PlaylistsHolding(pls []absdata.Playlist, taken func(absdata.PlaylistItem) bool) (in []Holding, emptied []string) {
+	for _, p := range pls {
+		n := 0
+		for _, e := range p.Items {
+			if taken(e) {
+				n++
+			}
+		}
+		if n > 0 {
+			in = append(in, Holding{ID: p.ID, Name: p.Name, Taken: n, Of: len(p.Items)})
+			if n == len(p.Items) {
+				emptied = append(emptied, p.ID)
+			}
+		}
+	}
+	return in, emptied
+}
+
+// ProgressMark is what an approval is bound to of a progress record: its
+// id, last update, position and whether it is finished.
+func ProgressMark(p absdata.Progress) string {
+	return fmt.Sprintf("%s:%d:%v:%v", p.ID, p.LastUpdate, p.CurrentTime, p.IsFinished)
+}

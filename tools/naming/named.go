@@ -113,3 +113,9 @@ func ItemNamed(it *absdata.Item, id string, episodeID *string) string {
 	}
 	return Named("episode", title, *episodeID) + " of " + of
 }
+
+// Emptied says which playlists (names by id) a removal leaves without an
+// entry, and that Audiobookshelf deletes them.
+func Emptied(ids []string, names map[string]string) string {
+	return fmt.Sprintf("%s %s no other entry, so Audiobookshelf deletes %s.", ListTitled(Titles(ids, names)), map[bool]string{true: "has", false: "have"}[len(ids) == 1], map[bool]string{true: "it", false: "them"}[len(ids) == 1])
+}

@@ -52,41 +52,25 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.Delet
 	for _, p := range u.MediaProgress {
 		if p.EpisodeID != nil && *p.EpisodeID == ep.ID {
 			progress++
-			read.Progress = fmt.Sprintf("%s:%d:%v:%v", p.ID, p.LastUpdate, p.CurrentTime, p.IsFinished)
+			read.Progress = kit.ProgressMark(p)
 		}
 	}
-	pbody, err := d.Get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) { return d.API.ListPlaylists(ctx) })
+	pls, err := d.ReadPlaylists(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var pls struct {
-		Playlists []absdata.Playlist `json:"playlists"`
-	}
-	if err := kit.Decode(pbody, &pls); err != nil {
-		return nil, err
-	}
-	var in, emptied []string
-	for _, p := range pls.Playlists {
-		n := 0
-		for _, e := range p.Items {
-			if e.EpisodeID != nil && *e.EpisodeID == ep.ID {
-				n++
-			}
-		}
-		if n > 0 {
-			in = append(in, p.ID)
-			read.Playlists = append(read.Playlists, fmt.Sprintf("%s:%d", p.ID, len(p.Items)))
-			if n == len(p.Items) {
-				emptied = append(emptied, p.ID)
-			}
-		}
+	holding, emptied := kit.PlaylistsHolding(pls, func(e absdata.PlaylistItem) bool { return e.EpisodeID != nil && *e.EpisodeID == ep.ID })
+	var in []string
+	for _, h := range holding {
+		in = append(in, h.ID)
+		read.Playlists = append(read.Playlists, fmt.Sprintf("%s:%d", h.ID, h.Of))
 	}
 	if err := result.PlainIDs("episode "+a.EpisodeID+" of podcast "+a.LibraryItemID, append([]string{it.ID, ep.ID}, in...)...); err != nil {
 		return nil, err
 	}
 	plan := &kit.Plan{Targets: []string{it.ID, ep.ID}, Read: read}
 	episode, podcast := naming.Named("episode", ep.Title, ep.ID), naming.Named("podcast", it.Media.Metadata.Title.Value, it.ID)
-	playlists := playlistNames(pls.Playlists)
+	playlists := playlistNames(pls)
 	if a.DeleteFile {
 		size := ""
 		if read.Size > 0 {
@@ -102,7 +86,7 @@ func PlanDeletePodcastEpisode(ctx context.Context, d *kit.Deps, a toolargs.Delet
 	if len(in) > 0 {
 		c := fmt.Sprintf("It is taken out of %d playlist(s) of this user: %s.", len(in), naming.ListTitled(naming.Titles(in, playlists)))
 		if len(emptied) > 0 {
-			c += fmt.Sprintf(" %s %s no other entry, so Audiobookshelf deletes %s.", naming.ListTitled(naming.Titles(emptied, playlists)), map[bool]string{true: "has", false: "have"}[len(emptied) == 1], map[bool]string{true: "it", false: "them"}[len(emptied) == 1])
+			c += " " + naming.Emptied(emptied, playlists)
 		}
 		plan.Consequences = append(plan.Consequences, c)
 	}
@@ -203,36 +187,20 @@ func PlanDeletePodcast(ctx context.Context, d *kit.Deps, a toolargs.DeletePodcas
 	for _, p := range u.MediaProgress {
 		if p.EpisodeID != nil && eps[*p.EpisodeID] {
 			progress++
-			read.Progress = append(read.Progress, fmt.Sprintf("%s:%d:%v:%v", p.ID, p.LastUpdate, p.CurrentTime, p.IsFinished))
+			read.Progress = append(read.Progress, kit.ProgressMark(p))
 		}
 	}
-	pbody, err := d.Get(ctx, "the playlists", func(ctx context.Context) (*http.Response, error) { return d.API.ListPlaylists(ctx) })
+	pls, err := d.ReadPlaylists(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var pls struct {
-		Playlists []absdata.Playlist `json:"playlists"`
-	}
-	if err := kit.Decode(pbody, &pls); err != nil {
-		return nil, err
-	}
-	var in, emptied []string
+	holding, emptied := kit.PlaylistsHolding(pls, func(e absdata.PlaylistItem) bool { return e.EpisodeID != nil && eps[*e.EpisodeID] })
+	var in []string
 	entries := 0
-	for _, p := range pls.Playlists {
-		n := 0
-		for _, e := range p.Items {
-			if e.EpisodeID != nil && eps[*e.EpisodeID] {
-				n++
-			}
-		}
-		if n > 0 {
-			in = append(in, p.ID)
-			entries += n
-			read.Playlists = append(read.Playlists, fmt.Sprintf("%s:%d:%d", p.ID, len(p.Items), n))
-			if n == len(p.Items) {
-				emptied = append(emptied, p.ID)
-			}
-		}
+	for _, h := range holding {
+		in = append(in, h.ID)
+		entries += h.Taken
+		read.Playlists = append(read.Playlists, fmt.Sprintf("%s:%d:%d", h.ID, h.Of, h.Taken))
 	}
 	if err := result.PlainIDs("podcast "+a.LibraryItemID, append([]string{it.ID}, in...)...); err != nil {
 		return nil, err
@@ -242,7 +210,7 @@ func PlanDeletePodcast(ctx context.Context, d *kit.Deps, a toolargs.DeletePodcas
 	}
 	plan := &kit.Plan{Targets: append([]string{it.ID}, in...), Read: read}
 	podcast := naming.Named("podcast", it.Media.Metadata.Title.Value, it.ID)
-	playlists := playlistNames(pls.Playlists)
+	playlists := playlistNames(pls)
 	if a.DeleteFiles {
 		plan.Action = fmt.Sprintf("This will delete %s with its %d episode(s) from the library, and DELETE ITS FOLDER FROM DISK with everything in it: %d audio file(s) and %d other file(s) that Audiobookshelf knows of.", podcast, len(it.Media.Episodes), audio, other)
 	} else {
@@ -253,7 +221,7 @@ func PlanDeletePodcast(ctx context.Context, d *kit.Deps, a toolargs.DeletePodcas
 	if len(in) > 0 {
 		c := fmt.Sprintf("%d entry(ies) are taken out of %d playlist(s) of this user: %s.", entries, len(in), naming.ListTitled(naming.Titles(in, playlists)))
 		if len(emptied) > 0 {
-			c += fmt.Sprintf(" %s %s no other entry, so Audiobookshelf deletes %s.", naming.ListTitled(naming.Titles(emptied, playlists)), map[bool]string{true: "has", false: "have"}[len(emptied) == 1], map[bool]string{true: "it", false: "them"}[len(emptied) == 1])
+			c += " " + naming.Emptied(emptied, playlists)
 		}
 		plan.Consequences = append(plan.Consequences, c)
 	}

@@ -133,20 +133,37 @@ func getBook(ctx context.Context, d *kit.Deps, id, tool string) (*absdata.Item, 
 
 // changeItem sends a write to one item; a 403 names the permission.
 func changeItem(ctx context.Context, d *kit.Deps, id string, s kit.Sender) ([]byte, error) {
+	r, err := sendToItem(ctx, d, id, "library item "+id, "changing an item needs the update permission (Settings → Users → the user → Can Update)", nil, s)
+	if err != nil {
+		return nil, err
+	}
+	return r.Body, nil
+}
+
+// sendToItem sends a write to library item id, what in its errors: a 403
+// says the user of the key lacks a permission (denied: what needs which),
+// refused (when given) turns another status into an error first, and any
+// other failure is Audiobookshelf's own.
+func sendToItem(ctx context.Context, d *kit.Deps, id, what, denied string, refused func(*kit.Response) error, s kit.Sender) (*kit.Response, error) {
 	r, err := d.Send(kit.ForItem(ctx, id), true, s)
 	if err != nil {
 		return nil, err
 	}
 	if r.Status == http.StatusForbidden {
-		return nil, kit.Errorf(kit.Unchanged, "Audiobookshelf answered 403 Forbidden for library item %s: changing an item needs the update permission (Settings → Users → the user → Can Update), which the user of this API key lacks.", id)
+		return nil, kit.Errorf(kit.Unchanged, "Audiobookshelf answered 403 Forbidden for library item %s: %s, which the user of this API key lacks.", id, denied)
+	}
+	if refused != nil {
+		if err := refused(r); err != nil {
+			return nil, err
+		}
 	}
 	if r.Status/100 != 2 {
-		return nil, kit.StatusError(r, "library item "+id, true)
+		return nil, kit.StatusError(r, what, true)
 	}
-	if err := d.CheckWrite(r, "library item "+id); err != nil {
+	if err := d.CheckWrite(r, what); err != nil {
 		return nil, err
 	}
-	return r.Body, nil
+	return r, nil
 }
 
 // putBackArgs turns previous values into update_item_metadata's fields:

@@ -80,9 +80,9 @@ func FindMatchCandidates(ctx context.Context, d *kit.Deps, a toolargs.FindMatchC
 	if err != nil {
 		return nil, err
 	}
-	title, author := searchTerms(b, a.Title, a.Author)
-	if title == "" {
-		return nil, kit.Errorf(kit.Unchanged, `argument "title": book %s has no title to search for; give one.`, a.LibraryItemID)
+	title, author, err := searchTerms(b, a.Title, a.Author, a.LibraryItemID)
+	if err != nil {
+		return nil, err
 	}
 	provider := a.Provider
 	id := a.LibraryItemID
@@ -143,8 +143,9 @@ func readBookExpanded(ctx context.Context, d *kit.Deps, id, tool string) (*absda
 
 // searchTerms are the title and author searched for: those given, else
 // the book's title and its authors' names, as the Match tab of
-// Audiobookshelf's web client fills them in.
-func searchTerms(b *absdata.Item, title, author *string) (string, string) {
+// Audiobookshelf's web client fills them in. A book (id) with no title
+// to search for, and none given, is an error.
+func searchTerms(b *absdata.Item, title, author *string, id string) (string, string, error) {
 	m := &b.Media.Metadata
 	t := m.Title.Value
 	if title != nil {
@@ -158,7 +159,10 @@ func searchTerms(b *absdata.Item, title, author *string) (string, string) {
 	if author != nil {
 		au = *author
 	}
-	return strings.TrimSpace(t), strings.TrimSpace(au)
+	if t = strings.TrimSpace(t); t == "" {
+		return "", "", kit.Errorf(kit.Unchanged, `argument "title": book %s has no title to search for; give one.`, id)
+	}
+	return t, strings.TrimSpace(au), nil
 }
 
 func seriesLabel(name, seq string) string {

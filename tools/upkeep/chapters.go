@@ -174,19 +174,10 @@ func PlanSetItemChapters(ctx context.Context, d *kit.Deps, a toolargs.SetItemCha
 			list = append(list, entry{Start: c.Start, End: c.End, Title: c.Title})
 		}
 		body.Chapters = list
-		r, err := d.Send(kit.ForItem(ctx, id), true, func(ctx context.Context) (*http.Response, error) {
+		r, err := sendToItem(ctx, d, id, "the chapters of library item "+id, "setting chapters needs the update permission (Settings → Users → the user → Can Update)", nil, func(ctx context.Context) (*http.Response, error) {
 			return d.API.UpdateLibraryItemChapters(ctx, id, body)
 		})
 		if err != nil {
-			return nil, err
-		}
-		switch {
-		case r.Status == http.StatusForbidden:
-			return nil, kit.Errorf(kit.Unchanged, "Audiobookshelf answered 403 Forbidden for library item %s: setting chapters needs the update permission (Settings → Users → the user → Can Update), which the user of this API key lacks.", id)
-		case r.Status/100 != 2:
-			return nil, kit.StatusError(r, "the chapters of library item "+id, true)
-		}
-		if err := d.CheckWrite(r, "the chapters of library item "+id); err != nil {
 			return nil, err
 		}
 		var v struct {

@@ -92,19 +92,9 @@ func PlanRemoveItemCover(ctx context.Context, d *kit.Deps, a toolargs.RemoveItem
 		Action:  fmt.Sprintf("This will remove the cover of %s: Audiobookshelf forgets which image file is its cover.", naming.ItemNamed(it, id, nil)),
 		Read:    coverRead{ID: it.ID, UpdatedAt: it.UpdatedAt, HasCover: true},
 		Execute: func(ctx context.Context) (*mcp.CallToolResult, error) {
-			r, err := d.Send(kit.ForItem(ctx, id), true, func(ctx context.Context) (*http.Response, error) {
+			if _, err := sendToItem(ctx, d, id, "the cover of library item "+id, "removing a cover needs the delete permission (Settings → Users → the user → Can Delete)", nil, func(ctx context.Context) (*http.Response, error) {
 				return d.API.RemoveLibraryItemCover(ctx, id)
-			})
-			if err != nil {
-				return nil, err
-			}
-			if r.Status == http.StatusForbidden {
-				return nil, kit.Errorf(kit.Unchanged, "Audiobookshelf answered 403 Forbidden for library item %s: removing a cover needs the delete permission (Settings → Users → the user → Can Delete), which the user of this API key lacks.", id)
-			}
-			if r.Status/100 != 2 {
-				return nil, kit.StatusError(r, "the cover of library item "+id, true)
-			}
-			if err := d.CheckWrite(r, "the cover of library item "+id); err != nil {
+			}); err != nil {
 				return nil, err
 			}
 			return result.JSONResult(map[string]any{"removed": true, "library_item_id": id,
@@ -126,9 +116,9 @@ func SearchCovers(ctx context.Context, d *kit.Deps, a toolargs.SearchCovers) (*m
 	if err != nil {
 		return nil, err
 	}
-	title, author := searchTerms(b, a.Title, a.Author)
-	if title == "" {
-		return nil, kit.Errorf(kit.Unchanged, `argument "title": book %s has no title to search for; give one.`, a.LibraryItemID)
+	title, author, err := searchTerms(b, a.Title, a.Author, a.LibraryItemID)
+	if err != nil {
+		return nil, err
 	}
 	provider := a.Provider
 	body, err := d.Get(ctx, "the "+provider+" cover search", func(ctx context.Context) (*http.Response, error) {
@@ -183,21 +173,16 @@ func PlanSetItemCover(ctx context.Context, d *kit.Deps, a toolargs.SetItemCover)
 	}
 	plan.Execute = func(ctx context.Context) (*mcp.CallToolResult, error) {
 		url := a.Url
-		r, err := d.Send(kit.ForItem(ctx, id), true, func(ctx context.Context) (*http.Response, error) {
+		badImage := func(r *kit.Response) error {
+			if r.Status == http.StatusBadRequest {
+				return kit.Errorf(kit.Unchanged, `argument "url": Audiobookshelf could not take the image at %s as a cover (%q): it must be an image (JPEG, PNG or WebP) it can download. The cover was not changed.`, guard.Quote(url), kit.Clip(kit.CleanText(string(r.Body)), 200))
+			}
+			return nil
+		}
+		r, err := sendToItem(ctx, d, id, "the cover of library item "+id, "setting a cover needs the update and upload permissions (Settings → Users → the user → Can Update, Can Upload)", badImage, func(ctx context.Context) (*http.Response, error) {
 			return d.API.SetLibraryItemCover(ctx, id, abs.SetLibraryItemCoverJSONRequestBody{Url: url})
 		})
 		if err != nil {
-			return nil, err
-		}
-		switch {
-		case r.Status == http.StatusForbidden:
-			return nil, kit.Errorf(kit.Unchanged, "Audiobookshelf answered 403 Forbidden for library item %s: setting a cover needs the update and upload permissions (Settings → Users → the user → Can Update, Can Upload), which the user of this API key lacks.", id)
-		case r.Status == http.StatusBadRequest:
-			return nil, kit.Errorf(kit.Unchanged, `argument "url": Audiobookshelf could not take the image at %s as a cover (%q): it must be an image (JPEG, PNG or WebP) it can download. The cover was not changed.`, guard.Quote(url), kit.Clip(kit.CleanText(string(r.Body)), 200))
-		case r.Status/100 != 2:
-			return nil, kit.StatusError(r, "the cover of library item "+id, true)
-		}
-		if err := d.CheckWrite(r, "the cover of library item "+id); err != nil {
 			return nil, err
 		}
 		var v struct {

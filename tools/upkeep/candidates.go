@@ -76,11 +76,7 @@ type bookView struct {
 
 // FindMatchCandidates is find_match_candidates.
 func FindMatchCandidates(ctx context.Context, d *kit.Deps, a toolargs.FindMatchCandidates) (*mcp.CallToolResult, error) {
-	b, err := readBookExpanded(ctx, d, a.LibraryItemID, "find_match_candidates")
-	if err != nil {
-		return nil, err
-	}
-	title, author, err := searchTerms(b, a.Title, a.Author, a.LibraryItemID)
+	b, title, author, err := searchBook(ctx, d, readBookExpanded, a.LibraryItemID, "find_match_candidates", a.Title, a.Author)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +135,17 @@ func readBookExpanded(ctx context.Context, d *kit.Deps, id, tool string) (*absda
 		return nil, kit.Errorf(kit.Unchanged, `argument "library_item_id": %s is a %s; %s works on books only.`, id, b.MediaType, tool)
 	}
 	return &b, nil
+}
+
+// searchBook reads book id for tool with read, and the terms to search
+// for (searchTerms).
+func searchBook(ctx context.Context, d *kit.Deps, read func(context.Context, *kit.Deps, string, string) (*absdata.Item, error), id, tool string, title, author *string) (*absdata.Item, string, string, error) {
+	b, err := read(ctx, d, id, tool)
+	if err != nil {
+		return nil, "", "", err
+	}
+	t, au, err := searchTerms(b, title, author, id)
+	return b, t, au, err
 }
 
 // searchTerms are the title and author searched for: those given, else

@@ -112,11 +112,7 @@ type CoverChoice struct {
 
 // SearchCovers is search_covers.
 func SearchCovers(ctx context.Context, d *kit.Deps, a toolargs.SearchCovers) (*mcp.CallToolResult, error) {
-	b, err := getBook(ctx, d, a.LibraryItemID, "search_covers")
-	if err != nil {
-		return nil, err
-	}
-	title, author, err := searchTerms(b, a.Title, a.Author, a.LibraryItemID)
+	b, title, author, err := searchBook(ctx, d, getBook, a.LibraryItemID, "search_covers", a.Title, a.Author)
 	if err != nil {
 		return nil, err
 	}

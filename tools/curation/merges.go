@@ -631,17 +631,9 @@ func derefOr(p *string, or string) string {
 // readOneSeries reads a series (GET /api/series/:id); a 404 (no such
 // series, or none of its books visible to the user) names the argument.
 func readOneSeries(ctx context.Context, d *kit.Deps, arg, id string) (*absdata.Series, error) {
-	body, err := d.Get(ctx, fmt.Sprintf("argument %q (series %q; Audiobookshelf also answers 404 for a series none of whose books this user sees)", arg, id), func(ctx context.Context) (*http.Response, error) {
+	return kit.GetAs[absdata.Series](ctx, d, fmt.Sprintf("argument %q (series %q; Audiobookshelf also answers 404 for a series none of whose books this user sees)", arg, id), func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetSeries(ctx, id, nil)
 	})
-	if err != nil {
-		return nil, err
-	}
-	var se absdata.Series
-	if err := kit.Decode(body, &se); err != nil {
-		return nil, err
-	}
-	return &se, nil
 }
 
 // capIDs is ids cut to shownIDs, and what was cut.

@@ -264,33 +264,21 @@ func putBackJSON(args map[string]any) string {
 
 // readAuthorRecord reads an author alone (GET /api/authors/:id).
 func readAuthorRecord(ctx context.Context, d *kit.Deps, id string) (*absdata.Author, error) {
-	body, err := d.Get(ctx, fmt.Sprintf("argument %q (author %q)", "author_id", id), func(ctx context.Context) (*http.Response, error) {
+	return kit.GetAs[absdata.Author](ctx, d, fmt.Sprintf("argument %q (author %q)", "author_id", id), func(ctx context.Context) (*http.Response, error) {
 		return d.API.GetAuthor(ctx, id, nil)
 	})
-	if err != nil {
-		return nil, err
-	}
-	var au absdata.Author
-	if err := kit.Decode(body, &au); err != nil {
-		return nil, err
-	}
-	return &au, nil
 }
 
 // authorNamed is the author of the library other than except whose name
 // is exactly name (as Audiobookshelf compares it for a merge: case and
 // spaces count), or nil.
 func authorNamed(ctx context.Context, d *kit.Deps, libraryID, except, name string) (*absdata.Author, error) {
-	body, err := d.Get(ctx, "the authors of library "+libraryID, func(ctx context.Context) (*http.Response, error) {
+	ans, err := kit.GetAs[struct {
+		Authors []absdata.Author `json:"authors"`
+	}](ctx, d, "the authors of library "+libraryID, func(ctx context.Context) (*http.Response, error) {
 		return d.API.ListLibraryAuthors(ctx, libraryID, nil)
 	})
 	if err != nil {
-		return nil, err
-	}
-	var ans struct {
-		Authors []absdata.Author `json:"authors"`
-	}
-	if err := kit.Decode(body, &ans); err != nil {
 		return nil, err
 	}
 	for i := range ans.Authors {

@@ -339,3 +339,16 @@ func PlaylistsHolding(pls []absdata.Playlist, taken func(absdata.PlaylistItem) b
 func ProgressMark(p absdata.Progress) string {
 	return fmt.Sprintf("%s:%d:%v:%v", p.ID, p.LastUpdate, p.CurrentTime, p.IsFinished)
 }
+
+// GetAs reads what with s (Get) and decodes Audiobookshelf's JSON as a T.
+func GetAs[T any](ctx context.Context, d *Deps, what string, s Sender) (*T, error) {
+	body, err := d.Get(ctx, what, s)
+	if err != nil {
+		return nil, err
+	}
+	var v T
+	if err := Decode(body, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}

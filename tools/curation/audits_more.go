@@ -32,41 +32,26 @@ const staleAfter = 365 * 24 * time.Hour
 // auditNoAudio finds the books with no audio file: an ebook alone, or a
 // folder Audiobookshelf found nothing to play in.
 func auditNoAudio(ctx context.Context, d *kit.Deps, libraryID string) (*collected, error) {
-	items, err := readItems(ctx, d, libraryID, "")
-	if err != nil {
-		return nil, err
-	}
-	var findings []Finding
-	for i := range items {
-		it := &items[i]
+	return auditBooks(ctx, d, libraryID, "no_audio", func(it *absdata.Item) string {
 		if it.Media.NumAudioFiles > 0 {
-			continue
+			return ""
 		}
-		detail := "no audio file"
 		if it.Media.EbookFormat != "" {
-			detail = "an ebook (" + it.Media.EbookFormat + ") and no audio file"
+			return "an ebook (" + it.Media.EbookFormat + ") and no audio file"
 		}
-		findings = append(findings, Finding{Kind: "no_audio", IDs: []string{it.ID}, Names: []string{titleOf(it)}, Detail: detail})
-	}
-	return done(findings, []string{"no_audio"}, plural(len(items), "book", "books")), nil
+		return "no audio file"
+	})
 }
 
 // auditOneChapter finds the books of two hours or more held in one
 // chapter (a book with none is audit_missing's).
 func auditOneChapter(ctx context.Context, d *kit.Deps, libraryID string) (*collected, error) {
-	items, err := readItems(ctx, d, libraryID, "")
-	if err != nil {
-		return nil, err
-	}
-	var findings []Finding
-	for i := range items {
-		it := &items[i]
+	return auditBooks(ctx, d, libraryID, "one_chapter", func(it *absdata.Item) string {
 		if it.Media.NumChapters == 1 && it.Media.Duration >= longBook {
-			findings = append(findings, Finding{Kind: "one_chapter", IDs: []string{it.ID}, Names: []string{titleOf(it)},
-				Detail: fmt.Sprintf("one chapter for %.1f hours", it.Media.Duration/3600)})
+			return fmt.Sprintf("one chapter for %.1f hours", it.Media.Duration/3600)
 		}
-	}
-	return done(findings, []string{"one_chapter"}, plural(len(items), "book", "books")), nil
+		return ""
+	})
 }
 
 // auditAuthorInTitle finds the books whose title holds the name of one
@@ -75,13 +60,7 @@ func auditOneChapter(ctx context.Context, d *kit.Deps, libraryID string) (*colle
 // looked for, nor a surname alone, nor a possessive ("Terry Pratchett's
 // Hogfather" is how such books are sold).
 func auditAuthorInTitle(ctx context.Context, d *kit.Deps, libraryID string) (*collected, error) {
-	items, err := readItems(ctx, d, libraryID, "")
-	if err != nil {
-		return nil, err
-	}
-	var findings []Finding
-	for i := range items {
-		it := &items[i]
+	return auditBooks(ctx, d, libraryID, "author_in_title", func(it *absdata.Item) string {
 		title := naming.FoldWords(titleOf(it))
 		for _, name := range authorNames(&it.Media.Metadata) {
 			words := naming.FoldWords(firstLast(name))
@@ -90,13 +69,29 @@ func auditAuthorInTitle(ctx context.Context, d *kit.Deps, libraryID string) (*co
 			}
 			lastFirst := append([]string{words[len(words)-1]}, words[:len(words)-1]...)
 			if holdsWords(title, words) || holdsWords(title, lastFirst) {
-				findings = append(findings, Finding{Kind: "author_in_title", IDs: []string{it.ID}, Names: []string{titleOf(it)},
-					Detail: fmt.Sprintf("the title holds its author's name %q", name)})
-				break
+				return fmt.Sprintf("the title holds its author's name %q", name)
 			}
 		}
+		return ""
+	})
+}
+
+// auditBooks reads every book of the library and finds those that
+// detail describes (a book it answers "" for is fine), as findings of
+// kind.
+func auditBooks(ctx context.Context, d *kit.Deps, libraryID, kind string, detail func(*absdata.Item) string) (*collected, error) {
+	items, err := readItems(ctx, d, libraryID, "")
+	if err != nil {
+		return nil, err
 	}
-	return done(findings, []string{"author_in_title"}, plural(len(items), "book", "books")), nil
+	var findings []Finding
+	for i := range items {
+		it := &items[i]
+		if s := detail(it); s != "" {
+			findings = append(findings, Finding{Kind: kind, IDs: []string{it.ID}, Names: []string{titleOf(it)}, Detail: s})
+		}
+	}
+	return done(findings, []string{kind}, plural(len(items), "book", "books")), nil
 }
 
 // authorNames are a book's authors: by name where the page gives them,

@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"net/http"
+	"os"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/contract"
 )
 
 // Claims: a live test that changes books it did not make claims them first,
@@ -185,4 +189,49 @@ func deleteSessionsAtEnd(t *testing.T, root, user *abs) {
 			}
 		}
 	})
+}
+
+// listener is how a listening test starts: the validating proxy (what it
+// recorded, the spec it holds answers to), the root user's client, and a
+// user of the test's own that may download and nothing else, with its
+// API key.
+type listener struct {
+	proxyURL   string
+	rec        *recorder
+	spec       *contract.Spec
+	root, user *abs
+	userKey    string
+}
+
+// startListener skips the test unless ABS_LIVE is 1, else starts it as a
+// user of its own named after what, whose listening sessions are deleted
+// when the test ends (before the user: cleanups run last first).
+func startListener(t *testing.T, what string) listener {
+	t.Helper()
+	if os.Getenv("ABS_LIVE") != "1" {
+		t.Skip("run by `make test-live` (ABS_LIVE=1) with AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY (a root user's key) of a throwaway Audiobookshelf")
+	}
+	target, rootKey := liveServer(t)
+	l := listener{}
+	l.proxyURL, l.rec, l.spec, _ = specProxy(t, target, rootKey)
+	hc := &http.Client{Timeout: 60 * time.Second}
+	l.root = &abs{t: t, base: target.String(), key: rootKey, hc: hc}
+	l.user, l.userKey = ownUser(t, l.root, what, map[string]any{"download": true, "update": false, "delete": false, "upload": false})
+	deleteSessionsAtEnd(t, l.root, l.user)
+	return l
+}
+
+// syncSession syncs, as user, a local listening session of secs seconds
+// of book item of library lib, counted on the day of on, started at start
+// and last updated at end.
+func syncSession(t *testing.T, user *abs, lib, item string, on, start, end time.Time, secs float64) {
+	t.Helper()
+	sid := make([]byte, 16)
+	crand.Read(sid)
+	body := map[string]any{"id": fmt.Sprintf("%x-%x-%x-%x-%x", sid[:4], sid[4:6], sid[6:8], sid[8:10], sid[10:]), "libraryItemId": item, "libraryId": lib, "mediaType": "book", "displayTitle": "",
+		"date": on.Format("2006-01-02"), "dayOfWeek": on.Weekday().String(), "timeListening": secs, "startTime": 0, "currentTime": secs,
+		"startedAt": start.UnixMilli(), "updatedAt": end.UnixMilli()}
+	if st := user.do("POST", "/api/session/local", body, nil); st != 200 {
+		t.Fatalf("POST /api/session/local: %d", st)
+	}
 }

@@ -1,10 +1,6 @@
 package live
 
 import (
-	"crypto/rand"
-	"fmt"
-	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -21,18 +17,8 @@ import (
 // names the finished book's author and suggests only unstarted books.
 // The user, its key and its session are deleted at the end.
 func TestLiveListener(t *testing.T) {
-	if os.Getenv("ABS_LIVE") != "1" {
-		t.Skip("run by `make test-live` (ABS_LIVE=1) with AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY (a root user's key) of a throwaway Audiobookshelf")
-	}
-	target, rootKey := liveServer(t)
-	proxyURL, _, _, _ := specProxy(t, target, rootKey)
-	hc := &http.Client{Timeout: 60 * time.Second}
-	root := &abs{t: t, base: target.String(), key: rootKey, hc: hc}
-
-	// A user of its own, with an API key; its sessions go when the test
-	// ends (before the user: cleanups run last first).
-	user, userKey := ownUser(t, root, "listener", map[string]any{"download": true, "update": false, "delete": false, "upload": false})
-	deleteSessionsAtEnd(t, root, user)
+	l := startListener(t, "listener")
+	proxyURL, root, user, userKey := l.proxyURL, l.root, l.user, l.userKey
 
 	lib := root.libraries()["book"]
 	var all struct {
@@ -57,14 +43,7 @@ func TestLiveListener(t *testing.T) {
 		t.Fatalf("PATCH progress: %d", st)
 	}
 	now := time.Now()
-	sid := make([]byte, 16)
-	rand.Read(sid)
-	body := map[string]any{"id": fmt.Sprintf("%x-%x-%x-%x-%x", sid[:4], sid[4:6], sid[6:8], sid[8:10], sid[10:]), "libraryItemId": listened.ID, "libraryId": lib,
-		"mediaType": "book", "displayTitle": "", "date": now.Format("2006-01-02"), "dayOfWeek": now.Weekday().String(), "timeListening": 60,
-		"startTime": 0, "currentTime": 60, "startedAt": now.Add(-time.Minute).UnixMilli(), "updatedAt": now.UnixMilli()}
-	if st := user.do("POST", "/api/session/local", body, nil); st != 200 {
-		t.Fatalf("POST /api/session/local: %d", st)
-	}
+	syncSession(t, user, lib, listened.ID, now, now.Add(-time.Minute), now, 60)
 
 	cs := connectBinary(t, proxyURL, userKey, []string{"AUDIOBOOKSHELF_TOOLSETS=default,listening"}, nil)
 	call := func(tool string, args map[string]any) map[string]any {

@@ -2,11 +2,8 @@ package live
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,18 +25,8 @@ import (
 // the answer. Every answer goes through the validating proxy. The user,
 // its key and its sessions are deleted at the end.
 func TestLiveListening(t *testing.T) {
-	if os.Getenv("ABS_LIVE") != "1" {
-		t.Skip("run by `make test-live` (ABS_LIVE=1) with AUDIOBOOKSHELF_URL and AUDIOBOOKSHELF_API_KEY (a root user's key) of a throwaway Audiobookshelf")
-	}
-	target, rootKey := liveServer(t)
-	proxyURL, rec, spec, _ := specProxy(t, target, rootKey)
-	hc := &http.Client{Timeout: 60 * time.Second}
-	root := &abs{t: t, base: target.String(), key: rootKey, hc: hc}
-
-	// A user of its own, with an API key; its sessions go when the test
-	// ends (before the user: cleanups run last first).
-	user, userKey := ownUser(t, root, "listening", map[string]any{"download": true, "update": false, "delete": false, "upload": false})
-	deleteSessionsAtEnd(t, root, user)
+	l := startListener(t, "listening")
+	proxyURL, rec, spec, root, user, userKey := l.proxyURL, l.rec, l.spec, l.root, l.user, l.userKey
 
 	// The series with the most books, its books in order.
 	lib := root.libraries()["book"]
@@ -93,14 +80,7 @@ func TestLiveListening(t *testing.T) {
 	}{{others[0], "2025-03-10", 600}, {others[1], "2025-03-20", 900.5}, {others[0], "2025-04-02", 300}}
 	for _, s := range sessions {
 		at, _ := time.Parse("2006-01-02 15:04", s.day+" 12:00")
-		sid := make([]byte, 16)
-		rand.Read(sid)
-		body := map[string]any{"id": fmt.Sprintf("%x-%x-%x-%x-%x", sid[:4], sid[4:6], sid[6:8], sid[8:10], sid[10:]), "libraryItemId": s.item, "libraryId": lib, "mediaType": "book", "displayTitle": "",
-			"date": s.day, "dayOfWeek": at.Weekday().String(), "timeListening": s.secs, "startTime": 0, "currentTime": s.secs,
-			"startedAt": at.UnixMilli(), "updatedAt": at.Add(time.Duration(s.secs) * time.Second).UnixMilli()}
-		if st := user.do("POST", "/api/session/local", body, nil); st != 200 {
-			t.Fatalf("POST /api/session/local: %d", st)
-		}
+		syncSession(t, user, lib, s.item, at, at, at.Add(time.Duration(s.secs)*time.Second), s.secs)
 	}
 
 	cs := connectBinary(t, proxyURL, userKey, []string{"AUDIOBOOKSHELF_TOOLSETS=default,listening"}, nil)

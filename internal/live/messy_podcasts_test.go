@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/auditscore"
 	"github.com/audiobookshelf-mcp/audiobookshelf-mcp/internal/standin"
 )
@@ -141,16 +139,7 @@ func TestLiveMessyPodcastAudits(t *testing.T) {
 	live := auditscore.Translate(messy, to)
 
 	proxyURL, rec, spec, _ := specProxy(t, target, key)
-	cs := connectBinary(t, proxyURL, key, []string{"AUDIOBOOKSHELF_TOOLSETS=default,curation"}, &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			t.Errorf("an audit asked the person")
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		}})
-	call := func(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
-		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		defer cancel()
-		return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	}
+	call := auditCalls(t, proxyURL, key)
 	scores := auditscore.RunTools(context.Background(), call, auditscore.PodcastTools, lib.ID, 1, live, t.Errorf)
 	if len(scores) != len(auditscore.PodcastTools) {
 		t.Errorf("figures for %d audits of %d", len(scores), len(auditscore.PodcastTools))

@@ -214,16 +214,7 @@ func TestLiveMessyAudits(t *testing.T) {
 
 	// The audits, through the binary and the recording proxy.
 	proxyURL, rec, spec, _ := specProxy(t, target, key)
-	cs := connectBinary(t, proxyURL, key, []string{"AUDIOBOOKSHELF_TOOLSETS=default,curation"}, &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			t.Errorf("an audit asked the person")
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		}})
-	call := func(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
-		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		defer cancel()
-		return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	}
+	call := auditCalls(t, proxyURL, key)
 	scores := auditscore.Run(context.Background(), call, lib.ID, 2, live, t.Errorf)
 	if len(scores) != len(auditscore.Tools) {
 		t.Errorf("figures for %d audits of %d", len(scores), len(auditscore.Tools))
@@ -258,4 +249,20 @@ func scanAndWait(t *testing.T, a *abs, lib string) {
 		time.Sleep(time.Second)
 	}
 	t.Fatalf("library %s: the scan was not over after 10 minutes", lib)
+}
+
+// auditCalls connects the binary with the curation toolset through the
+// proxy at proxyURL, and calls its tools with two minutes each to answer;
+// an audit that asks the person fails the test.
+func auditCalls(t *testing.T, proxyURL, key string) auditscore.Call {
+	cs := connectBinary(t, proxyURL, key, []string{"AUDIOBOOKSHELF_TOOLSETS=default,curation"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			t.Errorf("an audit asked the person")
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}})
+	return func(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	}
 }

@@ -142,13 +142,7 @@ func TestFindMatchCandidates(t *testing.T) {
 func TestSearchAndSetCover(t *testing.T) {
 	t.Parallel()
 	var answer string
-	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult {
-		if answer == "decline" {
-			return &mcp.ElicitResult{Action: "decline"}
-		}
-		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
-	}}
-	e := start(t, apptest.Options{Elicit: rec.handle})
+	e, rec := startAnswering(t, &answer)
 	v := decode(t, e.Call(t, "search_covers", map[string]any{"library_item_id": sd.ItemLeviathanWakes}))
 	covers, _ := at(t, v, "covers").([]any)
 	if len(covers) != 5 || !strings.Contains(at(t, covers[0], "url").(string), "books.google.com") || !strings.Contains(at(t, covers[1], "url").(string), "fantlab") ||
@@ -204,13 +198,7 @@ func TestSearchAndSetCover(t *testing.T) {
 func TestProviderChapters(t *testing.T) {
 	t.Parallel()
 	var answer string
-	rec := &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult {
-		if answer == "decline" {
-			return &mcp.ElicitResult{Action: "decline"}
-		}
-		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
-	}}
-	e := start(t, apptest.Options{Elicit: rec.handle})
+	e, rec := startAnswering(t, &answer)
 	v := decode(t, e.Call(t, "get_provider_chapters", map[string]any{"library_item_id": sd.ItemLeviathanWakes}))
 	ch, _ := at(t, v, "chapters").([]any)
 	if len(ch) != 6 || at(t, ch[1], "title") != "Prologue: Julie" || at(t, ch[1], "start").(float64) != 30 || at(t, ch[1], "end").(float64) != 1830 ||
@@ -270,4 +258,16 @@ func TestProviderChapters(t *testing.T) {
 			t.Errorf("%v: %s", c.args, apptest.Text(res))
 		}
 	}
+}
+
+// startAnswering starts a server whose questions rec records and answers
+// by *answer when asked: "decline" declines, anything else approves.
+func startAnswering(t *testing.T, answer *string) (e *apptest.Env, rec *recorder) {
+	rec = &recorder{answer: func(*mcp.ElicitRequest) *mcp.ElicitResult {
+		if *answer == "decline" {
+			return &mcp.ElicitResult{Action: "decline"}
+		}
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
+	}}
+	return start(t, apptest.Options{Elicit: rec.handle}), rec
 }

@@ -104,6 +104,26 @@ func FuzzGuardedArguments(f *testing.F) {
 		if a, err := toolargs.DecodeRemoveItemCover(json.RawMessage(raw)); err == nil {
 			check(a.LibraryItemID)
 		}
+		// A cover's URL goes into a JSON body, and Audiobookshelf fetches
+		// it: whatever is accepted is an http or https URL.
+		if a, err := toolargs.DecodeSetItemCover(json.RawMessage(raw)); err == nil {
+			check(a.LibraryItemID)
+			if !strings.HasPrefix(a.Url, "http://") && !strings.HasPrefix(a.Url, "https://") {
+				t.Fatalf("accepted cover URL %q from %s", a.Url, raw)
+			}
+		}
+		if a, err := toolargs.DecodeSetItemChapters(json.RawMessage(raw)); err == nil {
+			check(a.LibraryItemID)
+		}
+		if a, err := toolargs.DecodeUpdateAuthor(json.RawMessage(raw)); err == nil {
+			check(a.AuthorID)
+		}
+		if a, err := toolargs.DecodeUpdateSeries(json.RawMessage(raw)); err == nil {
+			check(a.SeriesID)
+		}
+		if a, err := toolargs.DecodeResolveDuplicate(json.RawMessage(raw)); err == nil {
+			check(a.KeepItemID, a.RemoveItemID)
+		}
 		// The renames' names go into a JSON body, never a path: whatever
 		// is accepted is not empty and holds no control character the
 		// text arguments refuse (line feed and tab are refused by the

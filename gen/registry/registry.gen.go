@@ -56,6 +56,11 @@ type Tool struct {
 	// widest, or its default): arguments whose placeholders
 	// ("{book_library}") internal/scalecheck fills with the ids it runs on.
 	Widest []map[string]any
+	// Arguments is the schema of its arguments with every bound the
+	// decoder checks, defaults and descriptions included (tools/list's,
+	// Definition.InputSchema, leaves out what the instructions say): what
+	// the result budget reads a tool's paging and detail from.
+	Arguments json.RawMessage
 	// Definition is what tools/list shows.
 	Definition *mcp.Tool
 	// View is the name of the MCP Apps view of the tool's answer
@@ -155,6 +160,7 @@ var All = []Tool{
 		Operations: []string{"listLibraries"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "list_libraries",
 			Description: "The libraries (id, name, book or podcast).",
@@ -169,6 +175,7 @@ var All = []Tool{
 		Operations: []string{"getLibrary"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{book_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_library",
 			Description: "One library's settings and folders.",
@@ -183,6 +190,7 @@ var All = []Tool{
 		Operations: []string{"getLibraryStats"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{book_library}"}, {"library_id": "{podcast_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_library_stats",
 			Description: "A library's totals, largest and longest items.",
@@ -197,6 +205,7 @@ var All = []Tool{
 		Operations: []string{"getLibraryFilterData"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{book_library}"}, {"library_id": "{podcast_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_library_filter_data",
 			Description: "Values a library can be filtered by.",
@@ -211,6 +220,7 @@ var All = []Tool{
 		Operations: []string{"listLibraryItems", "listMediaProgress", "getMe"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{book_library}"}, {"collapse_series": true, "library_id": "{book_library}"}, {"library_id": "{podcast_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Items per page."},"sort":{"type":"string","enum":["title","author","author_last_first","published_year","duration","added_at","size","sequence","progress"],"description":"sequence needs a series filter."},"descending":{"type":"boolean","default":false,"description":"Descending."},"filter_group":{"type":"string","enum":["authors","series","genres","tags","narrators","publishers","languages","progress","publishedDecades","missing","tracks","ebooks","abridged","explicit","issues","feed-open"],"description":"authors/series: an id; progress: finished, not-started, in-progress, not-finished; others a name."},"filter_value":{"type":"string","maxLength":500,"description":"Value for filter_group."},"collapse_series":{"type":"boolean","default":false,"description":"Each series once."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "list_library_items",
 			Description: "A library's items, paged, sorted, filtered.",
@@ -226,6 +236,7 @@ var All = []Tool{
 		Operations: []string{"searchLibrary", "listLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{book_library}", "q": "{query}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Library id or name; omit for the only book library."},"q":{"type":"string","minLength":1,"maxLength":500,"description":"Search text."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":12,"description":"Results per kind."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"required":["q"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "search_library",
 			Description: "Search a library; a series hit lists its books in order, an author hit theirs.",
@@ -240,6 +251,7 @@ var All = []Tool{
 		Operations: []string{"getPersonalizedShelves"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{book_library}"}, {"library_id": "{podcast_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Entries per shelf."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_personalized_shelves",
 			Description: "The library's home shelves for this user.",
@@ -254,6 +266,7 @@ var All = []Tool{
 		Operations: []string{"listLibrarySeries"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{book_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Series per page."},"sort":{"type":"string","enum":["name","num_books","total_duration","added_at","last_book_added","last_book_updated"],"description":"Sort key."},"descending":{"type":"boolean","default":false,"description":"Descending."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "list_series",
 			Description: "A book library's series with their books, paged.",
@@ -268,6 +281,7 @@ var All = []Tool{
 		Operations: []string{"getSeries", "listLibraries", "listLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"series_id": "{series}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Id or name."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"required":["series_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_series",
 			Description: "One series' books in order.",
@@ -282,6 +296,7 @@ var All = []Tool{
 		Operations: []string{"listLibraryAuthors"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{book_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."},"sort":{"type":"string","enum":["name","last_first","added_at","updated_at","num_books"],"default":"name","description":"Sort key."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "list_authors",
 			Description: "A library's authors with book counts, paged.",
@@ -296,6 +311,7 @@ var All = []Tool{
 		Operations: []string{"getAuthor", "listLibraries"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"author_id": "{author}", "include_items": true}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id or name."},"include_items":{"type":"boolean","default":false,"description":"Also their books and series."},"library_id":{"type":"string","description":"Books of this library only."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"required":["author_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_author",
 			Description: "One author, optionally with their books and series.",
@@ -310,6 +326,7 @@ var All = []Tool{
 		Operations: []string{"listTags"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "list_tags",
 			Description: "Every tag on the server, paged.",
@@ -324,6 +341,7 @@ var All = []Tool{
 		Operations: []string{"listGenres"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "list_genres",
 			Description: "Every genre on the server, paged.",
@@ -338,6 +356,7 @@ var All = []Tool{
 		Operations: []string{"getServerStatus"},
 		NeedsAuth:  false,
 		Widest:     []map[string]any{{}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_server_status",
 			Description: "Whether the server answers, and its version.",
@@ -352,6 +371,7 @@ var All = []Tool{
 		Operations: []string{"getLibraryItem"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_item_id": "{item}"}, {"library_item_id": "{podcast}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"required":["library_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_library_item",
 			Description: "One book or podcast: metadata, series, duration, progress, episodes.",
@@ -366,6 +386,7 @@ var All = []Tool{
 		Operations: []string{"getLibraryItem"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_item_id": "{item}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"required":["library_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_item_chapters",
 			Description: "A book's chapters (start and end in seconds).",
@@ -380,6 +401,7 @@ var All = []Tool{
 		Operations: []string{"getPodcastEpisode"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"episode_id": "{episode}", "library_item_id": "{podcast}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episode_id":{"type":"string","description":"Episode id."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"required":["library_item_id","episode_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_podcast_episode",
 			Description: "One podcast episode.",
@@ -394,6 +416,7 @@ var All = []Tool{
 		Operations: []string{"listRecentEpisodes"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{podcast_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Episodes per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "list_recent_episodes",
 			Description: "The newest episodes you have not finished in a podcast library, paged.",
@@ -408,6 +431,7 @@ var All = []Tool{
 		Operations: []string{"getMe"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_me",
 			Description: "The user of the API key, with permissions.",
@@ -423,6 +447,7 @@ var All = []Tool{
 		Operations: []string{"listItemsInProgress", "listLibraries", "listMediaProgress", "getMe"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Entries per page."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "list_items_in_progress",
 			Description: "What the user is listening to, latest first, paged.",
@@ -439,6 +464,7 @@ var All = []Tool{
 		Operations: []string{"getListeningStats"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"sessions":{"type":"integer","minimum":0,"maximum":10,"default":0,"description":"Recent sessions to add."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_listening_stats",
 			Description: "Listening totals: all time, today, top items and days.",
@@ -454,6 +480,7 @@ var All = []Tool{
 		Operations: []string{"getYearStats"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"year": "{year}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"year":{"type":"integer","minimum":2000,"maximum":2100,"description":"Calendar year."}},"required":["year"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_year_stats",
 			Description: "One year of listening: time, books finished, top authors, genres, narrators.",
@@ -468,6 +495,7 @@ var All = []Tool{
 		Operations: []string{"listListeningSessions"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Sessions per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "list_listening_sessions",
 			Description: "The user's listening sessions, newest first, paged.",
@@ -482,6 +510,7 @@ var All = []Tool{
 		Operations: []string{"getLibraryItem", "getMediaProgress", "getEpisodeMediaProgress"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_item_id": "{progressed}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"episode_id":{"type":"string","description":"Episode id, for a podcast."}},"required":["library_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_media_progress",
 			Description: "The user's progress on one item, with its record id.",
@@ -498,6 +527,7 @@ var All = []Tool{
 		Operations: []string{"getLibraryItem", "updateMediaProgress", "updateEpisodeMediaProgress"},
 		NeedsAuth:  true,
 		Guard:      &Guard{Condition: "when effect clears_finished_date", WhenParams: nil, WhenEffects: []string{"clears_finished_date"}, BindsTo: []string{"library_item_id", "episode_id", "current_time", "progress", "is_finished", "hide_from_continue_listening"}, Kind: "listening progress", TakesOut: "The finished date cannot be given back from here; set_media_progress takes no date, and marking the item finished again records a new one.", Stays: "The item itself, its bookmarks and its listening sessions are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"episode_id":{"type":"string","description":"Episode id, for a podcast."},"current_time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"Fraction listened."},"is_finished":{"type":"boolean","description":"Finished or not."},"hide_from_continue_listening":{"type":"boolean","description":"Hide from continue listening."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["library_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "set_media_progress",
 			Description: "Set a book's or episode's position or finished state. Asks before clearing a finished date.",
@@ -513,6 +543,7 @@ var All = []Tool{
 		Operations: []string{"listMediaProgress", "getMe", "deleteMediaProgress"},
 		NeedsAuth:  true,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"media_progress_id"}, Kind: "listening progress", TakesOut: "The position, finished state and dates of one item cannot be restored from here.", Stays: "The item itself and its bookmarks are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"media_progress_id":{"type":"string","description":"Progress record id (get_media_progress)."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["media_progress_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "delete_media_progress",
 			Description: "Delete a progress record by its id (get_media_progress).",
@@ -527,6 +558,7 @@ var All = []Tool{
 		Operations: []string{"listAllBookmarks", "listItemBookmarks"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Only this item's."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "list_bookmarks",
 			Description: "The user's bookmarks, all or one item's, paged.",
@@ -542,6 +574,7 @@ var All = []Tool{
 		Reason:     "Adds a bookmark and takes nothing away (it refuses an occupied time); a second call is refused, not repeated.",
 		Operations: []string{"listItemBookmarks", "createBookmark"},
 		NeedsAuth:  true,
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Position in seconds."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"Bookmark title."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "create_bookmark",
 			Description: "Add a bookmark at a time in an item.",
@@ -557,6 +590,7 @@ var All = []Tool{
 		Operations: []string{"listItemBookmarks", "updateBookmark"},
 		NeedsAuth:  true,
 		Guard:      &Guard{Condition: "when effect replaces_unrestorable_text", WhenParams: nil, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"library_item_id", "time", "title"}, Kind: "bookmarks", TakesOut: "The title somebody typed for this position is replaced and cannot be given back from here.", Stays: "The item and its other bookmarks are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Bookmark time in seconds."},"title":{"type":"string","minLength":1,"maxLength":1000,"description":"New title."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["library_item_id","time","title"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "update_bookmark",
 			Description: "Rename the bookmark at a time.",
@@ -572,6 +606,7 @@ var All = []Tool{
 		Operations: []string{"listItemBookmarks", "deleteBookmark"},
 		NeedsAuth:  true,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "time"}, Kind: "bookmarks", TakesOut: "The title somebody typed for this position is gone; create_bookmark would make a new one with a new title.", Stays: "The item and its other bookmarks are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"time":{"type":"number","minimum":0,"maximum":1000000000,"description":"Bookmark time in seconds."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["library_item_id","time"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "delete_bookmark",
 			Description: "Delete the bookmark at a time in an item.",
@@ -586,6 +621,7 @@ var All = []Tool{
 		Operations: []string{"listCollections", "listLibraryCollections"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}, {"library_id": "{book_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library's."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "list_collections",
 			Description: "Collections of books, all or one library's, paged.",
@@ -600,6 +636,7 @@ var All = []Tool{
 		Operations: []string{"getCollection"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"collection_id": "{collection}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"required":["collection_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_collection",
 			Description: "One collection with its books in order.",
@@ -615,6 +652,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "createCollection"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Collection name."},"description":{"type":"string","maxLength":5000,"description":"Description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids or titles, in order."}},"required":["name","library_item_ids"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "create_collection",
 			Description: "Create a collection of books, in the order given.",
@@ -631,6 +669,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "when library_item_ids present or effect replaces_unrestorable_text", WhenParams: []string{"library_item_ids"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"collection_id", "name", "description", "library_item_ids"}, Kind: "collections", TakesOut: "What the change replaces cannot be given back exactly from here: the current curated order, when books are given, and a name or other text with characters its put-back could not carry.", Stays: "No book is added or removed; the items themselves are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"All its books, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["collection_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "update_collection",
 			Description: "Rename, re-describe or reorder a collection. Asks first to reorder.",
@@ -646,6 +685,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getCollection", "addBooksToCollection"},
 		NeedsAuth:  true,
 		Permission: permission.Update,
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids or titles."}},"required":["collection_id","library_item_ids"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "add_books_to_collection",
 			Description: "Append books to a collection.",
@@ -662,6 +702,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id", "library_item_ids"}, Kind: "collections", TakesOut: "The curated order cannot be reconstructed from here: putting the books back with add_books_to_collection appends them at the end.", Stays: "The items themselves are not deleted."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":1000,"description":"Book ids or titles."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["collection_id","library_item_ids"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "remove_books_from_collection",
 			Description: "Take books out of a collection.",
@@ -678,6 +719,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Delete,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"collection_id"}, Kind: "collections", TakesOut: "The curated list and its order cannot be reconstructed from here.", Stays: "The books themselves stay in the library."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"collection_id":{"type":"string","description":"Id or name."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["collection_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "delete_collection",
 			Description: "Delete a collection (the books stay).",
@@ -692,6 +734,7 @@ var All = []Tool{
 		Operations: []string{"listPlaylists", "listLibraryPlaylists"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}, {"library_id": "{book_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library's."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "list_playlists",
 			Description: "The user's playlists, all or one library's, paged.",
@@ -706,6 +749,7 @@ var All = []Tool{
 		Operations: []string{"getPlaylist"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"playlist_id": "{playlist}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"detail":{"type":"string","enum":["compact","full"],"default":"compact","description":"full: raw JSON."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"required":["playlist_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_playlist",
 			Description: "One playlist with its entries in order.",
@@ -720,6 +764,7 @@ var All = []Tool{
 		Reason:     "Creates a new playlist and takes nothing away; a second call creates a second one.",
 		Operations: []string{"getLibraryItem", "createPlaylist"},
 		NeedsAuth:  true,
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Playlist name."},"description":{"type":"string","maxLength":5000,"description":"Description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"maxItems":1000,"description":"Entries in order."}},"required":["name"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "create_playlist",
 			Description: "Create a playlist of books or episodes.",
@@ -735,6 +780,7 @@ var All = []Tool{
 		Operations: []string{"getPlaylist", "updatePlaylist"},
 		NeedsAuth:  true,
 		Guard:      &Guard{Condition: "when items present or effect replaces_unrestorable_text", WhenParams: []string{"items"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"playlist_id", "name", "description", "items"}, Kind: "playlists", TakesOut: "What the change replaces cannot be given back exactly from here: the current curated order, when items are given, and a name or other text with characters its put-back could not carry.", Stays: "No entry is added or removed; the media itself is not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"All its entries, once each, in the new order."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["playlist_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "update_playlist",
 			Description: "Rename, re-describe or reorder a playlist. Asks first to reorder.",
@@ -750,6 +796,7 @@ var All = []Tool{
 		Operations: []string{"getPlaylist", "getLibraryItem", "addItemsToPlaylist"},
 		NeedsAuth:  true,
 		Guard:      &Guard{Condition: "when effect fills_empty_playlist", WhenParams: nil, WhenEffects: []string{"fills_empty_playlist"}, BindsTo: []string{"playlist_id", "items"}, Kind: "playlists", TakesOut: "The empty playlist cannot be given back from here: Audiobookshelf deletes a playlist when its last entry is removed.", Stays: "Nothing is removed now; the media itself is not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to append."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["playlist_id","items"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "add_items_to_playlist",
 			Description: "Append books or episodes to a playlist.",
@@ -765,6 +812,7 @@ var All = []Tool{
 		Operations: []string{"getPlaylist", "removeItemsFromPlaylist"},
 		NeedsAuth:  true,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"playlist_id", "items"}, Kind: "playlists", TakesOut: "The entries and the order they sat in cannot be reconstructed from here.", Stays: "The media itself is not deleted."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"items":{"type":"array","items":{"type":"object","properties":{"library_item_id":{"type":"string"},"episode_id":{"type":"string"}},"required":["library_item_id"],"additionalProperties":false},"minItems":1,"maxItems":1000,"description":"Entries to take out."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["playlist_id","items"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "remove_items_from_playlist",
 			Description: "Take entries out of a playlist.",
@@ -780,6 +828,7 @@ var All = []Tool{
 		Operations: []string{"getPlaylist", "deletePlaylist"},
 		NeedsAuth:  true,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"playlist_id"}, Kind: "playlists", TakesOut: "The playlist and its order cannot be reconstructed from here.", Stays: "The media itself stays in the library."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"playlist_id":{"type":"string","description":"Id or name."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["playlist_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "delete_playlist",
 			Description: "Delete a playlist (the media stays).",
@@ -794,6 +843,7 @@ var All = []Tool{
 		Operations: []string{"searchPodcasts"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"term": "{query}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"term":{"type":"string","minLength":1,"maxLength":500,"description":"Name or topic."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"Results per page."}},"required":["term"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "search_podcasts",
 			Description: "Find podcasts by name or topic on iTunes; gives feed URLs.",
@@ -809,6 +859,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Admin,
 		Widest:     []map[string]any{{"feed_url": "{feed}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"feed_url":{"type":"string","minLength":8,"maxLength":2000,"description":"Feed URL."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Episodes per page."}},"required":["feed_url"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_podcast_feed",
 			Description: "A podcast feed's episodes, newest first, with download keys. Admins only.",
@@ -824,6 +875,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getLibrary", "getPodcastFeed", "getFilesystemPaths", "createPodcast"},
 		NeedsAuth:  true,
 		Permission: permission.Admin,
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"feed_url":{"type":"string","minLength":8,"maxLength":2000,"description":"Feed URL."},"folder_id":{"type":"string","description":"Library folder, if several."},"auto_download":{"type":"boolean","default":false,"description":"Download new episodes on a schedule."}},"required":["feed_url"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "create_podcast",
 			Description: "Subscribe a podcast library to a feed. Admins only.",
@@ -839,6 +891,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Admin,
 		Widest:     []map[string]any{{"library_item_id": "{podcast}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":10,"description":"Episodes per page."}},"required":["library_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "check_new_episodes",
 			Description: "Feed episodes a podcast lacks, with download keys. Admins only.",
@@ -854,6 +907,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getLibraryItem", "getPodcastFeed", "listEpisodeDownloads", "downloadPodcastEpisodes"},
 		NeedsAuth:  true,
 		Permission: permission.Admin,
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episodes":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Keys from check_new_episodes."},"newest":{"type":"integer","minimum":1,"maximum":50,"description":"Or this many newest missing."}},"required":["library_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "download_podcast_episodes",
 			Description: "Download feed episodes by key, or the newest missing. Admins only.",
@@ -868,6 +922,7 @@ var All = []Tool{
 		Operations: []string{"listEpisodeDownloads", "getLibraryItem"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{podcast_library}", "library_item_id": "{podcast}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Podcast library id or name."},"library_item_id":{"type":"string","description":"A podcast: its newest episodes too."},"episodes":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Download keys, for their episode ids."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Downloads per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "list_podcast_downloads",
 			Description: "Episode downloads running and queued.",
@@ -884,6 +939,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Delete,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "episode_id", "delete_file"}, Kind: "podcast episodes", TakesOut: "The listening progress of the episode and its places in playlists cannot be restored from here.", Stays: "Without delete_file the audio file stays in the podcast's folder. With delete_file it is deleted from disk, and only a feed that still carries the episode can bring it back (download_podcast_episodes)."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"episode_id":{"type":"string","description":"Episode id."},"delete_file":{"type":"boolean","default":false,"description":"Also delete its file."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["library_item_id","episode_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast_episode",
 			Description: "Remove a podcast episode.",
@@ -900,6 +956,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Delete,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id", "delete_files"}, Kind: "podcasts", TakesOut: "The listening progress of its episodes and their places in playlists cannot be restored from here; subscribing again makes a new podcast with a new id.", Stays: "Without delete_files the folder and its files stay on disk (a library scan may add them back as a new item). With delete_files the folder is deleted with everything in it, and only a feed that still carries the episodes can bring them back."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Podcast id or title."},"delete_files":{"type":"boolean","default":false,"description":"Also delete its folder."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["library_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "delete_podcast",
 			Description: "Remove a podcast and its episodes.",
@@ -915,6 +972,7 @@ var All = []Tool{
 		Operations: []string{"getMe", "getLibrary", "listTasks", "scanLibrary", "getLoggerData", "listLibraryItems"},
 		NeedsAuth:  true,
 		Permission: permission.Admin,
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "scan_library",
 			Description: "Scan a library for new, changed and missing files (up to 2 minutes). Admins only.",
@@ -931,6 +989,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "when effect deletes_author_or_series or effect reorders_authors_or_series or effect replaces_unrestorable_values", WhenParams: nil, WhenEffects: []string{"deletes_author_or_series", "reorders_authors_or_series", "replaces_unrestorable_values"}, BindsTo: []string{"library_item_id", "fields"}, Kind: "book metadata", TakesOut: "What the change replaces or takes off the book cannot be given back exactly from here: a value the put-back could not carry is lost, an author or series left with no book is deleted (the name put back is a new record with a new id), and one put back is appended after those that stay.", Stays: "The book's other fields, its audio files, progress and bookmarks are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"fields":{"type":"object","properties":{"title":{"type":"string","minLength":1,"maxLength":1000},"subtitle":{"type":"string","maxLength":1000},"authors":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"narrators":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"series":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":500},"sequence":{"type":"string","maxLength":50}},"required":["name"],"additionalProperties":false},"maxItems":100},"genres":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"tags":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"maxItems":100},"description":{"type":"string","maxLength":100000},"publish_year":{"type":"string","maxLength":20},"publisher":{"type":"string","maxLength":500},"language":{"type":"string","maxLength":500},"isbn":{"type":"string","maxLength":50},"asin":{"type":"string","maxLength":50},"explicit":{"type":"boolean"},"abridged":{"type":"boolean"}},"minProperties":1,"additionalProperties":false,"description":"E.g. {\"title\": \"Mort\", \"series\": [{\"name\": \"Discworld\", \"sequence\": \"4\"}]}."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["library_item_id","fields"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "update_item_metadata",
 			Description: "Set a book's metadata; a list replaces the list, [] or \"\" clears. Asks where it cannot put back.",
@@ -947,6 +1006,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "when effect overwrites_filled_fields", WhenParams: nil, WhenEffects: []string{"overwrites_filled_fields"}, BindsTo: []string{"library_item_id", "provider", "override"}, Kind: "book metadata", TakesOut: "The values of the filled fields counted here, which a person may have typed, are replaced by the provider's first result; a replaced cover file cannot be put back from here.", Stays: "Empty fields are filled as without override; the audio files, progress and bookmarks are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"default":"google","description":"google (default), itunes, openlibrary, fantlab, audible(.ca .uk .au .fr .de .jp .it .in .es), custom-ID"},"override":{"type":"boolean","default":false,"description":"Replace fields that hold a value, and the cover."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["library_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "match_library_item",
 			Description: "Quick match a book against a metadata provider; override replaces filled fields and asks first.",
@@ -961,6 +1021,7 @@ var All = []Tool{
 		Operations: []string{"getLibraryItemCover"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_item_id": "{cover}", "width": 1024}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"width":{"type":"integer","minimum":32,"maximum":2048,"default":400,"description":"Width in pixels."}},"required":["library_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_item_cover",
 			Description: "A library item's cover as an image.",
@@ -978,6 +1039,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Delete,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_id"}, Kind: "covers", TakesOut: "Which file is the item's cover cannot be set back from here; set_item_cover takes an image URL, not a file on the server.", Stays: "The image file stays where it is on the server's disk; the item's audio files, metadata, progress and bookmarks are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["library_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "remove_item_cover",
 			Description: "Take a library item's cover off (the file stays).",
@@ -992,6 +1054,7 @@ var All = []Tool{
 		Operations: []string{"getLibraryItem", "searchBooks"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_item_id": "{cover}", "provider": "audible"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["google","audible"]},{"pattern":"^(itunes|openlibrary|fantlab|audible[.](ca|uk|au|fr|de|jp|it|in|es)|custom-[0-9A-Za-z-]{1,64})$"}],"default":"google","description":"google (default), audible(.uk …), itunes, openlibrary, fantlab, custom-ID"},"title":{"type":"string","minLength":1,"maxLength":500,"description":"Default: the book's."},"author":{"type":"string","minLength":1,"maxLength":500,"description":"Default: the book's."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":5,"description":"Candidates per page."}},"required":["library_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "find_match_candidates",
 			Description: "A provider's results for a book, each with how well it fits and why.",
@@ -1006,6 +1069,7 @@ var All = []Tool{
 		Operations: []string{"getLibraryItem", "searchCovers"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_item_id": "{cover}", "provider": "best"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"provider":{"type":"string","anyOf":[{"enum":["best","all","google","audible"]},{"pattern":"^(itunes|openlibrary|fantlab|audiobookcovers|audible[.](ca|uk|au|fr|de|jp|it|in|es)|custom-[0-9A-Za-z-]{1,64})$"}],"default":"best","description":"best (default), all, google, audible(.uk …), itunes, openlibrary, fantlab, audiobookcovers, custom-ID"},"title":{"type":"string","minLength":1,"maxLength":500,"description":"Default: the book's."},"author":{"type":"string","minLength":1,"maxLength":500,"description":"Default: the book's."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"Covers per page."}},"required":["library_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "search_covers",
 			Description: "Cover images providers offer for a book, for set_item_cover.",
@@ -1022,6 +1086,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Upload,
 		Guard:      &Guard{Condition: "when effect replaces_cover", WhenParams: nil, WhenEffects: []string{"replaces_cover"}, BindsTo: []string{"library_item_id", "url"}, Kind: "covers", TakesOut: "The item's present cover image, which Audiobookshelf overwrites or deletes on disk; it cannot be set back from here.", Stays: "The item's audio files, metadata, progress and bookmarks are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Id or title."},"url":{"type":"string","minLength":8,"maxLength":2000,"description":"The image's URL."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["library_item_id","url"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "set_item_cover",
 			Description: "Set an item's cover from an image URL; asks if it has one.",
@@ -1036,6 +1101,7 @@ var All = []Tool{
 		Operations: []string{"getLibraryItem", "searchChapters"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_item_id": "{cover}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"asin":{"type":"string","minLength":10,"maxLength":10,"description":"ASIN (default: the book's)."},"region":{"type":"string","enum":["us","ca","uk","au","fr","de","jp","it","in","es"],"default":"us","description":"Audible region."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Chapters per page."}},"required":["library_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_provider_chapters",
 			Description: "Audnexus's chapters for a book's ASIN, beside the book's own.",
@@ -1052,6 +1118,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "when effect replaces_chapters", WhenParams: nil, WhenEffects: []string{"replaces_chapters"}, BindsTo: []string{"library_item_id", "asin", "region", "clear"}, Kind: "book metadata", TakesOut: "The book's present chapters (titles, starts and ends), which no tool here can set back.", Stays: "The audio files, the chapters embedded in them, the book's metadata, progress and bookmarks are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_id":{"type":"string","description":"Book id or title."},"asin":{"type":"string","minLength":10,"maxLength":10,"description":"ASIN (default: the book's)."},"region":{"type":"string","enum":["us","ca","uk","au","fr","de","jp","it","in","es"],"default":"us","description":"Audible region."},"clear":{"type":"boolean","default":false,"description":"Clear the chapters instead."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["library_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "set_item_chapters",
 			Description: "Set a book's chapters from Audnexus, or clear them; asks if it has some.",
@@ -1066,6 +1133,7 @@ var All = []Tool{
 		Operations: []string{"listMediaProgress", "getMe", "listItemsInProgress", "listLibraries", "getLibraryItem", "listLibraryItems", "batchGetLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}, {"library_id": "{book_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Only this library."},"media_type":{"type":"string","enum":["book","podcast"],"description":"Only books or only episodes."},"max_hours":{"type":"number","minimum":0.1,"maximum":10000,"description":"At most this many hours left."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "what_next",
 			Description: "What to listen to next: in progress, next book of each started series, recently finished.",
@@ -1082,6 +1150,7 @@ var All = []Tool{
 		Operations: []string{"listMediaProgress", "getMe", "getSeries", "getLibraryItem", "listLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}, {"series_id": "{series}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"One series (id or name); omit for all."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":10,"description":"Series per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_series_progress",
 			Description: "Where the person is in one series or every started one: each book's state, and gaps.",
@@ -1098,6 +1167,7 @@ var All = []Tool{
 		Operations: []string{"getListeningStats", "listListeningSessions", "listMediaProgress", "getMe", "batchGetLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"by": "day", "from": "{year}-01-01", "to": "{year}-12-31"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"from":{"type":"string","description":"First day, YYYY-MM-DD."},"to":{"type":"string","description":"Last day, YYYY-MM-DD."},"by":{"type":"string","enum":["day","week","month"],"default":"month","description":"Period."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":400,"default":100,"description":"Periods per page."}},"required":["from","to"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_listening_by_period",
 			Description: "Time listened per day, week or month, with books finished and top authors, narrators, genres.",
@@ -1114,6 +1184,7 @@ var All = []Tool{
 		Operations: []string{"listLibraries", "listLibraryItems", "listMediaProgress", "getMe"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"titles": "{title_lines}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"titles":{"type":"array","items":{"type":"string","maxLength":500},"maxItems":100,"description":"Titles."},"text":{"type":"string","maxLength":30000,"description":"Or pasted lines."},"library_id":{"type":"string","description":"Only this library."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":100,"description":"Lines per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "check_owned",
 			Description: "Which pasted titles the person owns, and their progress.",
@@ -1128,6 +1199,7 @@ var All = []Tool{
 		Operations: []string{"listMediaProgress", "getMe", "batchGetLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"idle_days": 1}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"idle_days":{"type":"integer","minimum":1,"maximum":36500,"default":30,"description":"Untouched this many days."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25,"description":"Books per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "list_abandoned",
 			Description: "Books started and left: how far, when last, whether the series went on.",
@@ -1142,6 +1214,7 @@ var All = []Tool{
 		Operations: []string{"getListeningStats", "listListeningSessions", "listMediaProgress", "getMe", "batchGetLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"year": "{year}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"year":{"type":"integer","minimum":2000,"maximum":2100,"description":"Calendar year."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":100,"description":"Books per page."}},"required":["year"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_listening_year",
 			Description: "A year of listening: totals, by month, books finished in order, top author and narrator.",
@@ -1156,6 +1229,7 @@ var All = []Tool{
 		Operations: []string{"listLibraries", "listLibraryItems", "listListeningSessions", "listMediaProgress", "getMe", "batchGetLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Suggest from this library."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "get_taste_profile",
 			Description: "Favourite authors, narrators, genres, series; unstarted books that fit.",
@@ -1170,6 +1244,7 @@ var All = []Tool{
 		Reason:     "Only hides the series from one shelf of this person; readd_series_to_continue_series puts it back, and hiding it again changes nothing.",
 		Operations: []string{"getMe", "hideSeriesFromContinueListening"},
 		NeedsAuth:  true,
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Id or name."}},"required":["series_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "hide_series_from_continue_series",
 			Description: "Take a series off the Continue Series shelf.",
@@ -1184,6 +1259,7 @@ var All = []Tool{
 		Reason:     "Only shows the series again on one shelf of this person; hide_series_from_continue_series hides it again, and a second call changes nothing.",
 		Operations: []string{"getMe", "readdSeriesToContinueListening"},
 		NeedsAuth:  true,
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Id or name."}},"required":["series_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "readd_series_to_continue_series",
 			Description: "Put a hidden series back on the Continue Series shelf.",
@@ -1198,6 +1274,7 @@ var All = []Tool{
 		Operations: []string{"listLibrarySeries", "listLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{book_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "audit_series",
 			Description: "Find series gaps and clashes, one series spelt two ways, titles naming a series.",
@@ -1212,6 +1289,7 @@ var All = []Tool{
 		Operations: []string{"getLibrary", "listLibraryAuthors", "listLibraryNarrators"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{book_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "audit_people",
 			Description: "Find authors and narrators spelt more than one way.",
@@ -1226,6 +1304,7 @@ var All = []Tool{
 		Operations: []string{"listLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{book_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "audit_duplicates",
 			Description: "Find books likely held twice.",
@@ -1240,6 +1319,7 @@ var All = []Tool{
 		Operations: []string{"listLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{book_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "audit_missing",
 			Description: "Find books missing a cover, description, author, year, language, chapters, ASIN/ISBN, or with file issues.",
@@ -1254,6 +1334,7 @@ var All = []Tool{
 		Operations: []string{"listLibraryItems"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{book_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "audit_tags_and_genres",
 			Description: "Find tags and genres spelt two ways, and those on one book.",
@@ -1268,6 +1349,7 @@ var All = []Tool{
 		Operations: []string{"getLibrary", "listLibrarySeries", "listLibraryItems", "listLibraryAuthors", "listLibraryNarrators", "getLibraryItem", "getLibraryItemCover"},
 		NeedsAuth:  true,
 		Widest:     []map[string]any{{"library_id": "{book_library}"}, {"audit": "covers", "library_id": "{book_library}"}, {"library_id": "{podcast_library}"}},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_id":{"type":"string","description":"Id or name; omit if only one."},"audit":{"type":"string","description":"One audit only."},"page":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"0-based."},"limit":{"type":"integer","minimum":1,"maximum":500,"default":100,"description":"Per page."}},"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "audit_library",
 			Description: "Run every audit at once: a paged worklist with counts.",
@@ -1284,6 +1366,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Admin,
 		Guard:      &Guard{Condition: "when effect merges_names or effect reorders_names", WhenParams: nil, WhenEffects: []string{"merges_names", "reorders_names"}, BindsTo: []string{"tag", "new_tag"}, Kind: "tags and genres", TakesOut: "A merged name cannot be split again from here, and an item's order of names cannot be given back.", Stays: "The items themselves and their other fields are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"tag":{"type":"string","minLength":1,"maxLength":500,"description":"The tag as items hold it."},"new_tag":{"type":"string","minLength":1,"maxLength":500,"description":"The new name."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["tag","new_tag"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "rename_tag",
 			Description: "Rename a tag on every item. Asks on a merge or where it cannot put back.",
@@ -1300,6 +1383,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Admin,
 		Guard:      &Guard{Condition: "when effect merges_names or effect reorders_names", WhenParams: nil, WhenEffects: []string{"merges_names", "reorders_names"}, BindsTo: []string{"genre", "new_genre"}, Kind: "tags and genres", TakesOut: "A merged name cannot be split again from here, and an item's order of names cannot be given back.", Stays: "The items themselves and their other fields are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"genre":{"type":"string","minLength":1,"maxLength":500,"description":"The genre as items hold it."},"new_genre":{"type":"string","minLength":1,"maxLength":500,"description":"The new name."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["genre","new_genre"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "rename_genre",
 			Description: "Rename a genre on every item. Asks on a merge or where it cannot put back.",
@@ -1316,6 +1400,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "when effect merges_names or effect reorders_names", WhenParams: nil, WhenEffects: []string{"merges_names", "reorders_names"}, BindsTo: []string{"narrator", "new_narrator"}, Kind: "book metadata", TakesOut: "A merged name cannot be split again from here, and a book's order of narrators cannot be given back.", Stays: "The books themselves and their other fields are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"narrator":{"type":"string","minLength":1,"maxLength":500,"description":"The narrator as books hold it."},"new_narrator":{"type":"string","minLength":1,"maxLength":500,"description":"The new name."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["narrator","new_narrator"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "rename_narrator",
 			Description: "Rename a narrator on every book. Asks on a merge or where it cannot put back.",
@@ -1332,6 +1417,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Admin,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"tags", "into_tag"}, Kind: "tags and genres", TakesOut: "The merged names cannot be split again from here, and an item's order of names cannot be given back.", Stays: "The items themselves and their other fields are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string","maxLength":500},"minItems":2,"maxItems":20,"description":"Spellings to take out (not the target)."},"into_tag":{"type":"string","minLength":1,"maxLength":500,"description":"The tag they become."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["tags","into_tag"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "merge_tags",
 			Description: "Merge several spellings of a tag into one, server-wide. Always asks.",
@@ -1348,6 +1434,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Admin,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"genres", "into_genre"}, Kind: "tags and genres", TakesOut: "The merged names cannot be split again from here, and an item's order of names cannot be given back.", Stays: "The items themselves and their other fields are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"genres":{"type":"array","items":{"type":"string","maxLength":500},"minItems":2,"maxItems":20,"description":"Spellings to take out (not the target)."},"into_genre":{"type":"string","minLength":1,"maxLength":500,"description":"The genre they become."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["genres","into_genre"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "merge_genres",
 			Description: "Merge several spellings of a genre into one, server-wide. Always asks.",
@@ -1364,6 +1451,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"narrators", "into_narrator"}, Kind: "book metadata", TakesOut: "The merged names cannot be split again from here, and a book's order of narrators cannot be given back.", Stays: "The books themselves and their other fields are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"narrators":{"type":"array","items":{"type":"string","maxLength":500},"minItems":2,"maxItems":20,"description":"Spellings to take out (not the target)."},"into_narrator":{"type":"string","minLength":1,"maxLength":500,"description":"The narrator they become."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["narrators","into_narrator"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "merge_narrators",
 			Description: "Merge several spellings of a narrator into one, server-wide. Always asks.",
@@ -1380,6 +1468,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"author_id", "into_author_id", "keep"}, Kind: "authors and series", TakesOut: "The merged author's record, with its biography, ASIN and image, cannot be made again from here, and which books held it cannot be told apart afterwards.", Stays: "The books themselves stay, and so do the kept author's name, biography, ASIN and image, but for the fields keep carries over from the merged author (with image, the merged author's record is the one kept, under the kept author's name unless keep has name)."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"The author merged away (id or name)."},"into_author_id":{"type":"string","description":"The author kept (id or name)."},"keep":{"type":"array","items":{"type":"string","maxLength":20},"maxItems":4,"description":"Of author_id: name, description, asin, image."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["author_id","into_author_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "merge_authors",
 			Description: "Merge an author into another, removing the first.",
@@ -1396,6 +1485,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"series_id", "into_series_id", "keep"}, Kind: "authors and series", TakesOut: "The merged series' record, with its summary, cannot be made again from here; which books were in it cannot be told apart afterwards, and a book in both loses its sequence in it.", Stays: "The books themselves stay, with their other series (in their order where another book keeps each while it is put back) and fields, and so do the kept series' name and summary, but for what keep carries over."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"The series merged away (id or name)."},"into_series_id":{"type":"string","description":"The series kept (id or name)."},"keep":{"type":"array","items":{"type":"string","maxLength":20},"maxItems":2,"description":"Of series_id: name, description."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["series_id","into_series_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "merge_series",
 			Description: "Merge a series into another, removing the first.",
@@ -1412,6 +1502,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "when image_url present or effect replaces_unrestorable_text", WhenParams: []string{"image_url"}, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"author_id", "name", "description", "asin", "image_url"}, Kind: "authors and series", TakesOut: "An image replaced from a URL cannot be had back from here (the old file is written over, or left unused on disk when its type differs); a text named in the question could not be given back exactly by update_author.", Stays: "The author's books and its other fields stay."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"author_id":{"type":"string","description":"Author id or name."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description; \"\" clears."},"asin":{"type":"string","maxLength":20,"description":"New ASIN; \"\" clears."},"image_url":{"type":"string","minLength":8,"maxLength":2000,"description":"Image URL."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["author_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "update_author",
 			Description: "Edit an author. Asks before setting an image.",
@@ -1428,6 +1519,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "when effect replaces_unrestorable_text", WhenParams: nil, WhenEffects: []string{"replaces_unrestorable_text"}, BindsTo: []string{"series_id", "name", "description"}, Kind: "authors and series", TakesOut: "The text named in the question could not be given back exactly by update_series.", Stays: "The series' books and their sequences stay."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"series_id":{"type":"string","description":"Series id or name."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"New name."},"description":{"type":"string","maxLength":5000,"description":"New description."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["series_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "update_series",
 			Description: "Edit a series.",
@@ -1444,6 +1536,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Delete,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"keep_item_id", "remove_item_id"}, Kind: "book metadata", TakesOut: "The copy's item record, every user's listening progress of it, its places in collections and playlists (a playlist left empty is deleted) and the authors and series left without a book cannot be made again from here; its bookmarks stay under the removed id, unreachable.", Stays: "The copy's files stay on disk (a library scan adds them back as a new item), and the copy kept is not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"keep_item_id":{"type":"string","description":"Copy kept (id or title)."},"remove_item_id":{"type":"string","description":"Copy removed (id or title)."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["keep_item_id","remove_item_id"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "resolve_duplicate",
 			Description: "Remove a duplicate copy from the library (files stay).",
@@ -1460,6 +1553,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Update,
 		Guard:      &Guard{Condition: "when effect replaces_values or effect partial_lists or effect deletes_series", WhenParams: nil, WhenEffects: []string{"replaces_values", "partial_lists", "deletes_series"}, BindsTo: []string{"library_item_ids", "field", "mode", "values", "value", "series", "sequence"}, Kind: "book metadata", TakesOut: "What the change replaces, or takes from the middle of a list, cannot be given back exactly from here; a series taken off its last book is deleted.", Stays: "The books' other fields, their authors, audio files, progress and bookmarks are not touched."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Book ids or titles."},"field":{"type":"string","enum":["tags","genres","narrators","publisher","language","series"],"description":"The field to change."},"mode":{"type":"string","enum":["add","remove","set"],"description":"add or remove (lists, series) or set."},"values":{"type":"array","items":{"type":"string","maxLength":500},"minItems":1,"maxItems":100,"description":"Tags, genres or narrators."},"value":{"type":"string","maxLength":500,"description":"Publisher or language; \"\" clears."},"series":{"type":"string","minLength":1,"maxLength":500,"description":"Series name."},"sequence":{"type":"string","maxLength":100,"description":"Place in the series."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["library_item_ids","field"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "batch_update_books",
 			Description: "Add, remove or set tags, genres, narrators, publisher, language or series of up to 100 books; asks if it cannot put back.",
@@ -1476,6 +1570,7 @@ var All = []Tool{
 		NeedsAuth:  true,
 		Permission: permission.Admin,
 		Guard:      &Guard{Condition: "always", WhenParams: nil, WhenEffects: nil, BindsTo: []string{"library_item_ids", "provider", "override_details", "override_cover"}, Kind: "book metadata", TakesOut: "The provider's metadata and covers are written over the items in the background on the server; nothing of it can be put back from here, and the tool does not learn what changed.", Stays: "The items' audio files, progress and bookmarks are not touched; with neither override, no field or cover that holds a value is replaced."},
+		Arguments:  json.RawMessage(`{"type":"object","properties":{"library_item_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":100,"description":"Item ids or titles."},"provider":{"type":"string","anyOf":[{"enum":["google","itunes","openlibrary","fantlab","audible","audible.ca","audible.uk","audible.au","audible.fr","audible.de","audible.jp","audible.it","audible.in","audible.es"]},{"pattern":"^custom-[0-9A-Za-z-]{1,64}$"}],"description":"google (default), itunes, openlibrary, fantlab, audible(.ca .uk .au .fr .de .jp .it .in .es), custom-ID"},"override_details":{"type":"boolean","default":false,"description":"Replace details that hold a value."},"override_cover":{"type":"boolean","default":false,"description":"Replace existing covers."},"confirm_token":{"type":"string","maxLength":200,"description":"From an earlier answer."}},"required":["library_item_ids"],"additionalProperties":false}`),
 		Definition: &mcp.Tool{
 			Name:        "batch_quick_match",
 			Description: "Quick match up to 100 items against a metadata provider. Always asks.",

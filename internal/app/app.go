@@ -239,7 +239,7 @@ func Select(readOnly bool, toolsets []string) []registry.Tool {
 // instead of a crash.
 func wrap(t registry.Tool, deps *kit.Deps, logger *slog.Logger) mcp.ToolHandler {
 	h := t.Handler(deps)
-	shape := result.ShapeOf(t.Name, t.ReadOnly, t.Definition.InputSchema)
+	shape := result.ShapeOf(t.Name, t.ReadOnly, t.Arguments)
 	run := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if err := deps.Ready(t.NeedsAuth); err != nil {
 			return nil, err

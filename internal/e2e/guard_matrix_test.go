@@ -221,7 +221,13 @@ func guardedCases() []guardedCase {
 			args:   map[string]any{"series_id": sd.SeriesExpanse, "description": "Space opera."},
 			method: "PATCH", path: "/api/series/" + sd.SeriesExpanse,
 			done:    func(s *sd.Server) bool { return seriesOf(s, sd.SeriesExpanse).Description != "" },
-			targets: []string{sd.SeriesExpanse}},
+			targets: []string{sd.SeriesExpanse},
+			// Once it has a description the same call sets what is there:
+			// nothing is asked, and nothing is sent.
+			free: func(s *sd.Server) string {
+				sr := seriesOf(s, sd.SeriesExpanse)
+				return fmt.Sprint(sr.Name, sr.Description, sr.UpdatedAt)
+			}},
 		{tool: "resolve_duplicate", other: map[string]any{"keep_item_id": sd.ItemMort, "remove_item_id": sd.ItemSourcery},
 			args:   map[string]any{"keep_item_id": sd.ItemSourcery, "remove_item_id": sd.ItemMort},
 			method: "DELETE", path: "/api/items/" + sd.ItemMort,

@@ -202,7 +202,7 @@ func touch(t *testing.T, s *sd.Server, tool string) {
 				d.Users[0].MediaProgress[i].LastUpdate += 1000
 				d.Users[0].MediaProgress[i].CurrentTime += 5
 			}
-		case "match_library_item", "update_item_metadata", "delete_podcast", "remove_item_cover", "set_item_cover", "batch_update_books", "batch_quick_match":
+		case "match_library_item", "update_item_metadata", "delete_podcast", "remove_item_cover", "set_item_cover", "batch_update_books", "batch_quick_match", "resolve_duplicate":
 			for i := range d.Items {
 				d.Items[i].UpdatedAt += 1000 // somebody edited the book or the podcast
 			}
@@ -220,7 +220,7 @@ func touch(t *testing.T, s *sd.Server, tool string) {
 					b.UpdatedAt += 1000
 				}
 			}
-		case "merge_authors":
+		case "merge_authors", "update_author":
 			for i := range d.Authors {
 				d.Authors[i].UpdatedAt += 1000 // somebody edited the authors
 			}
@@ -230,6 +230,11 @@ func touch(t *testing.T, s *sd.Server, tool string) {
 					b.Subtitle += " (edited)"
 					d.Items[i].UpdatedAt += 1000
 				}
+			}
+		case "update_series":
+			for i := range d.Series {
+				d.Series[i].Name += " (renamed)" // somebody renamed the series
+				d.Series[i].UpdatedAt += 1000
 			}
 		case "set_item_chapters": // somebody renamed a chapter
 			for i := range d.Items {

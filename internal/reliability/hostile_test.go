@@ -179,6 +179,8 @@ func validArgs(tool string, s toolSchema) map[string]any {
 			args[name] = map[string]any{"title": "A valid title"}
 		case name == "library_id":
 			args[name] = sd.LibraryBooksID
+		case name == "keep_item_id":
+			args[name] = sd.ItemLightFantastic // a copy kept that is not the one removed
 		case name == "into_author_id" || name == "into_series_id":
 			args[name] = sd.ItemLightFantastic // a merge into the same record is refused
 		case strings.HasSuffix(name, "_id"):
@@ -191,6 +193,8 @@ func validArgs(tool string, s toolSchema) map[string]any {
 			args[name] = 60
 		case name == "feed_url":
 			args[name] = sd.FeedOrbital
+		case name == "url" || name == "image_url": // an image Audiobookshelf would fetch
+			args[name] = "https://images.example/cover.jpg"
 		case name == "term":
 			args[name] = "x"
 		case name == "new_tag" || name == "new_genre" || name == "new_narrator" || strings.HasPrefix(name, "into_"):
@@ -225,6 +229,8 @@ func validArgs(tool string, s toolSchema) map[string]any {
 		args["newest"] = 1
 	case tool == "batch_update_books": // field tags takes values
 		args["values"] = []any{"x"}
+	case tool == "check_owned": // titles or text
+		args["titles"] = []any{"A valid title"}
 	}
 	return args
 }

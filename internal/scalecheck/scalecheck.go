@@ -191,12 +191,12 @@ type schema struct {
 // (when the tool takes limit and the call does not set it), and, when the
 // tool takes detail, once compact and once full.
 func Widen(t registry.Tool, args map[string]any) []map[string]any {
-	b, _ := json.Marshal(t.Definition.InputSchema)
-	if raw, ok := t.Definition.InputSchema.(json.RawMessage); ok {
-		b = raw
-	}
+	// The checked schema: tools/list's leaves out detail and limit's
+	// default, which the instructions say.
 	var s schema
-	_ = json.Unmarshal(b, &s)
+	if err := json.Unmarshal(t.Arguments, &s); err != nil {
+		panic(fmt.Sprintf("scalecheck: the generated arguments schema of %s is no JSON schema: %v", t.Name, err))
+	}
 	base := map[string]any{}
 	for k, v := range args {
 		base[k] = v

@@ -434,6 +434,11 @@ type Tool struct {
 	// widest, or its default): arguments whose placeholders
 	// ("{book_library}") internal/scalecheck fills with the ids it runs on.
 	Widest []map[string]any
+	// Arguments is the schema of its arguments with every bound the
+	// decoder checks, defaults and descriptions included (tools/list's,
+	// Definition.InputSchema, leaves out what the instructions say): what
+	// the result budget reads a tool's paging and detail from.
+	Arguments json.RawMessage
 	// Definition is what tools/list shows.
 	Definition *mcp.Tool
 	// View is the name of the MCP Apps view of the tool's answer
@@ -514,6 +519,10 @@ const ServerName = `)
 		if err != nil {
 			return nil, err
 		}
+		checked, err := CheckedSchema(t)
+		if err != nil {
+			return nil, err
+		}
 		a := t.Annotations
 		needsAuth := false
 		for _, id := range t.Operations {
@@ -549,6 +558,7 @@ const ServerName = `)
 		if w := t.WidestCalls(); a.ReadOnly != nil && *a.ReadOnly && w != nil {
 			fmt.Fprintf(&b, "\t\tWidest: %s,\n", widestLiteral(w))
 		}
+		fmt.Fprintf(&b, "\t\tArguments: json.RawMessage(%s),\n", "`"+string(checked)+"`")
 		// No Title in the definition: it restates the name, which is what a
 		// model reads; tools.yaml's title names the tool in docs/tools.md and
 		// the bundle (about 450 tokens over every toolset, issue 41).

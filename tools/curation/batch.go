@@ -280,10 +280,10 @@ func PlanBatchUpdateBooks(ctx context.Context, d *kit.Deps, a toolargs.BatchUpda
 		if err != nil {
 			return nil, err
 		}
-		var ans struct {
-			Updates int `json:"updates"`
+		ans, err := updatesOf(body, "the batch update")
+		if err != nil {
+			return nil, err
 		}
-		_ = json.Unmarshal(body, &ans)
 		ids := c.ids()
 		out := map[string]any{"books_changed": ans.Updates, "library_item_ids": ids}
 		switch {
@@ -702,4 +702,17 @@ func PlanBatchQuickMatch(ctx context.Context, d *kit.Deps, a toolargs.BatchQuick
 		})
 	}
 	return plan, nil
+}
+
+// updatesOf reads how many books a batch update changed from its answer
+// ({"updates": N}); the change was made either way, so an answer that
+// cannot be read is an error saying so.
+func updatesOf(body []byte, what string) (struct{ Updates int }, error) {
+	var ans struct {
+		Updates int `json:"updates"`
+	}
+	if err := json.Unmarshal(body, &ans); err != nil {
+		return struct{ Updates int }{}, kit.Errorf(kit.Made, "%s was made, but Audiobookshelf's answer could not be read (%v); get_library_item shows each book.", what, err)
+	}
+	return struct{ Updates int }{ans.Updates}, nil
 }

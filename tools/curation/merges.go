@@ -139,7 +139,9 @@ func PlanMergeAuthors(ctx context.Context, d *kit.Deps, a toolargs.MergeAuthors)
 			} `json:"author"`
 			Merged bool `json:"merged"`
 		}
-		_ = json.Unmarshal(body, &ans)
+		if err := json.Unmarshal(body, &ans); err != nil {
+			return nil, kit.Errorf(kit.Made, "the author merge was sent and Audiobookshelf said it was done, but its answer could not be read (%v); get_author shows author %q and author %q.", err, removed.ID, kept.ID)
+		}
 		if !ans.Merged || ans.Author.ID != kept.ID {
 			return nil, kit.Errorf(kit.Made, "Audiobookshelf did not merge: it renamed author %q to the name author %q had when it was read (author %q was renamed in between). Author %q still exists under the new name; get_author shows both.",
 				removed.ID, kept.ID, kept.ID, removed.ID)
@@ -541,10 +543,10 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 		if err != nil {
 			return nil, err
 		}
-		var ans struct {
-			Updates int `json:"updates"`
+		ans, err := updatesOf(body, "the batch update of the series' books")
+		if err != nil {
+			return nil, err
 		}
-		_ = json.Unmarshal(body, &ans)
 		if len(second) > 0 {
 			if _, err := sendBatchUpdate(ctx, d, "the batch update that puts the books' later series back", second); err != nil {
 				var lost []string

@@ -122,7 +122,7 @@ func readNarratorList(ctx context.Context, d *kit.Deps, libraryID string) ([]str
 		return nil, err
 	}
 	var v struct {
-		Narrators []absdata.Ref `json:"narrators"`
+		Narrators []absdata.Narrator `json:"narrators"`
 	}
 	if err := kit.Decode(body, &v); err != nil {
 		return nil, err

@@ -183,11 +183,22 @@ func (h *holdings) rename(ctx context.Context, d *kit.Deps, k nameKind, oldName,
 		return 0, false, err
 	}
 	var ans map[string]json.RawMessage
-	_ = json.Unmarshal(body, &ans)
-	if k.mergedKey != "" {
-		_ = json.Unmarshal(ans[k.mergedKey], &merged)
+	unread := func(err error) (int, bool, error) {
+		return 0, false, kit.Errorf(kit.Made, "the %s rename of %s was made, but Audiobookshelf's answer could not be read (%v); list_items or get_library_item show the items.", k.what, guard.Quote(oldName), err)
 	}
-	_ = json.Unmarshal(ans[k.countKey], &updated)
+	if err := json.Unmarshal(body, &ans); err != nil {
+		return unread(err)
+	}
+	if raw, ok := ans[k.mergedKey]; ok && k.mergedKey != "" {
+		if err := json.Unmarshal(raw, &merged); err != nil {
+			return unread(err)
+		}
+	}
+	if raw, ok := ans[k.countKey]; ok {
+		if err := json.Unmarshal(raw, &updated); err != nil {
+			return unread(err)
+		}
+	}
 	return updated, merged, nil
 }
 

@@ -1221,7 +1221,9 @@ var All = []Tool{
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"year":{"type":"integer","minimum":2000,"maximum":2100,"description":"Calendar year."},"page":{"type":"integer"},"limit":{"type":"integer","maximum":100}},"required":["year"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		},
-		Handler: getListeningYear,
+		View:         "listening-over-time",
+		OutputSchema: json.RawMessage(`{"properties":{"by_month":{"items":{"type":"object"},"type":"array"},"finished":{"items":{"type":"object"},"type":"array"},"total_s":{"type":"number"},"year":{"type":"integer"}},"type":"object"}`),
+		Handler:      getListeningYear,
 	},
 	{
 		Name: "get_taste_profile", Title: "Get taste profile", Toolset: "listening",

@@ -228,7 +228,7 @@ async function checkChart(r) {
   const cols = await r.frame.$$eval(".col", (cs) =>
     cs.map((c) => ({ period: c.dataset.period, s: Number(c.dataset.seconds), h: c.querySelector(".b").getBoundingClientRect().height })),
   );
-  const periods = r.data.periods;
+  const periods = r.data.periods ?? r.data.by_month;
   assert.deepEqual(cols.map((c) => [c.period, c.s]), periods.map((p) => [p.period, p.time_s]), "one bar per period");
   const max = Math.max(...periods.map((p) => p.time_s));
   if (max > 0) {
@@ -236,7 +236,7 @@ async function checkChart(r) {
     cols.forEach((c) => assert.ok(Math.abs(c.h / tallest - c.s / max) < 0.05, `${c.period}: bar ${c.h}px of ${tallest}px for ${c.s}s of ${max}s`));
   }
   const fin = await r.frame.$$eval(".fin li .t", (ts) => ts.map((t) => t.textContent));
-  assert.deepEqual(fin, (r.data.finished ?? []).map((f) => f.title ?? f.library_item_id), "the books finished");
+  assert.deepEqual(fin, (r.data.finished ?? []).map((f) => (f.episode ? `${f.episode} (${f.title})` : f.title ?? f.library_item_id)), "the books and episodes finished");
   const total = await r.frame.$eval(".total", (e) => e.textContent);
   assert.ok(total.startsWith(hours(r.data.total_s ?? 0)), total);
   return { cols, fin };
@@ -321,10 +321,23 @@ describe("views against the stand-in", { skip: !chromium && "no Chromium" }, () 
       const { cols, fin } = await checkChart(r);
       assert.deepEqual(cols.map((c) => c.period), ["2025-10", "2025-11", "2025-12", "2026-01"]);
       assert.ok(cols[0].h > cols[2].h && cols[3].h < 2, `bars ${cols.map((c) => c.h)}`);
-      assert.ok(fin.includes("The Screw"), `finished ${fin}`);
+      assert.ok(fin.includes("The Screw (The History of Tiny Things)"), `finished ${fin}`);
       await shoot(r.page, r.handle, r.frame, "listening-over-time", theme);
       await r.page.close();
     }
+  });
+
+  test("a year in one answer", async () => {
+    const r = await render(client, "get_listening_year", { year: 2025 }, "light");
+    const { cols, fin } = await checkChart(r);
+    assert.deepEqual(cols.map((c) => c.period), Array.from({ length: 12 }, (_, i) => `2025-${String(i + 1).padStart(2, "0")}`));
+    assert.ok(cols.some((c) => c.h > 0), `bars ${cols.map((c) => c.h)}`);
+    assert.ok(fin.length > 0 && fin.length === r.data.finished.length, `finished ${fin}`);
+    const head = await r.frame.$eval("h1", (e) => e.textContent);
+    assert.equal(head, "Listening in 2025, by month");
+    const total = await r.frame.$eval(".total", (e) => e.textContent);
+    assert.ok(total.endsWith(`${r.data.counts.books_finished} finished`), total);
+    await r.page.close();
   });
 });
 

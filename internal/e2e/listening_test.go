@@ -130,6 +130,9 @@ func TestSeriesProgressNamesGapsAndDuplicates(t *testing.T) {
 	if len(dups) != 1 || str(at(t, dups[0], "sequence")) != "4" || !(ids == fmt.Sprint([]string{sd.ItemMort, sd.ItemSourcery}) || ids == fmt.Sprint([]string{sd.ItemSourcery, sd.ItemMort})) {
 		t.Errorf("duplicates %v", dups)
 	}
+	if titles := fmt.Sprint(at(t, dups[0], "titles")); titles != "[Mort Sourcery]" && titles != "[Sourcery Mort]" {
+		t.Errorf("the books sharing a number are not named: %v", dups)
+	}
 	if str(at(t, v, "books", 0, "state")) != "in_progress" || at(t, v, "in_progress").(float64) != 1 || at(t, v, "not_started").(float64) != 5 {
 		t.Errorf("states %v", v)
 	}

@@ -134,10 +134,12 @@ type SeriesBook struct {
 	seqOK bool
 }
 
-// Duplicate is a sequence number that more than one book has.
+// Duplicate is a sequence number that more than one book has, with the
+// books' titles beside their ids.
 type Duplicate struct {
 	Sequence string   `json:"sequence"`
 	BookIDs  []string `json:"library_item_ids"`
+	Titles   []string `json:"titles"`
 }
 
 // SeriesView is a series with the person's state of each book.
@@ -216,6 +218,7 @@ func viewOf(id, name, libraryID string, items []absdata.Item, total int, books m
 		return a.seqOK && a.seq < b.seq
 	})
 	bySeq := map[string][]string{}
+	titleOf := map[string]string{}
 	var seqs []string
 	whole := map[int64]bool{}
 	var top int64
@@ -229,6 +232,7 @@ func viewOf(id, name, libraryID string, items []absdata.Item, total int, books m
 			seqs = append(seqs, key)
 		}
 		bySeq[key] = append(bySeq[key], b.ID)
+		titleOf[b.ID] = b.Title
 		if b.seq == math.Trunc(b.seq) && b.seq >= 0 {
 			whole[int64(b.seq)] = true
 			top = max(top, int64(b.seq))
@@ -236,7 +240,11 @@ func viewOf(id, name, libraryID string, items []absdata.Item, total int, books m
 	}
 	for _, k := range seqs {
 		if ids := bySeq[k]; len(ids) > 1 {
-			v.Duplicates = append(v.Duplicates, Duplicate{Sequence: k, BookIDs: ids})
+			titles := make([]string, len(ids))
+			for i, id := range ids {
+				titles[i] = titleOf[id]
+			}
+			v.Duplicates = append(v.Duplicates, Duplicate{Sequence: k, BookIDs: ids, Titles: titles})
 		}
 	}
 	for k := int64(1); k < top; k++ {

@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # seconds): the last commit's, so the same commit and Go give the same bytes.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 946684800)
 
-.PHONY: all build generate views check-generated test test-views test-short test-interop test-packaging test-live spec-drift vet bench run demo clean release release-local image upload-release push-image publish-registry mcp-publisher
+.PHONY: all build generate views check-generated test test-race test-views test-short test-interop test-packaging test-live spec-drift vet bench run demo clean release release-local image upload-release push-image publish-registry mcp-publisher
 
 all: build
 
@@ -109,13 +109,17 @@ vet:
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
-# The whole suite: the Go tests with the race detector, then the official
-# TypeScript MCP clients (from npm, pinned in interop/package-lock.json)
-# against the built binary, then the MCP Bundle with the official mcpb tool
-# (pinned in packaging/package-lock.json), then the views in headless
-# Chromium (said plainly, and skipped, where Chromium is not installed).
+# The whole suite: the Go tests, with the race detector on every package
+# but the end-to-end suite (internal/e2e runs without it here: under it the
+# suite takes five times as long; `make test-race` and CI run it with it),
+# then the official TypeScript MCP clients (from npm, pinned in
+# interop/package-lock.json) against the built binary, then the MCP Bundle
+# with the official mcpb tool (pinned in packaging/package-lock.json), then
+# the views in headless Chromium (said plainly, and skipped, where Chromium
+# is not installed).
 test: vet
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/internal/e2e$$')
+	$(GO) test -count=1 ./internal/e2e
 	$(MAKE) test-interop
 	$(MAKE) test-packaging
 	$(MAKE) test-views
@@ -173,6 +177,10 @@ test-live: build
 spec-drift:
 	@test -n "$(ABS_SRC)" || { echo "make spec-drift ABS_SRC=path/to/audiobookshelf (a checkout or a release .tar.gz)" >&2; exit 2; }
 	$(GO) run ./cmd/specdrift $(abspath $(ABS_SRC))
+
+# The end-to-end suite under the race detector (CI runs it after make test).
+test-race:
+	$(GO) test -race -count=1 ./internal/e2e
 
 test-short:
 	$(GO) test -count=1 ./...

@@ -110,16 +110,17 @@ vet:
 	$(GO) tool staticcheck ./...
 
 # The whole suite: the Go tests, with the race detector on every package
-# but the end-to-end suite (internal/e2e runs without it here: under it the
-# suite takes five times as long; `make test-race` and CI run it with it),
+# but the two that drive the whole server thousands of times
+# (internal/e2e and internal/reliability run without it here: under it they
+# take five to ten times as long; `make test-race` and CI run them with it),
 # then the official TypeScript MCP clients (from npm, pinned in
 # interop/package-lock.json) against the built binary, then the MCP Bundle
 # with the official mcpb tool (pinned in packaging/package-lock.json), then
 # the views in headless Chromium (said plainly, and skipped, where Chromium
 # is not installed).
 test: vet
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/internal/e2e$$')
-	$(GO) test -count=1 ./internal/e2e
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e '/internal/e2e$$' -e '/internal/reliability$$')
+	$(GO) test -count=1 ./internal/e2e ./internal/reliability
 	$(MAKE) test-interop
 	$(MAKE) test-packaging
 	$(MAKE) test-views
@@ -178,9 +179,10 @@ spec-drift:
 	@test -n "$(ABS_SRC)" || { echo "make spec-drift ABS_SRC=path/to/audiobookshelf (a checkout or a release .tar.gz)" >&2; exit 2; }
 	$(GO) run ./cmd/specdrift $(abspath $(ABS_SRC))
 
-# The end-to-end suite under the race detector (CI runs it after make test).
+# The end-to-end and reliability suites under the race detector (CI runs
+# them after make test).
 test-race:
-	$(GO) test -race -count=1 ./internal/e2e
+	$(GO) test -race -count=1 ./internal/e2e ./internal/reliability
 
 test-short:
 	$(GO) test -count=1 ./...

@@ -591,6 +591,10 @@ func standinDifferences() ([]string, error) {
 var dataDependent = map[string]bool{
 	"next":                                   true, // a paged list's: only when a further page exists
 	"get_listening_by_period.finished_count": true, // only when a book was finished in the period
+	// An extra that is false or 0 is left out: a book without a cover,
+	// one without chapters (the run's own books have neither).
+	"search_covers.has_cover":             true,
+	"get_provider_chapters.book_chapters": true,
 }
 
 // runMarker names the inactive API key of root that says a live run is on

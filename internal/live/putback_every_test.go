@@ -30,6 +30,9 @@ import (
 // first six, TestLivePodcastPutBack the podcast writes (against feeds it
 // serves on loopback), TestLiveListening the Continue Series pair.
 var putBackElsewhere = map[string]string{
+	// An author's and a series' edits, in a library of the run's own.
+	"update_author":             "TestLiveRecords",
+	"update_series":             "TestLiveRecords",
 	"create_bookmark":           "TestLivePutBack",
 	"update_bookmark":           "TestLivePutBack",
 	"create_collection":         "TestLivePutBack",

@@ -276,21 +276,17 @@ func PlanBatchUpdateBooks(ctx context.Context, d *kit.Deps, a toolargs.BatchUpda
 			return result.JSONResult(map[string]any{"books_changed": 0,
 				"note": fmt.Sprintf("Every book already holds what the call asks for (the %s compared as Audiobookshelf compares them); nothing was sent.", a.Field)})
 		}
-		body, err := sendBatchUpdate(ctx, d, "the batch update", c.payload)
-		if err != nil {
-			return nil, err
-		}
-		ans, err := updatesOf(body, "the batch update")
+		changed, err := sendBatchUpdate(ctx, d, "the batch update", c.payload)
 		if err != nil {
 			return nil, err
 		}
 		ids := c.ids()
-		out := map[string]any{"books_changed": ans.Updates, "library_item_ids": ids}
+		out := map[string]any{"books_changed": changed, "library_item_ids": ids}
 		switch {
 		case len(plan.Effects) > 0:
 			out["not_put_back"] = "The person approved a change that one call back cannot undo exactly."
-		case ans.Updates != len(ids):
-			out["not_put_back"] = fmt.Sprintf("Audiobookshelf changed %d book(s) where %d were to change: a book changed in between, so a call back might not give every book its field back; read the books first (get_library_item).", ans.Updates, len(ids))
+		case changed != len(ids):
+			out["not_put_back"] = fmt.Sprintf("Audiobookshelf changed %d book(s) where %d were to change: a book changed in between, so a call back might not give every book its field back; read the books first (get_library_item).", changed, len(ids))
 		default:
 			pb := c.putBack
 			pb.Arguments["library_item_ids"] = ids
@@ -371,10 +367,22 @@ func payloadIDs(updates []abs.BatchMediaUpdate) []string {
 // sendBatchUpdate sends POST /api/items/batch/update, once no other write
 // of this process to one of its items is under way (kit.ForItems): every
 // batch update of the toolset goes through it.
-func sendBatchUpdate(ctx context.Context, d *kit.Deps, what string, updates []abs.BatchMediaUpdate) ([]byte, error) {
-	return d.Mutate(kit.ForItems(ctx, payloadIDs(updates)), what, func(ctx context.Context) (*http.Response, error) {
+func sendBatchUpdate(ctx context.Context, d *kit.Deps, what string, updates []abs.BatchMediaUpdate) (int, error) {
+	body, err := d.Mutate(kit.ForItems(ctx, payloadIDs(updates)), what, func(ctx context.Context) (*http.Response, error) {
 		return d.API.BatchUpdateLibraryItems(ctx, updates)
 	})
+	if err != nil {
+		return 0, err
+	}
+	// The answer says how many books changed ({"updates": N}); the change
+	// was made either way, so an answer that cannot be read says so.
+	var ans struct {
+		Updates int `json:"updates"`
+	}
+	if err := json.Unmarshal(body, &ans); err != nil {
+		return 0, kit.Errorf(kit.Made, "%s was made, but Audiobookshelf's answer could not be read (%v); get_library_item shows each book.", what, err)
+	}
+	return ans.Updates, nil
 }
 
 func putBackCall(args map[string]any) result.PutBack {
@@ -702,17 +710,4 @@ func PlanBatchQuickMatch(ctx context.Context, d *kit.Deps, a toolargs.BatchQuick
 		})
 	}
 	return plan, nil
-}
-
-// updatesOf reads how many books a batch update changed from its answer
-// ({"updates": N}); the change was made either way, so an answer that
-// cannot be read is an error saying so.
-func updatesOf(body []byte, what string) (struct{ Updates int }, error) {
-	var ans struct {
-		Updates int `json:"updates"`
-	}
-	if err := json.Unmarshal(body, &ans); err != nil {
-		return struct{ Updates int }{}, kit.Errorf(kit.Made, "%s was made, but Audiobookshelf's answer could not be read (%v); get_library_item shows each book.", what, err)
-	}
-	return struct{ Updates int }{ans.Updates}, nil
 }

@@ -539,11 +539,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			return result.JSONResult(map[string]any{"merged": false, "books_moved": 0,
 				"note": fmt.Sprintf("No book this user sees is in series %s any more; nothing was sent.", from.ID)})
 		}
-		body, err := sendBatchUpdate(ctx, d, "the batch update of the series' books", updates)
-		if err != nil {
-			return nil, err
-		}
-		ans, err := updatesOf(body, "the batch update of the series' books")
+		changed, err := sendBatchUpdate(ctx, d, "the batch update of the series' books", updates)
 		if err != nil {
 			return nil, err
 		}
@@ -570,7 +566,7 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			"library_item_ids":  shown,
 			"books_in_both":     len(inBoth),
 			"order_kept_on":     len(second),
-			"items_updated":     ans.Updates,
+			"items_updated":     changed,
 			"gone": map[string]any{
 				"series_record":              from.ID,
 				"description":                fromDesc != "" && fix.Description == nil,
@@ -596,8 +592,8 @@ func PlanMergeSeries(ctx context.Context, d *kit.Deps, a toolargs.MergeSeries) (
 			}
 			out["kept_from_series_id"] = a.Keep
 		}
-		if ans.Updates != len(moved) {
-			out["note"] = fmt.Sprintf("Audiobookshelf changed %d of the %d books sent; get_series shows where they are now.", ans.Updates, len(moved))
+		if changed != len(moved) {
+			out["note"] = fmt.Sprintf("Audiobookshelf changed %d of the %d books sent; get_series shows where they are now.", changed, len(moved))
 		}
 		return result.JSONResult(out)
 	}

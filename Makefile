@@ -9,6 +9,14 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # The date every file of the release archives and the image carries (Unix
 # seconds): the last commit's, so the same commit and Go give the same bytes.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 946684800)
+# Every go command here (and those the tests start) builds as the release
+# does, static and -trimpath: vet, staticcheck, the test binaries, make
+# build, the release's and the bundle's builds and a scratch copy of the
+# repository then share one compiled copy of each package in the build
+# cache, where mixed settings compiled everything two or three times (only
+# make test-race, which needs cgo, builds another).
+export CGO_ENABLED := 0
+export GOFLAGS := $(strip -trimpath $(filter-out -trimpath,$(GOFLAGS)))
 
 .PHONY: all build generate views check-generated test test-race test-views test-short test-interop test-packaging test-live spec-drift vet bench run demo clean release release-local image upload-release push-image publish-registry mcp-publisher
 
@@ -109,18 +117,14 @@ vet:
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
-# The whole suite: the Go tests, with the race detector on every package
-# but the two that drive the whole server thousands of times
-# (internal/e2e and internal/reliability run without it here: under it they
-# take five to ten times as long; `make test-race` and CI run them with it),
-# then the official TypeScript MCP clients (from npm, pinned in
-# interop/package-lock.json) against the built binary, then the MCP Bundle
-# with the official mcpb tool (pinned in packaging/package-lock.json), then
-# the views in headless Chromium (said plainly, and skipped, where Chromium
-# is not installed).
+# The whole suite: every Go test, then the official TypeScript MCP clients
+# (from npm, pinned in interop/package-lock.json) against the built binary,
+# then the MCP Bundle with the official mcpb tool (pinned in
+# packaging/package-lock.json), then the views in headless Chromium (said
+# plainly, and skipped, where Chromium is not installed). The same Go tests
+# under the race detector are `make test-race`, which CI runs after it.
 test: vet
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e '/internal/e2e$$' -e '/internal/reliability$$')
-	$(GO) test -count=1 ./internal/e2e ./internal/reliability
+	$(GO) test -count=1 ./...
 	$(MAKE) test-interop
 	$(MAKE) test-packaging
 	$(MAKE) test-views
@@ -135,8 +139,11 @@ test: vet
 test-views: build views/node_modules/.package-lock.json
 	cd views && ABS_MCP_BIN=$(abspath $(BIN)) node --test
 
+# Four test files at once: each starts its own servers and gateways on free
+# ports, and mostly waits on them (Node's default is one file at a time on a
+# 2-core machine).
 test-interop: build interop/node_modules/.package-lock.json
-	cd interop && ABS_MCP_BIN=$(abspath $(BIN)) node --test
+	cd interop && ABS_MCP_BIN=$(abspath $(BIN)) node --test --test-concurrency=4
 
 interop/node_modules/.package-lock.json: interop/package-lock.json interop/package.json
 	cd interop && npm ci --no-audit --no-fund
@@ -179,13 +186,16 @@ spec-drift:
 	@test -n "$(ABS_SRC)" || { echo "make spec-drift ABS_SRC=path/to/audiobookshelf (a checkout or a release .tar.gz)" >&2; exit 2; }
 	$(GO) run ./cmd/specdrift $(abspath $(ABS_SRC))
 
-# The end-to-end and reliability suites under the race detector (CI runs
-# them after make test).
+# Every Go test under the race detector (cgo on, as it needs; CI runs it
+# after make test).
 test-race:
-	$(GO) test -race -count=1 ./internal/e2e ./internal/reliability
+	CGO_ENABLED=1 $(GO) test -race -count=1 ./...
 
+# The quick loop while working: the Go tests but the few that compile or
+# copy the whole repository (TestContributingAddsAReadTool, the oapi-codegen
+# drift check) or write 17 MB.
 test-short:
-	$(GO) test -count=1 ./...
+	$(GO) test -short -count=1 ./...
 
 # One table of measurements of the built binary (bench/cmd/benchtable):
 # start-up against an empty go-sdk server, tools/list size, compact against

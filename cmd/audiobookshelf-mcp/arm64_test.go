@@ -2,9 +2,11 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"golang.org/x/tools/go/packages"
 )
 
 // TestARM64Target: the bundle's x64 Windows executable hands off to the
@@ -62,23 +64,44 @@ func TestARM64Target(t *testing.T) {
 	}
 }
 
-// TestWindowsBuilds: the Windows-only hand-off (arm64_windows.go) compiles
-// for both Windows executables the bundle carries; nothing else here
-// compiles it.
+// TestWindowsBuilds: the server type-checks for both Windows executables
+// the bundle carries, from source down to the standard library, as the
+// compiler would check it: the Windows-only files (arm64_windows.go,
+// internal/handoff's handoff_windows.go) and every other file as Windows
+// sees it; nothing else here looks at them. A type-check of the ~300
+// packages, where a cross-compilation built each of them twice more (make
+// release builds the real executables).
 func TestWindowsBuilds(t *testing.T) {
-	if testing.Short() {
-		t.Skip("cross-compiles the server twice")
-	}
-	// Beside the other parallel tests (the two builds at once, and while
+	// Beside the other parallel tests (both at once, and while
 	// TestShutdownWithACallStuck waits out the grace period).
 	t.Parallel()
 	for _, arch := range []string{"amd64", "arm64"} {
 		t.Run(arch, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command("go", "build", "-o", filepath.Join(t.TempDir(), "audiobookshelf-mcp.exe"), ".")
-			cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH="+arch, "CGO_ENABLED=0")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Errorf("GOOS=windows GOARCH=%s go build: %v\n%s", arch, err, out)
+			cfg := &packages.Config{
+				Mode: packages.LoadAllSyntax,
+				Env:  append(os.Environ(), "GOOS=windows", "GOARCH="+arch, "CGO_ENABLED=0"),
+			}
+			pkgs, err := packages.Load(cfg, ".")
+			if err != nil {
+				t.Fatalf("GOOS=windows GOARCH=%s: %v", arch, err)
+			}
+			checked, windowsOnly := 0, 0
+			packages.Visit(pkgs, nil, func(p *packages.Package) {
+				checked++
+				for _, e := range p.Errors {
+					t.Errorf("GOOS=windows GOARCH=%s: %s: %v", arch, p.PkgPath, e)
+				}
+				for _, f := range p.GoFiles {
+					if strings.HasSuffix(f, "_windows.go") && strings.HasPrefix(p.PkgPath, "github.com/audiobookshelf-mcp/") {
+						windowsOnly++
+					}
+				}
+			})
+			// The check saw what it is for: the Windows-only files of this
+			// module, and the standard library beneath them.
+			if windowsOnly < 2 || checked < 100 {
+				t.Errorf("GOOS=windows GOARCH=%s: %d packages type-checked, %d Windows-only files of this module among them", arch, checked, windowsOnly)
 			}
 		})
 	}

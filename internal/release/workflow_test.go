@@ -106,7 +106,7 @@ func runMake(t *testing.T, target string, vars ...string) (string, error) {
 // publisher's installation, a download, is not run here.
 func TestReleaseWorkflow(t *testing.T) {
 	targets, uses := workflowTargets(t)
-	want := []string{"check-generated", "test", "release", "upload-release", "push-image", "mcp-publisher", "publish-registry"}
+	want := []string{"check-generated", "test", "test-race", "release", "upload-release", "push-image", "mcp-publisher", "publish-registry"}
 	if !slices.Equal(targets, want) {
 		t.Fatalf("the workflow runs make %v, want %v", targets, want)
 	}
@@ -122,10 +122,11 @@ func TestReleaseWorkflow(t *testing.T) {
 		}
 	}
 
-	// make test is what CI runs (.ci/run), this test among them.
+	// make test and make test-race are what CI runs (.ci/run), this test
+	// among them.
 	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
-	if err != nil || !regexp.MustCompile(`(?m)^make test$`).Match(ci) {
-		t.Errorf(".ci/run does not run make test: %v", err)
+	if err != nil || !regexp.MustCompile(`(?m)^make test$`).Match(ci) || !regexp.MustCompile(`(?m)^make test-race$`).Match(ci) {
+		t.Errorf(".ci/run does not run make test and make test-race: %v", err)
 	}
 	// The publisher is pinned, not @latest.
 	out, err := runMake(t, "mcp-publisher", "-n")
